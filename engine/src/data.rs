@@ -1,0 +1,471 @@
+//! Combatant data: the JSON schema of `data/monsters/*.json` and `data/pcs/*.json`.
+//!
+//! The schema is the seed's "Monstre (JSON)" format plus the fields the seed added over time
+//! (`count`, `natural`, `secondary`, `reach_ft`, `two_handed`, `reach_weapon`, `firearm`, `dr`,
+//! `resistances`, `immunities`, `spell_resistance`, `creature_type`, `aware`, `features`,
+//! `source`) and two of ours: `player_character` (explicit PC marker, replaces the seed's guess
+//! from `source`) and `thrown` (thrown weapons are limited to 5 range increments).
+//!
+//! Every struct is `deny_unknown_fields`: a typo in a field name is an error naming the file and
+//! the field path (a typo must never silently change a fight). Numbers are **final** stat-block
+//! values: size modifiers are already included in `ac` and `attack_bonus` (CRB — Combat: Size
+//! Modifiers) and the engine never applies them again.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Error while loading a combatant JSON file. Display names the file, the field path and why.
+#[derive(Debug, thiserror::Error)]
+pub enum DataError {
+    /// The file could not be read.
+    #[error("{file}: cannot read: {source}")]
+    Io {
+        file: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The JSON is malformed, has an unknown field, or a field of the wrong type.
+    #[error("{file}: field `{field}`: {reason}")]
+    Field {
+        file: String,
+        field: String,
+        reason: String,
+    },
+}
+
+impl DataError {
+    fn field(file: &str, field: impl Into<String>, reason: impl Into<String>) -> Self {
+        DataError::Field {
+            file: file.to_string(),
+            field: field.into(),
+            reason: reason.into(),
+        }
+    }
+}
+
+/// PF1e size categories (CRB — Combat: Big and Little Creatures in Combat, Table 8-4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Size {
+    Fine,
+    Diminutive,
+    Tiny,
+    Small,
+    Medium,
+    Large,
+    Huge,
+    Gargantuan,
+    Colossal,
+}
+
+impl Size {
+    /// Side of the square footprint, in squares (Fine–Medium 1, Large 2, Huge 3,
+    /// Gargantuan 4, Colossal 6). Creatures smaller than Small take up less than a square;
+    /// we model them as one square (co-occupation is not modelled yet).
+    pub fn footprint_side(self) -> i32 {
+        match self {
+            Size::Fine | Size::Diminutive | Size::Tiny | Size::Small | Size::Medium => 1,
+            Size::Large => 2,
+            Size::Huge => 3,
+            Size::Gargantuan => 4,
+            Size::Colossal => 6,
+        }
+    }
+
+    /// Natural reach in feet for a tall creature of this size (CRB Table 8-4): Tiny and smaller
+    /// 0, Small/Medium 5, Large 10, Huge 15, Gargantuan 20, Colossal 30.
+    pub fn natural_reach_ft(self) -> i32 {
+        match self {
+            Size::Fine | Size::Diminutive | Size::Tiny => 0,
+            Size::Small | Size::Medium => 5,
+            Size::Large => 10,
+            Size::Huge => 15,
+            Size::Gargantuan => 20,
+            Size::Colossal => 30,
+        }
+    }
+
+    /// Special size modifier to CMB and CMD (CRB — Combat: Combat Maneuvers).
+    pub fn cmb_modifier(self) -> i32 {
+        match self {
+            Size::Fine => -8,
+            Size::Diminutive => -4,
+            Size::Tiny => -2,
+            Size::Small => -1,
+            Size::Medium => 0,
+            Size::Large => 1,
+            Size::Huge => 2,
+            Size::Gargantuan => 4,
+            Size::Colossal => 8,
+        }
+    }
+}
+
+/// Ability scores. `con_score` is `null` for creatures without a Constitution score (undead,
+/// constructs — Bestiary: Creature Types).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Abilities {
+    pub str_score: Option<i32>,
+    pub dex_score: Option<i32>,
+    pub con_score: Option<i32>,
+    pub int_score: Option<i32>,
+    pub wis_score: Option<i32>,
+    pub cha_score: Option<i32>,
+}
+
+/// Ability modifier of a score: `floor((score - 10) / 2)` (CRB — Getting Started: Ability
+/// Modifiers). A missing score has modifier 0.
+pub fn ability_modifier(score: Option<i32>) -> i32 {
+    match score {
+        Some(s) => (s - 10).div_euclid(2),
+        None => 0,
+    }
+}
+
+impl Abilities {
+    /// Dexterity modifier.
+    pub fn dex_mod(&self) -> i32 {
+        ability_modifier(self.dex_score)
+    }
+    /// Constitution modifier (0 without a Con score).
+    pub fn con_mod(&self) -> i32 {
+        ability_modifier(self.con_score)
+    }
+}
+
+/// Armor Class profile, final values (CRB — Combat: Armor Class).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AcProfile {
+    pub total: i32,
+    pub touch: i32,
+    pub flat_footed: i32,
+}
+
+/// Base saving throw totals.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Saves {
+    pub fort: i32,
+    #[serde(rename = "ref")]
+    pub reflex: i32,
+    pub will: i32,
+}
+
+/// Attack kind: `melee`, `ranged` or `touch` (a touch attack with `range_increment_ft` is a
+/// ranged touch attack; without, a melee touch attack — CRB — Combat: Touch Attacks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AttackKind {
+    Melee,
+    Ranged,
+    Touch,
+}
+
+/// One damage component: a dice formula and its damage types
+/// (`slashing`/`piercing`/`bludgeoning` are physical; `fire`, `cold`, `acid`, `electricity`,
+/// `sonic` are energy; other types are untyped for DR purposes).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DamageComponent {
+    /// Dice notation: `NdM`, `NdM+K`, `NdM-K`, `K`, sums like `1d6+1d4+2`.
+    pub formula: String,
+    /// Damage types of this component.
+    #[serde(default)]
+    pub types: Vec<String>,
+    /// Precision damage (sneak attack…): never multiplied on a critical hit.
+    #[serde(default)]
+    pub precision: bool,
+}
+
+/// One attack line of a stat block.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AttackSpec {
+    /// Stable weapon id (snake_case); defaults to the name with spaces as `_`.
+    #[serde(default)]
+    pub id: Option<String>,
+    pub name: String,
+    pub kind: AttackKind,
+    /// Final attack bonus of the first attack (BAB + ability + size + enhancement…).
+    pub attack_bonus: i32,
+    pub damage: Vec<DamageComponent>,
+    /// Flat bonus added to the first damage component (rolled and multiplied with the dice).
+    #[serde(default)]
+    pub damage_bonus: i32,
+    /// Lowest natural d20 roll that threatens a critical hit (20 → 20, 19 → 19–20).
+    #[serde(default = "default_crit_range")]
+    pub crit_range: i32,
+    /// Critical multiplier (×2, ×3, ×4).
+    #[serde(default = "default_crit_mult")]
+    pub crit_mult: i32,
+    /// Range increment in feet (ranged and ranged-touch attacks only).
+    #[serde(default)]
+    pub range_increment_ft: Option<i32>,
+    /// Number of swings of this attack in one action ("2 claws").
+    #[serde(default = "default_count")]
+    pub count: u32,
+    /// Natural weapon: never gets iterative attacks (CRB — Combat: Natural Attacks).
+    #[serde(default)]
+    pub natural: bool,
+    /// Secondary natural attack: −5 to hit (Bestiary — Universal Monster Rules: Natural Attacks).
+    #[serde(default)]
+    pub secondary: bool,
+    /// Reach of this attack in feet; for a natural attack it is the creature's natural reach.
+    #[serde(default)]
+    pub reach_ft: Option<i32>,
+    /// Held in two hands (Power Attack +3X).
+    #[serde(default)]
+    pub two_handed: bool,
+    /// Weapon with the reach quality: threatens only beyond natural reach, up to twice it.
+    #[serde(default)]
+    pub reach_weapon: bool,
+    /// Firearm: resolves against touch AC within its first range increment.
+    #[serde(default)]
+    pub firearm: bool,
+    /// Thrown weapon: usable up to 5 range increments instead of 10.
+    #[serde(default)]
+    pub thrown: bool,
+    /// Special materials/alignments the weapon counts as for DR (`magic`, `silver`,
+    /// `cold iron`, `adamantine`, `good`, `evil`, `lawful`, `chaotic`). Its physical damage
+    /// types are added automatically.
+    #[serde(default)]
+    pub dr_bypass: Vec<String>,
+}
+
+fn default_crit_range() -> i32 {
+    20
+}
+fn default_crit_mult() -> i32 {
+    2
+}
+fn default_count() -> u32 {
+    1
+}
+
+/// Damage reduction `amount/bypass` (CRB — Glossary: Damage Reduction). All bypass components
+/// are required ("DR 15/bludgeoning and magic"); an empty list is DR X/—.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DamageReduction {
+    pub amount: i32,
+    #[serde(default)]
+    pub bypass: Vec<String>,
+}
+
+/// A combatant as described by its JSON file (immutable template; runtime state lives in the
+/// episode).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CombatantSpec {
+    pub name: String,
+    #[serde(default = "default_level")]
+    pub level: i32,
+    pub size: Size,
+    #[serde(default)]
+    pub cr: Option<String>,
+    #[serde(default)]
+    pub xp: Option<i64>,
+    /// Where the numbers come from, e.g. "PF1e SRD — Bestiary: Goblin".
+    pub source: String,
+    #[serde(default)]
+    pub license: Option<String>,
+    /// `true` for player characters: never affected by `--simple-monster-death`.
+    #[serde(default)]
+    pub player_character: bool,
+    pub abilities: Abilities,
+    pub hp_max: i32,
+    pub ac: AcProfile,
+    pub bab: i32,
+    pub initiative_mod: i32,
+    pub speed_land_ft: i32,
+    #[serde(default)]
+    pub speed_fly_ft: Option<i32>,
+    pub saves: Saves,
+    pub attacks: Vec<AttackSpec>,
+    #[serde(default)]
+    pub dr: Option<DamageReduction>,
+    /// Energy resistance by type, e.g. `{"fire": 10}`.
+    #[serde(default)]
+    pub resistances: BTreeMap<String, i32>,
+    /// Damage types the creature is immune to.
+    #[serde(default)]
+    pub immunities: Vec<String>,
+    #[serde(default)]
+    pub spell_resistance: i32,
+    /// Bestiary creature type (`humanoid`, `undead`, `construct`, `animal`, …).
+    #[serde(default)]
+    pub creature_type: Option<String>,
+    /// Aware of its opponents at the start of combat (surprise round; default true).
+    #[serde(default = "default_true")]
+    pub aware: bool,
+    /// Feat names (e.g. "Combat Reflexes"). See `feats` in the engine for what each does.
+    #[serde(default)]
+    pub feats: Vec<String>,
+    /// Special abilities and qualities by name (e.g. "ferocity", "darkvision 60 ft.").
+    #[serde(default)]
+    pub features: Vec<String>,
+    /// Free-form notes (what the file simplifies).
+    #[serde(default)]
+    pub notes: Option<String>,
+}
+
+fn default_level() -> i32 {
+    1
+}
+fn default_true() -> bool {
+    true
+}
+
+impl AttackSpec {
+    /// The weapon id: `id` if given, else the name lower-cased with spaces as `_`.
+    pub fn weapon_id(&self) -> String {
+        match &self.id {
+            Some(id) => id.clone(),
+            None => self.name.to_lowercase().replace(' ', "_"),
+        }
+    }
+
+    /// Whether this attack is resolved as a ranged attack (ranged, or touch with a range
+    /// increment).
+    pub fn is_ranged(&self) -> bool {
+        match self.kind {
+            AttackKind::Ranged => true,
+            AttackKind::Touch => self.range_increment_ft.is_some(),
+            AttackKind::Melee => false,
+        }
+    }
+}
+
+impl CombatantSpec {
+    /// Parse a combatant from JSON text. `origin` names the file in errors.
+    ///
+    /// # Errors
+    /// [`DataError::Field`] naming the field path (`attacks[1].crit_range`) and the reason for
+    /// malformed JSON, unknown fields, wrong types and values out of range.
+    pub fn from_json_str(text: &str, origin: &str) -> Result<CombatantSpec, DataError> {
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let spec: CombatantSpec = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            let field = if path == "." { "<root>".to_string() } else { path };
+            DataError::field(origin, field, inner.to_string())
+        })?;
+        spec.validate(origin)?;
+        Ok(spec)
+    }
+
+    /// Read and parse a combatant JSON file.
+    ///
+    /// # Errors
+    /// [`DataError::Io`] if unreadable, else as [`CombatantSpec::from_json_str`].
+    pub fn load(path: &Path) -> Result<CombatantSpec, DataError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| DataError::Io {
+            file: file.clone(),
+            source,
+        })?;
+        Self::from_json_str(&text, &file)
+    }
+
+    /// Semantic checks beyond types: ranges of numbers, dice formulas, weapon ids.
+    fn validate(&self, origin: &str) -> Result<(), DataError> {
+        let err = |f: String, r: &str| Err(DataError::field(origin, f, r));
+        if self.name.trim().is_empty() {
+            return err("name".into(), "must not be empty");
+        }
+        if self.hp_max <= 0 {
+            return err("hp_max".into(), "must be > 0");
+        }
+        if self.speed_land_ft < 0 || self.speed_land_ft % 5 != 0 {
+            return err("speed_land_ft".into(), "must be a non-negative multiple of 5 feet");
+        }
+        if let Some(f) = self.speed_fly_ft {
+            if f < 0 || f % 5 != 0 {
+                return err("speed_fly_ft".into(), "must be a non-negative multiple of 5 feet");
+            }
+        }
+        if self.level < 0 {
+            return err("level".into(), "must be >= 0");
+        }
+        for (k, v) in [
+            ("str_score", self.abilities.str_score),
+            ("dex_score", self.abilities.dex_score),
+            ("con_score", self.abilities.con_score),
+            ("int_score", self.abilities.int_score),
+            ("wis_score", self.abilities.wis_score),
+            ("cha_score", self.abilities.cha_score),
+        ] {
+            if let Some(s) = v {
+                if !(0..=99).contains(&s) {
+                    return err(format!("abilities.{k}"), "ability score must be in 0..=99");
+                }
+            }
+        }
+        if let Some(dr) = &self.dr {
+            if dr.amount <= 0 {
+                return err("dr.amount".into(), "must be > 0");
+            }
+        }
+        for (t, v) in &self.resistances {
+            if *v <= 0 {
+                return err(format!("resistances.{t}"), "must be > 0");
+            }
+        }
+        if self.spell_resistance < 0 {
+            return err("spell_resistance".into(), "must be >= 0");
+        }
+        let mut ids = std::collections::BTreeSet::new();
+        for (i, a) in self.attacks.iter().enumerate() {
+            let p = |f: &str| format!("attacks[{i}].{f}");
+            if !ids.insert(a.weapon_id()) {
+                return err(p("id"), "duplicate weapon id in this combatant");
+            }
+            if a.damage.is_empty() {
+                return err(p("damage"), "must have at least one damage component");
+            }
+            for (j, d) in a.damage.iter().enumerate() {
+                if let Err(e) = d.formula.parse::<crate::dice::DiceExpr>() {
+                    return err(format!("attacks[{i}].damage[{j}].formula"), &e.to_string());
+                }
+            }
+            if !(2..=20).contains(&a.crit_range) {
+                return err(p("crit_range"), "must be in 2..=20");
+            }
+            if !(2..=6).contains(&a.crit_mult) {
+                return err(p("crit_mult"), "must be in 2..=6");
+            }
+            if a.count == 0 || a.count > 20 {
+                return err(p("count"), "must be in 1..=20");
+            }
+            match (a.kind, a.range_increment_ft) {
+                (AttackKind::Melee, Some(_)) => {
+                    return err(
+                        p("range_increment_ft"),
+                        "only ranged and touch attacks have a range increment",
+                    )
+                }
+                (AttackKind::Ranged, None) => {
+                    return err(p("range_increment_ft"), "a ranged attack needs a range increment")
+                }
+                (_, Some(r)) if r <= 0 || r % 5 != 0 => {
+                    return err(p("range_increment_ft"), "must be a positive multiple of 5 feet")
+                }
+                _ => {}
+            }
+            if let Some(r) = a.reach_ft {
+                if r < 0 || r % 5 != 0 {
+                    return err(p("reach_ft"), "must be a non-negative multiple of 5 feet");
+                }
+            }
+            if a.secondary && !a.natural {
+                return err(p("secondary"), "only natural attacks can be secondary");
+            }
+            if a.firearm && !a.is_ranged() {
+                return err(p("firearm"), "a firearm must be a ranged or ranged-touch attack");
+            }
+        }
+        Ok(())
+    }
+}

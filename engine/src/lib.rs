@@ -1,0 +1,28 @@
+//! # pf1e-engine
+//!
+//! A deterministic Pathfinder 1st edition tactical-combat engine on a grid of 5-ft squares.
+//! The engine is an [`episode::Episode`] value that advances until it needs a decision from an
+//! external controller, then returns; the built-in default policy plays everyone else.
+//!
+//! Architecture invariants: no I/O except loading data files; no threads, clocks or hash-map
+//! iteration order in anything that affects the outcome; one seeded `ChaCha8Rng` per episode.
+#![forbid(unsafe_code)]
+
+pub mod action;
+pub mod data;
+pub mod dice;
+pub mod encounter;
+pub mod episode;
+pub mod grid;
+pub mod los;
+pub mod map;
+pub mod observation;
+
+pub use action::{Action, ActionKind, ActionResult, Budget, CombatantId};
+pub use data::CombatantSpec;
+pub use dice::{Dice, DiceSource, ScriptedDice};
+pub use encounter::{Encounter, EncounterError, RulesOptions};
+pub use episode::{Controller, Decision, Episode, LegalAction, Outcome, Status};
+pub use grid::Cell;
+pub use map::MapSpec;
+pub use observation::Observation;
