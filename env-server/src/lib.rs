@@ -1,1 +1,11 @@
-pub fn placeholder() {}
+//! # pf1e-env-server
+//!
+//! The gRPC environment service over [`pf1e_engine`] episodes, and Monte Carlo evaluation
+//! (used by the `pf1e-sim` CLI).
+#![forbid(unsafe_code)]
+
+pub mod montecarlo;
+pub mod proto;
+pub mod report;
+pub mod scenarios;
+pub mod service;

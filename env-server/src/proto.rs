@@ -1,0 +1,1 @@
+//! Generated protobuf/gRPC code for package `pf1e.env.v1`.
