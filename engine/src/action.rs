@@ -46,7 +46,12 @@ pub struct Action {
 impl Action {
     /// An action of `kind` with no parameters.
     pub fn new(kind: ActionKind) -> Self {
-        Action { kind, target: None, destination: None, weapon: None }
+        Action {
+            kind,
+            target: None,
+            destination: None,
+            weapon: None,
+        }
     }
 }
 

@@ -209,7 +209,8 @@ pub struct AttackSpec {
     /// Natural weapon: never gets iterative attacks (CRB — Combat: Natural Attacks).
     #[serde(default)]
     pub natural: bool,
-    /// Secondary natural attack: −5 to hit (Bestiary — Universal Monster Rules: Natural Attacks).
+    /// Secondary natural attack (Bestiary — Universal Monster Rules: Natural Attacks). Its
+    /// `attack_bonus` is the printed one, which already includes the −5 of secondary attacks.
     #[serde(default)]
     pub secondary: bool,
     /// Reach of this attack in feet; for a natural attack it is the creature's natural reach.
@@ -349,7 +350,11 @@ impl CombatantSpec {
         let spec: CombatantSpec = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner();
-            let field = if path == "." { "<root>".to_string() } else { path };
+            let field = if path == "." {
+                "<root>".to_string()
+            } else {
+                path
+            };
             DataError::field(origin, field, inner.to_string())
         })?;
         spec.validate(origin)?;
@@ -379,11 +384,17 @@ impl CombatantSpec {
             return err("hp_max".into(), "must be > 0");
         }
         if self.speed_land_ft < 0 || self.speed_land_ft % 5 != 0 {
-            return err("speed_land_ft".into(), "must be a non-negative multiple of 5 feet");
+            return err(
+                "speed_land_ft".into(),
+                "must be a non-negative multiple of 5 feet",
+            );
         }
         if let Some(f) = self.speed_fly_ft {
             if f < 0 || f % 5 != 0 {
-                return err("speed_fly_ft".into(), "must be a non-negative multiple of 5 feet");
+                return err(
+                    "speed_fly_ft".into(),
+                    "must be a non-negative multiple of 5 feet",
+                );
             }
         }
         if self.level < 0 {
@@ -447,10 +458,16 @@ impl CombatantSpec {
                     )
                 }
                 (AttackKind::Ranged, None) => {
-                    return err(p("range_increment_ft"), "a ranged attack needs a range increment")
+                    return err(
+                        p("range_increment_ft"),
+                        "a ranged attack needs a range increment",
+                    )
                 }
                 (_, Some(r)) if r <= 0 || r % 5 != 0 => {
-                    return err(p("range_increment_ft"), "must be a positive multiple of 5 feet")
+                    return err(
+                        p("range_increment_ft"),
+                        "must be a positive multiple of 5 feet",
+                    )
                 }
                 _ => {}
             }
@@ -463,7 +480,10 @@ impl CombatantSpec {
                 return err(p("secondary"), "only natural attacks can be secondary");
             }
             if a.firearm && !a.is_ranged() {
-                return err(p("firearm"), "a firearm must be a ranged or ranged-touch attack");
+                return err(
+                    p("firearm"),
+                    "a firearm must be a ranged or ranged-touch attack",
+                );
             }
         }
         Ok(())

@@ -16,7 +16,10 @@ pub struct RulesOptions {
 
 impl Default for RulesOptions {
     fn default() -> Self {
-        RulesOptions { round_cap: 100, simple_monster_death: false }
+        RulesOptions {
+            round_cap: 100,
+            simple_monster_death: false,
+        }
     }
 }
 
@@ -64,10 +67,120 @@ impl Encounter {
     /// [`EncounterError`] for an unknown side, a missing side, an empty side, a zone too small,
     /// a round cap of 0.
     pub fn build(
-        _map: MapSpec,
-        _sides: Vec<(String, Vec<(String, CombatantSpec)>)>,
-        _options: RulesOptions,
+        map: MapSpec,
+        sides: Vec<(String, Vec<(String, CombatantSpec)>)>,
+        options: RulesOptions,
     ) -> Result<Encounter, EncounterError> {
-        todo!()
+        let err = |field: &str, reason: String| EncounterError {
+            field: field.to_string(),
+            reason,
+        };
+        if options.round_cap == 0 {
+            return Err(err("round_cap", "must be at least 1".into()));
+        }
+        if map.deployment.is_empty() {
+            return Err(err(
+                "deployment",
+                "the map has no deployment section: nowhere to place combatants".into(),
+            ));
+        }
+        let known: Vec<&str> = map.deployment.iter().map(|(s, _)| s.as_str()).collect();
+        let mut seen = std::collections::BTreeSet::new();
+        for (name, members) in &sides {
+            if !known.contains(&name.as_str()) {
+                return Err(err(
+                    &format!("side {name}"),
+                    format!(
+                        "unknown side: the map's deployment has {}",
+                        known.join(", ")
+                    ),
+                ));
+            }
+            if !seen.insert(name.clone()) {
+                return Err(err(&format!("side {name}"), "given twice".into()));
+            }
+            if members.is_empty() {
+                return Err(err(&format!("side {name}"), "has no combatant".into()));
+            }
+        }
+        for side in &known {
+            if !seen.contains(*side) {
+                return Err(err(
+                    &format!("side {side}"),
+                    "missing: every side of the map's deployment must be given".into(),
+                ));
+            }
+        }
+        let grid = Grid::from_map(&map);
+        let mut occupied: std::collections::BTreeSet<Cell> = Default::default();
+        let mut combatants = Vec::new();
+        let mut id_counts: std::collections::BTreeMap<String, u32> = Default::default();
+        for (side, letter) in &map.deployment {
+            let (_, members) = sides
+                .iter()
+                .find(|(n, _)| n == side)
+                .expect("checked above");
+            let zone = map.zone_cells(*letter);
+            let mut next = 0usize;
+            for (base_id, spec) in members {
+                let footprint_side = spec.size.footprint_side();
+                let mut placed_at = None;
+                while next < zone.len() {
+                    let anchor = zone[next];
+                    next += 1;
+                    let cells = crate::grid::footprint(anchor, footprint_side);
+                    if cells
+                        .iter()
+                        .all(|c| grid.in_bounds(*c) && grid.passable(*c) && !occupied.contains(c))
+                    {
+                        placed_at = Some((anchor, cells));
+                        break;
+                    }
+                }
+                let Some((anchor, cells)) = placed_at else {
+                    return Err(err(
+                        &format!("side {side}"),
+                        format!(
+                            "zone {letter} is too small: no free square left for {base_id} ({} combatants on this side)",
+                            members.len()
+                        ),
+                    ));
+                };
+                occupied.extend(cells);
+                let count = id_counts.entry(base_id.clone()).or_insert(0);
+                *count += 1;
+                let id = if *count == 1 {
+                    base_id.clone()
+                } else {
+                    format!("{base_id}-{count}")
+                };
+                combatants.push(Placed {
+                    id,
+                    side: side.clone(),
+                    spec: Arc::new(spec.clone()),
+                    start: anchor,
+                });
+            }
+        }
+        if combatants.len() > u16::MAX as usize {
+            return Err(err("sides", "too many combatants".into()));
+        }
+        // A disambiguated id may collide with a literal base id (`goblin-2` given twice).
+        let mut ids = std::collections::BTreeSet::new();
+        for c in &combatants {
+            if !ids.insert(c.id.clone()) {
+                return Err(err(
+                    &format!("combatant {}", c.id),
+                    "duplicate combatant id after disambiguation".into(),
+                ));
+            }
+        }
+        Ok(Encounter {
+            sides: map.deployment.iter().map(|(s, _)| s.clone()).collect(),
+            map: Arc::new(map),
+            grid: Arc::new(grid),
+            combatants,
+            options,
+        })
     }
 }

@@ -1,9 +1,27 @@
 //! The resumable combat state machine (DESIGN.md — "Engine: a resumable state machine").
-use crate::action::{Action, ActionResult, Budget, CombatantId};
-use crate::dice::DiceSource;
+//!
+//! An [`Episode`] advances through initiative, rounds and turns until an externally controlled
+//! combatant must decide, then returns [`Status::Decision`]. [`Episode::submit`] applies that
+//! combatant's actions (one [`ActionResult`] each) and [`Episode::advance`] resumes. The
+//! built-in default policy ([`crate::policy`]) plays every other combatant through the very
+//! same action code, so one semantics is tested once.
+//!
+//! Turn structure (CRB — Combat: How Combat Works, Actions in Combat):
+//! 1. Initiative is rolled once (d20 + modifier; ties by modifier, then list order).
+//! 2. Each round, combatants act in initiative order. At the start of its turn a combatant stops
+//!    being flat-footed, loses last turn's charge AC penalty and, if dying, rolls to stabilize.
+//! 3. A turn's budget: one standard + one move action, or one full-round action; a move action
+//!    may replace the standard; a 5-foot step if no other movement (see [`Budget`]).
+//! 4. The combat ends as soon as at most one side has conscious combatants, or as a draw
+//!    (truncated) when the round cap is exceeded.
+
+use crate::action::{reasons, Action, ActionKind, ActionResult, Budget, CombatantId, Slot};
+use crate::dice::{Dice, DiceSource};
 use crate::encounter::Encounter;
+use crate::grid::Cell;
 use crate::observation::Observation;
 use serde::Serialize;
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// Who decides for a combatant.
@@ -31,7 +49,7 @@ pub struct Decision {
 pub struct Outcome {
     /// Winning side, `None` for a draw.
     pub winner: Option<String>,
-    /// Rounds played (the round in which it ended).
+    /// Rounds played (the round in which it ended; the cap for a truncated episode).
     pub rounds: u32,
     /// Ended by the round cap (a draw), not by a side winning.
     pub truncated: bool,
@@ -67,10 +85,14 @@ pub enum SubmitError {
 /// Per-combatant attrition counters of one episode.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Attrition {
+    /// Attack rolls made (attacks of opportunity included).
     pub attacks: u32,
     pub hits: u32,
+    /// Confirmed critical hits.
     pub crits: u32,
+    /// Hit points of damage dealt (after DR and resistances).
     pub damage_dealt: i64,
+    /// Hit points of damage taken (after DR and resistances; the killing blow counts fully).
     pub damage_taken: i64,
 }
 
@@ -82,66 +104,683 @@ pub struct LogLine {
     pub message: String,
 }
 
+impl std::fmt::Display for LogLine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (&self.round, &self.actor) {
+            (Some(r), Some(a)) => write!(f, "round {r} {a}: {}", self.message),
+            _ => write!(f, "{}", self.message),
+        }
+    }
+}
+
+/// Life state derived from hit points (CRB — Combat: Injury and Death).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LifeState {
+    /// `hp > 0`.
+    Healthy,
+    /// `hp == 0`: one move or standard action per turn; a standard action costs 1 hp.
+    Disabled,
+    /// `hp < 0` and above the death threshold: unconscious, loses 1 hp per turn unless stable.
+    Dying,
+    /// Dying but stabilized: unconscious, no more hp loss.
+    Stable,
+    /// Dead (or destroyed).
+    Dead,
+}
+
+impl LifeState {
+    /// Conscious (can act and counts for its side).
+    pub fn is_conscious(self) -> bool {
+        matches!(self, LifeState::Healthy | LifeState::Disabled)
+    }
+}
+
+/// Runtime state of one combatant.
+#[derive(Debug, Clone)]
+pub(crate) struct CState {
+    pub pos: Cell,
+    pub hp: i32,
+    pub life: LifeState,
+    /// Flat-footed until its first turn (CRB — Combat: Initiative, Flat-Footed).
+    pub flat_footed: bool,
+    /// Charged this turn: −2 AC until the start of its next turn.
+    pub charging: bool,
+    pub aoo_used: u32,
+    pub initiative_total: i32,
+    pub last_turn_results: Vec<ActionResult>,
+}
+
+/// Per-turn bookkeeping of the acting combatant.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TurnState {
+    pub standard_used: bool,
+    pub move_used: bool,
+    pub full_round_used: bool,
+    /// Any movement this turn (5-foot step excluded from other movement and vice versa).
+    pub moved: bool,
+    pub stepped: bool,
+    /// Disabled combatants: a single move or standard action.
+    pub disabled_acted: bool,
+    pub results: Vec<ActionResult>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Phase {
+    /// Initiative not rolled yet.
+    NotStarted,
+    /// The turn of `order[turn_pos]` has not begun.
+    TurnStart,
+    /// The current actor's turn is running under the default policy (transient).
+    Awaiting(Decision),
+    Over(Outcome),
+}
+
 /// A combat in progress. `Clone` is a full snapshot (RNG included).
 #[derive(Debug, Clone)]
 pub struct Episode {
-    _encounter: Arc<Encounter>,
-    _dice: DiceSource,
+    pub(crate) enc: Arc<Encounter>,
+    pub(crate) dice: DiceSource,
+    pub(crate) controllers: Vec<Controller>,
+    pub(crate) st: Vec<CState>,
+    pub(crate) round: u32,
+    pub(crate) order: Vec<CombatantId>,
+    pub(crate) turn_pos: usize,
+    phase: Phase,
+    pub(crate) turn: TurnState,
+    next_decision_id: u64,
+    pub(crate) log: Vec<LogLine>,
+    pub(crate) attrition: Vec<Attrition>,
+    /// `(threatener, mover)` pairs whose "leaving a threatened square" opportunity was used
+    /// this round (CRB — Combat: Attacks of Opportunity, "Moving out of more than one square…").
+    pub(crate) move_aoo_provoked: BTreeSet<(CombatantId, CombatantId)>,
 }
 
 impl Episode {
     /// A new episode seeded with `ChaCha8Rng::seed_from_u64(seed)`. `controllers` has one entry
-    /// per combatant (list order); shorter lists are padded with `DefaultPolicy`.
-    pub fn new(_encounter: Arc<Encounter>, _seed: u64, _controllers: &[Controller]) -> Episode {
-        todo!()
+    /// per combatant (list order); shorter lists are padded with `DefaultPolicy`, extra entries
+    /// ignored.
+    pub fn new(encounter: Arc<Encounter>, seed: u64, controllers: &[Controller]) -> Episode {
+        Self::with_dice(encounter, DiceSource::seeded(seed), controllers)
     }
+
     /// A new episode with an explicit dice source (scripted dice for golden tests).
     pub fn with_dice(
-        _encounter: Arc<Encounter>,
-        _dice: DiceSource,
-        _controllers: &[Controller],
+        encounter: Arc<Encounter>,
+        dice: DiceSource,
+        controllers: &[Controller],
     ) -> Episode {
-        todo!()
+        let n = encounter.combatants.len();
+        let st = encounter
+            .combatants
+            .iter()
+            .map(|p| CState {
+                pos: p.start,
+                hp: p.spec.hp_max,
+                life: LifeState::Healthy,
+                flat_footed: true,
+                charging: false,
+                aoo_used: 0,
+                initiative_total: 0,
+                last_turn_results: Vec::new(),
+            })
+            .collect();
+        let mut ctl: Vec<Controller> = controllers.iter().copied().take(n).collect();
+        ctl.resize(n, Controller::DefaultPolicy);
+        Episode {
+            enc: encounter,
+            dice,
+            controllers: ctl,
+            st,
+            round: 0,
+            order: Vec::new(),
+            turn_pos: 0,
+            phase: Phase::NotStarted,
+            turn: TurnState::default(),
+            next_decision_id: 1,
+            log: Vec::new(),
+            attrition: vec![Attrition::default(); n],
+            move_aoo_provoked: BTreeSet::new(),
+        }
     }
+
     /// Run default-policy turns, dice, AoOs… until an external decision or the end.
+    /// Idempotent while a decision is pending.
     pub fn advance(&mut self) -> Status {
-        todo!()
+        loop {
+            match &self.phase {
+                Phase::Over(o) => return Status::Terminal(o.clone()),
+                Phase::Awaiting(d) => return Status::Decision(d.clone()),
+                Phase::NotStarted => {
+                    self.roll_initiative();
+                    self.round = 1;
+                    self.turn_pos = 0;
+                    self.phase = Phase::TurnStart;
+                    if self.check_end() {
+                        continue;
+                    }
+                }
+                Phase::TurnStart => {
+                    let actor = self.order[self.turn_pos];
+                    self.begin_turn(actor);
+                    if self.check_end() {
+                        continue;
+                    }
+                    if !self.st[actor.0 as usize].life.is_conscious() {
+                        self.end_turn();
+                        continue;
+                    }
+                    match self.controllers[actor.0 as usize] {
+                        Controller::External => {
+                            if self.only_end_turn_left(actor) {
+                                self.end_turn();
+                                continue;
+                            }
+                            self.new_decision(actor);
+                        }
+                        Controller::DefaultPolicy => {
+                            let actions = crate::policy::default_policy(self, actor);
+                            for a in &actions {
+                                let r = self.apply_one(actor, a);
+                                self.turn.results.push(r);
+                                if self.outcome_now().is_some() {
+                                    break;
+                                }
+                            }
+                            if !self.check_end() {
+                                self.end_turn();
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
-    /// The current status without advancing.
-    pub fn status(&self) -> Status {
-        todo!()
+
+    /// The current status without advancing. Before the first [`Episode::advance`] (or while
+    /// default-policy turns are pending) this is the status `advance` would start from: an
+    /// episode that is neither over nor waiting reports a decision-less state as
+    /// `Status::Decision` only when one is pending; otherwise call `advance`.
+    pub fn status(&self) -> Option<Status> {
+        match &self.phase {
+            Phase::Over(o) => Some(Status::Terminal(o.clone())),
+            Phase::Awaiting(d) => Some(Status::Decision(d.clone())),
+            _ => None,
+        }
     }
-    /// Legal actions of the pending decision, sorted by id (empty if none pending).
+
+    /// The pending decision, if any.
+    pub fn decision(&self) -> Option<&Decision> {
+        match &self.phase {
+            Phase::Awaiting(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// The outcome once the episode is over.
+    pub fn outcome(&self) -> Option<&Outcome> {
+        match &self.phase {
+            Phase::Over(o) => Some(o),
+            _ => None,
+        }
+    }
+
+    /// Legal actions of the pending decision, sorted by id (empty if none pending). Never empty
+    /// while a decision is pending: `end_turn` is always legal.
     pub fn legal_actions(&self) -> Vec<LegalAction> {
-        todo!()
+        match &self.phase {
+            Phase::Awaiting(d) => crate::legal::legal_actions(self, d.actor),
+            _ => Vec::new(),
+        }
     }
-    /// Apply actions for the pending decision, in order, with the budget/downgrade rule (X4).
-    /// One result per action. Call [`Episode::advance`] afterwards.
-    pub fn submit(&mut self, _actions: &[Action]) -> Result<Vec<ActionResult>, SubmitError> {
-        todo!()
+
+    /// Apply actions for the pending decision, in order, with the budget/downgrade rule (X4):
+    /// one [`ActionResult`] per action, in order. An action that is not possible now is
+    /// rejected (`ok = false` with a reason) and changes nothing; an action after `end_turn`
+    /// (or after the turn ended) gets `turn_ended`. The turn ends on `end_turn`, or when nothing
+    /// but `end_turn` is left; otherwise a new decision (new `decision_id`) follows. Call
+    /// [`Episode::advance`] afterwards.
+    ///
+    /// # Errors
+    /// [`SubmitError`] when no decision is pending or the list is empty; nothing is applied.
+    pub fn submit(&mut self, actions: &[Action]) -> Result<Vec<ActionResult>, SubmitError> {
+        let actor = match &self.phase {
+            Phase::Over(_) => return Err(SubmitError::Terminal),
+            Phase::Awaiting(d) => d.actor,
+            _ => return Err(SubmitError::NotAwaitingDecision),
+        };
+        if actions.is_empty() {
+            return Err(SubmitError::Empty);
+        }
+        let mut results = Vec::with_capacity(actions.len());
+        let mut ended = false;
+        for a in actions {
+            if ended {
+                results.push(ActionResult {
+                    kind: a.kind,
+                    ok: false,
+                    reason: Some(reasons::TURN_ENDED.into()),
+                });
+                continue;
+            }
+            let r = if a.kind == ActionKind::EndTurn {
+                ended = true;
+                ActionResult {
+                    kind: a.kind,
+                    ok: true,
+                    reason: None,
+                }
+            } else {
+                self.apply_one(actor, a)
+            };
+            self.turn.results.push(r.clone());
+            results.push(r);
+            if self.outcome_now().is_some() {
+                ended = true;
+            }
+        }
+        if self.check_end() {
+            return Ok(results);
+        }
+        if ended || self.only_end_turn_left(actor) {
+            self.end_turn();
+            self.phase = Phase::TurnStart;
+        } else {
+            self.new_decision(actor);
+        }
+        Ok(results)
     }
+
     /// The observation snapshot for `viewer` (the acting combatant when `None`).
-    pub fn observation(&self, _viewer: Option<CombatantId>) -> Observation {
-        todo!()
+    pub fn observation(&self, viewer: Option<CombatantId>) -> Observation {
+        crate::observation::build(self, viewer)
     }
+
     /// The transcript so far.
     pub fn transcript(&self) -> &[LogLine] {
-        todo!()
+        &self.log
     }
+
     /// Attrition per combatant (list order).
     pub fn attrition(&self) -> &[Attrition] {
-        todo!()
+        &self.attrition
     }
+
     /// The encounter.
     pub fn encounter(&self) -> &Arc<Encounter> {
-        &self._encounter
+        &self.enc
     }
+
+    /// The dice source (its state advances with every roll).
+    pub fn dice_source(&self) -> &DiceSource {
+        &self.dice
+    }
+
+    /// Current round (0 before initiative).
+    pub fn round(&self) -> u32 {
+        self.round
+    }
+
+    /// Hit points of a combatant.
+    pub fn hp(&self, id: CombatantId) -> i32 {
+        self.st[id.0 as usize].hp
+    }
+
+    /// Anchor square of a combatant.
+    pub fn position(&self, id: CombatantId) -> Cell {
+        self.st[id.0 as usize].pos
+    }
+
+    /// Life state of a combatant.
+    pub fn life_state(&self, id: CombatantId) -> LifeState {
+        self.st[id.0 as usize].life
+    }
+
+    /// Initiative order (combatant ids, first acts first).
+    pub fn initiative_order(&self) -> &[CombatantId] {
+        &self.order
+    }
+
     /// Size of the encounter's fixed discrete action space.
     pub fn action_space_size(&self) -> u32 {
-        todo!()
+        crate::legal::ActionSpace::of(&self.enc).size()
     }
-    /// Decode an action id of the action space (whether or not legal now).
-    pub fn action_from_id(&self, _id: u32) -> Option<Action> {
-        todo!()
+
+    /// Decode an action id of the action space for the pending decision's actor (whether or not
+    /// legal now). `None` if out of range or no decision is pending.
+    pub fn action_from_id(&self, id: u32) -> Option<Action> {
+        let actor = self.decision()?.actor;
+        crate::legal::ActionSpace::of(&self.enc).decode(id, self.st[actor.0 as usize].pos)
+    }
+
+    /// The action id of an action for the pending decision's actor, if it has one.
+    pub fn action_id(&self, action: &Action) -> Option<u32> {
+        let actor = self.decision()?.actor;
+        crate::legal::ActionSpace::of(&self.enc).encode(action, self.st[actor.0 as usize].pos)
+    }
+
+    // ----- internals -------------------------------------------------------------------
+
+    pub(crate) fn roll(&mut self, sides: u32) -> u32 {
+        self.dice.roll(sides)
+    }
+
+    pub(crate) fn id_of(&self, c: CombatantId) -> &str {
+        &self.enc.combatants[c.0 as usize].id
+    }
+
+    pub(crate) fn log_turn(&mut self, actor: CombatantId, message: String) {
+        let actor = self.id_of(actor).to_string();
+        self.log.push(LogLine {
+            round: Some(self.round),
+            actor: Some(actor),
+            message,
+        });
+    }
+
+    pub(crate) fn log_raw(&mut self, message: String) {
+        self.log.push(LogLine {
+            round: None,
+            actor: None,
+            message,
+        });
+    }
+
+    /// Initiative: d20 + modifier for each combatant in list order; sorted by total, then
+    /// modifier, then list order (CRB — Combat: Initiative; no re-roll of ties).
+    fn roll_initiative(&mut self) {
+        let n = self.st.len();
+        let mut keys = Vec::with_capacity(n);
+        for i in 0..n {
+            let m = self.enc.combatants[i].spec.initiative_mod;
+            let d = self.roll(20) as i32;
+            self.st[i].initiative_total = d + m;
+            let id = self.enc.combatants[i].id.clone();
+            self.log_raw(format!("initiative: {id} d20={d}{m:+}={}", d + m));
+            keys.push((d + m, m, i));
+        }
+        keys.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
+        self.order = keys.iter().map(|k| CombatantId(k.2 as u16)).collect();
+    }
+
+    fn begin_turn(&mut self, actor: CombatantId) {
+        self.turn = TurnState::default();
+        let i = actor.0 as usize;
+        self.st[i].flat_footed = false;
+        self.st[i].charging = false;
+        if self.st[i].life == LifeState::Dying {
+            self.stabilization_check(actor);
+        }
+    }
+
+    /// Dying at the start of its turn: DC 10 Constitution check with a penalty equal to the
+    /// negative hit point total; a natural 20 succeeds; failure loses 1 hp (CRB — Combat:
+    /// Injury and Death, Dying / Stable Characters and Recovery).
+    fn stabilization_check(&mut self, actor: CombatantId) {
+        let i = actor.0 as usize;
+        let con_mod = self.enc.combatants[i].spec.abilities.con_mod();
+        let hp = self.st[i].hp;
+        let d = self.roll(20) as i32;
+        let total = d + con_mod + hp; // hp is negative: the penalty
+        if d == 20 || total >= 10 {
+            self.st[i].life = LifeState::Stable;
+            self.log_turn(
+                actor,
+                format!("stabilize d20={d}{con_mod:+}{hp:+}={total} vs DC 10 -> stable"),
+            );
+        } else {
+            self.log_turn(
+                actor,
+                format!("stabilize d20={d}{con_mod:+}{hp:+}={total} vs DC 10 -> loses 1 hp"),
+            );
+            self.lose_hp(actor, 1);
+        }
+    }
+
+    /// Lose hit points (no attacker) and update the life state.
+    pub(crate) fn lose_hp(&mut self, c: CombatantId, amount: i32) {
+        let i = c.0 as usize;
+        self.st[i].hp -= amount;
+        self.update_life(c);
+    }
+
+    /// Recompute the life state after hit point loss (CRB — Combat: Injury and Death; Bestiary
+    /// — Creature Types: undead and constructs are destroyed at 0 hp).
+    pub(crate) fn update_life(&mut self, c: CombatantId) {
+        let i = c.0 as usize;
+        let spec = &self.enc.combatants[i].spec;
+        let hp = self.st[i].hp;
+        let before = self.st[i].life;
+        let no_con = spec.abilities.con_score.is_none()
+            || matches!(
+                spec.creature_type.as_deref(),
+                Some("undead") | Some("construct")
+            );
+        let simple = self.enc.options.simple_monster_death && !spec.player_character;
+        let new = if before == LifeState::Dead {
+            LifeState::Dead
+        } else if no_con || simple {
+            if hp <= 0 {
+                LifeState::Dead
+            } else {
+                LifeState::Healthy
+            }
+        } else {
+            let con = spec.abilities.con_score.unwrap_or(0);
+            if hp <= -con {
+                LifeState::Dead
+            } else if hp < 0 {
+                // Only called after hit point loss: new damage while stable resumes dying.
+                LifeState::Dying
+            } else if hp == 0 {
+                LifeState::Disabled
+            } else {
+                LifeState::Healthy
+            }
+        };
+        self.st[i].life = new;
+        if new != before {
+            let id = self.id_of(c).to_string();
+            let what = match new {
+                LifeState::Healthy => None,
+                LifeState::Disabled => Some("is disabled (0 hp)"),
+                LifeState::Dying => Some("is dying"),
+                LifeState::Stable => None,
+                LifeState::Dead if no_con => Some("is destroyed"),
+                LifeState::Dead => Some("dies"),
+            };
+            if let Some(w) = what {
+                self.log.push(LogLine {
+                    round: Some(self.round),
+                    actor: Some(id),
+                    message: format!("{w} (hp {hp})"),
+                });
+            }
+        }
+    }
+
+    /// The outcome if the combat is decided now: at most one side with conscious combatants.
+    fn outcome_now(&self) -> Option<Outcome> {
+        let mut alive: Vec<&str> = Vec::new();
+        for (i, p) in self.enc.combatants.iter().enumerate() {
+            if self.st[i].life.is_conscious() && !alive.contains(&p.side.as_str()) {
+                alive.push(&p.side);
+            }
+        }
+        if alive.len() <= 1 {
+            Some(Outcome {
+                winner: alive.first().map(|s| s.to_string()),
+                rounds: self.round,
+                truncated: false,
+            })
+        } else {
+            None
+        }
+    }
+
+    /// Move to `Over` if decided; returns whether the episode is over.
+    fn check_end(&mut self) -> bool {
+        if let Phase::Over(_) = self.phase {
+            return true;
+        }
+        if let Some(o) = self.outcome_now() {
+            self.finish(o);
+            return true;
+        }
+        false
+    }
+
+    fn finish(&mut self, o: Outcome) {
+        if !self.turn.results.is_empty() && !self.order.is_empty() {
+            let actor = self.order[self.turn_pos];
+            self.st[actor.0 as usize].last_turn_results = std::mem::take(&mut self.turn.results);
+        }
+        let msg = match (&o.winner, o.truncated) {
+            (_, true) => format!("battle over: draw (round cap {} reached)", o.rounds),
+            (Some(w), false) => format!("battle over: {w} win in {} rounds", o.rounds),
+            (None, false) => format!("battle over: no side standing after {} rounds", o.rounds),
+        };
+        self.log_raw(msg);
+        self.phase = Phase::Over(o);
+    }
+
+    fn new_decision(&mut self, actor: CombatantId) {
+        let d = Decision {
+            decision_id: self.next_decision_id,
+            actor,
+            round: self.round,
+            budget: self.budget(actor),
+        };
+        self.next_decision_id += 1;
+        self.phase = Phase::Awaiting(d);
+    }
+
+    /// End the current turn; advance to the next combatant / round; apply the round cap.
+    fn end_turn(&mut self) {
+        let actor = self.order[self.turn_pos];
+        self.st[actor.0 as usize].last_turn_results = std::mem::take(&mut self.turn.results);
+        self.turn = TurnState::default();
+        self.turn_pos += 1;
+        self.phase = Phase::TurnStart;
+        if self.turn_pos >= self.order.len() {
+            self.turn_pos = 0;
+            if self.round >= self.enc.options.round_cap {
+                let o = Outcome {
+                    winner: None,
+                    rounds: self.round,
+                    truncated: true,
+                };
+                self.finish(o);
+                return;
+            }
+            self.round += 1;
+            for s in &mut self.st {
+                s.aoo_used = 0;
+            }
+            self.move_aoo_provoked.clear();
+        }
+    }
+
+    /// True when nothing but `end_turn` is legal for the actor now.
+    fn only_end_turn_left(&self, actor: CombatantId) -> bool {
+        crate::legal::legal_actions(self, actor).len() <= 1
+    }
+
+    /// The remaining budget of the acting combatant (CRB — Combat: Actions in Combat; Injury
+    /// and Death, Disabled).
+    pub(crate) fn budget(&self, actor: CombatantId) -> Budget {
+        let t = &self.turn;
+        let disabled = self.st[actor.0 as usize].life == LifeState::Disabled;
+        let spent_disabled = disabled && t.disabled_acted;
+        let standard = !(t.standard_used || t.full_round_used || spent_disabled);
+        let move_slot = !(t.full_round_used || (t.move_used && !standard) || spent_disabled);
+        let full_round = !disabled && !t.standard_used && !t.move_used && !t.full_round_used;
+        Budget {
+            standard,
+            move_action: move_slot,
+            swift: true,
+            full_round,
+            five_foot_step: !t.moved,
+        }
+    }
+
+    /// Whether the slot is available now.
+    pub(crate) fn slot_free(&self, actor: CombatantId, slot: Slot) -> bool {
+        let b = self.budget(actor);
+        match slot {
+            Slot::Standard => b.standard,
+            Slot::Move => b.move_action,
+            Slot::Swift => b.swift,
+            Slot::FullRound => b.full_round,
+            Slot::Free => true,
+        }
+    }
+
+    /// Consume a slot: a move action uses the move slot, or the standard one when the move
+    /// slot is spent (CRB: a move action may be taken in place of a standard action).
+    pub(crate) fn consume_slot(&mut self, actor: CombatantId, slot: Slot) {
+        let disabled = self.st[actor.0 as usize].life == LifeState::Disabled;
+        match slot {
+            Slot::Standard => self.turn.standard_used = true,
+            Slot::Move => {
+                if !self.turn.move_used {
+                    self.turn.move_used = true;
+                } else {
+                    self.turn.standard_used = true;
+                }
+            }
+            Slot::FullRound => self.turn.full_round_used = true,
+            Slot::Swift | Slot::Free => {}
+        }
+        if disabled && matches!(slot, Slot::Standard | Slot::Move | Slot::FullRound) {
+            self.turn.disabled_acted = true;
+        }
+    }
+
+    /// Validate then execute one action; budget check first (X4 downgrade).
+    fn apply_one(&mut self, actor: CombatantId, a: &Action) -> ActionResult {
+        let fail = |reason: &str| ActionResult {
+            kind: a.kind,
+            ok: false,
+            reason: Some(reason.to_string()),
+        };
+        if !self.st[actor.0 as usize].life.is_conscious() {
+            return fail(reasons::CANNOT_ACT);
+        }
+        if a.kind == ActionKind::EndTurn {
+            return ActionResult {
+                kind: a.kind,
+                ok: true,
+                reason: None,
+            };
+        }
+        let slot = a.kind.slot();
+        if !self.slot_free(actor, slot) {
+            let disabled = self.st[actor.0 as usize].life == LifeState::Disabled;
+            return fail(if disabled && slot != Slot::Free {
+                reasons::DOWNGRADED_DISABLED
+            } else {
+                reasons::DOWNGRADED_ACTION_ECONOMY
+            });
+        }
+        let plan = match crate::rules::plan_action(self, actor, a) {
+            Ok(p) => p,
+            Err(reason) => return fail(reason),
+        };
+        self.consume_slot(actor, slot);
+        crate::rules::execute(self, actor, plan);
+        // A disabled combatant's standard action costs 1 hp (CRB — Injury and Death: Disabled).
+        if self.st[actor.0 as usize].life == LifeState::Disabled
+            && slot == Slot::Standard
+            && self.outcome_now().is_none()
+        {
+            self.log_turn(actor, "strains while disabled: loses 1 hp".into());
+            self.lose_hp(actor, 1);
+        }
+        ActionResult {
+            kind: a.kind,
+            ok: true,
+            reason: None,
+        }
     }
 }

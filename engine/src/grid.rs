@@ -1,20 +1,45 @@
 //! The square grid: 5-10-5 distance, movement costs, the corner rule, Dijkstra fields.
+//!
+//! Units: every distance and cost here is in **squares** (one square = [`SQUARE_FT`] = 5 ft);
+//! multiply by [`SQUARE_FT`] for feet.
+//!
+//! Rules (CRB — Combat: Measuring Distance, Moving Through a Square, Difficult Terrain):
+//! - diagonals alternate 1 and 2 squares (5-10-5), the parity carried along a move;
+//! - difficult terrain costs its `move_cost` orthogonally; a diagonal into difficult terrain
+//!   costs `move_cost + 1` (3 squares for ordinary difficult terrain);
+//! - you can't move diagonally past a corner; the engine's conservative reading requires both
+//!   orthogonal squares cut past to be passable (documented simplification: isolated obstacles
+//!   such as pits, which RAW lets you pass diagonally, are treated like corners too);
+//! - allies' squares can be passed through but not ended in; opponents' squares block;
+//! - climbing costs +1 square per elevation level gained (descending is free) — the seed's
+//!   elevation rule, no SRD counterpart.
 use crate::map::MapSpec;
 use serde::{Deserialize, Serialize};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 /// Feet per square.
 pub const SQUARE_FT: i32 = 5;
+
+/// Largest footprint side handled (Colossal creatures are 6×6); larger values are clamped so
+/// no input can allocate without bound. Sides below 1 are treated as 1.
+pub const MAX_FOOTPRINT_SIDE: i32 = 16;
 
 /// A square of the map, `(row, col)`, 0-based from the top-left. Serialized as `[row, col]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(from = "[i32; 2]", into = "[i32; 2]")]
 pub struct Cell {
+    /// Row, 0 at the top; one row = one 5-ft square.
     pub row: i32,
+    /// Column, 0 at the left; one column = one 5-ft square.
     pub col: i32,
 }
 impl From<[i32; 2]> for Cell {
     fn from(v: [i32; 2]) -> Self {
-        Cell { row: v[0], col: v[1] }
+        Cell {
+            row: v[0],
+            col: v[1],
+        }
     }
 }
 impl From<Cell> for [i32; 2] {
@@ -28,27 +53,71 @@ impl std::fmt::Display for Cell {
     }
 }
 impl Cell {
+    /// The square at `row`, `col` (0-based, in squares).
     pub const fn new(row: i32, col: i32) -> Self {
         Cell { row, col }
     }
 }
 
-/// 5-10-5 distance in squares: `max + min/2` of the row/column deltas.
-pub fn distance_squares(_a: Cell, _b: Cell) -> i32 {
-    todo!()
+fn clamp_side(side: i32) -> i32 {
+    side.clamp(1, MAX_FOOTPRINT_SIDE)
 }
 
-/// Cells of a square footprint of `side` squares anchored (top-left) at `anchor`, row-major.
-pub fn footprint(_anchor: Cell, _side: i32) -> Vec<Cell> {
-    todo!()
+fn clamp_i32(v: i64) -> i32 {
+    v.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
 }
 
-/// Minimum 5-10-5 distance in squares between two footprints.
-pub fn footprint_distance_squares(_a: Cell, _a_side: i32, _b: Cell, _b_side: i32) -> i32 {
-    todo!()
+/// 5-10-5 distance from row/column deltas (any sign), in squares.
+fn distance_from_deltas(dr: i64, dc: i64) -> i32 {
+    let (dr, dc) = (dr.abs(), dc.abs());
+    clamp_i32(dr.max(dc) + dr.min(dc) / 2)
 }
 
-/// What a moving creature may do with a square.
+/// 5-10-5 distance in squares: `max + min/2` of the row/column deltas
+/// (CRB — Combat: Measuring Distance: "the first diagonal counts as 1 square, the second
+/// counts as 2 squares, the third counts as 1, the fourth as 2, and so on"). Feet = squares × 5.
+pub fn distance_squares(a: Cell, b: Cell) -> i32 {
+    distance_from_deltas(
+        i64::from(a.row) - i64::from(b.row),
+        i64::from(a.col) - i64::from(b.col),
+    )
+}
+
+/// Cells of a square footprint of `side` squares anchored (top-left) at `anchor`, row-major
+/// (CRB — Combat: Big and Little Creatures in Combat: Large 2×2, Huge 3×3, Gargantuan 4×4,
+/// Colossal 6×6). `side` is clamped to `1..=`[`MAX_FOOTPRINT_SIDE`].
+pub fn footprint(anchor: Cell, side: i32) -> Vec<Cell> {
+    let side = clamp_side(side);
+    let mut out = Vec::with_capacity((side * side) as usize);
+    for dr in 0..side {
+        for dc in 0..side {
+            out.push(Cell::new(
+                anchor.row.saturating_add(dr),
+                anchor.col.saturating_add(dc),
+            ));
+        }
+    }
+    out
+}
+
+/// Minimum 5-10-5 distance in squares between two footprints (minimum over every pair of
+/// cells; CRB — Combat: Measuring Distance, Big and Little Creatures in Combat). 0 when they
+/// overlap; 1 when adjacent.
+pub fn footprint_distance_squares(a: Cell, a_side: i32, b: Cell, b_side: i32) -> i32 {
+    // The distance is monotone in each axis gap, so the minimum is reached at the axis gaps.
+    fn gap(a0: i32, a_side: i32, b0: i32, b_side: i32) -> i64 {
+        let (a0, b0) = (i64::from(a0), i64::from(b0));
+        let a1 = a0 + i64::from(clamp_side(a_side)) - 1;
+        let b1 = b0 + i64::from(clamp_side(b_side)) - 1;
+        (b0 - a1).max(a0 - b1).max(0)
+    }
+    distance_from_deltas(
+        gap(a.row, a_side, b.row, b_side),
+        gap(a.col, a_side, b.col, b_side),
+    )
+}
+
+/// What a moving creature may do with a square (CRB — Combat: Moving Through a Square).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Passage {
     /// Free: may pass and stop.
@@ -59,80 +128,748 @@ pub enum Passage {
     Blocked,
 }
 
-/// Terrain arrays for fast look-ups, built once per map.
+/// Terrain arrays for fast look-ups, built once per map. Vectors are row-major,
+/// index `row * cols + col`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Grid {
+    /// Height in squares.
     pub rows: i32,
+    /// Width in squares.
     pub cols: i32,
-    /// Per cell: squares to enter (0 = impassable).
+    /// Per cell: squares to enter (0 = impassable; map costs above 255 are clamped to 255).
     pub move_cost: Vec<u8>,
+    /// Per cell: elevation level (0-9).
     pub elevation: Vec<i32>,
+    /// Per cell: a solid barrier blocking line of effect.
     pub blocks_los: Vec<bool>,
     /// Cover bonus the cell grants (0 none, 2, 4, 8).
     pub cover_bonus: Vec<u8>,
 }
 
+/// The eight neighbour offsets, in the fixed order used for deterministic tie-breaking.
+const NEIGHBOURS: [(i32, i32); 8] = [
+    (-1, -1),
+    (-1, 0),
+    (-1, 1),
+    (0, -1),
+    (0, 1),
+    (1, -1),
+    (1, 0),
+    (1, 1),
+];
+
 impl Grid {
-    pub fn from_map(_map: &MapSpec) -> Grid {
-        todo!()
+    /// Terrain arrays from a validated map: per cell move cost (0 = impassable), elevation,
+    /// `blocks_los` and the effective cover bonus ([`crate::map::TerrainType::effective_cover_bonus`]).
+    /// Cells missing from a hand-built map are impassable and block line of effect.
+    pub fn from_map(map: &MapSpec) -> Grid {
+        let rows = map.rows.max(0);
+        let cols = map.cols.max(0);
+        let n = (rows as usize) * (cols as usize);
+        let mut g = Grid {
+            rows,
+            cols,
+            move_cost: Vec::with_capacity(n),
+            elevation: Vec::with_capacity(n),
+            blocks_los: Vec::with_capacity(n),
+            cover_bonus: Vec::with_capacity(n),
+        };
+        for r in 0..rows {
+            for c in 0..cols {
+                let t = map.terrain_at(Cell::new(r, c));
+                g.move_cost
+                    .push(t.move_cost.map_or(0, |m| m.clamp(1, 255) as u8));
+                g.elevation.push(
+                    map.elevation
+                        .get(r as usize)
+                        .and_then(|row| row.get(c as usize))
+                        .copied()
+                        .unwrap_or(0),
+                );
+                g.blocks_los.push(t.blocks_los);
+                g.cover_bonus.push(t.effective_cover_bonus());
+            }
+        }
+        g
     }
-    pub fn in_bounds(&self, _c: Cell) -> bool {
-        todo!()
+
+    /// Row-major index of an in-bounds cell.
+    pub fn index(&self, c: Cell) -> Option<usize> {
+        if self.in_bounds(c) {
+            Some(c.row as usize * self.cols as usize + c.col as usize)
+        } else {
+            None
+        }
     }
-    pub fn passable(&self, _c: Cell) -> bool {
-        todo!()
+
+    /// Whether `c` lies on the map.
+    pub fn in_bounds(&self, c: Cell) -> bool {
+        (0..self.rows).contains(&c.row) && (0..self.cols).contains(&c.col)
     }
-    /// Move cost > 1 (difficult terrain).
-    pub fn is_difficult(&self, _c: Cell) -> bool {
-        todo!()
+
+    /// Squares of movement to enter `c` (0 = impassable or off the map).
+    pub fn move_cost_at(&self, c: Cell) -> u32 {
+        self.index(c)
+            .and_then(|i| self.move_cost.get(i))
+            .map_or(0, |&m| u32::from(m))
     }
-    pub fn elevation(&self, _c: Cell) -> i32 {
-        todo!()
+
+    /// In bounds and not impassable terrain.
+    pub fn passable(&self, c: Cell) -> bool {
+        self.move_cost_at(c) > 0
     }
+
+    /// Move cost > 1 (difficult terrain; CRB — Combat: Difficult Terrain).
+    pub fn is_difficult(&self, c: Cell) -> bool {
+        self.move_cost_at(c) > 1
+    }
+
+    /// Elevation level of `c` (0 off the map).
+    pub fn elevation(&self, c: Cell) -> i32 {
+        self.index(c)
+            .and_then(|i| self.elevation.get(i))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// Whether `c` is a solid barrier for line of effect (off the map: false).
+    pub fn blocks_los_at(&self, c: Cell) -> bool {
+        self.index(c)
+            .and_then(|i| self.blocks_los.get(i))
+            .copied()
+            .unwrap_or(false)
+    }
+
+    /// Cover bonus (0, 2, 4, 8) granted by the terrain of `c` (off the map: 0).
+    pub fn cover_bonus_at(&self, c: Cell) -> u8 {
+        self.index(c)
+            .and_then(|i| self.cover_bonus.get(i))
+            .copied()
+            .unwrap_or(0)
+    }
+
     /// Corner rule: a diagonal step `from → to` (adjacent diagonally) is allowed only when both
-    /// orthogonal squares it cuts past are passable (CRB — Combat: Measuring Distance).
-    pub fn diagonal_allowed(&self, _from: Cell, _to: Cell) -> bool {
-        todo!()
+    /// orthogonal squares it cuts past are passable (CRB — Combat: Measuring Distance: "you
+    /// can't move diagonally past a corner"). Conservative: isolated obstacles count as corners.
+    /// A pair that is not a diagonal step has no corner to cut: `true`.
+    pub fn diagonal_allowed(&self, from: Cell, to: Cell) -> bool {
+        let dr = i64::from(to.row) - i64::from(from.row);
+        let dc = i64::from(to.col) - i64::from(from.col);
+        if dr.abs() != 1 || dc.abs() != 1 {
+            return true;
+        }
+        self.passable(Cell::new(to.row, from.col)) && self.passable(Cell::new(from.row, to.col))
     }
+
+    /// Cost in squares of moving one square from `from_sq` into `to_sq` (terrain + climb), or
+    /// `None` if `to_sq` is impassable/off the map.
+    fn enter_cost(&self, from_sq: Cell, to_sq: Cell, diagonal: bool, odd: bool) -> Option<u32> {
+        let m = self.move_cost_at(to_sq);
+        if m == 0 {
+            return None;
+        }
+        let terrain = match (diagonal, m) {
+            (false, m) => m,
+            (true, 1) => {
+                if odd {
+                    2
+                } else {
+                    1
+                }
+            }
+            (true, m) => m + 1,
+        };
+        let climb = (self.elevation(to_sq) - self.elevation(from_sq)).max(0) as u32;
+        Some(terrain + climb)
+    }
+
     /// Squares of movement to step from `from` to the adjacent `to`, given whether the next
     /// diagonal is the costly one (`odd_diagonal`: 5-10-5 parity). Returns the cost and the new
     /// parity, or `None` if not allowed (impassable, out of bounds, corner rule).
-    pub fn step_cost(&self, _from: Cell, _to: Cell, _odd_diagonal: bool) -> Option<(u32, bool)> {
-        todo!()
+    ///
+    /// Orthogonal: `move_cost(to)`, parity kept. Diagonal: 1 (or 2 when `odd_diagonal`) on
+    /// normal terrain, `move_cost + 1` into difficult terrain (CRB — Combat: Difficult Terrain:
+    /// "each diagonal move into a difficult terrain square counts as 3 squares"); a diagonal
+    /// always flips the parity (CRB — Combat: Measuring Distance). Plus 1 square per elevation
+    /// level climbed (descending is free).
+    pub fn step_cost(&self, from: Cell, to: Cell, odd_diagonal: bool) -> Option<(u32, bool)> {
+        let dr = i64::from(to.row) - i64::from(from.row);
+        let dc = i64::from(to.col) - i64::from(from.col);
+        if dr.abs() > 1 || dc.abs() > 1 || (dr == 0 && dc == 0) || !self.in_bounds(from) {
+            return None;
+        }
+        let diagonal = dr != 0 && dc != 0;
+        if diagonal && !self.diagonal_allowed(from, to) {
+            return None;
+        }
+        let cost = self.enter_cost(from, to, diagonal, odd_diagonal)?;
+        Some((cost, odd_diagonal ^ diagonal))
     }
+
+    /// Whether every square of the footprint is on the map and passable terrain.
+    fn footprint_on_terrain(&self, anchor: Cell, side: i32) -> bool {
+        (0..side).all(|dr| {
+            (0..side).all(|dc| self.passable(Cell::new(anchor.row + dr, anchor.col + dc)))
+        })
+    }
+
     /// Dijkstra from `start` for a mover with footprint `side`, up to `max_cost` squares.
-    /// `passage(cell)` classifies each square the footprint would cover.
+    /// `passage(cell)` classifies each square the footprint would cover; it is called once per
+    /// map square. The mover's own start squares count as [`Passage::Free`].
+    ///
+    /// States are (anchor, 5-10-5 parity). Every square of a new footprint must be on the map,
+    /// passable and not [`Passage::Blocked`]. A step costs the most expensive newly entered
+    /// square ([`Grid::step_cost`] rules, climb measured from the square it comes from). A
+    /// diagonal step needs both orthogonal intermediate anchors to be terrain-valid footprints
+    /// (the corner rule; for `side` 1 this is [`Grid::diagonal_allowed`]). Ties are broken by
+    /// (cost, row, col, parity) and a fixed neighbour order, so paths are reproducible.
     pub fn dijkstra(
         &self,
-        _start: Cell,
-        _side: i32,
-        _max_cost: Option<u32>,
-        _passage: &dyn Fn(Cell) -> Passage,
+        start: Cell,
+        side: i32,
+        max_cost: Option<u32>,
+        passage: &dyn Fn(Cell) -> Passage,
     ) -> PathField {
-        todo!()
+        let side = clamp_side(side);
+        let n = self
+            .move_cost
+            .len()
+            .min((self.rows as usize) * (self.cols as usize));
+        let mut field = PathField {
+            rows: self.rows,
+            cols: self.cols,
+            side,
+            start,
+            dist: vec![UNREACHED; 2 * n],
+            pred: vec![NO_PRED; 2 * n],
+            stop: vec![false; n],
+        };
+        let Some(start_idx) = self.index(start) else {
+            return field;
+        };
+        if start_idx >= n {
+            return field;
+        }
+        let in_start = |c: Cell| {
+            (start.row..start.row + side).contains(&c.row)
+                && (start.col..start.col + side).contains(&c.col)
+        };
+        // Passage per square, with the mover's own start squares Free.
+        let pass: Vec<Passage> = (0..n)
+            .map(|i| {
+                let c = Cell::new(
+                    (i / self.cols as usize) as i32,
+                    (i % self.cols as usize) as i32,
+                );
+                if in_start(c) {
+                    Passage::Free
+                } else {
+                    passage(c)
+                }
+            })
+            .collect();
+        let pass_at = |c: Cell| self.index(c).map_or(Passage::Blocked, |i| pass[i]);
+        let can_enter = |a: Cell| {
+            (0..side).all(|dr| {
+                (0..side).all(|dc| {
+                    let c = Cell::new(a.row + dr, a.col + dc);
+                    self.passable(c) && pass_at(c) != Passage::Blocked
+                })
+            })
+        };
+        let all_free = |a: Cell| {
+            (0..side).all(|dr| {
+                (0..side).all(|dc| pass_at(Cell::new(a.row + dr, a.col + dc)) == Passage::Free)
+            })
+        };
+
+        field.dist[2 * start_idx] = 0;
+        field.stop[start_idx] = true;
+        let mut heap = BinaryHeap::new();
+        heap.push(Reverse((0u32, start.row, start.col, false)));
+        while let Some(Reverse((d, r, c, odd))) = heap.pop() {
+            let a = Cell::new(r, c);
+            let Some(ai) = self.index(a) else { continue };
+            let s = 2 * ai + usize::from(odd);
+            if d > field.dist[s] {
+                continue;
+            }
+            for (dr, dc) in NEIGHBOURS {
+                let b = Cell::new(r + dr, c + dc);
+                let Some(bi) = self.index(b) else { continue };
+                if !can_enter(b) {
+                    continue;
+                }
+                let diagonal = dr != 0 && dc != 0;
+                if diagonal
+                    && !(self.footprint_on_terrain(Cell::new(r + dr, c), side)
+                        && self.footprint_on_terrain(Cell::new(r, c + dc), side))
+                {
+                    continue;
+                }
+                // Most expensive newly entered square.
+                let mut step = 0u32;
+                let mut ok = true;
+                for fr in 0..side {
+                    for fc in 0..side {
+                        let x = Cell::new(b.row + fr, b.col + fc);
+                        let old = (r..r + side).contains(&x.row) && (c..c + side).contains(&x.col);
+                        if old {
+                            continue;
+                        }
+                        let src = Cell::new(x.row - dr, x.col - dc);
+                        match self.enter_cost(src, x, diagonal, odd) {
+                            Some(k) => step = step.max(k),
+                            None => ok = false,
+                        }
+                    }
+                }
+                if !ok {
+                    continue;
+                }
+                let nd = d.saturating_add(step);
+                if max_cost.is_some_and(|m| nd > m) {
+                    continue;
+                }
+                let nodd = odd ^ diagonal;
+                let t = 2 * bi + usize::from(nodd);
+                if nd < field.dist[t] {
+                    field.dist[t] = nd;
+                    field.pred[t] = s as u32;
+                    field.stop[bi] = all_free(b);
+                    heap.push(Reverse((nd, b.row, b.col, nodd)));
+                }
+            }
+        }
+        field
     }
 }
+
+const UNREACHED: u32 = u32::MAX;
+const NO_PRED: u32 = u32::MAX;
 
 /// Result of [`Grid::dijkstra`]: the cheapest cost (in squares) to reach each anchor cell and
 /// the paths.
 #[derive(Debug, Clone)]
-pub struct PathField {}
+pub struct PathField {
+    rows: i32,
+    cols: i32,
+    side: i32,
+    start: Cell,
+    /// Per (cell index × 2 + parity): cheapest cost in squares, `UNREACHED` if none.
+    dist: Vec<u32>,
+    /// Per state: predecessor state, `NO_PRED` for the start/unreached.
+    pred: Vec<u32>,
+    /// Per cell: every footprint square is `Free` (meaningful only when reached).
+    stop: Vec<bool>,
+}
 
 impl PathField {
-    /// Cheapest cost in squares to reach `c` (as anchor), if reachable.
-    pub fn cost(&self, _c: Cell) -> Option<u32> {
-        todo!()
+    fn index(&self, c: Cell) -> Option<usize> {
+        if (0..self.rows).contains(&c.row) && (0..self.cols).contains(&c.col) {
+            let i = c.row as usize * self.cols as usize + c.col as usize;
+            (i < self.stop.len()).then_some(i)
+        } else {
+            None
+        }
     }
-    /// Whether the mover may stop at `c` (reachable and every footprint square `Free`).
-    pub fn can_stop(&self, _c: Cell) -> bool {
-        todo!()
+
+    /// The best state (cost, state index) for anchor `c`: lower cost, then even parity.
+    fn best(&self, c: Cell) -> Option<(u32, usize)> {
+        let i = self.index(c)?;
+        let (e, o) = (self.dist[2 * i], self.dist[2 * i + 1]);
+        let (d, s) = if o < e { (o, 2 * i + 1) } else { (e, 2 * i) };
+        (d != UNREACHED).then_some((d, s))
     }
-    /// The cheapest path from start to `c`, excluding the start, including `c`.
-    pub fn path_to(&self, _c: Cell) -> Option<Vec<Cell>> {
-        todo!()
+
+    /// The start anchor of the search.
+    pub fn start(&self) -> Cell {
+        self.start
     }
-    /// All reachable anchor cells where the mover may stop, in (row, col) order, with costs.
+
+    /// The mover's footprint side used for the search (squares).
+    pub fn side(&self) -> i32 {
+        self.side
+    }
+
+    /// Cheapest cost in squares to reach `c` (as anchor), if reachable (minimum over the
+    /// 5-10-5 parity). The start costs 0.
+    pub fn cost(&self, c: Cell) -> Option<u32> {
+        if c == self.start {
+            return Some(0);
+        }
+        self.best(c).map(|(d, _)| d)
+    }
+
+    /// Whether the mover may stop at `c` (reachable and every footprint square `Free`;
+    /// CRB — Combat: Moving Through a Square: you can't end your move in an ally's square).
+    /// The start always counts as stoppable.
+    pub fn can_stop(&self, c: Cell) -> bool {
+        if c == self.start {
+            return true;
+        }
+        match (self.best(c), self.index(c)) {
+            (Some(_), Some(i)) => self.stop[i],
+            _ => false,
+        }
+    }
+
+    /// The cheapest path from start to `c`, excluding the start, including `c` (anchors, one
+    /// step each). `Some(vec![])` for the start itself; `None` if unreachable.
+    pub fn path_to(&self, c: Cell) -> Option<Vec<Cell>> {
+        if c == self.start {
+            return Some(Vec::new());
+        }
+        let (_, mut s) = self.best(c)?;
+        let mut out = Vec::new();
+        // A path never has more steps than there are states.
+        for _ in 0..=self.dist.len() {
+            let i = s / 2;
+            let cell = Cell::new(
+                (i / self.cols as usize) as i32,
+                (i % self.cols as usize) as i32,
+            );
+            if cell == self.start && self.dist[s] == 0 {
+                out.reverse();
+                return Some(out);
+            }
+            out.push(cell);
+            let p = self.pred[s];
+            if p == NO_PRED {
+                return None;
+            }
+            s = p as usize;
+        }
+        None
+    }
+
+    /// All reachable anchor cells where the mover may stop, in (row, col) order, with costs in
+    /// squares (all within the search's `max_cost`). Includes the start with cost 0.
     pub fn stoppable(&self) -> Vec<(Cell, u32)> {
-        todo!()
+        let mut out: Vec<(Cell, u32)> = Vec::new();
+        if self.index(self.start).is_none() {
+            out.push((self.start, 0));
+        }
+        for r in 0..self.rows {
+            for c in 0..self.cols {
+                let cell = Cell::new(r, c);
+                if self.can_stop(cell) {
+                    if let Some(d) = self.cost(cell) {
+                        out.push((cell, d));
+                    }
+                }
+            }
+        }
+        out.sort_by_key(|(c, _)| *c);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Grid from rows of chars: `.` floor, `#` wall, `T` difficult (cost 2), `C` pillar,
+    /// `W` partial-cover ruin; optional elevation rows.
+    pub(crate) fn grid_of(rows: &[&str], elevation: Option<&[&str]>) -> Grid {
+        let mut text = String::from("name: t\nterrain: |\n");
+        for r in rows {
+            text.push_str(&format!("  {r}\n"));
+        }
+        text.push_str(
+            "legend:\n  \".\": { type: floor, move_cost: 1 }\n  \"#\": { type: wall, move_cost: null, blocks_los: true }\n  \"T\": { type: rubble, move_cost: 2 }\n  \"C\": { type: pillar, move_cost: null, cover: true }\n  \"W\": { type: ruin, move_cost: null, cover_bonus: 2 }\n  \"I\": { type: fortress, move_cost: null, cover_bonus: 8 }\n",
+        );
+        if let Some(el) = elevation {
+            text.push_str("elevation: |\n");
+            for r in el {
+                text.push_str(&format!("  {r}\n"));
+            }
+        }
+        Grid::from_map(&MapSpec::from_yaml_str(&text, "test").unwrap())
+    }
+
+    fn free(_: Cell) -> Passage {
+        Passage::Free
+    }
+
+    fn c(r: i32, col: i32) -> Cell {
+        Cell::new(r, col)
+    }
+
+    // CRB — Combat: Measuring Distance: diagonals count 1, 2, 1, 2…
+    #[test]
+    fn distance_5_10_5() {
+        assert_eq!(distance_squares(c(0, 0), c(0, 0)), 0);
+        assert_eq!(distance_squares(c(0, 0), c(0, 3)), 3);
+        assert_eq!(distance_squares(c(0, 0), c(1, 1)), 1);
+        assert_eq!(distance_squares(c(0, 0), c(2, 2)), 3); // 15 ft
+        assert_eq!(distance_squares(c(0, 0), c(3, 3)), 4); // 20 ft
+        assert_eq!(distance_squares(c(0, 0), c(4, 4)), 6); // 30 ft
+        assert_eq!(distance_squares(c(5, 2), c(0, 0)), 6);
+        assert_eq!(distance_squares(c(-3, 0), c(0, 1)), 3);
+        // No overflow on extreme input.
+        assert_eq!(distance_squares(c(i32::MIN, 0), c(i32::MAX, 0)), i32::MAX);
+    }
+
+    // CRB — Combat: Big and Little Creatures in Combat: footprints and distance between them.
+    #[test]
+    fn footprints_and_their_distance() {
+        assert_eq!(footprint(c(1, 1), 1), vec![c(1, 1)]);
+        assert_eq!(
+            footprint(c(1, 1), 2),
+            vec![c(1, 1), c(1, 2), c(2, 1), c(2, 2)]
+        );
+        assert_eq!(footprint(c(0, 0), 0).len(), 1);
+        assert_eq!(footprint(c(0, 0), 1_000_000).len(), 256);
+        assert_eq!(footprint_distance_squares(c(0, 0), 2, c(0, 2), 1), 1);
+        assert_eq!(footprint_distance_squares(c(0, 0), 2, c(1, 1), 1), 0);
+        assert_eq!(footprint_distance_squares(c(0, 0), 2, c(3, 3), 1), 3);
+        assert_eq!(footprint_distance_squares(c(3, 3), 1, c(0, 0), 2), 3);
+        assert_eq!(footprint_distance_squares(c(0, 0), 3, c(0, 6), 3), 4);
+        assert_eq!(
+            footprint_distance_squares(c(0, 0), 1, c(4, 4), 1),
+            distance_squares(c(0, 0), c(4, 4))
+        );
+    }
+
+    #[test]
+    fn grid_from_map_arrays() {
+        let g = grid_of(&["#.T", "CWI"], Some(&["..3", "..."]));
+        assert_eq!((g.rows, g.cols), (2, 3));
+        assert_eq!(g.move_cost, vec![0, 1, 2, 0, 0, 0]);
+        assert_eq!(g.blocks_los, vec![true, false, false, false, false, false]);
+        assert_eq!(g.cover_bonus, vec![4, 0, 0, 4, 2, 8]);
+        assert_eq!(g.elevation(c(0, 2)), 3);
+        assert!(g.is_difficult(c(0, 2)) && !g.is_difficult(c(0, 1)));
+        assert!(!g.passable(c(0, 0)) && !g.passable(c(-1, 0)) && !g.passable(c(0, 3)));
+        assert_eq!(g.elevation(c(9, 9)), 0);
+    }
+
+    // CRB — Combat: Measuring Distance: a diagonal flips the 5-10-5 parity.
+    #[test]
+    fn step_cost_diagonal_parity() {
+        let g = grid_of(&["....", "....", "...."], None);
+        assert_eq!(g.step_cost(c(0, 0), c(0, 1), false), Some((1, false)));
+        assert_eq!(g.step_cost(c(0, 0), c(0, 1), true), Some((1, true)));
+        assert_eq!(g.step_cost(c(0, 0), c(1, 1), false), Some((1, true)));
+        assert_eq!(g.step_cost(c(1, 1), c(2, 2), true), Some((2, false)));
+        assert_eq!(g.step_cost(c(0, 0), c(0, 0), false), None);
+        assert_eq!(g.step_cost(c(0, 0), c(0, 2), false), None);
+        assert_eq!(g.step_cost(c(0, 0), c(-1, 0), false), None);
+        assert_eq!(g.step_cost(c(-1, 0), c(0, 0), false), None);
+        assert_eq!(g.step_cost(c(i32::MAX, 0), c(i32::MIN, 0), false), None);
+    }
+
+    // CRB — Combat: Measuring Distance: two diagonals cost 3 squares = 15 ft.
+    #[test]
+    fn dijkstra_two_diagonals_cost_three_squares() {
+        let g = grid_of(&["....", "....", "....", "...."], None);
+        let f = g.dijkstra(c(0, 0), 1, None, &free);
+        assert_eq!(f.cost(c(1, 1)), Some(1));
+        assert_eq!(f.cost(c(2, 2)), Some(3));
+        assert_eq!(f.cost(c(2, 2)).map(|s| s as i32 * SQUARE_FT), Some(15));
+        assert_eq!(f.cost(c(3, 3)), Some(4));
+        assert_eq!(f.cost(c(3, 1)), Some(3));
+        for r in 0..4 {
+            for col in 0..4 {
+                assert_eq!(
+                    f.cost(c(r, col)),
+                    Some(distance_squares(c(0, 0), c(r, col)) as u32)
+                );
+            }
+        }
+    }
+
+    // CRB — Combat: Difficult Terrain: 2 squares orthogonally, 3 squares diagonally.
+    #[test]
+    fn difficult_terrain_costs() {
+        let g = grid_of(&["...", ".T.", "..."], None);
+        assert_eq!(g.step_cost(c(0, 1), c(1, 1), false), Some((2, false)));
+        assert_eq!(g.step_cost(c(0, 0), c(1, 1), false), Some((3, true)));
+        assert_eq!(g.step_cost(c(0, 0), c(1, 1), true), Some((3, false)));
+        let f = g.dijkstra(c(0, 0), 1, None, &free);
+        assert_eq!(f.cost(c(1, 1)), Some(3));
+        // Leaving difficult terrain is normal cost.
+        assert_eq!(g.step_cost(c(1, 1), c(1, 2), false), Some((1, false)));
+    }
+
+    // Seed rule (Élévation): +1 square per level climbed; descending is free.
+    #[test]
+    fn elevation_climb_costs_extra() {
+        let g = grid_of(&["....", "...."], Some(&[".12.", "...."]));
+        assert_eq!(g.step_cost(c(0, 0), c(0, 1), false), Some((2, false)));
+        assert_eq!(g.step_cost(c(0, 1), c(0, 2), false), Some((2, false)));
+        assert_eq!(g.step_cost(c(0, 2), c(0, 3), false), Some((1, false)));
+        assert_eq!(g.step_cost(c(1, 1), c(0, 2), false), Some((3, true)));
+        assert_eq!(g.step_cost(c(0, 2), c(1, 2), false), Some((1, false)));
+    }
+
+    // CRB — Combat: Measuring Distance: "you can't move diagonally past a corner".
+    #[test]
+    fn corner_rule() {
+        let g = grid_of(&[".#.", "...", "..."], None);
+        assert!(!g.diagonal_allowed(c(0, 0), c(1, 1)));
+        assert!(!g.diagonal_allowed(c(1, 1), c(0, 0)));
+        assert!(g.diagonal_allowed(c(1, 1), c(2, 2)));
+        assert_eq!(g.step_cost(c(0, 0), c(1, 1), false), None);
+        let f = g.dijkstra(c(0, 0), 1, None, &free);
+        assert_eq!(f.cost(c(1, 1)), Some(2));
+        assert_eq!(f.path_to(c(1, 1)), Some(vec![c(1, 0), c(1, 1)]));
+        // Documented simplification: an isolated obstacle (one side blocked) also forbids it.
+        let g = grid_of(&["...", ".#.", "..."], None);
+        assert!(!g.diagonal_allowed(c(0, 1), c(1, 2)));
+        assert_eq!(g.step_cost(c(0, 1), c(1, 2), false), None);
+    }
+
+    // CRB — Combat: Moving Through a Square: pass through an ally, never end there.
+    #[test]
+    fn pass_through_ally_but_not_stop() {
+        let g = grid_of(&["#####", ".....", "#####"], None);
+        let ally = |x: Cell| {
+            if x == c(1, 2) {
+                Passage::PassThrough
+            } else {
+                Passage::Free
+            }
+        };
+        let f = g.dijkstra(c(1, 0), 1, None, &ally);
+        assert_eq!(f.cost(c(1, 2)), Some(2));
+        assert!(!f.can_stop(c(1, 2)));
+        assert_eq!(f.cost(c(1, 4)), Some(4));
+        assert!(f.can_stop(c(1, 3)));
+        assert_eq!(
+            f.stoppable(),
+            vec![(c(1, 0), 0), (c(1, 1), 1), (c(1, 3), 3), (c(1, 4), 4)]
+        );
+        assert_eq!(f.path_to(c(1, 3)), Some(vec![c(1, 1), c(1, 2), c(1, 3)]));
+    }
+
+    // CRB — Combat: Moving Through a Square: an opponent's square blocks.
+    #[test]
+    fn enemy_blocks() {
+        let g = grid_of(&["#####", ".....", "#####"], None);
+        let enemy = |x: Cell| {
+            if x == c(1, 2) {
+                Passage::Blocked
+            } else {
+                Passage::Free
+            }
+        };
+        let f = g.dijkstra(c(1, 0), 1, None, &enemy);
+        assert_eq!(f.cost(c(1, 2)), None);
+        assert_eq!(f.cost(c(1, 3)), None);
+        assert_eq!(f.path_to(c(1, 3)), None);
+        assert!(!f.can_stop(c(1, 3)));
+        assert_eq!(f.stoppable(), vec![(c(1, 0), 0), (c(1, 1), 1)]);
+    }
+
+    // The mover's own start square is Free even if passage() says otherwise.
+    #[test]
+    fn start_square_is_free_and_stoppable() {
+        let g = grid_of(&["...", "..."], None);
+        let f = g.dijkstra(c(0, 0), 1, Some(0), &|_| Passage::Blocked);
+        assert_eq!(f.stoppable(), vec![(c(0, 0), 0)]);
+        assert_eq!(f.cost(c(0, 0)), Some(0));
+        assert_eq!(f.path_to(c(0, 0)), Some(vec![]));
+    }
+
+    #[test]
+    fn max_cost_limits_the_field() {
+        let g = grid_of(&["......"], None);
+        let f = g.dijkstra(c(0, 0), 1, Some(3), &free);
+        assert_eq!(f.cost(c(0, 3)), Some(3));
+        assert_eq!(f.cost(c(0, 4)), None);
+        assert_eq!(f.stoppable().len(), 4);
+    }
+
+    // CRB — Combat: Big and Little Creatures: a 2×2 (Large) mover can't squeeze through a
+    // 1-square corridor (squeezing is not modelled).
+    #[test]
+    fn large_mover_cannot_pass_one_wide_corridor() {
+        let g = grid_of(&["..#..", "..#..", ".....", "..#..", "..#.."], None);
+        let f = g.dijkstra(c(0, 0), 2, None, &free);
+        assert_eq!(f.cost(c(0, 3)), None);
+        assert_eq!(f.cost(c(3, 0)), Some(3));
+        // A 1×1 mover goes through.
+        let f1 = g.dijkstra(c(0, 0), 1, None, &free);
+        assert!(f1.cost(c(0, 3)).is_some());
+        // Two-wide corridor: the Large mover passes.
+        let g2 = grid_of(&["..#..", ".....", ".....", "..#.."], None);
+        let f2 = g2.dijkstra(c(0, 0), 2, None, &free);
+        assert_eq!(f2.cost(c(1, 3)), Some(4));
+        // Footprints must stay on the map: no anchor at the last row/col.
+        assert_eq!(f2.cost(c(3, 0)), None);
+        // Every footprint square of a stop must be free.
+        let ally = |x: Cell| {
+            if x == c(2, 4) {
+                Passage::PassThrough
+            } else {
+                Passage::Free
+            }
+        };
+        let f3 = g2.dijkstra(c(0, 0), 2, None, &ally);
+        assert!(f3.cost(c(1, 3)).is_some());
+        assert!(!f3.can_stop(c(1, 3)));
+        assert!(f3.can_stop(c(0, 3)));
+    }
+
+    // Large mover: a step costs its most expensive newly entered square.
+    #[test]
+    fn large_mover_pays_most_expensive_new_square() {
+        let g = grid_of(&["....", "...T", "...."], None);
+        let f = g.dijkstra(c(0, 0), 2, None, &free);
+        assert_eq!(f.cost(c(0, 1)), Some(1));
+        assert_eq!(f.cost(c(0, 2)), Some(3));
+        assert_eq!(f.cost(c(1, 0)), Some(1));
+    }
+
+    // Determinism: same inputs → same path; paths are contiguous and sum to the cost.
+    #[test]
+    fn path_to_is_deterministic_and_consistent() {
+        let g = grid_of(
+            &["........", ".T..#...", "..T.#...", "....#...", "........"],
+            Some(&["........", "........", ".....1..", "........", "........"]),
+        );
+        let a = g.dijkstra(c(0, 0), 1, None, &free);
+        let b = g.dijkstra(c(0, 0), 1, None, &free);
+        for r in 0..5 {
+            for col in 0..8 {
+                let t = c(r, col);
+                assert_eq!(a.path_to(t), b.path_to(t));
+                assert_eq!(a.cost(t), b.cost(t));
+                let Some(path) = a.path_to(t) else { continue };
+                let mut cur = c(0, 0);
+                let mut odd = false;
+                let mut total = 0;
+                for step in path {
+                    let (k, np) = g.step_cost(cur, step, odd).expect("legal step");
+                    total += k;
+                    odd = np;
+                    cur = step;
+                }
+                assert_eq!(cur, t);
+                assert_eq!(Some(total), a.cost(t));
+            }
+        }
+        assert_eq!(a.path_to(c(4, 7)), b.path_to(c(4, 7)),);
+        let stops = a.stoppable();
+        let mut sorted = stops.clone();
+        sorted.sort();
+        assert_eq!(stops, sorted);
+    }
+
+    #[test]
+    fn out_of_map_inputs_do_not_panic() {
+        let g = grid_of(&["..", ".."], None);
+        let f = g.dijkstra(c(-5, 9), 1, None, &free);
+        assert_eq!(f.cost(c(0, 0)), None);
+        assert_eq!(f.stoppable(), vec![(c(-5, 9), 0)]);
+        assert_eq!(f.path_to(c(1, 1)), None);
+        assert_eq!(f.cost(c(100, 100)), None);
+        assert!(!f.can_stop(c(0, 0)));
+        let f = g.dijkstra(c(0, 0), 99, None, &free);
+        assert_eq!(f.stoppable(), vec![(c(0, 0), 0)]);
+        let f = g.dijkstra(c(0, 0), -3, None, &free);
+        assert_eq!(f.cost(c(1, 1)), Some(1));
     }
 }

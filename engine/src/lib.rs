@@ -14,9 +14,12 @@ pub mod dice;
 pub mod encounter;
 pub mod episode;
 pub mod grid;
+pub mod legal;
 pub mod los;
 pub mod map;
 pub mod observation;
+mod policy;
+mod rules;
 
 pub use action::{Action, ActionKind, ActionResult, Budget, CombatantId};
 pub use data::CombatantSpec;

@@ -141,3 +141,233 @@ pub struct Observation {
     pub initiative_order: Vec<String>,
     pub terrain_semantics: BTreeMap<String, TerrainSemantics>,
 }
+
+/// Build the observation of an episode for `viewer` (the pending decision's actor, or the
+/// combatant whose turn it is, when `None`).
+pub(crate) fn build(
+    ep: &crate::episode::Episode,
+    viewer: Option<crate::action::CombatantId>,
+) -> Observation {
+    use crate::action::CombatantId;
+    use crate::grid;
+    use crate::rules;
+    let enc = ep.encounter();
+    let decision = ep.decision().cloned();
+    let acting = viewer.or(decision.as_ref().map(|d| d.actor)).or_else(|| {
+        ep.initiative_order()
+            .get(
+                ep.turn_pos
+                    .min(ep.initiative_order().len().saturating_sub(1)),
+            )
+            .copied()
+    });
+    let combatants: Vec<CombatantObs> = ep
+        .ids()
+        .map(|c| {
+            let i = c.0 as usize;
+            let p = &enc.combatants[i];
+            let s = &p.spec;
+            let st = &ep.st[i];
+            let mut conditions = BTreeMap::new();
+            if st.flat_footed {
+                conditions.insert("flat_footed".to_string(), None);
+            }
+            if st.charging {
+                conditions.insert("charging".to_string(), Some(1));
+            }
+            if st.life == crate::episode::LifeState::Disabled {
+                conditions.insert("disabled".to_string(), None);
+            }
+            if matches!(
+                st.life,
+                crate::episode::LifeState::Dying | crate::episode::LifeState::Stable
+            ) {
+                conditions.insert("unconscious".to_string(), None);
+            }
+            CombatantObs {
+                index: c.0,
+                id: p.id.clone(),
+                name: s.name.clone(),
+                side: p.side.clone(),
+                pos: st.pos,
+                occupied_cells: ep.cells_of(c),
+                size: format!("{:?}", s.size),
+                hp: st.hp,
+                hp_max: s.hp_max,
+                active: st.life.is_conscious(),
+                dead: st.life == crate::episode::LifeState::Dead,
+                disabled: st.life == crate::episode::LifeState::Disabled,
+                dying: st.life == crate::episode::LifeState::Dying,
+                stabilized: st.life == crate::episode::LifeState::Stable,
+                conditions,
+                ac: AcObs {
+                    total: s.ac.total,
+                    touch: s.ac.touch,
+                    flat_footed: s.ac.flat_footed,
+                },
+                saves: SavesObs {
+                    fort: s.saves.fort,
+                    reflex: s.saves.reflex,
+                    will: s.saves.will,
+                },
+                bab: s.bab,
+                initiative_mod: s.initiative_mod,
+                initiative_total: st.initiative_total,
+                speed_land_ft: s.speed_land_ft,
+                speed_effective_ft: ep.speed_ft(c),
+                natural_reach_ft: s.size.natural_reach_ft(),
+                creature_type: s.creature_type.clone(),
+                dr: s.dr.as_ref().map(|d| DrObs {
+                    amount: d.amount,
+                    bypass: d.bypass.clone(),
+                }),
+                resistances: s.resistances.clone(),
+                immunities: s.immunities.clone(),
+                spell_resistance: s.spell_resistance,
+                attacks: s
+                    .attacks
+                    .iter()
+                    .enumerate()
+                    .map(|(k, w)| AttackObs {
+                        index: k,
+                        id: w.weapon_id(),
+                        name: w.name.clone(),
+                        kind: format!("{:?}", w.kind).to_lowercase(),
+                        attack_bonus: w.attack_bonus,
+                        damage: w
+                            .damage
+                            .iter()
+                            .map(|d| {
+                                if d.types.is_empty() {
+                                    d.formula.clone()
+                                } else {
+                                    format!("{} {}", d.formula, d.types.join("/"))
+                                }
+                            })
+                            .collect::<Vec<_>>()
+                            .join(" + "),
+                        crit_range: w.crit_range,
+                        crit_mult: w.crit_mult,
+                        reach_ft: (!w.is_ranged()).then(|| rules::melee_reach(ep, c, w).1),
+                        range_increment_ft: w.range_increment_ft,
+                        count: w.count,
+                        natural: w.natural,
+                        secondary: w.secondary,
+                    })
+                    .collect(),
+                feats: s.feats.clone(),
+                features: s.features.clone(),
+                aoo_remaining: ep.aoo_remaining(c),
+                moved_this_turn: decision.as_ref().is_some_and(|d| d.actor == c) && ep.turn.moved,
+                player_character: s.player_character,
+                last_turn_results: st.last_turn_results.clone(),
+            }
+        })
+        .collect();
+    let mut pairs = Vec::new();
+    let mut threatened = vec![vec![false; enc.map.cols as usize]; enc.map.rows as usize];
+    let mut enemies_threatening_me = Vec::new();
+    if let Some(a) = acting {
+        let pos = ep.position(a);
+        let field = ep.move_field(a, None);
+        let stoppable = field.stoppable();
+        for t in ep.ids().filter(|&t| t != a) {
+            let d = rules::distance_ft_from(ep, a, pos, t);
+            let wf = rules::weapon_for(ep, a, pos, t);
+            let (weapon_for, weapon_reason) = match wf {
+                Ok(w) => (Some(w), None),
+                Err(r) => (None, Some(r.to_string())),
+            };
+            let attacks = &ep.spec(a).attacks;
+            let range_penalty = weapon_for.map_or(0, |w| rules::range_penalty(&attacks[w], d));
+            let ranged = weapon_for.is_some_and(|w| attacks[w].is_ranged());
+            let charge = if ep.conscious(t) && ep.enemies(a, t) {
+                rules::charge_path(ep, a, t, None).map(|_| ())
+            } else {
+                Err(crate::action::reasons::INVALID_TARGET)
+            };
+            let step_field = ep.move_field(a, Some(1));
+            let can_step5 = crate::legal::STEP_DIRECTIONS.iter().any(|(dr, dc)| {
+                let c = grid::Cell::new(pos.row + dr, pos.col + dc);
+                step_field.can_stop(c)
+                    && step_field.cost(c) == Some(1)
+                    && rules::weapon_for(ep, a, c, t).is_ok()
+            });
+            let movement_cost_ft = stoppable
+                .iter()
+                .filter(|(c, _)| rules::weapon_for(ep, a, *c, t).is_ok())
+                .map(|(_, k)| *k as i32 * grid::SQUARE_FT)
+                .min();
+            pairs.push(PairObs {
+                target_index: t.0,
+                target_id: ep.id_of(t).to_string(),
+                distance_ft: d,
+                weapon_for,
+                weapon_reason,
+                range_penalty,
+                can_charge: charge.is_ok(),
+                charge_reason: charge.err().map(|r| r.to_string()),
+                can_step5_to_attack: can_step5,
+                has_line_of_effect: crate::los::has_line_of_effect(
+                    &enc.grid,
+                    pos,
+                    ep.fp_side(a),
+                    ep.position(t),
+                    ep.fp_side(t),
+                ),
+                flanking: !ranged && weapon_for.is_some() && rules::flanking(ep, a, pos, t),
+                movement_cost_ft,
+                target_threatens_me: ep.enemies(a, t) && rules::threatens(ep, t, a, pos),
+                cover_bonus: if weapon_for.is_some() {
+                    rules::cover_bonus(ep, a, pos, t, ranged)
+                } else {
+                    0
+                },
+            });
+            if ep.enemies(a, t) && rules::threatens(ep, t, a, pos) {
+                enemies_threatening_me.push(ep.id_of(t).to_string());
+            }
+        }
+        let enemies: Vec<CombatantId> = ep.ids().filter(|&x| ep.enemies(a, x)).collect();
+        for (r, row) in threatened.iter_mut().enumerate() {
+            for (c, v) in row.iter_mut().enumerate() {
+                let cell = grid::Cell::new(r as i32, c as i32);
+                *v = enemies.iter().any(|&x| rules::threatens_cell(ep, x, cell));
+            }
+        }
+    }
+    Observation {
+        round: ep.round(),
+        acting_combatant: acting.map(|a| ep.id_of(a).to_string()),
+        acting_index: acting.map(|a| a.0),
+        budget: decision.as_ref().map(|d| d.budget),
+        combatants,
+        pairs,
+        terrain: enc.map.terrain.iter().map(|r| r.iter().collect()).collect(),
+        elevation: enc.map.elevation.clone(),
+        threatened,
+        enemies_threatening_me,
+        initiative_order: ep
+            .initiative_order()
+            .iter()
+            .map(|&c| ep.id_of(c).to_string())
+            .collect(),
+        terrain_semantics: enc
+            .map
+            .legend
+            .iter()
+            .map(|(ch, t)| {
+                (
+                    ch.to_string(),
+                    TerrainSemantics {
+                        kind: t.kind.clone(),
+                        move_cost: t.move_cost,
+                        blocks_los: t.blocks_los,
+                        cover: t.cover,
+                        cover_bonus: t.effective_cover_bonus(),
+                    },
+                )
+            })
+            .collect(),
+    }
+}

@@ -1,0 +1,155 @@
+//! The built-in default policy (the seed's `default_policy`), used for every combatant that no
+//! external agent controls.
+//!
+//! For the nearest conscious enemy (5-10-5 distance between footprints; ties by list order):
+//! 1. **full attack** if a weapon of the preferred mode can attack it from here;
+//! 2. else **charge** if a straight clear line exists (melee fighters);
+//! 3. else **5-foot step + full attack** if one step brings it into reach / range;
+//! 4. else **move + attack**: move toward the closest square from which the preferred weapon
+//!    can attack, then attack with the first weapon that can (the seed's `weapon_for`).
+//!
+//! "Ranged attackers shoot": the preferred mode is that of the attack with the best attack
+//! bonus (ties: list order) — the goblin (short bow +4 vs short sword +2) shoots, the orc
+//! (falchion +5 vs javelin +1) closes in. A ranged attacker threatened in melee uses its melee
+//! weapon when it reaches (shooting would provoke). This tie-break is ours: the seed used the
+//! first usable weapon in list order.
+
+use crate::action::{Action, ActionKind, CombatantId};
+use crate::episode::Episode;
+use crate::grid::{self, Cell};
+use crate::legal::STEP_DIRECTIONS;
+use crate::rules::{self, idx};
+
+/// The nearest conscious enemy of `a`, if any.
+pub(crate) fn nearest_enemy(ep: &Episode, a: CombatantId) -> Option<CombatantId> {
+    let pos = ep.position(a);
+    ep.ids()
+        .filter(|&t| t != a && ep.enemies(a, t) && ep.conscious(t))
+        .min_by_key(|&t| {
+            (
+                grid::footprint_distance_squares(pos, ep.fp_side(a), ep.position(t), ep.fp_side(t)),
+                t.0,
+            )
+        })
+}
+
+/// Whether the combatant prefers ranged attacks (its best attack bonus is a ranged attack).
+pub(crate) fn prefers_ranged(ep: &Episode, a: CombatantId) -> bool {
+    let attacks = &ep.spec(a).attacks;
+    let mut best: Option<(i32, bool)> = None;
+    for w in attacks {
+        if best.is_none_or(|(b, _)| w.attack_bonus > b) {
+            best = Some((w.attack_bonus, w.is_ranged()));
+        }
+    }
+    best.is_some_and(|(_, r)| r)
+}
+
+/// First weapon of the wanted mode (ranged or melee) that can attack `t` from `from`.
+fn weapon_of_mode(
+    ep: &Episode,
+    a: CombatantId,
+    from: Cell,
+    t: CombatantId,
+    ranged: bool,
+) -> Option<usize> {
+    let attacks = &ep.spec(a).attacks;
+    (0..attacks.len()).find(|&w| {
+        attacks[w].is_ranged() == ranged && rules::can_weapon_attack(ep, a, from, w, t).is_ok()
+    })
+}
+
+/// The weapon to use from `from` against `t`, following the preferred mode.
+fn pick_weapon(
+    ep: &Episode,
+    a: CombatantId,
+    from: Cell,
+    t: CombatantId,
+    threatened: bool,
+) -> Option<usize> {
+    let melee = weapon_of_mode(ep, a, from, t, false);
+    if prefers_ranged(ep, a) {
+        if threatened && melee.is_some() {
+            return melee;
+        }
+        weapon_of_mode(ep, a, from, t, true).or(melee)
+    } else {
+        melee
+    }
+}
+
+fn with(
+    kind: ActionKind,
+    target: CombatantId,
+    weapon: Option<usize>,
+    dest: Option<Cell>,
+) -> Action {
+    Action {
+        kind,
+        target: Some(target),
+        destination: dest,
+        weapon,
+    }
+}
+
+/// The default policy's action sequence for `a`'s turn (may be empty: end the turn).
+pub(crate) fn default_policy(ep: &Episode, a: CombatantId) -> Vec<Action> {
+    let Some(t) = nearest_enemy(ep, a) else {
+        return Vec::new();
+    };
+    let pos = ep.position(a);
+    let threatened = ep
+        .ids()
+        .any(|x| x != a && ep.enemies(a, x) && rules::threatens(ep, x, a, pos));
+    let ranged = prefers_ranged(ep, a);
+    // 1. Full attack from here.
+    if let Some(w) = pick_weapon(ep, a, pos, t, threatened) {
+        return vec![with(ActionKind::FullAttack, t, Some(w), None)];
+    }
+    // 2. Charge (melee fighters).
+    if !ranged && rules::charge_path(ep, a, t, None).is_ok() {
+        return vec![with(ActionKind::Charge, t, None, None)];
+    }
+    // 3. One 5-foot step suffices.
+    if ep.speed_ft(a) > 0 {
+        let field = ep.move_field(a, Some(1));
+        for (dr, dc) in STEP_DIRECTIONS {
+            let c = Cell::new(pos.row + dr, pos.col + dc);
+            if !(field.can_stop(c) && field.cost(c) == Some(1)) {
+                continue;
+            }
+            if let Some(w) = weapon_of_mode(ep, a, c, t, ranged) {
+                let step = Action {
+                    kind: ActionKind::FiveFootStep,
+                    target: None,
+                    destination: Some(c),
+                    weapon: None,
+                };
+                return vec![step, with(ActionKind::FullAttack, t, Some(w), None)];
+            }
+        }
+    }
+    // 4. Move toward a square of the preferred mode, then attack with whatever reaches.
+    let squares = (ep.speed_ft(a) / grid::SQUARE_FT).max(0) as u32;
+    let attacks = &ep.spec(a).attacks;
+    let preferred: Option<usize> = (0..attacks.len()).find(|&w| attacks[w].is_ranged() == ranged);
+    let moved = preferred
+        .and_then(|w| rules::path_toward(ep, a, t, Some(w), squares).map(|_| Some(w)))
+        .or_else(|| rules::path_toward(ep, a, t, None, squares).map(|_| None));
+    match moved {
+        Some(w) => vec![
+            with(ActionKind::Move, t, w, None),
+            with(ActionKind::Attack, t, None, None),
+        ],
+        None => {
+            // Cannot get closer: attack with anything that reaches from here.
+            match rules::weapon_for(ep, a, pos, t) {
+                Ok(w) => vec![with(ActionKind::FullAttack, t, Some(w), None)],
+                Err(_) => {
+                    let _ = idx(a);
+                    Vec::new()
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,1182 @@
+//! Action rules: validation (`plan_action`, which never rolls a die nor changes state) and
+//! execution (`execute`): attacks, criticals, damage and DR, movement, charge, withdraw,
+//! 5-foot step, attacks of opportunity, reach, flanking, cover, range.
+//!
+//! Sources: CRB — Combat (Attack Rolls, Critical Hits, Damage, Actions in Combat, Attacks of
+//! Opportunity, Movement Position and Distance, Combat Modifiers: Cover, Flanking), CRB —
+//! Glossary: Damage Reduction, Energy Resistance.
+
+use crate::action::{reasons, Action, ActionKind, CombatantId};
+use crate::data::{AttackKind, AttackSpec};
+use crate::episode::{Episode, LifeState};
+use crate::grid::{self, Cell, Passage, PathField, SQUARE_FT};
+use crate::los::{self, CoverMode};
+
+/// A validated action, ready to execute (all choices made, no dice rolled yet).
+#[derive(Debug, Clone)]
+pub(crate) enum Plan {
+    Attack {
+        target: CombatantId,
+        weapon: usize,
+    },
+    FullAttack {
+        target: CombatantId,
+        weapon: usize,
+    },
+    Charge {
+        target: CombatantId,
+        weapon: usize,
+        path: Vec<Cell>,
+    },
+    Move {
+        path: Vec<Cell>,
+    },
+    Step {
+        to: Cell,
+    },
+    Withdraw {
+        path: Vec<Cell>,
+    },
+}
+
+/// Physical damage types (subject to DR; multiplied on a critical hit).
+pub(crate) const PHYSICAL: [&str; 3] = ["bludgeoning", "piercing", "slashing"];
+
+fn is_physical_component(types: &[String]) -> bool {
+    types.is_empty() || types.iter().any(|t| PHYSICAL.contains(&t.as_str()))
+}
+
+// ----- basic look-ups ------------------------------------------------------------------------
+
+pub(crate) fn idx(c: CombatantId) -> usize {
+    c.0 as usize
+}
+
+impl Episode {
+    pub(crate) fn n(&self) -> usize {
+        self.st.len()
+    }
+    pub(crate) fn ids(&self) -> impl Iterator<Item = CombatantId> {
+        (0..self.st.len() as u16).map(CombatantId)
+    }
+    pub(crate) fn spec(&self, c: CombatantId) -> &crate::data::CombatantSpec {
+        &self.enc.combatants[idx(c)].spec
+    }
+    pub(crate) fn side_of(&self, c: CombatantId) -> &str {
+        &self.enc.combatants[idx(c)].side
+    }
+    pub(crate) fn enemies(&self, a: CombatantId, b: CombatantId) -> bool {
+        self.side_of(a) != self.side_of(b)
+    }
+    pub(crate) fn conscious(&self, c: CombatantId) -> bool {
+        self.st[idx(c)].life.is_conscious()
+    }
+    pub(crate) fn fp_side(&self, c: CombatantId) -> i32 {
+        self.spec(c).size.footprint_side()
+    }
+    pub(crate) fn natural_reach_ft(&self, c: CombatantId) -> i32 {
+        self.spec(c).size.natural_reach_ft()
+    }
+    pub(crate) fn cells_of(&self, c: CombatantId) -> Vec<Cell> {
+        grid::footprint(self.st[idx(c)].pos, self.fp_side(c))
+    }
+    /// Movement budget in feet (best of land and fly speed; half when disabled).
+    pub(crate) fn speed_ft(&self, c: CombatantId) -> i32 {
+        let s = self.spec(c);
+        let best = s.speed_land_ft.max(s.speed_fly_ft.unwrap_or(0));
+        if self.st[idx(c)].life == LifeState::Disabled {
+            (best / 2) / SQUARE_FT * SQUARE_FT
+        } else {
+            best
+        }
+    }
+    /// Attacks of opportunity per round: 1, or 1 + Dex modifier with Combat Reflexes
+    /// (CRB — Feats: Combat Reflexes).
+    pub(crate) fn aoo_allowance(&self, c: CombatantId) -> u32 {
+        let s = self.spec(c);
+        if s.feats
+            .iter()
+            .any(|f| f.eq_ignore_ascii_case("Combat Reflexes"))
+        {
+            (1 + s.abilities.dex_mod()).max(1) as u32
+        } else {
+            1
+        }
+    }
+    pub(crate) fn aoo_remaining(&self, c: CombatantId) -> u32 {
+        self.aoo_allowance(c)
+            .saturating_sub(self.st[idx(c)].aoo_used)
+    }
+    /// Whether the creature is denied its Dexterity bonus to AC (flat-footed).
+    pub(crate) fn denied_dex(&self, c: CombatantId) -> bool {
+        self.st[idx(c)].flat_footed
+    }
+    /// Squares a creature other than `mover` stands in, classified for `mover`'s movement:
+    /// conscious enemies block; allies and helpless (unconscious) enemies may be passed
+    /// through but not stopped on; the dead do not occupy (CRB — Combat: Moving Through a
+    /// Square).
+    pub(crate) fn passage_fn(&self, mover: CombatantId) -> impl Fn(Cell) -> Passage + '_ {
+        let mut occ: Vec<(Cell, Passage)> = Vec::new();
+        for o in self.ids() {
+            if o == mover || self.st[idx(o)].life == LifeState::Dead {
+                continue;
+            }
+            let p = if self.enemies(mover, o) && self.conscious(o) {
+                Passage::Blocked
+            } else {
+                Passage::PassThrough
+            };
+            for c in self.cells_of(o) {
+                occ.push((c, p));
+            }
+        }
+        move |cell: Cell| {
+            let mut best = Passage::Free;
+            for (c, p) in &occ {
+                if *c == cell {
+                    if *p == Passage::Blocked {
+                        return Passage::Blocked;
+                    }
+                    best = *p;
+                }
+            }
+            best
+        }
+    }
+    /// Dijkstra field of the mover from its position, up to `max_squares`.
+    pub(crate) fn move_field(&self, mover: CombatantId, max_squares: Option<u32>) -> PathField {
+        let pass = self.passage_fn(mover);
+        self.enc.grid.dijkstra(
+            self.st[idx(mover)].pos,
+            self.fp_side(mover),
+            max_squares,
+            &pass,
+        )
+    }
+}
+
+// ----- reach, range, threat --------------------------------------------------------------
+
+/// Whether a melee attack with `reach` covers a square at offset `(dr, dc)` (absolute deltas).
+/// Reach is a disc of `max_ft` by 5-10-5 counting, except that 10-ft reach also covers the
+/// second diagonal (CRB — Combat: Big and Little Creatures, "reach of 10 feet … threatens the
+/// second diagonal"); a reach weapon excludes squares at or within the natural reach (ring).
+fn reach_covers(dr: i32, dc: i32, min_excl_ft: Option<i32>, max_ft: i32) -> bool {
+    let d_ft = grid::distance_squares(Cell::new(0, 0), Cell::new(dr, dc)) * SQUARE_FT;
+    let within = d_ft <= max_ft || (max_ft == 10 && dr == 2 && dc == 2);
+    let beyond_dead = match min_excl_ft {
+        Some(m) => d_ft > m && !(m == 10 && dr == 2 && dc == 2),
+        None => true,
+    };
+    within && beyond_dead
+}
+
+/// Melee reach of an attack: `(dead zone, max)` in feet.
+pub(crate) fn melee_reach(ep: &Episode, c: CombatantId, w: &AttackSpec) -> (Option<i32>, i32) {
+    let nat = ep.natural_reach_ft(c);
+    if w.reach_weapon {
+        (Some(nat), w.reach_ft.unwrap_or(2 * nat).max(nat))
+    } else {
+        (None, w.reach_ft.unwrap_or(nat))
+    }
+}
+
+fn footprints_in_reach(
+    a: Cell,
+    a_side: i32,
+    t: Cell,
+    t_side: i32,
+    reach: (Option<i32>, i32),
+) -> bool {
+    for ca in grid::footprint(a, a_side) {
+        for ct in grid::footprint(t, t_side) {
+            let dr = (ca.row - ct.row).abs();
+            let dc = (ca.col - ct.col).abs();
+            if reach_covers(dr, dc, reach.0, reach.1) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// Distance in feet between two combatants' footprints (attacker at `from`).
+pub(crate) fn distance_ft_from(ep: &Episode, a: CombatantId, from: Cell, t: CombatantId) -> i32 {
+    grid::footprint_distance_squares(from, ep.fp_side(a), ep.st[idx(t)].pos, ep.fp_side(t))
+        * SQUARE_FT
+}
+
+/// Maximum range in feet of a ranged attack: 10 increments, 5 for thrown weapons and ranged
+/// touch attacks (CRB — Combat: Range Penalty; Magic: ranged touch).
+pub(crate) fn max_range_ft(w: &AttackSpec) -> i32 {
+    let inc = w.range_increment_ft.unwrap_or(0);
+    let n = if w.thrown || w.kind == AttackKind::Touch {
+        5
+    } else {
+        10
+    };
+    inc * n
+}
+
+/// Range penalty: −2 per full range increment beyond the first (CRB — Combat: Range Penalty).
+pub(crate) fn range_penalty(w: &AttackSpec, d_ft: i32) -> i32 {
+    match w.range_increment_ft {
+        Some(inc) if w.is_ranged() && inc > 0 && d_ft > inc => {
+            let increments = (d_ft + inc - 1) / inc; // 1-based increment the target is in
+            -2 * (increments - 1)
+        }
+        _ => 0,
+    }
+}
+
+/// Whether weapon `w` of `a`, standing at `from`, can attack `t` now. Errors are reason codes:
+/// `out_of_range`, `no_line_of_effect`.
+pub(crate) fn can_weapon_attack(
+    ep: &Episode,
+    a: CombatantId,
+    from: Cell,
+    w: usize,
+    t: CombatantId,
+) -> Result<(), &'static str> {
+    let spec = ep.spec(a);
+    let Some(weapon) = spec.attacks.get(w) else {
+        return Err(reasons::WEAPON_UNAVAILABLE);
+    };
+    let tpos = ep.st[idx(t)].pos;
+    if weapon.is_ranged() {
+        let d = distance_ft_from(ep, a, from, t);
+        if d > max_range_ft(weapon) {
+            return Err(reasons::OUT_OF_RANGE);
+        }
+    } else {
+        let reach = melee_reach(ep, a, weapon);
+        if !footprints_in_reach(from, ep.fp_side(a), tpos, ep.fp_side(t), reach) {
+            return Err(reasons::OUT_OF_RANGE);
+        }
+    }
+    if !los::has_line_of_effect(&ep.enc.grid, from, ep.fp_side(a), tpos, ep.fp_side(t)) {
+        return Err(reasons::NO_LINE_OF_EFFECT);
+    }
+    Ok(())
+}
+
+/// The seed's `weapon_for`: the first weapon (list order) that can attack the target from
+/// `from`; else the reason (`no_weapon`, `no_line_of_effect`, `out_of_range`).
+pub(crate) fn weapon_for(
+    ep: &Episode,
+    a: CombatantId,
+    from: Cell,
+    t: CombatantId,
+) -> Result<usize, &'static str> {
+    let n = ep.spec(a).attacks.len();
+    if n == 0 {
+        return Err(reasons::NO_WEAPON);
+    }
+    let mut saw_los = false;
+    for w in 0..n {
+        match can_weapon_attack(ep, a, from, w, t) {
+            Ok(()) => return Ok(w),
+            Err(r) if r == reasons::NO_LINE_OF_EFFECT => saw_los = true,
+            Err(_) => {}
+        }
+    }
+    Err(if saw_los {
+        reasons::NO_LINE_OF_EFFECT
+    } else {
+        reasons::OUT_OF_RANGE
+    })
+}
+
+/// The first melee weapon of `x` that reaches `target` standing at `tpos` (with line of
+/// effect), from `x`'s current position.
+pub(crate) fn threatening_weapon(
+    ep: &Episode,
+    x: CombatantId,
+    target: CombatantId,
+    tpos: Cell,
+) -> Option<usize> {
+    let xpos = ep.st[idx(x)].pos;
+    let spec = ep.spec(x);
+    for (w, weapon) in spec.attacks.iter().enumerate() {
+        if weapon.is_ranged() {
+            continue;
+        }
+        let reach = melee_reach(ep, x, weapon);
+        if footprints_in_reach(xpos, ep.fp_side(x), tpos, ep.fp_side(target), reach)
+            && los::has_line_of_effect(&ep.enc.grid, xpos, ep.fp_side(x), tpos, ep.fp_side(target))
+        {
+            return Some(w);
+        }
+    }
+    None
+}
+
+/// Whether `x` threatens `target` as if it stood at `tpos` (conscious, melee weapon in reach —
+/// CRB — Combat: Threatened Squares). Flat-footed creatures still threaten.
+pub(crate) fn threatens(ep: &Episode, x: CombatantId, target: CombatantId, tpos: Cell) -> bool {
+    ep.conscious(x) && threatening_weapon(ep, x, target, tpos).is_some()
+}
+
+/// Whether squares `cell` is threatened by `x` for a 1×1 creature (observation grid).
+pub(crate) fn threatens_cell(ep: &Episode, x: CombatantId, cell: Cell) -> bool {
+    if !ep.conscious(x) {
+        return false;
+    }
+    let xpos = ep.st[idx(x)].pos;
+    ep.spec(x).attacks.iter().any(|w| {
+        !w.is_ranged()
+            && footprints_in_reach(xpos, ep.fp_side(x), cell, 1, melee_reach(ep, x, w))
+            && los::has_line_of_effect(&ep.enc.grid, xpos, ep.fp_side(x), cell, 1)
+    })
+}
+
+/// Flanking (CRB — Combat Modifiers: Flanking): an ally of the attacker that threatens the
+/// target, such that the line between the centres of a square of the attacker and a square of
+/// the ally passes through opposite borders (corners included) of the target's space.
+pub(crate) fn flanking(ep: &Episode, a: CombatantId, from: Cell, t: CombatantId) -> bool {
+    let tpos = ep.st[idx(t)].pos;
+    let ts = ep.fp_side(t);
+    // Target box in doubled coordinates (square (r,c) spans [2r, 2r+2]).
+    let (top, left, bottom, right) = (
+        2 * tpos.row,
+        2 * tpos.col,
+        2 * (tpos.row + ts),
+        2 * (tpos.col + ts),
+    );
+    for ally in ep.ids() {
+        if ally == a || ally == t || ep.enemies(a, ally) || !ep.conscious(ally) {
+            continue;
+        }
+        if !threatens(ep, ally, t, tpos) {
+            continue;
+        }
+        for ca in grid::footprint(from, ep.fp_side(a)) {
+            for cb in grid::footprint(ep.st[idx(ally)].pos, ep.fp_side(ally)) {
+                let p = (2 * ca.row + 1, 2 * ca.col + 1);
+                let q = (2 * cb.row + 1, 2 * cb.col + 1);
+                let hits_h = |y: i32| segment_hits_hline(p, q, y, left, right);
+                let hits_v = |x: i32| segment_hits_vline(p, q, x, top, bottom);
+                if (hits_h(top) && hits_h(bottom)) || (hits_v(left) && hits_v(right)) {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
+/// Whether segment p→q (points as (row, col)) meets the horizontal segment row = y,
+/// col ∈ [x0, x1] (closed).
+fn segment_hits_hline(p: (i32, i32), q: (i32, i32), y: i32, x0: i32, x1: i32) -> bool {
+    let (pr, pc) = (p.0 as i64, p.1 as i64);
+    let (qr, qc) = (q.0 as i64, q.1 as i64);
+    let y = y as i64;
+    if (pr - y) * (qr - y) > 0 || pr == qr {
+        return pr == qr && pr == y && pc.min(qc) <= x1 as i64 && pc.max(qc) >= x0 as i64;
+    }
+    // col at row y: pc + (qc-pc)*(y-pr)/(qr-pr); compare scaled to avoid division.
+    let den = qr - pr;
+    let num = pc * den + (qc - pc) * (y - pr);
+    let (lo, hi) = (x0 as i64 * den, x1 as i64 * den);
+    if den > 0 {
+        num >= lo && num <= hi
+    } else {
+        num <= lo && num >= hi
+    }
+}
+
+fn segment_hits_vline(p: (i32, i32), q: (i32, i32), x: i32, y0: i32, y1: i32) -> bool {
+    segment_hits_hline((p.1, p.0), (q.1, q.0), x, y0, y1)
+}
+
+/// Terrain cover bonus plus soft cover (+4 vs ranged from creatures in between).
+pub(crate) fn cover_bonus(
+    ep: &Episode,
+    a: CombatantId,
+    from: Cell,
+    t: CombatantId,
+    ranged: bool,
+) -> i32 {
+    let tpos = ep.st[idx(t)].pos;
+    let adjacent = grid::footprint_distance_squares(from, ep.fp_side(a), tpos, ep.fp_side(t)) <= 1;
+    let mode = if !ranged && adjacent {
+        CoverMode::MeleeAdjacent
+    } else {
+        CoverMode::Ranged
+    };
+    let terrain =
+        los::terrain_cover_bonus(&ep.enc.grid, from, ep.fp_side(a), tpos, ep.fp_side(t), mode)
+            as i32;
+    let soft = if ranged {
+        let mut occ: Vec<Cell> = Vec::new();
+        for o in ep.ids() {
+            if o != a && o != t && ep.conscious(o) {
+                occ.extend(ep.cells_of(o));
+            }
+        }
+        if los::soft_cover(
+            &ep.enc.grid,
+            from,
+            ep.fp_side(a),
+            tpos,
+            ep.fp_side(t),
+            &|c| occ.contains(&c),
+        ) {
+            4
+        } else {
+            0
+        }
+    } else {
+        0
+    };
+    terrain.max(soft)
+}
+
+/// Shooting into melee (CRB — Combat: Shooting or Throwing into a Melee): −4 when the target is
+/// engaged in melee with a friend of the attacker (either threatens the other), unless the
+/// target is at least 10 ft from the nearest such friend.
+pub(crate) fn into_melee_penalty(ep: &Episode, a: CombatantId, t: CombatantId) -> i32 {
+    let tpos = ep.st[idx(t)].pos;
+    for f in ep.ids() {
+        if f == a || ep.enemies(a, f) || !ep.conscious(f) {
+            continue;
+        }
+        let d =
+            grid::footprint_distance_squares(ep.st[idx(f)].pos, ep.fp_side(f), tpos, ep.fp_side(t))
+                * SQUARE_FT;
+        if d >= 10 {
+            continue;
+        }
+        let fpos = ep.st[idx(f)].pos;
+        if threatens(ep, f, t, tpos) || threatens(ep, t, f, fpos) {
+            return -4;
+        }
+    }
+    0
+}
+
+// ----- validation ----------------------------------------------------------------------------
+
+fn target_of(ep: &Episode, a: CombatantId, act: &Action) -> Result<CombatantId, &'static str> {
+    let Some(t) = act.target else {
+        return Err(reasons::MISSING_TARGET);
+    };
+    if idx(t) >= ep.n() || t == a || !ep.enemies(a, t) || !ep.conscious(t) {
+        return Err(reasons::INVALID_TARGET);
+    }
+    Ok(t)
+}
+
+fn weapon_choice(
+    ep: &Episode,
+    a: CombatantId,
+    act: &Action,
+    t: CombatantId,
+) -> Result<usize, &'static str> {
+    let from = ep.st[idx(a)].pos;
+    match act.weapon {
+        Some(w) => {
+            if w >= ep.spec(a).attacks.len() {
+                return Err(reasons::WEAPON_UNAVAILABLE);
+            }
+            can_weapon_attack(ep, a, from, w, t).map_err(|_| reasons::WEAPON_UNAVAILABLE)?;
+            Ok(w)
+        }
+        None => weapon_for(ep, a, from, t),
+    }
+}
+
+/// Movement budget in squares for a kind.
+fn budget_squares(ep: &Episode, a: CombatantId, mult: i32) -> u32 {
+    (ep.speed_ft(a) * mult / SQUARE_FT).max(0) as u32
+}
+
+/// Cheapest path to a square from which weapon filter `ok_weapon` can attack `t`, truncated
+/// to `budget` squares (last stoppable square on the path). `None` when no progress is possible.
+pub(crate) fn path_toward(
+    ep: &Episode,
+    a: CombatantId,
+    t: CombatantId,
+    weapon: Option<usize>,
+    budget: u32,
+) -> Option<Vec<Cell>> {
+    let field = ep.move_field(a, None);
+    let start = ep.st[idx(a)].pos;
+    let n_w = ep.spec(a).attacks.len();
+    let weapons: Vec<usize> = match weapon {
+        Some(w) => vec![w],
+        None => (0..n_w).collect(),
+    };
+    let mut best: Option<(u32, Cell)> = None;
+    for (cell, cost) in field.stoppable() {
+        if best.is_some_and(|(bc, _)| cost >= bc) {
+            continue;
+        }
+        if weapons
+            .iter()
+            .any(|&w| can_weapon_attack(ep, a, cell, w, t).is_ok())
+        {
+            best = Some((cost, cell));
+        }
+    }
+    let (_, goal) = best?;
+    if goal == start {
+        return None;
+    }
+    let full = field.path_to(goal)?;
+    // Truncate to the budget: walk the path, keep the last stoppable square within budget.
+    let mut keep = 0;
+    for (i, c) in full.iter().enumerate() {
+        match field.cost(*c) {
+            Some(cost) if cost <= budget => {
+                if field.can_stop(*c) {
+                    keep = i + 1;
+                }
+            }
+            _ => break,
+        }
+    }
+    if keep == 0 {
+        return None;
+    }
+    Some(full[..keep].to_vec())
+}
+
+/// Charge (CRB — Combat: Charge): the closest square from which the charger can attack the
+/// target in melee, reached by a straight, clear line of at least 10 ft and at most twice its
+/// speed; no difficult terrain, no creature, no corner cutting.
+pub(crate) fn charge_path(
+    ep: &Episode,
+    a: CombatantId,
+    t: CombatantId,
+    weapon: Option<usize>,
+) -> Result<(usize, Vec<Cell>), &'static str> {
+    let spec = ep.spec(a);
+    let w = match weapon {
+        Some(w) => {
+            if spec.attacks.get(w).is_none_or(|x| x.is_ranged()) {
+                return Err(reasons::WEAPON_UNAVAILABLE);
+            }
+            w
+        }
+        None => spec
+            .attacks
+            .iter()
+            .position(|x| !x.is_ranged())
+            .ok_or(reasons::NO_WEAPON)?,
+    };
+    let start = ep.st[idx(a)].pos;
+    let side = ep.fp_side(a);
+    let grid = &ep.enc.grid;
+    let reach = melee_reach(ep, a, &spec.attacks[w]);
+    let tpos = ep.st[idx(t)].pos;
+    let ts = ep.fp_side(t);
+    // Squares occupied by any other living creature block a charge.
+    let mut occupied: Vec<Cell> = Vec::new();
+    for o in ep.ids() {
+        if o != a && ep.st[idx(o)].life != LifeState::Dead {
+            occupied.extend(ep.cells_of(o));
+        }
+    }
+    let free_anchor = |c: Cell| {
+        grid::footprint(c, side)
+            .iter()
+            .all(|x| grid.in_bounds(*x) && grid.passable(*x) && !occupied.contains(x))
+    };
+    // Candidate attack squares, by distance then (row, col).
+    let mut cands: Vec<(i32, Cell)> = Vec::new();
+    let max_r = reach.1 / SQUARE_FT + side + ts + 1;
+    for r in (tpos.row - max_r)..=(tpos.row + max_r) {
+        for c in (tpos.col - max_r)..=(tpos.col + max_r) {
+            let cell = Cell::new(r, c);
+            if !footprints_in_reach(cell, side, tpos, ts, reach) {
+                continue;
+            }
+            if !los::has_line_of_effect(grid, cell, side, tpos, ts) {
+                continue;
+            }
+            cands.push((grid::distance_squares(start, cell), cell));
+        }
+    }
+    if cands.iter().any(|(_, c)| *c == start) {
+        // Already able to attack from here: a charge needs movement.
+        return Err(reasons::NO_CHARGE_PATH);
+    }
+    cands.sort();
+    let Some(&(closest, _)) = cands.first() else {
+        return Err(reasons::NO_CHARGE_PATH);
+    };
+    if closest < 2 {
+        return Err(reasons::NO_CHARGE_PATH); // less than 10 ft
+    }
+    let max_sq = budget_squares(ep, a, 2);
+    let mut out_of_range = false;
+    for &(d, dest) in cands.iter().take_while(|(d, _)| *d == closest) {
+        let _ = d;
+        if !free_anchor(dest) {
+            continue;
+        }
+        let line = los::straight_line(start, dest);
+        let mut prev = start;
+        let mut cost = 0u32;
+        let mut odd = false;
+        let mut ok = true;
+        for &c in &line {
+            if !free_anchor(c)
+                || grid::footprint(c, side)
+                    .iter()
+                    .any(|x| grid.is_difficult(*x))
+            {
+                ok = false;
+                break;
+            }
+            match grid.step_cost(prev, c, odd) {
+                Some((k, o)) => {
+                    cost += k;
+                    odd = o;
+                }
+                None => {
+                    ok = false;
+                    break;
+                }
+            }
+            prev = c;
+        }
+        if !ok {
+            continue;
+        }
+        if cost > max_sq {
+            out_of_range = true;
+            continue;
+        }
+        return Ok((w, line));
+    }
+    Err(if out_of_range {
+        reasons::OUT_OF_RANGE
+    } else {
+        reasons::NO_CHARGE_PATH
+    })
+}
+
+/// Validate an action for `a` now; never rolls dice nor changes state.
+pub(crate) fn plan_action(
+    ep: &Episode,
+    a: CombatantId,
+    act: &Action,
+) -> Result<Plan, &'static str> {
+    let moved = ep.turn.moved;
+    match act.kind {
+        ActionKind::EndTurn => unreachable!("handled by the caller"),
+        ActionKind::Attack | ActionKind::FullAttack => {
+            let t = target_of(ep, a, act)?;
+            let w = weapon_choice(ep, a, act, t)?;
+            Ok(if act.kind == ActionKind::Attack {
+                Plan::Attack {
+                    target: t,
+                    weapon: w,
+                }
+            } else {
+                Plan::FullAttack {
+                    target: t,
+                    weapon: w,
+                }
+            })
+        }
+        ActionKind::Charge => {
+            if moved {
+                return Err(reasons::ALREADY_MOVED);
+            }
+            let t = target_of(ep, a, act)?;
+            let (w, path) = charge_path(ep, a, t, act.weapon)?;
+            Ok(Plan::Charge {
+                target: t,
+                weapon: w,
+                path,
+            })
+        }
+        ActionKind::Move => {
+            if ep.turn.stepped {
+                return Err(reasons::ALREADY_MOVED);
+            }
+            let budget = budget_squares(ep, a, 1);
+            match (act.destination, act.target) {
+                (Some(dest), _) => {
+                    let field = ep.move_field(a, Some(budget));
+                    if dest == ep.st[idx(a)].pos || !field.can_stop(dest) {
+                        return Err(reasons::UNREACHABLE_DESTINATION);
+                    }
+                    let path = field
+                        .path_to(dest)
+                        .ok_or(reasons::UNREACHABLE_DESTINATION)?;
+                    Ok(Plan::Move { path })
+                }
+                (None, Some(_)) => {
+                    let t = target_of(ep, a, act)?;
+                    if let Some(w) = act.weapon {
+                        if w >= ep.spec(a).attacks.len() {
+                            return Err(reasons::WEAPON_UNAVAILABLE);
+                        }
+                    }
+                    let path = path_toward(ep, a, t, act.weapon, budget)
+                        .ok_or(reasons::UNREACHABLE_DESTINATION)?;
+                    Ok(Plan::Move { path })
+                }
+                (None, None) => Err(reasons::MISSING_TARGET),
+            }
+        }
+        ActionKind::FiveFootStep => {
+            if moved {
+                return Err(reasons::ALREADY_MOVED);
+            }
+            let Some(dest) = act.destination else {
+                return Err(reasons::MISSING_TARGET);
+            };
+            if budget_squares(ep, a, 1) == 0 {
+                return Err(reasons::UNREACHABLE_DESTINATION);
+            }
+            let from = ep.st[idx(a)].pos;
+            if grid::distance_squares(from, dest) != 1 {
+                return Err(reasons::UNREACHABLE_DESTINATION);
+            }
+            // A 5-foot step costs exactly one square: never into difficult terrain or uphill
+            // (CRB — Combat: Take 5-Foot Step).
+            let field = ep.move_field(a, Some(1));
+            if !field.can_stop(dest) || field.cost(dest) != Some(1) {
+                return Err(reasons::UNREACHABLE_DESTINATION);
+            }
+            Ok(Plan::Step { to: dest })
+        }
+        ActionKind::Withdraw => {
+            if moved {
+                return Err(reasons::ALREADY_MOVED);
+            }
+            let Some(dest) = act.destination else {
+                return Err(reasons::MISSING_TARGET);
+            };
+            let field = ep.move_field(a, Some(budget_squares(ep, a, 2)));
+            if dest == ep.st[idx(a)].pos || !field.can_stop(dest) {
+                return Err(reasons::UNREACHABLE_DESTINATION);
+            }
+            let path = field
+                .path_to(dest)
+                .ok_or(reasons::UNREACHABLE_DESTINATION)?;
+            Ok(Plan::Withdraw { path })
+        }
+    }
+}
+
+// ----- execution -----------------------------------------------------------------------------
+
+/// Options of one attack roll.
+#[derive(Debug, Clone, Copy, Default)]
+struct AttackOpts {
+    /// Iterative (−5/−10/−15) or secondary (−5) penalty, as a negative number.
+    penalty: i32,
+    charge: bool,
+}
+
+/// Execute a validated plan.
+pub(crate) fn execute(ep: &mut Episode, a: CombatantId, plan: Plan) {
+    match plan {
+        Plan::Attack { target, weapon } => {
+            attack_swing(ep, a, target, weapon, AttackOpts::default());
+        }
+        Plan::FullAttack { target, weapon } => full_attack(ep, a, target, weapon),
+        Plan::Charge {
+            target,
+            weapon,
+            path,
+        } => {
+            ep.turn.moved = true;
+            ep.st[idx(a)].charging = true;
+            let completed = walk(ep, a, &path, "charge", false);
+            if completed && ep.conscious(a) && ep.conscious(target) {
+                attack_swing(
+                    ep,
+                    a,
+                    target,
+                    weapon,
+                    AttackOpts {
+                        charge: true,
+                        ..Default::default()
+                    },
+                );
+            }
+        }
+        Plan::Move { path } => {
+            ep.turn.moved = true;
+            walk(ep, a, &path, "move", false);
+        }
+        Plan::Withdraw { path } => {
+            ep.turn.moved = true;
+            walk(ep, a, &path, "withdraw", true);
+        }
+        Plan::Step { to } => {
+            ep.turn.moved = true;
+            ep.turn.stepped = true;
+            let from = ep.st[idx(a)].pos;
+            ep.st[idx(a)].pos = to;
+            ep.log_turn(a, format!("5foot_step {from}->{to}"));
+        }
+    }
+}
+
+/// Walk a path square by square; leaving a threatened square provokes (except the first square
+/// of a withdraw). Returns whether the whole path was walked.
+fn walk(ep: &mut Episode, a: CombatantId, path: &[Cell], what: &str, withdraw: bool) -> bool {
+    let start = ep.st[idx(a)].pos;
+    let text: Vec<String> = std::iter::once(start)
+        .chain(path.iter().copied())
+        .map(|c| c.to_string())
+        .collect();
+    ep.log_turn(a, format!("{what} {}", text.join("->")));
+    for (i, &next) in path.iter().enumerate() {
+        if !(withdraw && i == 0) {
+            provoke_leaving(ep, a);
+        }
+        if !ep.conscious(a) {
+            let here = ep.st[idx(a)].pos;
+            ep.log_turn(a, format!("{what} stopped at {here}"));
+            return false;
+        }
+        ep.st[idx(a)].pos = next;
+    }
+    true
+}
+
+/// Leaving the current square(s): every enemy threatening them may make an attack of
+/// opportunity — once per enemy per round for this mover (CRB — Combat: Attacks of
+/// Opportunity). Flat-footed creatures make none; none against a mover with cover.
+fn provoke_leaving(ep: &mut Episode, mover: CombatantId) {
+    let pos = ep.st[idx(mover)].pos;
+    for x in ep.ids().collect::<Vec<_>>() {
+        if !ep.conscious(mover) {
+            return;
+        }
+        if x == mover || !ep.enemies(x, mover) || !ep.conscious(x) || ep.denied_dex(x) {
+            continue;
+        }
+        if ep.move_aoo_provoked.contains(&(x, mover)) || ep.aoo_remaining(x) == 0 {
+            continue;
+        }
+        let Some(w) = threatening_weapon(ep, x, mover, pos) else {
+            continue;
+        };
+        let xpos = ep.st[idx(x)].pos;
+        if cover_bonus(ep, x, xpos, mover, false) > 0 {
+            continue;
+        }
+        ep.move_aoo_provoked.insert((x, mover));
+        make_aoo(ep, x, mover, w);
+    }
+}
+
+/// A ranged attack from a threatened square provokes from every threatening enemy.
+fn provoke_ranged(ep: &mut Episode, shooter: CombatantId) {
+    let pos = ep.st[idx(shooter)].pos;
+    for x in ep.ids().collect::<Vec<_>>() {
+        if !ep.conscious(shooter) {
+            return;
+        }
+        if x == shooter || !ep.enemies(x, shooter) || !ep.conscious(x) || ep.denied_dex(x) {
+            continue;
+        }
+        if ep.aoo_remaining(x) == 0 {
+            continue;
+        }
+        let Some(w) = threatening_weapon(ep, x, shooter, pos) else {
+            continue;
+        };
+        let xpos = ep.st[idx(x)].pos;
+        if cover_bonus(ep, x, xpos, shooter, false) > 0 {
+            continue;
+        }
+        make_aoo(ep, x, shooter, w);
+    }
+}
+
+fn make_aoo(ep: &mut Episode, x: CombatantId, target: CombatantId, w: usize) {
+    ep.st[idx(x)].aoo_used += 1;
+    let tid = ep.id_of(target).to_string();
+    ep.log_turn(x, format!("attack of opportunity on {tid}"));
+    attack_swing(ep, x, target, w, AttackOpts::default());
+}
+
+/// Full attack (CRB — Combat: Full Attack): a manufactured weapon attacks at −0/−5/−10/−15 for
+/// BAB +1/+6/+11/+16, `count` swings each; a natural weapon never gets iteratives — every
+/// natural attack of the creature is made `count` times, at its printed bonus (secondary −5 included — Bestiary —
+/// Universal Monster Rules: Natural Attacks). Remaining swings are lost when the target falls.
+fn full_attack(ep: &mut Episode, a: CombatantId, t: CombatantId, w: usize) {
+    let spec = ep.spec(a).clone();
+    let weapon = &spec.attacks[w];
+    let mut swings: Vec<(usize, i32)> = Vec::new();
+    if weapon.natural {
+        for (i, x) in spec.attacks.iter().enumerate() {
+            if !x.natural {
+                continue;
+            }
+            let pos = ep.st[idx(a)].pos;
+            if i != w && can_weapon_attack(ep, a, pos, i, t).is_err() {
+                continue;
+            }
+            // `attack_bonus` is the stat block's printed value: a secondary attack's −5 is
+            // already in it (Bestiary — Universal Monster Rules: Natural Attacks).
+            for _ in 0..x.count {
+                swings.push((i, 0));
+            }
+        }
+    } else {
+        let iteratives = 1 + [6, 11, 16].iter().filter(|&&b| spec.bab >= b).count() as i32;
+        for k in 0..iteratives {
+            for _ in 0..weapon.count {
+                swings.push((w, -5 * k));
+            }
+        }
+    }
+    for (wi, pen) in swings {
+        if !ep.conscious(t) || !ep.conscious(a) {
+            break;
+        }
+        attack_swing(
+            ep,
+            a,
+            t,
+            wi,
+            AttackOpts {
+                penalty: pen,
+                ..Default::default()
+            },
+        );
+    }
+}
+
+/// One attack roll with a weapon, its critical confirmation and damage.
+fn attack_swing(ep: &mut Episode, a: CombatantId, t: CombatantId, w: usize, opts: AttackOpts) {
+    let spec = ep.spec(a).clone();
+    let weapon = spec.attacks[w].clone();
+    let ranged = weapon.is_ranged();
+    if ranged {
+        provoke_ranged(ep, a);
+        if !ep.conscious(a) || !ep.conscious(t) {
+            return;
+        }
+    }
+    let from = ep.st[idx(a)].pos;
+    let d_ft = distance_ft_from(ep, a, from, t);
+    // Attack bonus and modifiers (CRB — Combat: Attack Roll; Table: Attack Roll Modifiers).
+    let mut notes: Vec<String> = Vec::new();
+    let mut bonus = weapon.attack_bonus + opts.penalty;
+    if opts.charge {
+        bonus += 2;
+        notes.push("charge +2".into());
+    }
+    if !ranged {
+        if flanking(ep, a, from, t) {
+            bonus += 2;
+            notes.push("flanking +2".into());
+        }
+        let (ea, et) = (
+            ep.enc.grid.elevation(from),
+            ep.enc.grid.elevation(ep.st[idx(t)].pos),
+        );
+        if ea > et {
+            bonus += 1;
+            notes.push("high ground +1".into());
+        }
+    } else {
+        let rp = range_penalty(&weapon, d_ft);
+        if rp != 0 {
+            bonus += rp;
+            notes.push(format!("range {rp}"));
+        }
+        let im = into_melee_penalty(ep, a, t);
+        if im != 0 {
+            bonus += im;
+            notes.push("into melee -4".into());
+        }
+    }
+    // Target AC (CRB — Combat: Armor Class, Touch Attacks, Flat-Footed).
+    let tspec = ep.spec(t).clone();
+    let touch = weapon.kind == AttackKind::Touch
+        || (weapon.firearm && weapon.range_increment_ft.is_some_and(|inc| d_ft <= inc));
+    let denied = ep.denied_dex(t);
+    let mut ac = match (touch, denied) {
+        (false, false) => tspec.ac.total,
+        (false, true) => tspec.ac.flat_footed,
+        (true, false) => tspec.ac.touch,
+        (true, true) => tspec.ac.touch - (tspec.ac.total - tspec.ac.flat_footed).max(0),
+    };
+    if ep.st[idx(t)].charging {
+        ac -= 2;
+        notes.push("target charging AC -2".into());
+    }
+    let cover = cover_bonus(ep, a, from, t, ranged);
+    if cover > 0 {
+        ac += cover;
+        notes.push(format!("cover +{cover}"));
+    }
+    let d = ep.roll(20) as i32;
+    let total = d + bonus;
+    ep.attrition[idx(a)].attacks += 1;
+    let hit = d != 1 && (d == 20 || total >= ac);
+    let tid = ep.id_of(t).to_string();
+    let ac_label = if touch { "touch AC" } else { "AC" };
+    let note = if notes.is_empty() {
+        String::new()
+    } else {
+        format!(" [{}]", notes.join(", "))
+    };
+    let head = format!(
+        "{} vs {tid} d20={d}{bonus:+}={total} {ac_label} {ac}{note}",
+        weapon.name
+    );
+    if !hit {
+        ep.log_turn(a, format!("{head} -> MISS"));
+        return;
+    }
+    // Critical threat and confirmation: the confirmation is an attack roll with the same
+    // bonus against the same AC; natural 20 confirms, natural 1 fails (CRB — Combat: Critical
+    // Hits).
+    let mut mult = 1;
+    let mut crit_note = String::new();
+    if d >= weapon.crit_range {
+        let c = ep.roll(20) as i32;
+        let ct = c + bonus;
+        let confirmed = c != 1 && (c == 20 || ct >= ac);
+        if confirmed {
+            mult = weapon.crit_mult;
+            crit_note = format!(" CRIT x{mult} (confirm d20={c}{bonus:+}={ct})");
+        } else {
+            crit_note = format!(" (threat not confirmed d20={c}{bonus:+}={ct})");
+        }
+    }
+    let dmg = roll_damage(ep, &weapon, mult, t);
+    ep.attrition[idx(a)].hits += 1;
+    if mult > 1 {
+        ep.attrition[idx(a)].crits += 1;
+    }
+    let before = ep.st[idx(t)].hp;
+    let verdict = if mult > 1 { "CRIT" } else { "HIT" };
+    let head = format!("{head} -> {verdict}{crit_note}");
+
+    ep.st[idx(t)].hp -= dmg.total;
+    ep.attrition[idx(a)].damage_dealt += dmg.total as i64;
+    ep.attrition[idx(t)].damage_taken += dmg.total as i64;
+    let after = ep.st[idx(t)].hp;
+    ep.log_turn(
+        a,
+        format!(
+            "{head} {} damage{} ({tid} hp {before}->{after})",
+            dmg.total, dmg.note
+        ),
+    );
+    if dmg.total > 0 {
+        ep.update_life(t);
+    }
+}
+
+struct DamageRoll {
+    total: i32,
+    note: String,
+}
+
+/// Roll damage of a hit (CRB — Combat: Damage; Critical Hits; Glossary: Damage Reduction,
+/// Energy Resistance, Immunity):
+/// - a confirmed critical rolls the weapon damage (dice and flat bonus) `mult` times and adds
+///   them; precision and energy components are rolled once;
+/// - DR applies once to the physical part of the hit, after multiplication, unless the attack
+///   has every bypass component; energy resistance/immunity applies per component;
+/// - the total never goes below 0.
+fn roll_damage(ep: &mut Episode, w: &AttackSpec, mult: i32, t: CombatantId) -> DamageRoll {
+    let tspec = ep.spec(t).clone();
+    let mut physical = 0i32;
+    let mut energy_total = 0i32;
+    let mut notes: Vec<String> = Vec::new();
+    for (i, comp) in w.damage.iter().enumerate() {
+        let expr: crate::dice::DiceExpr = comp
+            .formula
+            .parse()
+            .expect("validated when the combatant was loaded");
+        let phys = is_physical_component(&comp.types) && !comp.precision;
+        let times = if phys { mult } else { 1 };
+        let mut sum = 0;
+        for _ in 0..times {
+            sum += expr.roll(&mut ep.dice).total;
+            if i == 0 {
+                sum += w.damage_bonus;
+            }
+        }
+        let sum = sum.max(0);
+        if is_physical_component(&comp.types) {
+            physical += sum;
+        } else {
+            // Energy: immunity, then resistance, per damage type of the component.
+            let mut v = sum;
+            if comp.types.iter().any(|ty| tspec.immunities.contains(ty)) {
+                notes.push(format!("immune {}", comp.types.join("/")));
+                v = 0;
+            } else if let Some(r) = comp
+                .types
+                .iter()
+                .filter_map(|ty| tspec.resistances.get(ty))
+                .max()
+            {
+                let cut = (*r).min(v);
+                if cut > 0 {
+                    notes.push(format!("resist {} -{cut}", comp.types.join("/")));
+                }
+                v -= cut;
+            }
+            energy_total += v;
+        }
+    }
+    // Immunity to a physical type (rare) removes it too.
+    if physical > 0 {
+        let phys_types: Vec<&String> = w
+            .damage
+            .iter()
+            .flat_map(|c| c.types.iter())
+            .filter(|ty| PHYSICAL.contains(&ty.as_str()))
+            .collect();
+        if !phys_types.is_empty() && phys_types.iter().all(|ty| tspec.immunities.contains(ty)) {
+            notes.push("immune".into());
+            physical = 0;
+        }
+    }
+    if let Some(dr) = &tspec.dr {
+        if physical > 0 && !bypasses_dr(w, &dr.bypass) {
+            let cut = dr.amount.min(physical);
+            let label = if dr.bypass.is_empty() {
+                "—".to_string()
+            } else {
+                dr.bypass.join(" and ")
+            };
+            notes.push(format!("DR {}/{label} -{cut}", dr.amount));
+            physical -= cut;
+        }
+    }
+    let total = (physical + energy_total).max(0);
+    DamageRoll {
+        total,
+        note: if notes.is_empty() {
+            String::new()
+        } else {
+            format!(" [{}]", notes.join(", "))
+        },
+    }
+}
+
+/// An attack bypasses DR when it has every bypass component: its physical damage types plus
+/// its declared `dr_bypass` materials/alignments. DR X/— is never bypassed.
+fn bypasses_dr(w: &AttackSpec, bypass: &[String]) -> bool {
+    if bypass.is_empty() {
+        return false;
+    }
+    bypass.iter().all(|b| {
+        let b = b.to_lowercase();
+        w.dr_bypass.iter().any(|x| x.to_lowercase() == b)
+            || w.damage
+                .iter()
+                .any(|c| c.types.iter().any(|t| t.to_lowercase() == b))
+    })
+}

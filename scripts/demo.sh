@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The main job on the bundled default scenario (data/scenarios/sample_arena.yaml):
+#   1. builds the server and the CLI (release),
+#   2. starts pf1e-env-server on a free loopback port,
+#   3. a Python agent (clients/python/examples/random_agent.py) plays episodes as the goblins
+#      against default-policy orcs through gRPC,
+#   4. prints the Monte Carlo balance report of 3 goblins vs 2 orcs (1000 runs, seed 1).
+# Installs what it needs (Rust crates via cargo, Python packages into .venv).
+# Usage: bash scripts/demo.sh [EPISODES]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+episodes=${1:-20}
+
+cargo build --release --locked --bin pf1e-env-server --bin pf1e-sim
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet --upgrade pip
+.venv/bin/python -m pip install --quiet -e clients/python
+
+log=$(mktemp)
+./target/release/pf1e-env-server --addr 127.0.0.1:0 --data-dir "$root/data" 2>"$log" &
+server=$!
+trap 'kill $server 2>/dev/null || true; rm -f "$log"' EXIT
+addr=""
+for _ in $(seq 1 100); do
+  addr=$(grep -o 'listening on [0-9.:]*' "$log" | head -n1 | awk '{print $3}') || true
+  [ -n "$addr" ] && break
+  sleep 0.1
+done
+if [ -z "$addr" ]; then
+  echo "server did not start:" >&2
+  cat "$log" >&2
+  exit 1
+fi
+echo "== pf1e-env-server listening on $addr =="
+echo "== Python agent: $episodes episodes as the goblins (random legal actions) =="
+.venv/bin/python clients/python/examples/random_agent.py --address "$addr" --episodes "$episodes" --seed 1
+echo
+echo "== Monte Carlo report: 3 goblins vs 2 orcs, 1000 runs, seed 1 =="
+./target/release/pf1e-sim \
+  --map data/maps/sample_arena.yaml \
+  --side players data/monsters/goblin.json data/monsters/goblin.json data/monsters/goblin.json \
+  --side monsters data/monsters/orc.json data/monsters/orc.json \
+  --runs 1000 --seed 1
