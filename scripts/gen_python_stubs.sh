@@ -21,7 +21,7 @@ else
 fi
 
 if ! "$py" -c 'import grpc_tools' 2>/dev/null; then
-  echo "gen_python_stubs.sh: $py has no grpcio-tools; install clients/python[dev]" >&2
+  echo "gen_python_stubs.sh: $py has no grpcio-tools; install clients/python[test]" >&2
   exit 1
 fi
 

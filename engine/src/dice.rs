@@ -382,12 +382,34 @@ pub enum DiceSource {
     Seeded(rand_chacha::ChaCha8Rng),
     /// Scripted faces (tests).
     Scripted(ScriptedDice),
+    /// Seeded, and every face rolled is recorded (to turn a seeded combat into a scripted
+    /// golden test: record once, then replay the faces with [`DiceSource::Scripted`]).
+    Recording {
+        rng: rand_chacha::ChaCha8Rng,
+        faces: Vec<u32>,
+    },
 }
 
 impl DiceSource {
     /// `ChaCha8Rng::seed_from_u64(seed)`.
     pub fn seeded(seed: u64) -> Self {
         DiceSource::Seeded(rand_chacha::ChaCha8Rng::seed_from_u64(seed))
+    }
+
+    /// A recording seeded source (see [`DiceSource::Recording`]).
+    pub fn recording(seed: u64) -> Self {
+        DiceSource::Recording {
+            rng: rand_chacha::ChaCha8Rng::seed_from_u64(seed),
+            faces: Vec::new(),
+        }
+    }
+
+    /// The faces recorded so far (empty unless recording).
+    pub fn recorded(&self) -> &[u32] {
+        match self {
+            DiceSource::Recording { faces, .. } => faces,
+            _ => &[],
+        }
     }
 
     /// A scripted source returning `faces` in order (see [`ScriptedDice`]).
@@ -403,6 +425,11 @@ impl Dice for DiceSource {
         match self {
             DiceSource::Seeded(rng) => rng.gen_range(1..=sides.max(1)),
             DiceSource::Scripted(s) => s.roll(sides),
+            DiceSource::Recording { rng, faces } => {
+                let f = rng.gen_range(1..=sides.max(1));
+                faces.push(f);
+                f
+            }
         }
     }
 }

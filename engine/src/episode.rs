@@ -583,7 +583,7 @@ impl Episode {
             let id = self.id_of(c).to_string();
             let what = match new {
                 LifeState::Healthy => None,
-                LifeState::Disabled => Some("is disabled (0 hp)"),
+                LifeState::Disabled => Some("is disabled"),
                 LifeState::Dying => Some("is dying"),
                 LifeState::Stable => None,
                 LifeState::Dead if no_con => Some("is destroyed"),

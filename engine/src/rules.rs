@@ -584,7 +584,7 @@ pub(crate) fn charge_path(
             .all(|x| grid.in_bounds(*x) && grid.passable(*x) && !occupied.contains(x))
     };
     // Candidate attack squares, by distance then (row, col).
-    let mut cands: Vec<(i32, Cell)> = Vec::new();
+    let mut cands: Vec<(i32, i32, Cell)> = Vec::new();
     let max_r = reach.1 / SQUARE_FT + side + ts + 1;
     for r in (tpos.row - max_r)..=(tpos.row + max_r) {
         for c in (tpos.col - max_r)..=(tpos.col + max_r) {
@@ -595,15 +595,19 @@ pub(crate) fn charge_path(
             if !los::has_line_of_effect(grid, cell, side, tpos, ts) {
                 continue;
             }
-            cands.push((grid::distance_squares(start, cell), cell));
+            // Closest first; among equally close squares, the straightest line.
+            let diag = (cell.row - start.row)
+                .abs()
+                .min((cell.col - start.col).abs());
+            cands.push((grid::distance_squares(start, cell), diag, cell));
         }
     }
-    if cands.iter().any(|(_, c)| *c == start) {
+    if cands.iter().any(|(_, _, c)| *c == start) {
         // Already able to attack from here: a charge needs movement.
         return Err(reasons::NO_CHARGE_PATH);
     }
     cands.sort();
-    let Some(&(closest, _)) = cands.first() else {
+    let Some(&(closest, _, _)) = cands.first() else {
         return Err(reasons::NO_CHARGE_PATH);
     };
     if closest < 2 {
@@ -611,8 +615,7 @@ pub(crate) fn charge_path(
     }
     let max_sq = budget_squares(ep, a, 2);
     let mut out_of_range = false;
-    for &(d, dest) in cands.iter().take_while(|(d, _)| *d == closest) {
-        let _ = d;
+    for &(_, _, dest) in cands.iter().take_while(|(d, _, _)| *d == closest) {
         if !free_anchor(dest) {
             continue;
         }
@@ -1045,7 +1048,7 @@ fn attack_swing(ep: &mut Episode, a: CombatantId, t: CombatantId, w: usize, opts
         let confirmed = c != 1 && (c == 20 || ct >= ac);
         if confirmed {
             mult = weapon.crit_mult;
-            crit_note = format!(" CRIT x{mult} (confirm d20={c}{bonus:+}={ct})");
+            crit_note = format!(" x{mult} (confirm d20={c}{bonus:+}={ct})");
         } else {
             crit_note = format!(" (threat not confirmed d20={c}{bonus:+}={ct})");
         }

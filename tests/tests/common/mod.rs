@@ -15,7 +15,10 @@ pub fn root() -> PathBuf {
 /// Load `data/monsters/<name>.json`.
 pub fn monster(name: &str) -> (String, CombatantSpec) {
     let p = root().join("data/monsters").join(format!("{name}.json"));
-    (name.to_string(), CombatantSpec::load(&p).expect("bundled monster loads"))
+    (
+        name.to_string(),
+        CombatantSpec::load(&p).expect("bundled monster loads"),
+    )
 }
 
 /// Load a map from `data/maps/<name>.yaml` or from `tests/golden/<name>.yaml`.
@@ -30,7 +33,11 @@ pub fn map(name: &str) -> MapSpec {
 }
 
 /// Build an encounter from a map name and `(side, [monster names])`.
-pub fn encounter(map_name: &str, sides: &[(&str, &[&str])], options: RulesOptions) -> Arc<Encounter> {
+pub fn encounter(
+    map_name: &str,
+    sides: &[(&str, &[&str])],
+    options: RulesOptions,
+) -> Arc<Encounter> {
     let sides = sides
         .iter()
         .map(|(s, ms)| (s.to_string(), ms.iter().map(|m| monster(m)).collect()))
