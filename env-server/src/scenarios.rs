@@ -1,1 +1,591 @@
-//! TODO
+//! Scenarios: which map and which combatants an episode is played on.
+//!
+//! - **Named** scenarios are the server's bundled files `<data>/scenarios/<name>.yaml`:
+//!   ```yaml
+//!   description: 3 goblins vs 2 orcs   # optional
+//!   map: sample_arena                  # <data>/maps/sample_arena.yaml
+//!   sides:                             # side name → combatant file stems, in order
+//!     players: [goblin, goblin, goblin]   # <data>/monsters/goblin.json (else <data>/pcs/…)
+//!     monsters: [orc, orc]
+//!   round_cap: 100                     # optional, default 100
+//!   simple_monster_death: false        # optional
+//!   ```
+//!   Every name (scenario, map, combatant) must match `^[a-z0-9_]+$`, so a client can never make
+//!   the server read an arbitrary path. Built encounters are cached by scenario name.
+//! - **Inline** scenarios come in the request ([`proto::InlineScenario`]): map YAML text and,
+//!   per side, combatant JSON texts. Errors name the request field
+//!   (`scenario.inline.sides[1].combatants[0]: field `hp_max`: must be > 0`).
+use crate::proto;
+use pf1e_engine::{CombatantSpec, Encounter, MapSpec, RulesOptions};
+use serde::Deserialize;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+/// The pattern every scenario, map and combatant name must match.
+pub const NAME_PATTERN: &str = "^[a-z0-9_]+$";
+/// Longest accepted name, in bytes.
+pub const MAX_NAME_LEN: usize = 64;
+/// Largest accepted inline map YAML, in bytes.
+pub const MAX_INLINE_MAP_BYTES: usize = 1 << 20;
+/// Largest accepted inline combatant JSON, in bytes.
+pub const MAX_INLINE_COMBATANT_BYTES: usize = 256 << 10;
+/// Most sides in an inline scenario.
+pub const MAX_INLINE_SIDES: usize = 16;
+/// Most combatants in an inline scenario, all sides together.
+pub const MAX_INLINE_COMBATANTS: usize = 256;
+/// Highest accepted round cap (rounds).
+pub const MAX_ROUND_CAP: u32 = 100_000;
+/// Round cap used when a scenario gives none (rounds).
+pub const DEFAULT_ROUND_CAP: u32 = 100;
+
+/// Whether `name` is a valid scenario/map/combatant name: `^[a-z0-9_]+$`, at most
+/// [`MAX_NAME_LEN`] bytes.
+pub fn is_valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= MAX_NAME_LEN
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+}
+
+/// Error resolving a scenario. Display starts with the request field or the bundled file at
+/// fault.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ScenarioError {
+    /// A required request field is absent or empty (the client's fault).
+    #[error("{field}: is required")]
+    Missing {
+        /// The request field, e.g. `scenario`.
+        field: String,
+    },
+    /// A name that does not match [`NAME_PATTERN`] (the client's fault).
+    #[error(
+        "{field}: invalid name {name:?}: must match {NAME_PATTERN} (at most {MAX_NAME_LEN} bytes)"
+    )]
+    InvalidName {
+        /// The request field, e.g. `scenario.named`.
+        field: String,
+        /// The name as given.
+        name: String,
+    },
+    /// No bundled scenario of that name.
+    #[error("{field}: unknown scenario `{name}` (see ListScenarios)")]
+    UnknownScenario {
+        /// The request field, e.g. `scenario.named`.
+        field: String,
+        /// The valid but unknown name.
+        name: String,
+    },
+    /// Inline content rejected: malformed map or combatant, sides not matching the map,
+    /// limits exceeded (the client's fault). `message` starts with the field.
+    #[error("{message}")]
+    InvalidInline {
+        /// The request field at fault, e.g. `scenario.inline.map_yaml`.
+        field: String,
+        /// The full message, field first.
+        message: String,
+    },
+    /// A bundled scenario, map or combatant file is broken or missing (the server's fault).
+    #[error("bundled scenario `{scenario}`: {message}")]
+    BrokenData {
+        /// The scenario name.
+        scenario: String,
+        /// What is wrong, naming the file.
+        message: String,
+    },
+}
+
+/// A named scenario file, as written (not yet built into an encounter).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    /// Free text shown by ListScenarios.
+    #[serde(default)]
+    pub description: String,
+    /// Map name: `<data>/maps/<map>.yaml`.
+    pub map: String,
+    /// Side name → combatant file stems, in file order.
+    #[serde(deserialize_with = "ordered_sides")]
+    pub sides: Vec<(String, Vec<String>)>,
+    /// Rounds after which the combat is a draw.
+    #[serde(default = "default_round_cap")]
+    pub round_cap: u32,
+    /// Monsters (not player characters) die at 0 hit points or fewer.
+    #[serde(default)]
+    pub simple_monster_death: bool,
+}
+
+fn default_round_cap() -> u32 {
+    DEFAULT_ROUND_CAP
+}
+
+/// Deserializes a YAML mapping `side: [names]` keeping file order and refusing duplicates.
+fn ordered_sides<'de, D>(de: D) -> Result<Vec<(String, Vec<String>)>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    struct V;
+    impl<'de> serde::de::Visitor<'de> for V {
+        type Value = Vec<(String, Vec<String>)>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a mapping of side name to a list of combatant names")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut out: Vec<(String, Vec<String>)> = Vec::new();
+            while let Some((k, v)) = map.next_entry::<String, Vec<String>>()? {
+                if out.iter().any(|(s, _)| *s == k) {
+                    return Err(serde::de::Error::custom(format!("duplicate side `{k}`")));
+                }
+                out.push((k, v));
+            }
+            Ok(out)
+        }
+    }
+    de.deserialize_map(V)
+}
+
+impl ScenarioFile {
+    /// Parse scenario YAML. `origin` names the file in errors.
+    ///
+    /// # Errors
+    /// A message naming `origin` for malformed YAML, unknown fields, invalid names.
+    pub fn from_yaml_str(text: &str, origin: &str) -> Result<ScenarioFile, String> {
+        let file: ScenarioFile =
+            serde_yaml::from_str(text).map_err(|e| format!("{origin}: {e}"))?;
+        if !is_valid_name(&file.map) {
+            return Err(format!(
+                "{origin}: field `map`: invalid name {:?}: must match {NAME_PATTERN}",
+                file.map
+            ));
+        }
+        if file.sides.is_empty() {
+            return Err(format!(
+                "{origin}: field `sides`: must name at least one side"
+            ));
+        }
+        for (side, names) in &file.sides {
+            if names.is_empty() {
+                return Err(format!(
+                    "{origin}: field `sides.{side}`: must list at least one combatant"
+                ));
+            }
+            for (i, n) in names.iter().enumerate() {
+                if !is_valid_name(n) {
+                    return Err(format!(
+                        "{origin}: field `sides.{side}[{i}]`: invalid name {n:?}: must match {NAME_PATTERN}"
+                    ));
+                }
+            }
+        }
+        if file.round_cap == 0 || file.round_cap > MAX_ROUND_CAP {
+            return Err(format!(
+                "{origin}: field `round_cap`: must be in 1..={MAX_ROUND_CAP}"
+            ));
+        }
+        Ok(file)
+    }
+
+    /// The rules options of this scenario.
+    pub fn options(&self) -> RulesOptions {
+        RulesOptions {
+            round_cap: self.round_cap,
+            simple_monster_death: self.simple_monster_death,
+        }
+    }
+}
+
+/// Loads scenarios from a data directory (`maps/`, `monsters/`, `pcs/`, `scenarios/`) and
+/// caches the encounters of named ones. Cheap to share behind an `Arc`; thread-safe.
+#[derive(Debug)]
+pub struct ScenarioStore {
+    data_dir: PathBuf,
+    cache: RwLock<HashMap<String, Arc<Encounter>>>,
+}
+
+impl ScenarioStore {
+    /// A store reading `data_dir` (nothing is read until a scenario is asked for).
+    pub fn new(data_dir: impl Into<PathBuf>) -> Self {
+        ScenarioStore {
+            data_dir: data_dir.into(),
+            cache: RwLock::new(HashMap::new()),
+        }
+    }
+
+    /// The data directory.
+    pub fn data_dir(&self) -> &Path {
+        &self.data_dir
+    }
+
+    /// Resolve the scenario of a request. `field` is the request field holding it
+    /// (`scenario`). Returns the scenario name (`inline` for inline ones) and its encounter.
+    ///
+    /// # Errors
+    /// [`ScenarioError`]: missing scenario, invalid or unknown name, invalid inline content,
+    /// broken bundled data.
+    pub fn resolve(
+        &self,
+        scenario: Option<&proto::Scenario>,
+        field: &str,
+    ) -> Result<(String, Arc<Encounter>), ScenarioError> {
+        match scenario.and_then(|s| s.source.as_ref()) {
+            None => Err(ScenarioError::Missing {
+                field: format!("{field} (named or inline)"),
+            }),
+            Some(proto::scenario::Source::Named(name)) => {
+                let enc = self.named(name, &format!("{field}.named"))?;
+                Ok((name.clone(), enc))
+            }
+            Some(proto::scenario::Source::Inline(inline)) => {
+                let enc = build_inline(inline, &format!("{field}.inline"))?;
+                Ok(("inline".to_string(), Arc::new(enc)))
+            }
+        }
+    }
+
+    /// The encounter of the bundled scenario `name` (cached after the first build).
+    ///
+    /// # Errors
+    /// [`ScenarioError::InvalidName`], [`ScenarioError::UnknownScenario`] (no such file),
+    /// [`ScenarioError::BrokenData`] (the file, its map or a combatant is broken).
+    pub fn named(&self, name: &str, field: &str) -> Result<Arc<Encounter>, ScenarioError> {
+        if name.is_empty() {
+            return Err(ScenarioError::Missing {
+                field: field.to_string(),
+            });
+        }
+        if !is_valid_name(name) {
+            return Err(ScenarioError::InvalidName {
+                field: field.to_string(),
+                name: name.to_string(),
+            });
+        }
+        if let Some(enc) = self
+            .cache
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(name)
+        {
+            return Ok(enc.clone());
+        }
+        let path = self.scenario_path(name);
+        if !path.is_file() {
+            return Err(ScenarioError::UnknownScenario {
+                field: field.to_string(),
+                name: name.to_string(),
+            });
+        }
+        let broken = |message: String| ScenarioError::BrokenData {
+            scenario: name.to_string(),
+            message,
+        };
+        let file = self.read_scenario_file(name).map_err(broken)?;
+        let enc = Arc::new(self.build_file(&file).map_err(broken)?);
+        self.cache
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(name.to_string(), enc.clone());
+        Ok(enc)
+    }
+
+    /// Read and parse `<data>/scenarios/<name>.yaml` (`name` already validated).
+    ///
+    /// # Errors
+    /// A message naming the file: unreadable, malformed.
+    pub fn read_scenario_file(&self, name: &str) -> Result<ScenarioFile, String> {
+        let path = self.scenario_path(name);
+        let origin = path.display().to_string();
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| format!("{origin}: cannot read: {e}"))?;
+        ScenarioFile::from_yaml_str(&text, &origin)
+    }
+
+    /// Build the encounter of a parsed scenario file, reading its map and combatants.
+    ///
+    /// # Errors
+    /// A message naming the file at fault, or the encounter error.
+    pub fn build_file(&self, file: &ScenarioFile) -> Result<Encounter, String> {
+        let map_path = self
+            .data_dir
+            .join("maps")
+            .join(format!("{}.yaml", file.map));
+        let map = MapSpec::load(&map_path).map_err(|e| e.to_string())?;
+        let mut loaded: HashMap<&str, CombatantSpec> = HashMap::new();
+        let mut sides = Vec::with_capacity(file.sides.len());
+        for (side, names) in &file.sides {
+            let mut combatants = Vec::with_capacity(names.len());
+            for n in names {
+                let spec = match loaded.get(n.as_str()) {
+                    Some(s) => s.clone(),
+                    None => {
+                        let s = self.load_combatant(n)?;
+                        loaded.insert(n, s.clone());
+                        s
+                    }
+                };
+                combatants.push((n.clone(), spec));
+            }
+            sides.push((side.clone(), combatants));
+        }
+        Encounter::build(map, sides, file.options()).map_err(|e| format!("encounter: {e}"))
+    }
+
+    /// Load combatant `name` from `<data>/monsters/<name>.json`, else `<data>/pcs/<name>.json`.
+    fn load_combatant(&self, name: &str) -> Result<CombatantSpec, String> {
+        for dir in ["monsters", "pcs"] {
+            let path = self.data_dir.join(dir).join(format!("{name}.json"));
+            if path.is_file() {
+                return CombatantSpec::load(&path).map_err(|e| e.to_string());
+            }
+        }
+        Err(format!(
+            "unknown combatant `{name}`: neither {0}/monsters/{name}.json nor {0}/pcs/{name}.json exists",
+            self.data_dir.display()
+        ))
+    }
+
+    fn scenario_path(&self, name: &str) -> PathBuf {
+        self.data_dir.join("scenarios").join(format!("{name}.yaml"))
+    }
+
+    /// The bundled scenarios (files `<data>/scenarios/*.yaml` with a valid name), sorted by name.
+    /// A file that cannot be parsed is listed with its `error`. An absent directory lists none.
+    pub fn list(&self) -> Vec<proto::ScenarioInfo> {
+        let dir = self.data_dir.join("scenarios");
+        let mut names: Vec<String> = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries
+                .filter_map(Result::ok)
+                .filter_map(|e| {
+                    let file_name = e.file_name().into_string().ok()?;
+                    let stem = file_name.strip_suffix(".yaml")?;
+                    is_valid_name(stem).then(|| stem.to_string())
+                })
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        names.sort();
+        names
+            .into_iter()
+            .map(|name| match self.read_scenario_file(&name) {
+                Ok(f) => proto::ScenarioInfo {
+                    name,
+                    description: f.description,
+                    map: f.map,
+                    sides: f
+                        .sides
+                        .into_iter()
+                        .map(|(name, combatants)| proto::SideInfo { name, combatants })
+                        .collect(),
+                    round_cap: f.round_cap,
+                    simple_monster_death: f.simple_monster_death,
+                    error: String::new(),
+                },
+                Err(error) => proto::ScenarioInfo {
+                    name,
+                    error,
+                    ..Default::default()
+                },
+            })
+            .collect()
+    }
+}
+
+/// The default base id of an inline combatant: its name lower-cased, spaces as `_`.
+pub fn default_base_id(name: &str) -> String {
+    name.trim().to_lowercase().replace(' ', "_")
+}
+
+/// Build an inline scenario. `field` is the request field holding it (`scenario.inline`).
+///
+/// # Errors
+/// [`ScenarioError::Missing`] for an empty map or no sides, [`ScenarioError::InvalidName`] for a
+/// bad `base_id`, [`ScenarioError::InvalidInline`] for everything else (limits, map and combatant
+/// errors naming their field, sides not matching the map's deployment).
+pub fn build_inline(
+    inline: &proto::InlineScenario,
+    field: &str,
+) -> Result<Encounter, ScenarioError> {
+    let invalid = |f: String, reason: String| ScenarioError::InvalidInline {
+        message: format!("{f}: {reason}"),
+        field: f,
+    };
+    let map_field = format!("{field}.map_yaml");
+    if inline.map_yaml.trim().is_empty() {
+        return Err(ScenarioError::Missing { field: map_field });
+    }
+    if inline.map_yaml.len() > MAX_INLINE_MAP_BYTES {
+        return Err(invalid(
+            map_field,
+            format!("longer than {MAX_INLINE_MAP_BYTES} bytes"),
+        ));
+    }
+    if inline.sides.is_empty() {
+        return Err(ScenarioError::Missing {
+            field: format!("{field}.sides"),
+        });
+    }
+    if inline.sides.len() > MAX_INLINE_SIDES {
+        return Err(invalid(
+            format!("{field}.sides"),
+            format!("more than {MAX_INLINE_SIDES} sides"),
+        ));
+    }
+    let total: usize = inline.sides.iter().map(|s| s.combatants.len()).sum();
+    if total > MAX_INLINE_COMBATANTS {
+        return Err(invalid(
+            format!("{field}.sides"),
+            format!("more than {MAX_INLINE_COMBATANTS} combatants in all"),
+        ));
+    }
+    if inline.round_cap > MAX_ROUND_CAP {
+        return Err(invalid(
+            format!("{field}.round_cap"),
+            format!("must be at most {MAX_ROUND_CAP}"),
+        ));
+    }
+    let map = MapSpec::from_yaml_str(&inline.map_yaml, &map_field).map_err(|e| {
+        ScenarioError::InvalidInline {
+            field: map_field.clone(),
+            message: e.to_string(),
+        }
+    })?;
+    let mut sides = Vec::with_capacity(inline.sides.len());
+    for (i, side) in inline.sides.iter().enumerate() {
+        let side_field = format!("{field}.sides[{i}]");
+        if side.name.trim().is_empty() {
+            return Err(ScenarioError::Missing {
+                field: format!("{side_field}.name"),
+            });
+        }
+        if inline.sides[..i].iter().any(|s| s.name == side.name) {
+            return Err(invalid(
+                format!("{side_field}.name"),
+                format!("duplicate side `{}`", side.name),
+            ));
+        }
+        if side.combatants.is_empty() {
+            return Err(ScenarioError::Missing {
+                field: format!("{side_field}.combatants"),
+            });
+        }
+        let mut combatants = Vec::with_capacity(side.combatants.len());
+        for (j, c) in side.combatants.iter().enumerate() {
+            let cf = format!("{side_field}.combatants[{j}]");
+            if c.json.len() > MAX_INLINE_COMBATANT_BYTES {
+                return Err(invalid(
+                    format!("{cf}.json"),
+                    format!("longer than {MAX_INLINE_COMBATANT_BYTES} bytes"),
+                ));
+            }
+            if c.json.trim().is_empty() {
+                return Err(ScenarioError::Missing {
+                    field: format!("{cf}.json"),
+                });
+            }
+            let spec = CombatantSpec::from_json_str(&c.json, &cf).map_err(|e| {
+                ScenarioError::InvalidInline {
+                    field: cf.clone(),
+                    message: e.to_string(),
+                }
+            })?;
+            let base_id = if c.base_id.is_empty() {
+                default_base_id(&spec.name)
+            } else if is_valid_name(&c.base_id) {
+                c.base_id.clone()
+            } else {
+                return Err(ScenarioError::InvalidName {
+                    field: format!("{cf}.base_id"),
+                    name: c.base_id.clone(),
+                });
+            };
+            combatants.push((base_id, spec));
+        }
+        sides.push((side.name.clone(), combatants));
+    }
+    let options = RulesOptions {
+        round_cap: if inline.round_cap == 0 {
+            DEFAULT_ROUND_CAP
+        } else {
+            inline.round_cap
+        },
+        simple_monster_death: inline.simple_monster_death,
+    };
+    Encounter::build(map, sides, options).map_err(|e| ScenarioError::InvalidInline {
+        field: field.to_string(),
+        message: format!("{field}: {e}"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_restricted() {
+        assert!(is_valid_name("sample_arena"));
+        assert!(is_valid_name("orc2"));
+        for bad in [
+            "",
+            "../etc",
+            "a/b",
+            "Orc",
+            "a.b",
+            "a-b",
+            " a",
+            &"x".repeat(65),
+        ] {
+            assert!(!is_valid_name(bad), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn scenario_file_keeps_side_order_and_rejects_typos() {
+        let f = ScenarioFile::from_yaml_str(
+            "map: m\nsides: {west: [orc], east: [orc, goblin]}\n",
+            "x.yaml",
+        )
+        .unwrap();
+        assert_eq!(f.sides[0].0, "west");
+        assert_eq!(f.sides[1].1, vec!["orc", "goblin"]);
+        assert_eq!(f.round_cap, DEFAULT_ROUND_CAP);
+        let e = ScenarioFile::from_yaml_str("map: m\nsides: {a: [orc]}\nround_cp: 3\n", "x.yaml")
+            .unwrap_err();
+        assert!(e.contains("round_cp"), "{e}");
+        let e =
+            ScenarioFile::from_yaml_str("map: ../m\nsides: {a: [orc]}\n", "x.yaml").unwrap_err();
+        assert!(e.contains("map"), "{e}");
+        let e =
+            ScenarioFile::from_yaml_str("map: m\nsides: {a: [../orc]}\n", "x.yaml").unwrap_err();
+        assert!(e.contains("sides.a[0]"), "{e}");
+        let e = ScenarioFile::from_yaml_str("map: m\nsides: {a: [orc], a: [orc]}\n", "x.yaml")
+            .unwrap_err();
+        assert!(e.contains("duplicate"), "{e}");
+    }
+
+    #[test]
+    fn bad_names_never_touch_the_disk() {
+        let store = ScenarioStore::new("/nonexistent");
+        let e = store.named("../secret", "scenario.named").unwrap_err();
+        assert!(matches!(e, ScenarioError::InvalidName { .. }), "{e}");
+        let e = store.named("nope", "scenario.named").unwrap_err();
+        assert!(matches!(e, ScenarioError::UnknownScenario { .. }), "{e}");
+        let e = store.resolve(None, "scenario").unwrap_err();
+        assert!(matches!(e, ScenarioError::Missing { .. }), "{e}");
+    }
+
+    #[test]
+    fn bundled_scenarios_parse() {
+        let store = ScenarioStore::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../data"));
+        let list = store.list();
+        for name in ["mirror_duel", "sample_arena"] {
+            let info = list
+                .iter()
+                .find(|s| s.name == name)
+                .unwrap_or_else(|| panic!("{name} listed"));
+            assert!(info.error.is_empty(), "{name}: {}", info.error);
+        }
+    }
+}
