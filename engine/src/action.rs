@@ -121,6 +121,8 @@ pub mod reasons {
     pub const NO_WEAPON: &str = "no_weapon";
     pub const NO_LINE_OF_EFFECT: &str = "no_line_of_effect";
     pub const OUT_OF_RANGE: &str = "out_of_range";
+    /// Ours: the ranged attack's ammunition is spent.
+    pub const OUT_OF_AMMUNITION: &str = "out_of_ammunition";
     pub const NO_CHARGE_PATH: &str = "no_charge_path";
     pub const UNREACHABLE_DESTINATION: &str = "unreachable_destination";
     pub const INVALID_DESTINATION: &str = "invalid_destination";

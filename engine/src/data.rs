@@ -228,6 +228,11 @@ pub struct AttackSpec {
     /// Thrown weapon: usable up to 5 range increments instead of 10.
     #[serde(default)]
     pub thrown: bool,
+    /// Shots or throws carried (arrows, javelins), from the stat block's gear; `None` = not
+    /// counted. Each ranged attack uses one; at 0 the attack is unavailable
+    /// (`out_of_ammunition`). Recovering thrown weapons is not modelled.
+    #[serde(default)]
+    pub ammunition: Option<u32>,
     /// Special materials/alignments the weapon counts as for DR (`magic`, `silver`,
     /// `cold iron`, `adamantine`, `good`, `evil`, `lawful`, `chaotic`). Its physical damage
     /// types are added automatically.
@@ -478,6 +483,9 @@ impl CombatantSpec {
             }
             if a.secondary && !a.natural {
                 return err(p("secondary"), "only natural attacks can be secondary");
+            }
+            if a.ammunition.is_some() && !a.is_ranged() {
+                return err(p("ammunition"), "only ranged attacks use ammunition");
             }
             if a.firearm && !a.is_ranged() {
                 return err(

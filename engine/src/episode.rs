@@ -149,6 +149,8 @@ pub(crate) struct CState {
     pub aoo_used: u32,
     pub initiative_total: i32,
     pub last_turn_results: Vec<ActionResult>,
+    /// Ammunition left per attack (`None` = not counted).
+    pub ammo: Vec<Option<u32>>,
 }
 
 /// Per-turn bookkeeping of the acting combatant.
@@ -223,6 +225,7 @@ impl Episode {
                 aoo_used: 0,
                 initiative_total: 0,
                 last_turn_results: Vec::new(),
+                ammo: p.spec.attacks.iter().map(|a| a.ammunition).collect(),
             })
             .collect();
         let mut ctl: Vec<Controller> = controllers.iter().copied().take(n).collect();

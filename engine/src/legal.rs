@@ -251,8 +251,9 @@ pub(crate) fn legal_actions(ep: &Episode, actor: CombatantId) -> Vec<LegalAction
         }
         if budget.move_action && !ep.turn.stepped {
             let squares = (ep.speed_ft(actor) / crate::grid::SQUARE_FT).max(0) as u32;
+            let unbounded = ep.move_field(actor, None);
             for &t in &targets {
-                if rules::path_toward(ep, actor, t, None, squares).is_some() {
+                if rules::path_toward_in(ep, &unbounded, actor, t, None, squares).is_some() {
                     let mut a = Action::new(ActionKind::Move);
                     a.target = Some(t);
                     out.push(a);

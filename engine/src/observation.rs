@@ -24,6 +24,8 @@ pub struct AttackObs {
     pub count: u32,
     pub natural: bool,
     pub secondary: bool,
+    /// Shots or throws left (`None` = not counted).
+    pub ammunition_left: Option<u32>,
 }
 
 /// Per-combatant state.
@@ -253,6 +255,7 @@ pub(crate) fn build(
                         count: w.count,
                         natural: w.natural,
                         secondary: w.secondary,
+                        ammunition_left: st.ammo.get(k).copied().flatten(),
                     })
                     .collect(),
                 feats: s.feats.clone(),
@@ -271,6 +274,7 @@ pub(crate) fn build(
         let pos = ep.position(a);
         let field = ep.move_field(a, None);
         let stoppable = field.stoppable();
+        let step_field = ep.move_field(a, Some(1));
         for t in ep.ids().filter(|&t| t != a) {
             let d = rules::distance_ft_from(ep, a, pos, t);
             let wf = rules::weapon_for(ep, a, pos, t);
@@ -286,7 +290,6 @@ pub(crate) fn build(
             } else {
                 Err(crate::action::reasons::INVALID_TARGET)
             };
-            let step_field = ep.move_field(a, Some(1));
             let can_step5 = crate::legal::STEP_DIRECTIONS.iter().any(|(dr, dc)| {
                 let c = grid::Cell::new(pos.row + dr, pos.col + dc);
                 step_field.can_stop(c)

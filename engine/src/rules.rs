@@ -243,6 +243,9 @@ pub(crate) fn can_weapon_attack(
         return Err(reasons::WEAPON_UNAVAILABLE);
     };
     let tpos = ep.st[idx(t)].pos;
+    if ep.st[idx(a)].ammo.get(w).copied().flatten() == Some(0) {
+        return Err(reasons::OUT_OF_AMMUNITION);
+    }
     if weapon.is_ranged() {
         let d = distance_ft_from(ep, a, from, t);
         if d > max_range_ft(weapon) {
@@ -272,16 +275,19 @@ pub(crate) fn weapon_for(
     if n == 0 {
         return Err(reasons::NO_WEAPON);
     }
-    let mut saw_los = false;
+    let (mut saw_los, mut saw_ammo) = (false, false);
     for w in 0..n {
         match can_weapon_attack(ep, a, from, w, t) {
             Ok(()) => return Ok(w),
             Err(r) if r == reasons::NO_LINE_OF_EFFECT => saw_los = true,
+            Err(r) if r == reasons::OUT_OF_AMMUNITION => saw_ammo = true,
             Err(_) => {}
         }
     }
     Err(if saw_los {
         reasons::NO_LINE_OF_EFFECT
+    } else if saw_ammo {
+        reasons::OUT_OF_AMMUNITION
     } else {
         reasons::OUT_OF_RANGE
     })
@@ -500,7 +506,18 @@ pub(crate) fn path_toward(
     weapon: Option<usize>,
     budget: u32,
 ) -> Option<Vec<Cell>> {
-    let field = ep.move_field(a, None);
+    path_toward_in(ep, &ep.move_field(a, None), a, t, weapon, budget)
+}
+
+/// [`path_toward`] with a precomputed unbounded movement field of `a`.
+pub(crate) fn path_toward_in(
+    ep: &Episode,
+    field: &PathField,
+    a: CombatantId,
+    t: CombatantId,
+    weapon: Option<usize>,
+    budget: u32,
+) -> Option<Vec<Cell>> {
     let start = ep.st[idx(a)].pos;
     let n_w = ep.spec(a).attacks.len();
     let weapons: Vec<usize> = match weapon {
@@ -1017,6 +1034,9 @@ fn attack_swing(ep: &mut Episode, a: CombatantId, t: CombatantId, w: usize, opts
     if cover > 0 {
         ac += cover;
         notes.push(format!("cover +{cover}"));
+    }
+    if let Some(Some(left)) = ep.st[idx(a)].ammo.get_mut(w) {
+        *left = left.saturating_sub(1);
     }
     let d = ep.roll(20) as i32;
     let total = d + bonus;

@@ -116,10 +116,7 @@ pub fn encounter_with(
         zones[u.at.0 as usize][u.at.1 as usize] = letter;
     }
     let block = |lines: &[String]| -> String {
-        lines
-            .iter()
-            .map(|l| format!("  {l}\n"))
-            .collect::<String>()
+        lines.iter().map(|l| format!("  {l}\n")).collect::<String>()
     };
     let zone_lines: Vec<String> = zones.iter().map(|r| r.iter().collect()).collect();
     let mut yaml = String::from("name: \"test map\"\nsquare_size_ft: 5\nterrain: |\n");
@@ -199,7 +196,7 @@ pub fn episode(enc: Arc<Encounter>, faces: &[u32]) -> Episode {
 pub fn dice_left(ep: &Episode) -> usize {
     match ep.dice_source() {
         DiceSource::Scripted(s) => s.remaining(),
-        DiceSource::Seeded(_) => panic!("not scripted"),
+        _ => panic!("not scripted"),
     }
 }
 
