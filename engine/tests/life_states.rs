@@ -221,13 +221,7 @@ fn crb_dying_until_negative_con_score_then_dead() {
 fn crb_dead_when_damage_reaches_negative_con_score() {
     // Con 10, 5 hp: 15 damage -> -10: dead at once (no stabilization roll).
     let dummy = with_con(hp(creature("dummy"), 5), Some(10));
-    let mut ep = fight_with(
-        "1d8+7",
-        dummy,
-        true,
-        RulesOptions::default(),
-        &[15, 8],
-    );
+    let mut ep = fight_with("1d8+7", dummy, true, RulesOptions::default(), &[15, 8]);
     hit(&mut ep);
     let d = cid(&ep, "dummy");
     assert_eq!(ep.hp(d), -10);
@@ -289,7 +283,13 @@ fn option_simple_monster_death_monsters_die_at_0_pcs_never() {
         simple_monster_death: true,
         ..RulesOptions::default()
     };
-    let mut ep = fight_with("1d8", hp(creature("dummy"), 5), true, opts.clone(), &[15, 5]);
+    let mut ep = fight_with(
+        "1d8",
+        hp(creature("dummy"), 5),
+        true,
+        opts.clone(),
+        &[15, 5],
+    );
     hit(&mut ep);
     assert_eq!(ep.life_state(cid(&ep, "dummy")), LifeState::Dead);
 
