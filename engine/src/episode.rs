@@ -386,8 +386,8 @@ impl Episode {
             return Ok(results);
         }
         if ended || self.only_end_turn_left(actor) {
+            // `end_turn` moves to the next turn, or ends the episode at the round cap.
             self.end_turn();
-            self.phase = Phase::TurnStart;
         } else {
             self.new_decision(actor);
         }

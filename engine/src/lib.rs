@@ -8,6 +8,9 @@
 //! iteration order in anything that affects the outcome; one seeded `ChaCha8Rng` per episode.
 #![forbid(unsafe_code)]
 
+/// Version of the rules engine (stamped into reports, specs and transcripts).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
 pub mod action;
 pub mod data;
 pub mod dice;

@@ -27,7 +27,7 @@ use unicode_width::UnicodeWidthStr;
 
 /// Version of the engine crate stamped into reports (the workspace version shared by
 /// `pf1e-engine` and this crate).
-pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
+pub const ENGINE_VERSION: &str = pf1e_engine::VERSION;
 
 /// Language of the text report and transcript headers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]

@@ -253,7 +253,7 @@ impl EnvironmentService {
             .inner
             .scenarios
             .resolve(req.scenario.as_ref(), "scenario")?;
-        let action_space_size = Episode::new(enc.clone(), 0, &[]).action_space_size();
+        let action_space_size = pf1e_engine::legal::ActionSpace::of(&enc).size();
         Ok(spec(&name, &enc, action_space_size))
     }
 
@@ -662,7 +662,7 @@ fn spec(name: &str, enc: &Encounter, action_space_size: u32) -> proto::Spec {
             .collect(),
         action_space_size,
         rng_version: pf1e_engine::dice::RNG_VERSION.to_string(),
-        engine_version: env!("CARGO_PKG_VERSION").to_string(),
+        engine_version: pf1e_engine::VERSION.to_string(),
         round_cap: enc.options.round_cap,
         simple_monster_death: enc.options.simple_monster_death,
         mask_polarity: MASK_POLARITY.to_string(),
