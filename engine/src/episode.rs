@@ -359,11 +359,13 @@ impl Episode {
         let mut ended = false;
         for a in actions {
             if ended {
-                results.push(ActionResult {
+                let r = ActionResult {
                     kind: a.kind,
                     ok: false,
                     reason: Some(reasons::TURN_ENDED.into()),
-                });
+                };
+                self.turn.results.push(r.clone());
+                results.push(r);
                 continue;
             }
             let r = if a.kind == ActionKind::EndTurn {

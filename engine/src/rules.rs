@@ -90,6 +90,13 @@ impl Episode {
             best
         }
     }
+    /// Whether the combatant has the feat (case-insensitive name).
+    pub(crate) fn has_feat(&self, c: CombatantId, feat: &str) -> bool {
+        self.spec(c)
+            .feats
+            .iter()
+            .any(|f| f.eq_ignore_ascii_case(feat))
+    }
     /// Attacks of opportunity per round: 1, or 1 + Dex modifier with Combat Reflexes
     /// (CRB — Feats: Combat Reflexes).
     pub(crate) fn aoo_allowance(&self, c: CombatantId) -> u32 {
@@ -588,18 +595,25 @@ pub(crate) fn charge_path(
     let reach = melee_reach(ep, a, &spec.attacks[w]);
     let tpos = ep.st[idx(t)].pos;
     let ts = ep.fp_side(t);
-    // Squares occupied by any other living creature block a charge.
+    // Conscious creatures block the line of a charge ("helpless creatures don't stop a
+    // charge" — CRB — Combat: Charge); the destination must be free of any living creature.
     let mut occupied: Vec<Cell> = Vec::new();
+    let mut blocking: Vec<Cell> = Vec::new();
     for o in ep.ids() {
         if o != a && ep.st[idx(o)].life != LifeState::Dead {
             occupied.extend(ep.cells_of(o));
+            if ep.conscious(o) {
+                blocking.extend(ep.cells_of(o));
+            }
         }
     }
-    let free_anchor = |c: Cell| {
+    let cells_ok = |c: Cell, taken: &[Cell]| {
         grid::footprint(c, side)
             .iter()
-            .all(|x| grid.in_bounds(*x) && grid.passable(*x) && !occupied.contains(x))
+            .all(|x| grid.in_bounds(*x) && grid.passable(*x) && !taken.contains(x))
     };
+    let free_anchor = |c: Cell| cells_ok(c, &occupied);
+    let passable_anchor = |c: Cell| cells_ok(c, &blocking);
     // Candidate attack squares, by distance then (row, col).
     let mut cands: Vec<(i32, i32, Cell)> = Vec::new();
     let max_r = reach.1 / SQUARE_FT + side + ts + 1;
@@ -642,7 +656,7 @@ pub(crate) fn charge_path(
         let mut odd = false;
         let mut ok = true;
         for &c in &line {
-            if !free_anchor(c)
+            if !passable_anchor(c)
                 || grid::footprint(c, side)
                     .iter()
                     .any(|x| grid.is_difficult(*x))
@@ -873,7 +887,7 @@ fn provoke_leaving(ep: &mut Episode, mover: CombatantId) {
         if !ep.conscious(mover) {
             return;
         }
-        if x == mover || !ep.enemies(x, mover) || !ep.conscious(x) || ep.denied_dex(x) {
+        if x == mover || !ep.enemies(x, mover) || !ep.conscious(x) || !can_make_aoo(ep, x) {
             continue;
         }
         if ep.move_aoo_provoked.contains(&(x, mover)) || ep.aoo_remaining(x) == 0 {
@@ -898,7 +912,7 @@ fn provoke_ranged(ep: &mut Episode, shooter: CombatantId) {
         if !ep.conscious(shooter) {
             return;
         }
-        if x == shooter || !ep.enemies(x, shooter) || !ep.conscious(x) || ep.denied_dex(x) {
+        if x == shooter || !ep.enemies(x, shooter) || !ep.conscious(x) || !can_make_aoo(ep, x) {
             continue;
         }
         if ep.aoo_remaining(x) == 0 {
@@ -913,6 +927,12 @@ fn provoke_ranged(ep: &mut Episode, shooter: CombatantId) {
         }
         make_aoo(ep, x, shooter, w);
     }
+}
+
+/// A flat-footed creature makes no attacks of opportunity, unless it has Combat Reflexes
+/// (CRB — Combat: Flat-Footed; Feats: Combat Reflexes).
+fn can_make_aoo(ep: &Episode, x: CombatantId) -> bool {
+    !ep.denied_dex(x) || ep.has_feat(x, "Combat Reflexes")
 }
 
 fn make_aoo(ep: &mut Episode, x: CombatantId, target: CombatantId, w: usize) {

@@ -222,7 +222,6 @@ fn crb_flat_footed_creature_makes_no_aoo() {
 }
 
 #[test]
-#[ignore = "BUG: provoke_leaving/provoke_ranged skip flat-footed threateners even with Combat Reflexes; SRD feat: \"you may also make attacks of opportunity while flat-footed\""]
 fn feat_combat_reflexes_allows_aoo_while_flat_footed() {
     let mut ep = setup(
         vec![
@@ -293,5 +292,51 @@ fn crb_aoo_moving_within_reach_of_reach_weapon_provokes() {
         vec!["round 1 guard: attack of opportunity on hero"]
     );
     assert!(lines_with(&ep, "glaive vs hero d20=2+5=7").len() == 1);
+    assert_eq!(dice_left(&ep), 0);
+}
+
+#[test]
+fn crb_reach_weapon_does_not_threaten_adjacent_squares() {
+    // A glaive (reach weapon) threatens 10 ft away but not adjacent squares (CRB — Equipment:
+    // Reach weapons; Combat: Reach Weapons): leaving an adjacent square provokes nothing,
+    // leaving a square 10 ft away provokes.
+    let glaive = set(
+        set(
+            melee("glaive", 5, "1d10", "slashing"),
+            "reach_weapon",
+            json!(true),
+        ),
+        "two_handed",
+        json!(true),
+    );
+    let guard = set(creature("guard"), "attacks", json!([glaive]));
+    let mut ep = setup(
+        vec![
+            unit("a", "hero", creature("hero"), (2, 4)),
+            unit("b", "guard", guard.clone(), (2, 5)),
+        ],
+        &[1, 20],
+        &[],
+    );
+    turn_of(&mut ep, "hero");
+    // (2,4) -> (2,3) (10 ft from the guard, threatened) — leaving (2,4) provokes nothing.
+    assert_all_ok(&submit(&mut ep, &[move_to(2, 3)]));
+    assert!(aoo_lines(&ep).is_empty(), "{}", log(&ep));
+    assert_eq!(dice_left(&ep), 0);
+
+    let mut ep = setup(
+        vec![
+            unit("a", "hero", creature("hero"), (2, 3)),
+            unit("b", "guard", guard, (2, 5)),
+        ],
+        &[1, 20],
+        &[2],
+    );
+    turn_of(&mut ep, "hero");
+    assert_all_ok(&submit(&mut ep, &[move_to(2, 1)]));
+    assert_eq!(
+        aoo_lines(&ep),
+        vec!["round 1 guard: attack of opportunity on hero"]
+    );
     assert_eq!(dice_left(&ep), 0);
 }

@@ -718,3 +718,24 @@ fn crb_flat_footed_touch_ac_loses_dex_part() {
         ]
     );
 }
+
+#[test]
+fn crb_critical_confirmation_uses_the_same_modifiers_as_the_attack() {
+    // Flanked dummy (AC 12): the natural 20 threatens; the confirmation 5 + 5 + 2 (flanking)
+    // = 12 confirms — it would miss without the flanking bonus. Damage 2 × 1d8 = 3 + 4.
+    let enc = encounter(
+        &room(3, 6),
+        vec![
+            unit("a", "hero", creature("hero"), (2, 2)),
+            unit("a", "ally", creature("ally"), (2, 4)),
+            unit("b", "dummy", with_ac(creature("dummy"), 12), (2, 3)),
+        ],
+    );
+    let mut ep = episode(enc, &[20, 1, 1, 20, 5, 3, 4]);
+    turn_of(&mut ep, "hero");
+    let d = cid(&ep, "dummy");
+    swing(&mut ep, d);
+    assert_eq!(ep.hp(d), 23, "{}", log(&ep));
+    assert!(lines_of(&ep, "hero")[0].contains("confirm d20=5+7=12"));
+    assert_eq!(dice_left(&ep), 0);
+}

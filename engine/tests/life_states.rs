@@ -81,7 +81,7 @@ fn crb_disabled_at_exactly_0_hp() {
     assert_eq!(ep.hp(d), 0);
     assert_eq!(ep.life_state(d), LifeState::Disabled);
     assert!(ep.outcome().is_none(), "a disabled creature is conscious");
-    assert_eq!(lines_with(&ep, "is disabled (0 hp)").len(), 1);
+    assert_eq!(lines_with(&ep, "dummy: is disabled").len(), 1);
     let obs = ep.observation(None);
     let c = &obs.combatants[d.0 as usize];
     assert!(c.disabled && c.active && !c.dying);
@@ -99,7 +99,6 @@ fn crb_disabled_standard_action_costs_1_hp() {
         &[15, 5, 2],
     );
     hit(&mut ep);
-    end_turn(&mut ep);
     turn_of(&mut ep, "dummy");
     let h = cid(&ep, "hero");
     let d = cid(&ep, "dummy");
@@ -110,7 +109,7 @@ fn crb_disabled_standard_action_costs_1_hp() {
     assert_eq!(
         lines_of(&ep, "dummy"),
         vec![
-            "is disabled (0 hp)",
+            "is disabled (hp 0)",
             "longsword vs hero d20=2+5=7 AC 10 -> MISS",
             "strains while disabled: loses 1 hp",
             "is dying (hp -1)"
@@ -137,7 +136,6 @@ fn crb_disabled_single_move_or_standard_half_speed_no_full_round() {
         &[15, 5, 2],
     );
     hit(&mut ep);
-    end_turn(&mut ep);
     turn_of(&mut ep, "dummy");
     let h = cid(&ep, "hero");
     let d = cid(&ep, "dummy");
@@ -171,7 +169,6 @@ fn dying_case(con: i32, formula: &str, dmg: u32, stab: u32) -> Episode {
         &[15, dmg, stab],
     );
     hit(&mut ep);
-    end_turn(&mut ep);
     turn_of(&mut ep, "buddy");
     assert_eq!(dice_left(&ep), 0);
     ep
@@ -226,7 +223,6 @@ fn crb_dead_when_damage_reaches_negative_con_score() {
     let d = cid(&ep, "dummy");
     assert_eq!(ep.hp(d), -10);
     assert_eq!(ep.life_state(d), LifeState::Dead);
-    end_turn(&mut ep);
     turn_of(&mut ep, "buddy");
     assert_eq!(dice_left(&ep), 0);
 }

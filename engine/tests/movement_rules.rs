@@ -348,7 +348,6 @@ fn crb_charge_blocked_by_difficult_terrain() {
 }
 
 #[test]
-#[ignore = "BUG: charge_path counts helpless (dying) creatures as blocking; SRD: \"Helpless creatures don't stop a charge\""]
 fn crb_charge_helpless_creatures_do_not_stop_a_charge() {
     // Round 1: hero drops the 1-hp mook at (1,2) to -2 (dying); the mook fails its
     // stabilization check (d20 = 1) at the start of its turn. Round 2: the hero charges the
@@ -427,4 +426,14 @@ fn crb_withdraw_up_to_double_speed_and_is_full_round() {
     assert_eq!(reason(&r[1]), Some("downgraded:action_economy"));
     assert_eq!(ep.position(hero_id(&ep)), Cell::new(1, 13));
     let _ = ActionKind::Withdraw;
+}
+
+#[test]
+fn crb_charge_along_a_diagonal_counts_5_10_5() {
+    // (1,1) -> (6,6): 5 diagonals = 7 squares (35 ft) <= 60 ft; the attack (2+7) misses.
+    let mut ep = hero_first(&room(8, 8), creature("hero"), (1, 1), (7, 7), &[2]);
+    let d = cid(&ep, "dummy");
+    assert_all_ok(&submit(&mut ep, &[charge(d)]));
+    assert_eq!(ep.position(hero_id(&ep)), Cell::new(6, 6));
+    assert_eq!(dice_left(&ep), 0);
 }
