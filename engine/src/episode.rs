@@ -742,36 +742,77 @@ impl Episode {
         }
     }
 
-    /// Validate then execute one action; budget check first (X4 downgrade).
-    fn apply_one(&mut self, actor: CombatantId, a: &Action) -> ActionResult {
-        let fail = |reason: &str| ActionResult {
-            kind: a.kind,
-            ok: false,
-            reason: Some(reason.to_string()),
-        };
+    /// Check an action for `actor` now without applying it: the budget slot, then the rule
+    /// checks. Never rolls dice nor changes anything.
+    fn check(
+        &self,
+        actor: CombatantId,
+        a: &Action,
+    ) -> Result<Option<crate::rules::Plan>, &'static str> {
         if !self.st[actor.0 as usize].life.is_conscious() {
-            return fail(reasons::CANNOT_ACT);
+            return Err(reasons::CANNOT_ACT);
         }
         if a.kind == ActionKind::EndTurn {
-            return ActionResult {
-                kind: a.kind,
-                ok: true,
-                reason: None,
-            };
+            return Ok(None);
         }
         let slot = a.kind.slot();
         if !self.slot_free(actor, slot) {
             let disabled = self.st[actor.0 as usize].life == LifeState::Disabled;
-            return fail(if disabled && slot != Slot::Free {
+            return Err(if disabled && slot != Slot::Free {
                 reasons::DOWNGRADED_DISABLED
             } else {
                 reasons::DOWNGRADED_ACTION_ECONOMY
             });
         }
-        let plan = match crate::rules::plan_action(self, actor, a) {
-            Ok(p) => p,
-            Err(reason) => return fail(reason),
+        crate::rules::plan_action(self, actor, a).map(Some)
+    }
+
+    /// Dry run: would `action` be accepted now for the pending decision? The result `submit`
+    /// would give for it as the first action of a list, without changing anything (state,
+    /// RNG, decision id).
+    ///
+    /// # Errors
+    /// [`SubmitError`] when no decision is pending.
+    pub fn validate(&self, action: &Action) -> Result<ActionResult, SubmitError> {
+        let actor = match &self.phase {
+            Phase::Over(_) => return Err(SubmitError::Terminal),
+            Phase::Awaiting(d) => d.actor,
+            _ => return Err(SubmitError::NotAwaitingDecision),
         };
+        Ok(match self.check(actor, action) {
+            Ok(_) => ActionResult {
+                kind: action.kind,
+                ok: true,
+                reason: None,
+            },
+            Err(r) => ActionResult {
+                kind: action.kind,
+                ok: false,
+                reason: Some(r.to_string()),
+            },
+        })
+    }
+
+    /// Validate then execute one action; budget check first (X4 downgrade).
+    fn apply_one(&mut self, actor: CombatantId, a: &Action) -> ActionResult {
+        let plan = match self.check(actor, a) {
+            Ok(Some(p)) => p,
+            Ok(None) => {
+                return ActionResult {
+                    kind: a.kind,
+                    ok: true,
+                    reason: None,
+                }
+            }
+            Err(reason) => {
+                return ActionResult {
+                    kind: a.kind,
+                    ok: false,
+                    reason: Some(reason.to_string()),
+                }
+            }
+        };
+        let slot = a.kind.slot();
         self.consume_slot(actor, slot);
         crate::rules::execute(self, actor, plan);
         // A disabled combatant's standard action costs 1 hp (CRB — Injury and Death: Disabled).

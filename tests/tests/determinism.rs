@@ -125,3 +125,34 @@ fn rejected_action_changes_nothing() {
     }
     assert_eq!(transcript(&ep), transcript(&twin));
 }
+
+/// `validate` is a dry run: it agrees with `submit` on every legal action and on a bad one, and
+/// changes nothing (same decision, same observation, same continuation).
+#[test]
+fn validate_agrees_with_submit_and_changes_nothing() {
+    let enc = sample();
+    let controllers = [Controller::External; 3];
+    let mut ep = Episode::new(enc, 11, &controllers);
+    let Status::Decision(d) = ep.advance() else {
+        panic!("goblins decide")
+    };
+    let before = serde_json::to_string(&ep.observation(None)).unwrap();
+    for l in ep.legal_actions() {
+        let v = ep.validate(&l.action).unwrap();
+        assert!(v.ok, "legal action {} validates: {v:?}", l.label);
+        let mut copy = ep.clone();
+        let r = copy.submit(std::slice::from_ref(&l.action)).unwrap();
+        assert_eq!(r[0], v, "{}", l.label);
+    }
+    let mut bad = Action::new(ActionKind::Withdraw);
+    bad.destination = Some(pf1e_engine::Cell::new(0, 0)); // a wall
+    let v = ep.validate(&bad).unwrap();
+    let r = ep.clone().submit(&[bad]).unwrap();
+    assert_eq!(r[0], v);
+    assert_eq!(v.reason.as_deref(), Some("unreachable_destination"));
+    assert_eq!(ep.decision().unwrap(), &d);
+    assert_eq!(
+        serde_json::to_string(&ep.observation(None)).unwrap(),
+        before
+    );
+}
