@@ -20,12 +20,12 @@ use crate::dice::{Dice, DiceSource};
 use crate::encounter::Encounter;
 use crate::grid::Cell;
 use crate::observation::Observation;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// Who decides for a combatant.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Controller {
     /// The built-in default policy.
@@ -35,7 +35,7 @@ pub enum Controller {
 }
 
 /// A pending decision of an externally controlled combatant.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Decision {
     /// Increments at each new decision of the episode; a step must name the current one.
     pub decision_id: u64,
@@ -45,7 +45,7 @@ pub struct Decision {
 }
 
 /// How an episode ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Outcome {
     /// Winning side, `None` for a draw.
     pub winner: Option<String>,
@@ -83,7 +83,7 @@ pub enum SubmitError {
 }
 
 /// Per-combatant attrition counters of one episode.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Attrition {
     /// Attack rolls made (attacks of opportunity included).
     pub attacks: u32,
@@ -97,7 +97,7 @@ pub struct Attrition {
 }
 
 /// One transcript line: `round N id: message`, or a raw line (initiative, end of combat).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LogLine {
     pub round: Option<u32>,
     pub actor: Option<String>,
@@ -114,7 +114,7 @@ impl std::fmt::Display for LogLine {
 }
 
 /// Life state derived from hit points (CRB — Combat: Injury and Death).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LifeState {
     /// `hp > 0`.
@@ -137,7 +137,7 @@ impl LifeState {
 }
 
 /// Runtime state of one combatant.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct CState {
     pub pos: Cell,
     pub hp: i32,
@@ -154,7 +154,7 @@ pub(crate) struct CState {
 }
 
 /// Per-turn bookkeeping of the acting combatant.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub(crate) struct TurnState {
     pub standard_used: bool,
     pub move_used: bool,
@@ -167,7 +167,7 @@ pub(crate) struct TurnState {
     pub results: Vec<ActionResult>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 enum Phase {
     /// Initiative not rolled yet.
     NotStarted,
@@ -462,6 +462,92 @@ impl Episode {
     pub fn action_id(&self, action: &Action) -> Option<u32> {
         let actor = self.decision()?.actor;
         crate::legal::ActionSpace::of(&self.enc).encode(action, self.st[actor.0 as usize].pos)
+    }
+
+    /// A snapshot of the whole episode state (RNG included) as bytes (JSON), to restore later
+    /// with [`Episode::restore`] on the same encounter. Restoring and submitting the same
+    /// actions gives the same transcript.
+    pub fn snapshot(&self) -> Vec<u8> {
+        let snap = SnapshotRef {
+            format: SNAPSHOT_FORMAT,
+            engine: crate::VERSION,
+            encounter: encounter_fingerprint(&self.enc),
+            dice: &self.dice,
+            controllers: &self.controllers,
+            st: &self.st,
+            round: self.round,
+            order: &self.order,
+            turn_pos: self.turn_pos,
+            phase: &self.phase,
+            turn: &self.turn,
+            next_decision_id: self.next_decision_id,
+            log: &self.log,
+            attrition: &self.attrition,
+            move_aoo_provoked: &self.move_aoo_provoked,
+        };
+        serde_json::to_vec(&snap).expect("episode state serializes")
+    }
+
+    /// Rebuild an episode from [`Episode::snapshot`] bytes.
+    ///
+    /// # Errors
+    /// [`SnapshotError`] if the bytes are not a snapshot of this format, or were taken on a
+    /// different encounter or engine version.
+    pub fn restore(encounter: Arc<Encounter>, bytes: &[u8]) -> Result<Episode, SnapshotError> {
+        let s: SnapshotOwned =
+            serde_json::from_slice(bytes).map_err(|e| SnapshotError::Malformed(e.to_string()))?;
+        if s.format != SNAPSHOT_FORMAT || s.engine != crate::VERSION {
+            return Err(SnapshotError::Version {
+                found: format!("format {} engine {}", s.format, s.engine),
+            });
+        }
+        if s.encounter != encounter_fingerprint(&encounter) {
+            return Err(SnapshotError::OtherEncounter);
+        }
+        let n = encounter.combatants.len();
+        let bad = |what: &str| Err(SnapshotError::Malformed(what.to_string()));
+        if s.st.len() != n || s.controllers.len() != n || s.attrition.len() != n {
+            return bad("combatant count mismatch");
+        }
+        let mut seen = vec![false; n];
+        for c in &s.order {
+            match seen.get_mut(c.0 as usize) {
+                Some(x) if !*x => *x = true,
+                _ => return bad("initiative order is not a permutation of the combatants"),
+            }
+        }
+        if !(s.order.is_empty() || s.order.len() == n) || s.turn_pos >= n.max(1) {
+            return bad("turn position out of range");
+        }
+        if let Phase::Awaiting(d) = &s.phase {
+            if d.actor.0 as usize >= n || s.order.is_empty() {
+                return bad("decision actor out of range");
+            }
+        }
+        for (i, c) in s.st.iter().enumerate() {
+            let spec = &encounter.combatants[i].spec;
+            let in_map = crate::grid::footprint(c.pos, spec.size.footprint_side())
+                .iter()
+                .all(|x| encounter.grid.in_bounds(*x));
+            if !in_map || c.ammo.len() != spec.attacks.len() {
+                return bad("combatant state does not fit the encounter");
+            }
+        }
+        Ok(Episode {
+            enc: encounter,
+            dice: s.dice,
+            controllers: s.controllers,
+            st: s.st,
+            round: s.round,
+            order: s.order,
+            turn_pos: s.turn_pos,
+            phase: s.phase,
+            turn: s.turn,
+            next_decision_id: s.next_decision_id,
+            log: s.log,
+            attrition: s.attrition,
+            move_aoo_provoked: s.move_aoo_provoked,
+        })
     }
 
     // ----- internals -------------------------------------------------------------------
@@ -829,4 +915,68 @@ impl Episode {
             reason: None,
         }
     }
+}
+
+/// Version of the snapshot byte format.
+const SNAPSHOT_FORMAT: u32 = 1;
+
+/// Error of [`Episode::restore`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SnapshotError {
+    #[error("not a valid episode snapshot: {0}")]
+    Malformed(String),
+    #[error("snapshot from another engine version ({found})")]
+    Version { found: String },
+    #[error("snapshot taken on a different encounter")]
+    OtherEncounter,
+}
+
+/// FNV-1a 64 of the encounter's JSON serialization: identifies the encounter a snapshot
+/// belongs to.
+fn encounter_fingerprint(enc: &Encounter) -> u64 {
+    let bytes = serde_json::to_vec(enc).expect("encounter serializes");
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+#[derive(Serialize)]
+struct SnapshotRef<'a> {
+    format: u32,
+    engine: &'a str,
+    encounter: u64,
+    dice: &'a DiceSource,
+    controllers: &'a [Controller],
+    st: &'a [CState],
+    round: u32,
+    order: &'a [CombatantId],
+    turn_pos: usize,
+    phase: &'a Phase,
+    turn: &'a TurnState,
+    next_decision_id: u64,
+    log: &'a [LogLine],
+    attrition: &'a [Attrition],
+    move_aoo_provoked: &'a BTreeSet<(CombatantId, CombatantId)>,
+}
+
+#[derive(Deserialize)]
+struct SnapshotOwned {
+    format: u32,
+    engine: String,
+    encounter: u64,
+    dice: DiceSource,
+    controllers: Vec<Controller>,
+    st: Vec<CState>,
+    round: u32,
+    order: Vec<CombatantId>,
+    turn_pos: usize,
+    phase: Phase,
+    turn: TurnState,
+    next_decision_id: u64,
+    log: Vec<LogLine>,
+    attrition: Vec<Attrition>,
+    move_aoo_provoked: BTreeSet<(CombatantId, CombatantId)>,
 }
