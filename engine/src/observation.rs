@@ -273,7 +273,8 @@ pub(crate) fn build(
     if let Some(a) = acting {
         let pos = ep.position(a);
         let field = ep.move_field(a, None);
-        let stoppable = field.stoppable();
+        let mut stoppable = field.stoppable();
+        stoppable.sort_by_key(|(c, k)| (*k, *c));
         let step_field = ep.move_field(a, Some(1));
         for t in ep.ids().filter(|&t| t != a) {
             let d = rules::distance_ft_from(ep, a, pos, t);
@@ -296,11 +297,11 @@ pub(crate) fn build(
                     && step_field.cost(c) == Some(1)
                     && rules::weapon_for(ep, a, c, t).is_ok()
             });
+            // `stoppable` is sorted by cost: the first square from which a weapon can attack.
             let movement_cost_ft = stoppable
                 .iter()
-                .filter(|(c, _)| rules::weapon_for(ep, a, *c, t).is_ok())
-                .map(|(_, k)| *k as i32 * grid::SQUARE_FT)
-                .min();
+                .find(|(c, _)| rules::weapon_for(ep, a, *c, t).is_ok())
+                .map(|(_, k)| *k as i32 * grid::SQUARE_FT);
             pairs.push(PairObs {
                 target_index: t.0,
                 target_id: ep.id_of(t).to_string(),

@@ -531,19 +531,15 @@ pub(crate) fn path_toward_in(
         Some(w) => vec![w],
         None => (0..n_w).collect(),
     };
-    let mut best: Option<(u32, Cell)> = None;
-    for (cell, cost) in field.stoppable() {
-        if best.is_some_and(|(bc, _)| cost >= bc) {
-            continue;
-        }
-        if weapons
+    // Cheapest square first (ties by (row, col)) from which a weapon can attack.
+    let mut squares = field.stoppable();
+    squares.sort_by_key(|(c, k)| (*k, *c));
+    let best = squares.into_iter().find(|(cell, _)| {
+        weapons
             .iter()
-            .any(|&w| can_weapon_attack(ep, a, cell, w, t).is_ok())
-        {
-            best = Some((cost, cell));
-        }
-    }
-    let (_, goal) = best?;
+            .any(|&w| can_weapon_attack(ep, a, *cell, w, t).is_ok())
+    });
+    let (goal, _) = best?;
     if goal == start {
         return None;
     }
