@@ -401,6 +401,21 @@ impl Episode {
         crate::observation::build(self, viewer)
     }
 
+    /// The fixed-shape tensor observation for `viewer` (see [`crate::tensor`]).
+    pub fn observation_tensor(&self, viewer: CombatantId) -> crate::tensor::TensorObservation {
+        crate::tensor::build(self, viewer)
+    }
+
+    /// The action mask of the pending decision over the whole action space (1 = legal), or all
+    /// zeros when no decision is pending.
+    pub fn action_mask(&self) -> Vec<u8> {
+        let mut mask = vec![0u8; self.action_space_size() as usize];
+        for l in self.legal_actions() {
+            mask[l.id as usize] = 1;
+        }
+        mask
+    }
+
     /// The transcript so far.
     pub fn transcript(&self) -> &[LogLine] {
         &self.log

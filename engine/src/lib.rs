@@ -23,6 +23,7 @@ pub mod map;
 pub mod observation;
 mod policy;
 mod rules;
+pub mod tensor;
 
 pub use action::{Action, ActionKind, ActionResult, Budget, CombatantId};
 pub use data::CombatantSpec;

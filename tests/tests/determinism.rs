@@ -200,3 +200,39 @@ fn snapshot_restore_replays_identically_and_rejects_garbage() {
     let tampered = text.replacen("\"turn_pos\":", "\"turn_pos\":999", 1);
     assert!(Episode::restore(enc, tampered.as_bytes()).is_err());
 }
+
+/// Tensor observations have the published fixed shapes at every decision, finite values, and
+/// the action mask agrees with the legal actions.
+#[test]
+fn tensor_observation_shapes_and_mask() {
+    use pf1e_engine::tensor::{FEATURES, PLANES};
+    let enc = sample();
+    let (rows, cols) = (enc.map.rows as usize, enc.map.cols as usize);
+    let n = enc.combatants.len();
+    let mut ep = Episode::new(enc, 3, &[Controller::External; 3]);
+    let mut k = 0;
+    while let Status::Decision(d) = ep.advance() {
+        let t = ep.observation_tensor(d.actor);
+        assert_eq!(t.plane_shape, [PLANES, rows, cols]);
+        assert_eq!(t.planes.len(), PLANES * rows * cols);
+        assert_eq!(t.feature_shape, [n, FEATURES]);
+        assert_eq!(t.features.len(), n * FEATURES);
+        assert!(t.planes.iter().chain(&t.features).all(|v| v.is_finite()));
+        // "me" plane marks the actor's square.
+        let pos = ep.position(d.actor);
+        assert_eq!(
+            t.planes[5 * rows * cols + pos.row as usize * cols + pos.col as usize],
+            1.0
+        );
+        let mask = ep.action_mask();
+        let legal = ep.legal_actions();
+        assert_eq!(mask.iter().filter(|&&m| m == 1).count(), legal.len());
+        for l in &legal {
+            assert_eq!(mask[l.id as usize], 1);
+        }
+        let pick = legal[k % legal.len()].action.clone();
+        ep.submit(&[pick]).unwrap();
+        k += 1;
+    }
+    assert!(ep.action_mask().iter().all(|&m| m == 0));
+}

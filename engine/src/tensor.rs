@@ -1,0 +1,146 @@
+//! Fixed-shape numeric observations for reinforcement learning (OpenSpiel's
+//! `ObservationTensor`): grid planes plus per-combatant features, and the action mask.
+//!
+//! Shapes are fixed per encounter: planes `[PLANES, rows, cols]` and features
+//! `[combatants, FEATURES]`, both `f32`, row-major, values roughly in `[0, 1]`. Everything is
+//! relative to the **viewer** (allies/enemies, "me").
+
+use crate::action::CombatantId;
+use crate::episode::{Episode, LifeState};
+use crate::grid::Cell;
+use serde::Serialize;
+
+/// Names of the grid planes, in order.
+pub const PLANE_NAMES: [&str; 10] = [
+    "passable",
+    "difficult_terrain",
+    "blocks_line_of_effect",
+    "cover_bonus_div_8",
+    "elevation_div_9",
+    "me",
+    "allies",
+    "enemies",
+    "threatened_by_enemies",
+    "dying_or_stable",
+];
+
+/// Names of the per-combatant features, in order.
+pub const FEATURE_NAMES: [&str; 18] = [
+    "present",
+    "is_me",
+    "is_ally",
+    "conscious",
+    "hp_fraction",
+    "hp_div_100",
+    "disabled",
+    "dying",
+    "stable",
+    "dead",
+    "row_fraction",
+    "col_fraction",
+    "ac_div_30",
+    "flat_footed",
+    "charging",
+    "aoo_remaining",
+    "speed_div_60",
+    "acts_before_me_this_round",
+];
+
+/// Number of grid planes.
+pub const PLANES: usize = PLANE_NAMES.len();
+/// Number of features per combatant.
+pub const FEATURES: usize = FEATURE_NAMES.len();
+
+/// A tensor observation.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TensorObservation {
+    /// `[PLANES, rows, cols]`.
+    pub plane_shape: [usize; 3],
+    pub planes: Vec<f32>,
+    /// `[combatants, FEATURES]`, combatants in list order.
+    pub feature_shape: [usize; 2],
+    pub features: Vec<f32>,
+}
+
+/// Build the tensor observation for `viewer`.
+pub(crate) fn build(ep: &Episode, viewer: CombatantId) -> TensorObservation {
+    let enc = ep.encounter();
+    let grid = &enc.grid;
+    let (rows, cols) = (grid.rows as usize, grid.cols as usize);
+    let mut planes = vec![0f32; PLANES * rows * cols];
+    let at = |p: usize, c: Cell| p * rows * cols + c.row as usize * cols + c.col as usize;
+    let enemies: Vec<CombatantId> = ep.ids().filter(|&x| ep.enemies(viewer, x)).collect();
+    for r in 0..rows {
+        for c in 0..cols {
+            let cell = Cell::new(r as i32, c as i32);
+            let i = r * cols + c;
+            let cost = grid.move_cost[i];
+            planes[at(0, cell)] = f32::from(u8::from(cost > 0));
+            planes[at(1, cell)] = f32::from(u8::from(cost > 1));
+            planes[at(2, cell)] = f32::from(u8::from(grid.blocks_los[i]));
+            planes[at(3, cell)] = f32::from(grid.cover_bonus[i]) / 8.0;
+            planes[at(4, cell)] = grid.elevation[i] as f32 / 9.0;
+            if enemies
+                .iter()
+                .any(|&x| crate::rules::threatens_cell(ep, x, cell))
+            {
+                planes[at(8, cell)] = 1.0;
+            }
+        }
+    }
+    for x in ep.ids() {
+        let life = ep.life_state(x);
+        let plane = if life == LifeState::Dead {
+            continue;
+        } else if !life.is_conscious() {
+            9
+        } else if x == viewer {
+            5
+        } else if ep.enemies(viewer, x) {
+            7
+        } else {
+            6
+        };
+        for cell in ep.cells_of(x) {
+            if grid.in_bounds(cell) {
+                planes[at(plane, cell)] = 1.0;
+            }
+        }
+    }
+    let n = enc.combatants.len();
+    let mut features = vec![0f32; n * FEATURES];
+    let order = ep.initiative_order();
+    let my_slot = order.iter().position(|&c| c == viewer);
+    for x in ep.ids() {
+        let i = x.0 as usize;
+        let spec = ep.spec(x);
+        let st = &ep.st[i];
+        let f = &mut features[i * FEATURES..(i + 1) * FEATURES];
+        let b = |v: bool| f32::from(u8::from(v));
+        let slot = order.iter().position(|&c| c == x);
+        f[0] = 1.0;
+        f[1] = b(x == viewer);
+        f[2] = b(!ep.enemies(viewer, x));
+        f[3] = b(st.life.is_conscious());
+        f[4] = (st.hp as f32 / spec.hp_max.max(1) as f32).clamp(-1.0, 1.0);
+        f[5] = st.hp as f32 / 100.0;
+        f[6] = b(st.life == LifeState::Disabled);
+        f[7] = b(st.life == LifeState::Dying);
+        f[8] = b(st.life == LifeState::Stable);
+        f[9] = b(st.life == LifeState::Dead);
+        f[10] = st.pos.row as f32 / rows.max(1) as f32;
+        f[11] = st.pos.col as f32 / cols.max(1) as f32;
+        f[12] = spec.ac.total as f32 / 30.0;
+        f[13] = b(st.flat_footed);
+        f[14] = b(st.charging);
+        f[15] = ep.aoo_remaining(x) as f32;
+        f[16] = ep.speed_ft(x) as f32 / 60.0;
+        f[17] = b(matches!((slot, my_slot), (Some(s), Some(m)) if s < m));
+    }
+    TensorObservation {
+        plane_shape: [PLANES, rows, cols],
+        planes,
+        feature_shape: [n, FEATURES],
+        features,
+    }
+}
