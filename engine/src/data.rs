@@ -317,6 +317,13 @@ pub struct CombatantSpec {
     pub notes: Option<String>,
 }
 
+/// Largest combatant file accepted, in bytes.
+pub const MAX_TEXT_BYTES: usize = 1 << 20;
+/// Longest list accepted in a combatant (attacks, feats, features…).
+pub const MAX_LIST_LEN: usize = 256;
+/// Largest magnitude of one damage formula (before multiplication).
+pub const MAX_DAMAGE: i32 = 10_000;
+
 fn default_level() -> i32 {
     1
 }
@@ -351,8 +358,15 @@ impl CombatantSpec {
     /// [`DataError::Field`] naming the field path (`attacks[1].crit_range`) and the reason for
     /// malformed JSON, unknown fields, wrong types and values out of range.
     pub fn from_json_str(text: &str, origin: &str) -> Result<CombatantSpec, DataError> {
+        if text.len() > MAX_TEXT_BYTES {
+            return Err(DataError::field(
+                origin,
+                "<root>",
+                format!("the file is {} bytes; at most {MAX_TEXT_BYTES}", text.len()),
+            ));
+        }
         let de = &mut serde_json::Deserializer::from_str(text);
-        let spec: CombatantSpec = serde_path_to_error::deserialize(de).map_err(|e| {
+        let spec: CombatantSpec = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner();
             let field = if path == "." {
@@ -361,6 +375,13 @@ impl CombatantSpec {
                 path
             };
             DataError::field(origin, field, inner.to_string())
+        })?;
+        de.end().map_err(|e| {
+            DataError::field(
+                origin,
+                "<root>",
+                format!("trailing characters after the JSON value: {e}"),
+            )
         })?;
         spec.validate(origin)?;
         Ok(spec)
@@ -382,6 +403,74 @@ impl CombatantSpec {
     /// Semantic checks beyond types: ranges of numbers, dice formulas, weapon ids.
     fn validate(&self, origin: &str) -> Result<(), DataError> {
         let err = |f: String, r: &str| Err(DataError::field(origin, f, r));
+        // Bounds far beyond any published creature, so arithmetic can never overflow.
+        let bounded = |f: &str, v: i64, lo: i64, hi: i64| -> Result<(), DataError> {
+            if (lo..=hi).contains(&v) {
+                Ok(())
+            } else {
+                Err(DataError::field(
+                    origin,
+                    f,
+                    format!("must be in {lo}..={hi}, got {v}"),
+                ))
+            }
+        };
+        bounded("hp_max", self.hp_max.into(), 1, 100_000)?;
+        bounded("bab", self.bab.into(), 0, 100)?;
+        bounded("initiative_mod", self.initiative_mod.into(), -100, 100)?;
+        bounded("level", self.level.into(), 0, 100)?;
+        bounded("ac.total", self.ac.total.into(), -50, 200)?;
+        bounded("ac.touch", self.ac.touch.into(), -50, 200)?;
+        bounded("ac.flat_footed", self.ac.flat_footed.into(), -50, 200)?;
+        bounded("saves.fort", self.saves.fort.into(), -100, 100)?;
+        bounded("saves.ref", self.saves.reflex.into(), -100, 100)?;
+        bounded("saves.will", self.saves.will.into(), -100, 100)?;
+        bounded("speed_land_ft", self.speed_land_ft.into(), 0, 1000)?;
+        if let Some(f) = self.speed_fly_ft {
+            bounded("speed_fly_ft", f.into(), 0, 1000)?;
+        }
+        bounded("spell_resistance", self.spell_resistance.into(), 0, 100)?;
+        if let Some(dr) = &self.dr {
+            bounded("dr.amount", dr.amount.into(), 1, 1000)?;
+        }
+        for (t, v) in &self.resistances {
+            bounded(&format!("resistances.{t}"), (*v).into(), 1, 1000)?;
+        }
+        for (name, len) in [
+            ("attacks", self.attacks.len()),
+            ("feats", self.feats.len()),
+            ("features", self.features.len()),
+            ("immunities", self.immunities.len()),
+            ("resistances", self.resistances.len()),
+        ] {
+            if len > MAX_LIST_LEN {
+                return err(name.into(), &format!("at most {MAX_LIST_LEN} entries"));
+            }
+        }
+        for (i, a) in self.attacks.iter().enumerate() {
+            let p = |f: &str| format!("attacks[{i}].{f}");
+            bounded(&p("attack_bonus"), a.attack_bonus.into(), -100, 100)?;
+            bounded(&p("damage_bonus"), a.damage_bonus.into(), -1000, 1000)?;
+            if let Some(r) = a.range_increment_ft {
+                bounded(&p("range_increment_ft"), r.into(), 5, 1000)?;
+            }
+            if let Some(r) = a.reach_ft {
+                bounded(&p("reach_ft"), r.into(), 0, 100)?;
+            }
+            if a.damage.len() > MAX_LIST_LEN {
+                return err(p("damage"), &format!("at most {MAX_LIST_LEN} components"));
+            }
+            for (j, d) in a.damage.iter().enumerate() {
+                if let Ok(expr) = d.formula.parse::<crate::dice::DiceExpr>() {
+                    if expr.max() > MAX_DAMAGE || expr.min() < -MAX_DAMAGE {
+                        return err(
+                            format!("attacks[{i}].damage[{j}].formula"),
+                            &format!("must stay within ±{MAX_DAMAGE}"),
+                        );
+                    }
+                }
+            }
+        }
         if self.name.trim().is_empty() {
             return err("name".into(), "must not be empty");
         }

@@ -61,6 +61,45 @@ impl MapError {
     }
 }
 
+/// Largest map side, in squares (256 squares = 1,280 ft): bounds the work of every path search.
+pub const MAX_SIDE: usize = 256;
+/// Largest map text accepted, in bytes.
+pub const MAX_TEXT_BYTES: usize = 1 << 20;
+/// Deepest `[`/`{` nesting accepted before parsing (the YAML parser is slow on deep nesting).
+pub const MAX_FLOW_NESTING: usize = 32;
+
+/// Maximum nesting depth of YAML flow collections (`[`, `{`) outside quoted scalars and
+/// comments: a cheap guard run before the parser.
+fn flow_nesting_depth(text: &str) -> usize {
+    let (mut depth, mut max) = (0usize, 0usize);
+    let mut quote: Option<char> = None;
+    let mut comment = false;
+    for ch in text.chars() {
+        if comment {
+            comment = ch != '\n';
+            continue;
+        }
+        match (quote, ch) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"') | (None, '\'') => quote = Some(ch),
+            (None, '#') => comment = true,
+            (None, '[') | (None, '{') => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            (None, ']') | (None, '}') => depth = depth.saturating_sub(1),
+            (None, '\n') => {}
+            _ => {}
+        }
+        if ch == '\n' {
+            // Quotes do not span lines in the maps we accept; recover on a new line.
+            quote = None;
+        }
+    }
+    max
+}
+
 /// One legend entry: a terrain type.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TerrainType {
@@ -276,6 +315,21 @@ impl MapSpec {
     /// in errors. Unknown keys are errors; every error names the offending field.
     pub fn from_yaml_str(text: &str, origin: &str) -> Result<MapSpec, MapError> {
         let e = Errs { file: origin };
+        if text.len() > MAX_TEXT_BYTES {
+            return Err(e.err(
+                "<root>",
+                format!(
+                    "the map text is {} bytes; at most {MAX_TEXT_BYTES}",
+                    text.len()
+                ),
+            ));
+        }
+        if flow_nesting_depth(text) > MAX_FLOW_NESTING {
+            return Err(e.err(
+                "<root>",
+                format!("YAML nested deeper than {MAX_FLOW_NESTING} levels"),
+            ));
+        }
         let de = serde_yaml::Deserializer::from_str(text);
         let raw: RawMap = serde_path_to_error::deserialize(de)
             .map_err(|err| serde_field_error(&e, "", &err.path().to_string(), err.inner()))?;
@@ -367,8 +421,11 @@ impl MapSpec {
                 ));
             }
         }
-        if rows > i32::MAX as usize / 2 || cols > i32::MAX as usize / 2 {
-            return Err(e.err("terrain", "is too large"));
+        if rows > MAX_SIDE || cols > MAX_SIDE {
+            return Err(e.err(
+                "terrain",
+                format!("is {rows} rows × {cols} columns; at most {MAX_SIDE} × {MAX_SIDE} squares"),
+            ));
         }
         for (r, row) in terrain.iter().enumerate() {
             for (c, ch) in row.iter().enumerate() {

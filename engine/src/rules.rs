@@ -62,6 +62,10 @@ impl Episode {
     pub(crate) fn spec(&self, c: CombatantId) -> &crate::data::CombatantSpec {
         &self.enc.combatants[idx(c)].spec
     }
+    /// The combatant's spec, shared (cheap to clone, unlike the spec itself).
+    pub(crate) fn spec_arc(&self, c: CombatantId) -> std::sync::Arc<crate::data::CombatantSpec> {
+        std::sync::Arc::clone(&self.enc.combatants[idx(c)].spec)
+    }
     pub(crate) fn side_of(&self, c: CombatantId) -> &str {
         &self.enc.combatants[idx(c)].side
     }
@@ -940,10 +944,10 @@ fn make_aoo(ep: &mut Episode, x: CombatantId, target: CombatantId, w: usize) {
 
 /// Full attack (CRB — Combat: Full Attack): a manufactured weapon attacks at −0/−5/−10/−15 for
 /// BAB +1/+6/+11/+16, `count` swings each; a natural weapon never gets iteratives — every
-/// natural attack of the creature is made `count` times, at its printed bonus (secondary −5 included — Bestiary —
-/// Universal Monster Rules: Natural Attacks). Remaining swings are lost when the target falls.
+/// natural attack of the creature is made `count` times, at its printed bonus (secondary −5
+/// included — Bestiary — Universal Monster Rules: Natural Attacks). Remaining swings are lost when the target falls.
 fn full_attack(ep: &mut Episode, a: CombatantId, t: CombatantId, w: usize) {
-    let spec = ep.spec(a).clone();
+    let spec = ep.spec_arc(a);
     let weapon = &spec.attacks[w];
     let mut swings: Vec<(usize, i32)> = Vec::new();
     if weapon.natural {
@@ -988,7 +992,7 @@ fn full_attack(ep: &mut Episode, a: CombatantId, t: CombatantId, w: usize) {
 
 /// One attack roll with a weapon, its critical confirmation and damage.
 fn attack_swing(ep: &mut Episode, a: CombatantId, t: CombatantId, w: usize, opts: AttackOpts) {
-    let spec = ep.spec(a).clone();
+    let spec = ep.spec_arc(a);
     let weapon = spec.attacks[w].clone();
     let ranged = weapon.is_ranged();
     if ranged {
@@ -1032,7 +1036,7 @@ fn attack_swing(ep: &mut Episode, a: CombatantId, t: CombatantId, w: usize, opts
         }
     }
     // Target AC (CRB — Combat: Armor Class, Touch Attacks, Flat-Footed).
-    let tspec = ep.spec(t).clone();
+    let tspec = ep.spec_arc(t);
     let touch = weapon.kind == AttackKind::Touch
         || (weapon.firearm && weapon.range_increment_ft.is_some_and(|inc| d_ft <= inc));
     let denied = ep.denied_dex(t);
@@ -1127,7 +1131,7 @@ struct DamageRoll {
 ///   has every bypass component; energy resistance/immunity applies per component;
 /// - the total never goes below 0.
 fn roll_damage(ep: &mut Episode, w: &AttackSpec, mult: i32, t: CombatantId) -> DamageRoll {
-    let tspec = ep.spec(t).clone();
+    let tspec = ep.spec_arc(t);
     let mut physical = 0i32;
     let mut energy_total = 0i32;
     let mut notes: Vec<String> = Vec::new();

@@ -4,6 +4,7 @@
 use pf1e_engine::data::{AttackKind, AttackSpec, CombatantSpec, DataError, Size};
 use pf1e_engine::grid::Cell;
 use pf1e_engine::map::MapSpec;
+use serde_json::json;
 use std::path::{Path, PathBuf};
 
 fn data_dir() -> PathBuf {
@@ -348,4 +349,69 @@ fn mirror_duel_zones_are_mirror_images() {
         assert_eq!(ca.row, cb.row);
         assert_eq!(ca.col, m.cols - 1 - cb.col, "{ca:?} mirrors {cb:?}");
     }
+}
+
+/// Numbers beyond any published creature are refused by name (arithmetic can never overflow).
+#[test]
+fn out_of_range_numbers_are_named() {
+    for (path, value, field) in [
+        (
+            &["attack_bonus"][..],
+            json!(2147483647),
+            "attacks[0].attack_bonus",
+        ),
+        (
+            &["initiative_mod"][..],
+            json!(-2147483648i64),
+            "initiative_mod",
+        ),
+        (&["hp_max"][..], json!(1_000_000), "hp_max"),
+        (
+            &["damage_bonus"][..],
+            json!(100_000),
+            "attacks[0].damage_bonus",
+        ),
+    ] {
+        let r = load_edited(|v| {
+            let target = if path[0] == "attack_bonus" || path[0] == "damage_bonus" {
+                &mut v["attacks"][0]
+            } else {
+                v
+            };
+            target[path[0]] = value.clone();
+        });
+        let (f, _) = field_error(r);
+        assert_eq!(f, field);
+    }
+    let r = load_edited(|v| v["attacks"][0]["damage"][0]["formula"] = json!("1000d1000"));
+    assert_eq!(field_error(r).0, "attacks[0].damage[0].formula");
+}
+
+/// Trailing characters after the JSON value are an error, not silently ignored.
+#[test]
+fn trailing_garbage_is_refused() {
+    let text = std::fs::read_to_string(data_dir().join("monsters/goblin.json")).unwrap();
+    let r = CombatantSpec::from_json_str(&format!("{text} garbage"), "bad.json");
+    assert_eq!(field_error(r).0, "<root>");
+}
+
+/// Maps: deeply nested YAML and oversized maps are refused before any expensive work.
+#[test]
+fn map_nesting_and_size_limits() {
+    let nested = format!(
+        "name: {}x{}\nterrain: |\n  ..\nlegend:\n  \".\": {{ type: floor, move_cost: 1 }}\n",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    let t = std::time::Instant::now();
+    let e = MapSpec::from_yaml_str(&nested, "deep.yaml").unwrap_err();
+    assert!(e.to_string().contains("nested deeper"), "{e}");
+    assert!(t.elapsed().as_secs() < 5);
+    let row = ".".repeat(300);
+    let big = format!(
+        "name: big\nterrain: |\n{}legend:\n  \".\": {{ type: floor, move_cost: 1 }}\n",
+        format!("  {row}\n").repeat(3)
+    );
+    let e = MapSpec::from_yaml_str(&big, "big.yaml").unwrap_err();
+    assert!(e.to_string().contains("at most 256"), "{e}");
 }

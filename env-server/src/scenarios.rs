@@ -393,9 +393,21 @@ impl ScenarioStore {
     }
 }
 
-/// The default base id of an inline combatant: its name lower-cased, spaces as `_`.
+/// The default base id of an inline combatant: its name lower-cased, every character other
+/// than `a-z0-9` as `_`, at most 64 characters (`combatant` if empty).
 pub fn default_base_id(name: &str) -> String {
-    name.trim().to_lowercase().replace(' ', "_")
+    let id: String = name
+        .trim()
+        .to_lowercase()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .take(64)
+        .collect();
+    if id.is_empty() {
+        "combatant".to_string()
+    } else {
+        id
+    }
 }
 
 /// Build an inline scenario. `field` is the request field holding it (`scenario.inline`).

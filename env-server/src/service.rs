@@ -107,8 +107,25 @@ impl From<ServiceError> for tonic::Status {
         if code == Code::Internal {
             tracing::error!(error = %e, "internal error");
         }
-        tonic::Status::new(code, e.to_string())
+        tonic::Status::new(code, bounded_message(e.to_string()))
     }
+}
+
+/// Most bytes of an error message sent back: messages may quote client input, and gRPC
+/// clients refuse status metadata beyond 16 KiB.
+const MAX_STATUS_MESSAGE: usize = 1024;
+
+/// `message`, cut to [`MAX_STATUS_MESSAGE`] bytes on a character boundary, with a marker.
+fn bounded_message(mut message: String) -> String {
+    if message.len() > MAX_STATUS_MESSAGE {
+        let mut cut = MAX_STATUS_MESSAGE;
+        while !message.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        message.truncate(cut);
+        message.push_str("… (truncated)");
+    }
+    message
 }
 
 /// Settings of the service.
@@ -880,7 +897,7 @@ pub async fn serve(
         .add_service(reflection)
         .add_service(proto::environment_server::EnvironmentServer::new(svc))
         .serve_with_incoming_shutdown(
-            tonic::transport::server::TcpIncoming::from(listener),
+            tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true)),
             shutdown,
         )
         .await;

@@ -114,6 +114,20 @@ fn runs_zero_is_a_usage_error() {
 }
 
 #[test]
+fn runs_and_threads_beyond_the_limits_are_usage_errors() {
+    let (map, g, o) = (arena(), goblin(), orc());
+    let base = [
+        "--map", &map, "--side", "players", &g, "--side", "monsters", &o,
+    ];
+    let mut a = base.to_vec();
+    a.extend(["--runs", "1000000000"]);
+    assert_one_line_error(&sim(&a), &["--runs", "1000000"]);
+    let mut a = base.to_vec();
+    a.extend(["--threads", "100000"]);
+    assert_one_line_error(&sim(&a), &["--threads", "1024"]);
+}
+
+#[test]
 fn round_cap_zero_and_threads_zero_are_usage_errors() {
     let (map, g, o) = (arena(), goblin(), orc());
     let base = [

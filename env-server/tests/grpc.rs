@@ -380,6 +380,22 @@ async fn bad_requests_get_clear_statuses_and_the_server_keeps_serving() {
     let mut t = start().await;
     let c = &mut t.client;
 
+    // 0. An oversized invalid name: the error names the field and its message stays bounded
+    //    (gRPC clients refuse status metadata beyond 16 KiB).
+    let r = c.reset(reset_req(&"x/".repeat(20_000), 1, &[])).await;
+    match r {
+        Err(s) => {
+            assert_eq!(s.code(), Code::InvalidArgument, "{s:?}");
+            assert!(
+                s.message().len() <= 1100,
+                "message of {} bytes",
+                s.message().len()
+            );
+            assert!(s.message().contains("scenario"), "{}", s.message());
+        }
+        Ok(_) => panic!("an invalid scenario name was accepted"),
+    }
+
     // 1. Unknown episode id.
     let r = c
         .observe(proto::ObserveRequest {

@@ -25,8 +25,8 @@ struct Args {
     #[arg(long)]
     data_dir: Option<PathBuf>,
     /// Most episodes open at once (Reset beyond it fails with RESOURCE_EXHAUSTED).
-    #[arg(long, default_value_t = 4096)]
-    max_episodes: usize,
+    #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..))]
+    max_episodes: u64,
     /// Close episodes untouched for this many seconds (0 = never).
     #[arg(long, default_value_t = 1800)]
     idle_timeout_secs: u64,
@@ -80,7 +80,7 @@ async fn main() -> std::process::ExitCode {
         tracing::warn!(data_dir = %data_dir.display(), "data directory not found: named scenarios will be unknown");
     }
     let mut config = ServiceConfig::new(data_dir.clone());
-    config.max_episodes = args.max_episodes;
+    config.max_episodes = usize::try_from(args.max_episodes).unwrap_or(usize::MAX);
     config.idle_timeout =
         (args.idle_timeout_secs > 0).then(|| Duration::from_secs(args.idle_timeout_secs));
 

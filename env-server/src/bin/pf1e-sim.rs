@@ -42,7 +42,7 @@ struct Cli {
     /// repeat for each side. A file may be repeated for identical combatants.
     #[arg(long, value_name = "NAME FILE", num_args = 1.., action = ArgAction::Append)]
     side: Vec<String>,
-    /// Number of combats to simulate (>= 1).
+    /// Number of combats to simulate (1 to 1,000,000).
     #[arg(long, default_value_t = 1000)]
     runs: u32,
     /// Base seed: combat i uses seed + i.
@@ -63,7 +63,7 @@ struct Cli {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
-    /// Worker threads (>= 1); default: one per core.
+    /// Worker threads (1 to 1024); default: one per core.
     #[arg(long)]
     threads: Option<usize>,
 }
@@ -89,10 +89,15 @@ fn main() -> ExitCode {
     }
 }
 
+/// Most combats per invocation: every run's record is kept in memory (a few hundred bytes each).
+const MAX_RUNS: u32 = 1_000_000;
+/// Most worker threads.
+const MAX_THREADS: usize = 1024;
+
 fn run(cli: &Cli, side_args: &[Vec<String>]) -> Result<(), UsageError> {
-    if cli.runs < 1 {
+    if !(1..=MAX_RUNS).contains(&cli.runs) {
         return Err(UsageError(format!(
-            "--runs must be >= 1 (got {})",
+            "--runs must be in 1..={MAX_RUNS} (got {})",
             cli.runs
         )));
     }
@@ -102,8 +107,12 @@ fn run(cli: &Cli, side_args: &[Vec<String>]) -> Result<(), UsageError> {
             cli.round_cap
         )));
     }
-    if cli.threads == Some(0) {
-        return Err(UsageError("--threads must be >= 1 (got 0)".into()));
+    if let Some(t) = cli.threads {
+        if !(1..=MAX_THREADS).contains(&t) {
+            return Err(UsageError(format!(
+                "--threads must be in 1..={MAX_THREADS} (got {t})"
+            )));
+        }
     }
     if side_args.is_empty() {
         return Err(UsageError(
