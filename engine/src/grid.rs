@@ -144,6 +144,45 @@ pub struct Grid {
     pub blocks_los: Vec<bool>,
     /// Cover bonus the cell grants (0 none, 2, 4, 8).
     pub cover_bonus: Vec<u8>,
+    /// Line-of-effect cache between single squares: one lazily computed bit row per source
+    /// square (terrain never changes during an encounter). Shared by every episode of the
+    /// encounter; not serialized.
+    #[serde(skip)]
+    pub(crate) loe_cache: LoeCache,
+}
+
+/// Lazily filled line-of-effect bit rows (see [`Grid`]).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct LoeCache {
+    rows: Vec<std::sync::OnceLock<Box<[u64]>>>,
+}
+
+impl LoeCache {
+    fn new(cells: usize) -> Self {
+        LoeCache {
+            rows: (0..cells).map(|_| std::sync::OnceLock::new()).collect(),
+        }
+    }
+
+    /// The cached bit for `from → to` (indices), computing `from`'s row with `compute` once.
+    pub(crate) fn get(
+        &self,
+        from: usize,
+        to: usize,
+        cells: usize,
+        compute: impl Fn(usize) -> bool,
+    ) -> Option<bool> {
+        let row = self.rows.get(from)?.get_or_init(|| {
+            let mut bits = vec![0u64; cells.div_ceil(64)].into_boxed_slice();
+            for t in 0..cells {
+                if compute(t) {
+                    bits[t / 64] |= 1 << (t % 64);
+                }
+            }
+            bits
+        });
+        Some(row.get(to / 64)? & (1 << (to % 64)) != 0)
+    }
 }
 
 /// The eight neighbour offsets, in the fixed order used for deterministic tie-breaking.
@@ -173,6 +212,7 @@ impl Grid {
             elevation: Vec::with_capacity(n),
             blocks_los: Vec::with_capacity(n),
             cover_bonus: Vec::with_capacity(n),
+            loe_cache: LoeCache::new(n),
         };
         for r in 0..rows {
             for c in 0..cols {

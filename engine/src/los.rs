@@ -197,6 +197,27 @@ pub fn has_line_of_effect(grid: &Grid, a: Cell, a_side: i32, b: Cell, b_side: i3
     if footprint_distance_squares(a, a_side, b, b_side) <= 1 {
         return true;
     }
+    // Single squares on the map: the per-encounter cache (terrain is static).
+    if a_side == 1 && b_side == 1 && grid.in_bounds(a) && grid.in_bounds(b) {
+        let cols = grid.cols as usize;
+        let cells = grid.rows as usize * cols;
+        let index = |c: Cell| c.row as usize * cols + c.col as usize;
+        let cached = grid.loe_cache.get(index(a), index(b), cells, |t| {
+            let to = Cell::new((t / cols) as i32, (t % cols) as i32);
+            line_of_effect_uncached(grid, a, 1, to, 1)
+        });
+        if let Some(v) = cached {
+            return v;
+        }
+    }
+    line_of_effect_uncached(grid, a, a_side, b, b_side)
+}
+
+/// [`has_line_of_effect`] computed from the geometry, without the cache.
+fn line_of_effect_uncached(grid: &Grid, a: Cell, a_side: i32, b: Cell, b_side: i32) -> bool {
+    if footprint_distance_squares(a, a_side, b, b_side) <= 1 {
+        return true;
+    }
     let block = |c: Cell| u8::from(grid.blocks_los_at(c));
     let value = valued(grid, a, a_side, b, b_side, 1, &block);
     let targets = footprint_corners(b, b_side);
@@ -611,5 +632,32 @@ mod tests {
         let _ = terrain_cover_bonus(&g, c(-3, 0), 0, c(5, 5), 99, CoverMode::Ranged);
         let _ = terrain_cover_bonus(&g, c(0, 0), 1, c(0, 1), 1, CoverMode::MeleeAdjacent);
         let _ = soft_cover(&g, c(9, 9), 1, c(-9, -9), 1, &|_| true);
+    }
+}
+
+#[cfg(test)]
+mod cache_tests {
+    use super::*;
+    use crate::map::MapSpec;
+
+    /// The line-of-effect cache agrees with the geometry for every pair of squares.
+    #[test]
+    fn cached_line_of_effect_matches_geometry() {
+        let text = "name: t\nterrain: |\n  ..........\n  ..##......\n  ....#..C..\n  ......##..\n  ..........\nlegend:\n  \".\": { type: floor, move_cost: 1 }\n  \"#\": { type: wall, move_cost: null, blocks_los: true }\n  \"C\": { type: pillar, move_cost: null, cover: true }\n";
+        let grid = Grid::from_map(&MapSpec::from_yaml_str(text, "t").unwrap());
+        let mut blocked = 0;
+        for a in 0..50 {
+            for b in 0..50 {
+                let (ca, cb) = (Cell::new(a / 10, a % 10), Cell::new(b / 10, b % 10));
+                let cached = has_line_of_effect(&grid, ca, 1, cb, 1);
+                assert_eq!(
+                    cached,
+                    line_of_effect_uncached(&grid, ca, 1, cb, 1),
+                    "{ca} {cb}"
+                );
+                blocked += usize::from(!cached);
+            }
+        }
+        assert!(blocked > 0, "the walls block some lines");
     }
 }
