@@ -44,6 +44,7 @@ fn main() {
             let _o = ep.observation(None);
             t_obs += t.elapsed().as_secs_f64();
             let t = Instant::now();
+            let _m = ep.action_mask();
             let l = ep.legal_actions();
             t_legal += t.elapsed().as_secs_f64();
             n += 1;

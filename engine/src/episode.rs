@@ -410,8 +410,10 @@ impl Episode {
     /// zeros when no decision is pending.
     pub fn action_mask(&self) -> Vec<u8> {
         let mut mask = vec![0u8; self.action_space_size() as usize];
-        for l in self.legal_actions() {
-            mask[l.id as usize] = 1;
+        if let Phase::Awaiting(d) = &self.phase {
+            for id in crate::legal::legal_ids(self, d.actor) {
+                mask[id as usize] = 1;
+            }
         }
         mask
     }
@@ -789,7 +791,7 @@ impl Episode {
 
     /// True when nothing but `end_turn` is legal for the actor now.
     fn only_end_turn_left(&self, actor: CombatantId) -> bool {
-        crate::legal::legal_actions(self, actor).len() <= 1
+        !crate::legal::any_besides_end_turn(self, actor)
     }
 
     /// The remaining budget of the acting combatant (CRB — Combat: Actions in Combat; Injury

@@ -206,31 +206,63 @@ pub fn label(ep: &Episode, actor: CombatantId, a: &Action) -> String {
     s
 }
 
-/// Every legal action of `actor` now, sorted by id; `end_turn` always first.
-pub(crate) fn legal_actions(ep: &Episode, actor: CombatantId) -> Vec<LegalAction> {
-    let space = ActionSpace::of(&ep.enc);
-    let pos = ep.st[actor.0 as usize].pos;
-    let mut out: Vec<Action> = vec![Action::new(ActionKind::EndTurn)];
-    let budget = ep.budget(actor);
-    if ep.conscious(actor) {
-        let targets: Vec<CombatantId> = ep
-            .ids()
-            .filter(|&t| t != actor && ep.enemies(actor, t) && ep.conscious(t))
-            .collect();
-        let n_w = ep.spec(actor).attacks.len();
-        for kind in [ActionKind::Attack, ActionKind::FullAttack] {
-            let ok = if kind == ActionKind::Attack {
-                budget.standard
-            } else {
-                budget.full_round
-            };
-            if !ok {
-                continue;
+/// Candidate actions of `actor` now (besides `end_turn`), cheapest checks first; with
+/// `first_only`, stops at the first one found.
+fn candidate_actions(ep: &Episode, actor: CombatantId, first_only: bool) -> Vec<Action> {
+    let mut out: Vec<Action> = Vec::new();
+    if !ep.conscious(actor) {
+        return out;
+    }
+    macro_rules! push {
+        ($a:expr) => {{
+            out.push($a);
+            if first_only {
+                return out;
             }
-            for &t in &targets {
-                for w in 0..n_w {
-                    if rules::can_weapon_attack(ep, actor, pos, w, t).is_ok() {
-                        out.push(Action {
+        }};
+    }
+    let pos = ep.st[actor.0 as usize].pos;
+    let budget = ep.budget(actor);
+    let speed_squares = (ep.speed_ft(actor) / crate::grid::SQUARE_FT).max(0) as u32;
+    if budget.five_foot_step && speed_squares > 0 {
+        let field = ep.move_field(actor, Some(1));
+        for (dr, dc) in STEP_DIRECTIONS {
+            let c = Cell::new(pos.row + dr, pos.col + dc);
+            if field.can_stop(c) && field.cost(c) == Some(1) {
+                let mut a = Action::new(ActionKind::FiveFootStep);
+                a.destination = Some(c);
+                push!(a);
+            }
+        }
+    }
+    let move_ok = budget.move_action && !ep.turn.stepped;
+    if move_ok {
+        let field = ep.move_field(actor, Some(speed_squares));
+        for (cell, _) in field.stoppable() {
+            if cell != pos {
+                let mut a = Action::new(ActionKind::Move);
+                a.destination = Some(cell);
+                push!(a);
+            }
+        }
+    }
+    let targets: Vec<CombatantId> = ep
+        .ids()
+        .filter(|&t| t != actor && ep.enemies(actor, t) && ep.conscious(t))
+        .collect();
+    let n_w = ep.spec(actor).attacks.len();
+    if budget.standard || budget.full_round {
+        for &t in &targets {
+            for w in 0..n_w {
+                if rules::can_weapon_attack(ep, actor, pos, w, t).is_err() {
+                    continue;
+                }
+                for (kind, ok) in [
+                    (ActionKind::Attack, budget.standard),
+                    (ActionKind::FullAttack, budget.full_round),
+                ] {
+                    if ok {
+                        push!(Action {
                             kind,
                             target: Some(t),
                             destination: None,
@@ -240,59 +272,70 @@ pub(crate) fn legal_actions(ep: &Episode, actor: CombatantId) -> Vec<LegalAction
                 }
             }
         }
-        if budget.full_round && !ep.turn.moved {
-            for &t in &targets {
-                if rules::charge_path(ep, actor, t, None).is_ok() {
-                    let mut a = Action::new(ActionKind::Charge);
-                    a.target = Some(t);
-                    out.push(a);
-                }
-            }
-        }
-        if budget.move_action && !ep.turn.stepped {
-            let squares = (ep.speed_ft(actor) / crate::grid::SQUARE_FT).max(0) as u32;
-            let unbounded = ep.move_field(actor, None);
-            for &t in &targets {
-                if rules::path_toward_in(ep, &unbounded, actor, t, None, squares).is_some() {
-                    let mut a = Action::new(ActionKind::Move);
-                    a.target = Some(t);
-                    out.push(a);
-                }
-            }
-            let field = ep.move_field(actor, Some(squares));
-            for (cell, _) in field.stoppable() {
-                if cell != pos {
-                    let mut a = Action::new(ActionKind::Move);
-                    a.destination = Some(cell);
-                    out.push(a);
-                }
-            }
-        }
-        if budget.five_foot_step && ep.speed_ft(actor) > 0 {
-            let field = ep.move_field(actor, Some(1));
-            for (dr, dc) in STEP_DIRECTIONS {
-                let c = Cell::new(pos.row + dr, pos.col + dc);
-                if field.can_stop(c) && field.cost(c) == Some(1) {
-                    let mut a = Action::new(ActionKind::FiveFootStep);
-                    a.destination = Some(c);
-                    out.push(a);
-                }
-            }
-        }
-        if budget.full_round && !ep.turn.moved {
-            let squares = (ep.speed_ft(actor) * 2 / crate::grid::SQUARE_FT).max(0) as u32;
-            let field = ep.move_field(actor, Some(squares));
-            for (cell, _) in field.stoppable() {
-                if cell != pos {
-                    let mut a = Action::new(ActionKind::Withdraw);
-                    a.destination = Some(cell);
-                    out.push(a);
-                }
+    }
+    if budget.full_round && !ep.turn.moved {
+        for &t in &targets {
+            if rules::charge_path(ep, actor, t, None).is_ok() {
+                let mut a = Action::new(ActionKind::Charge);
+                a.target = Some(t);
+                push!(a);
             }
         }
     }
-    let mut legal: Vec<LegalAction> = out
-        .into_iter()
+    if move_ok && !targets.is_empty() {
+        let unbounded = ep.move_field(actor, None);
+        for &t in &targets {
+            if rules::path_toward_in(ep, &unbounded, actor, t, None, speed_squares).is_some() {
+                let mut a = Action::new(ActionKind::Move);
+                a.target = Some(t);
+                push!(a);
+            }
+        }
+    }
+    if budget.full_round && !ep.turn.moved {
+        let field = ep.move_field(actor, Some(2 * speed_squares));
+        for (cell, _) in field.stoppable() {
+            if cell != pos {
+                let mut a = Action::new(ActionKind::Withdraw);
+                a.destination = Some(cell);
+                push!(a);
+            }
+        }
+    }
+    out
+}
+
+/// Whether `actor` has any legal action besides `end_turn` now (cheap: stops at the first).
+pub(crate) fn any_besides_end_turn(ep: &Episode, actor: CombatantId) -> bool {
+    let space = ActionSpace::of(&ep.enc);
+    let pos = ep.st[actor.0 as usize].pos;
+    candidate_actions(ep, actor, true)
+        .iter()
+        .any(|a| space.encode(a, pos).is_some())
+}
+
+/// The ids of every legal action of `actor` now, sorted (`end_turn`, id 0, always included).
+pub(crate) fn legal_ids(ep: &Episode, actor: CombatantId) -> Vec<u32> {
+    let space = ActionSpace::of(&ep.enc);
+    let pos = ep.st[actor.0 as usize].pos;
+    let mut ids: Vec<u32> = std::iter::once(0)
+        .chain(
+            candidate_actions(ep, actor, false)
+                .iter()
+                .filter_map(|a| space.encode(a, pos)),
+        )
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
+/// Every legal action of `actor` now, sorted by id; `end_turn` always first.
+pub(crate) fn legal_actions(ep: &Episode, actor: CombatantId) -> Vec<LegalAction> {
+    let space = ActionSpace::of(&ep.enc);
+    let pos = ep.st[actor.0 as usize].pos;
+    let mut legal: Vec<LegalAction> = std::iter::once(Action::new(ActionKind::EndTurn))
+        .chain(candidate_actions(ep, actor, false))
         .filter_map(|a| {
             let id = space.encode(&a, pos)?;
             Some(LegalAction {
