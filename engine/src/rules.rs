@@ -866,7 +866,7 @@ fn walk(ep: &mut Episode, a: CombatantId, path: &[Cell], what: &str, withdraw: b
     ep.log_turn(a, format!("{what} {}", text.join("->")));
     for (i, &next) in path.iter().enumerate() {
         if !(withdraw && i == 0) {
-            provoke_leaving(ep, a);
+            provoke(ep, a, Provocation::Leaving);
         }
         if !ep.conscious(a) {
             let here = ep.st[idx(a)].pos;
@@ -878,54 +878,46 @@ fn walk(ep: &mut Episode, a: CombatantId, path: &[Cell], what: &str, withdraw: b
     true
 }
 
-/// Leaving the current square(s): every enemy threatening them may make an attack of
-/// opportunity — once per enemy per round for this mover (CRB — Combat: Attacks of
-/// Opportunity). Flat-footed creatures make none; none against a mover with cover.
-fn provoke_leaving(ep: &mut Episode, mover: CombatantId) {
-    let pos = ep.st[idx(mover)].pos;
-    for x in ep.ids().collect::<Vec<_>>() {
-        if !ep.conscious(mover) {
-            return;
-        }
-        if x == mover || !ep.enemies(x, mover) || !ep.conscious(x) || !can_make_aoo(ep, x) {
-            continue;
-        }
-        if ep.move_aoo_provoked.contains(&(x, mover)) || ep.aoo_remaining(x) == 0 {
-            continue;
-        }
-        let Some(w) = threatening_weapon(ep, x, mover, pos) else {
-            continue;
-        };
-        let xpos = ep.st[idx(x)].pos;
-        if cover_bonus(ep, x, xpos, mover, false) > 0 {
-            continue;
-        }
-        ep.move_aoo_provoked.insert((x, mover));
-        make_aoo(ep, x, mover, w);
-    }
+/// What provokes an attack of opportunity (CRB — Combat: Attacks of Opportunity).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Provocation {
+    /// Leaving a threatened square: once per enemy per round for this mover ("moving out of
+    /// more than one square threatened by the same opponent in the same round doesn't count
+    /// as more than one opportunity").
+    Leaving,
+    /// A ranged attack from a threatened square: each one provokes.
+    RangedAttack,
 }
 
-/// A ranged attack from a threatened square provokes from every threatening enemy.
-fn provoke_ranged(ep: &mut Episode, shooter: CombatantId) {
-    let pos = ep.st[idx(shooter)].pos;
+/// Every enemy threatening `provoker`'s current square(s) may make an attack of opportunity,
+/// in list order, while it has AoOs left this round; flat-footed creatures make none (unless
+/// Combat Reflexes), and none is made against a provoker with cover. The AoO says what
+/// provoked it; the provoker's action stops if it falls.
+fn provoke(ep: &mut Episode, provoker: CombatantId, why: Provocation) {
+    let pos = ep.st[idx(provoker)].pos;
     for x in ep.ids().collect::<Vec<_>>() {
-        if !ep.conscious(shooter) {
+        if !ep.conscious(provoker) {
             return;
         }
-        if x == shooter || !ep.enemies(x, shooter) || !ep.conscious(x) || !can_make_aoo(ep, x) {
+        if x == provoker || !ep.enemies(x, provoker) || !ep.conscious(x) || !can_make_aoo(ep, x) {
             continue;
         }
-        if ep.aoo_remaining(x) == 0 {
+        let once_used =
+            why == Provocation::Leaving && ep.move_aoo_provoked.contains(&(x, provoker));
+        if once_used || ep.aoo_remaining(x) == 0 {
             continue;
         }
-        let Some(w) = threatening_weapon(ep, x, shooter, pos) else {
+        let Some(w) = threatening_weapon(ep, x, provoker, pos) else {
             continue;
         };
         let xpos = ep.st[idx(x)].pos;
-        if cover_bonus(ep, x, xpos, shooter, false) > 0 {
+        if cover_bonus(ep, x, xpos, provoker, false) > 0 {
             continue;
         }
-        make_aoo(ep, x, shooter, w);
+        if why == Provocation::Leaving {
+            ep.move_aoo_provoked.insert((x, provoker));
+        }
+        make_aoo(ep, x, provoker, w, why);
     }
 }
 
@@ -935,10 +927,14 @@ fn can_make_aoo(ep: &Episode, x: CombatantId) -> bool {
     !ep.denied_dex(x) || ep.has_feat(x, "Combat Reflexes")
 }
 
-fn make_aoo(ep: &mut Episode, x: CombatantId, target: CombatantId, w: usize) {
+fn make_aoo(ep: &mut Episode, x: CombatantId, target: CombatantId, w: usize, why: Provocation) {
     ep.st[idx(x)].aoo_used += 1;
     let tid = ep.id_of(target).to_string();
-    ep.log_turn(x, format!("attack of opportunity on {tid}"));
+    let reason = match why {
+        Provocation::Leaving => "leaves a threatened square",
+        Provocation::RangedAttack => "makes a ranged attack while threatened",
+    };
+    ep.log_turn(x, format!("attack of opportunity on {tid} ({reason})"));
     attack_swing(ep, x, target, w, AttackOpts::default());
 }
 
@@ -996,7 +992,7 @@ fn attack_swing(ep: &mut Episode, a: CombatantId, t: CombatantId, w: usize, opts
     let weapon = spec.attacks[w].clone();
     let ranged = weapon.is_ranged();
     if ranged {
-        provoke_ranged(ep, a);
+        provoke(ep, a, Provocation::RangedAttack);
         if !ep.conscious(a) || !ep.conscious(t) {
             return;
         }

@@ -60,7 +60,7 @@ fn crb_aoo_leaving_threatened_squares_once_per_enemy_per_round() {
     assert_eq!(ep.position(cid(&ep, "hero")), Cell::new(1, 5));
     assert_eq!(
         aoo_lines(&ep),
-        vec!["round 1 guard: attack of opportunity on hero"],
+        vec!["round 1 guard: attack of opportunity on hero (leaves a threatened square)"],
         "{}",
         log(&ep)
     );
@@ -86,7 +86,7 @@ fn crb_aoo_one_per_round_without_combat_reflexes() {
     assert_all_ok(&submit(&mut ep, &[move_to(3, 1)]));
     assert_eq!(
         aoo_lines(&ep),
-        vec!["round 1 guard: attack of opportunity on hero"]
+        vec!["round 1 guard: attack of opportunity on hero (leaves a threatened square)"]
     );
     assert_eq!(dice_left(&ep), 0);
 }
@@ -116,8 +116,8 @@ fn feat_combat_reflexes_one_plus_dex_bonus_per_round() {
     assert_eq!(
         aoo_lines(&ep),
         vec![
-            "round 1 guard: attack of opportunity on hero",
-            "round 1 guard: attack of opportunity on hero2"
+            "round 1 guard: attack of opportunity on hero (leaves a threatened square)",
+            "round 1 guard: attack of opportunity on hero2 (leaves a threatened square)"
         ]
     );
     assert_eq!(dice_left(&ep), 0);
@@ -143,8 +143,8 @@ fn crb_aoo_allowance_resets_each_round() {
     assert_eq!(
         aoo_lines(&ep),
         vec![
-            "round 1 guard: attack of opportunity on hero",
-            "round 2 guard: attack of opportunity on hero"
+            "round 1 guard: attack of opportunity on hero (leaves a threatened square)",
+            "round 2 guard: attack of opportunity on hero (leaves a threatened square)"
         ]
     );
     assert_eq!(dice_left(&ep), 0);
@@ -235,7 +235,7 @@ fn feat_combat_reflexes_allows_aoo_while_flat_footed() {
     assert_all_ok(&submit(&mut ep, &[move_to(1, 6)]));
     assert_eq!(
         aoo_lines(&ep),
-        vec!["round 1 guard: attack of opportunity on hero"]
+        vec!["round 1 guard: attack of opportunity on hero (leaves a threatened square)"]
     );
     assert_eq!(dice_left(&ep), 0);
 }
@@ -289,7 +289,7 @@ fn crb_aoo_moving_within_reach_of_reach_weapon_provokes() {
     assert_all_ok(&submit(&mut ep, &[move_to(3, 1)]));
     assert_eq!(
         aoo_lines(&ep),
-        vec!["round 1 guard: attack of opportunity on hero"]
+        vec!["round 1 guard: attack of opportunity on hero (leaves a threatened square)"]
     );
     assert!(lines_with(&ep, "glaive vs hero d20=2+5=7").len() == 1);
     assert_eq!(dice_left(&ep), 0);
@@ -336,7 +336,7 @@ fn crb_reach_weapon_does_not_threaten_adjacent_squares() {
     assert_all_ok(&submit(&mut ep, &[move_to(2, 1)]));
     assert_eq!(
         aoo_lines(&ep),
-        vec!["round 1 guard: attack of opportunity on hero"]
+        vec!["round 1 guard: attack of opportunity on hero (leaves a threatened square)"]
     );
     assert_eq!(dice_left(&ep), 0);
 }
