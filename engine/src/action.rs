@@ -130,6 +130,10 @@ pub mod reasons {
     pub const DOWNGRADED_ACTION_ECONOMY: &str = "downgraded:action_economy";
     pub const DOWNGRADED_DISABLED: &str = "downgraded:disabled";
     pub const CANNOT_ACT: &str = "cannot_act";
+    /// Ours: a condition forbids this action (nauseated/pinned/panicked: no attack;
+    /// grappled/pinned/paralyzed: no movement; fatigued/exhausted/entangled: no charge;
+    /// prone: no ranged weapon but a crossbow).
+    pub const PREVENTED_BY_CONDITION: &str = "prevented_by_condition";
     /// Ours: the turn ended before this action of the submitted sequence.
     pub const TURN_ENDED: &str = "turn_ended";
 }

@@ -315,7 +315,37 @@ pub struct CombatantSpec {
     /// Free-form notes (what the file simplifies).
     #[serde(default)]
     pub notes: Option<String>,
+    /// Rule traits from the creature's type/subtype or abilities, transcribed as data:
+    /// `immune_critical` (not subject to critical hits), `immune_flanking` (cannot be
+    /// flanked), `immune_precision` (no extra damage from precision-based attacks such as
+    /// sneak attack) — e.g. Bestiary: Creature Types, elemental and ooze traits. PF1e undead
+    /// and constructs are **not** immune to these (that was D&D 3.5).
+    #[serde(default)]
+    pub traits: Vec<String>,
+    /// Conditions the combatant starts with (e.g. `{"name": "prone"}`,
+    /// `{"name": "stunned", "rounds": 2}`): see `engine/src/conditions.rs`.
+    #[serde(default)]
+    pub conditions: Vec<InitialCondition>,
+    /// `true` (default): the printed numbers already include static feats (Weapon Focus,
+    /// Dodge, Improved Critical…), as in every Bestiary stat block; `false`: the engine applies
+    /// them (see `engine/src/feats.rs`).
+    #[serde(default = "default_true")]
+    pub printed_feats_included: bool,
 }
+
+/// A condition at the start of combat.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InitialCondition {
+    /// A condition name of `engine/src/conditions.rs` (`flat-footed` = `flat_footed`).
+    pub name: String,
+    /// The bearer's turns it lasts; absent = until removed.
+    #[serde(default)]
+    pub rounds: Option<u32>,
+}
+
+/// Known values of `traits`.
+pub const KNOWN_TRAITS: [&str; 3] = ["immune_critical", "immune_flanking", "immune_precision"];
 
 /// Largest combatant file accepted, in bytes.
 pub const MAX_TEXT_BYTES: usize = 1 << 20;
@@ -442,6 +472,8 @@ impl CombatantSpec {
             ("features", self.features.len()),
             ("immunities", self.immunities.len()),
             ("resistances", self.resistances.len()),
+            ("traits", self.traits.len()),
+            ("conditions", self.conditions.len()),
         ] {
             if len > MAX_LIST_LEN {
                 return err(name.into(), &format!("at most {MAX_LIST_LEN} entries"));
@@ -520,6 +552,25 @@ impl CombatantSpec {
         }
         if self.spell_resistance < 0 {
             return err("spell_resistance".into(), "must be >= 0");
+        }
+        for (i, t) in self.traits.iter().enumerate() {
+            if !KNOWN_TRAITS.contains(&t.as_str()) {
+                return err(
+                    format!("traits[{i}]"),
+                    &format!("unknown trait `{t}`; known: {}", KNOWN_TRAITS.join(", ")),
+                );
+            }
+        }
+        for (i, c) in self.conditions.iter().enumerate() {
+            if crate::conditions::def(&c.name).is_none() {
+                return err(
+                    format!("conditions[{i}].name"),
+                    &format!("unknown condition `{}`", c.name),
+                );
+            }
+            if c.rounds == Some(0) || c.rounds.is_some_and(|r| r > 10_000) {
+                return err(format!("conditions[{i}].rounds"), "must be in 1..=10000");
+            }
         }
         let mut ids = std::collections::BTreeSet::new();
         for (i, a) in self.attacks.iter().enumerate() {

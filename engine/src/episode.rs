@@ -142,8 +142,9 @@ pub(crate) struct CState {
     pub pos: Cell,
     pub hp: i32,
     pub life: LifeState,
-    /// Flat-footed until its first turn (CRB — Combat: Initiative, Flat-Footed).
-    pub flat_footed: bool,
+    /// Conditions (CRB — Appendix: Conditions), e.g. flat-footed until its first turn (CRB —
+    /// Combat: Initiative, Flat-Footed). See [`crate::conditions`].
+    pub conditions: Vec<crate::conditions::ActiveCondition>,
     /// Charged this turn: −2 AC until the start of its next turn.
     pub charging: bool,
     pub aoo_used: u32,
@@ -220,7 +221,25 @@ impl Episode {
                 pos: p.start,
                 hp: p.spec.hp_max,
                 life: LifeState::Healthy,
-                flat_footed: true,
+                conditions: std::iter::once(crate::conditions::ActiveCondition {
+                    name: "flat_footed".into(),
+                    rounds: None,
+                })
+                .chain(p.spec.conditions.iter().filter_map(|c| {
+                    crate::conditions::def(&c.name).map(|d| crate::conditions::ActiveCondition {
+                        name: d.name.to_string(),
+                        rounds: c.rounds,
+                    })
+                }))
+                .fold(Vec::new(), |mut v, c| {
+                    if !v
+                        .iter()
+                        .any(|x: &crate::conditions::ActiveCondition| x.name == c.name)
+                    {
+                        v.push(c);
+                    }
+                    v
+                }),
                 charging: false,
                 aoo_used: 0,
                 initiative_total: 0,
@@ -265,11 +284,11 @@ impl Episode {
                 }
                 Phase::TurnStart => {
                     let actor = self.order[self.turn_pos];
-                    self.begin_turn(actor);
+                    let skip = self.begin_turn(actor);
                     if self.check_end() {
                         continue;
                     }
-                    if !self.st[actor.0 as usize].life.is_conscious() {
+                    if skip || !self.st[actor.0 as usize].life.is_conscious() {
                         self.end_turn();
                         continue;
                     }
@@ -598,9 +617,25 @@ impl Episode {
     /// modifier, then list order (CRB — Combat: Initiative; no re-roll of ties).
     fn roll_initiative(&mut self) {
         let n = self.st.len();
+        for i in 0..n {
+            let unknown = crate::feats::unknown_feats(&self.enc.combatants[i].spec);
+            if !unknown.is_empty() {
+                let id = self.enc.combatants[i].id.clone();
+                self.log_raw(format!(
+                    "warning: {id}: unknown feats ignored: {}",
+                    unknown.join(", ")
+                ));
+            }
+        }
         let mut keys = Vec::with_capacity(n);
         for i in 0..n {
-            let m = self.enc.combatants[i].spec.initiative_mod;
+            let m = self.enc.combatants[i].spec.initiative_mod
+                + crate::effects::resolve(
+                    &self.modifiers_for(CombatantId(i as u16)),
+                    crate::effects::Stat::Initiative,
+                    &Default::default(),
+                )
+                .total;
             let d = self.roll(20) as i32;
             self.st[i].initiative_total = d + m;
             let id = self.enc.combatants[i].id.clone();
@@ -611,14 +646,50 @@ impl Episode {
         self.order = keys.iter().map(|k| CombatantId(k.2 as u16)).collect();
     }
 
-    fn begin_turn(&mut self, actor: CombatantId) {
+    /// Start of a turn; returns whether the turn is lost (a condition forbids acting, or a
+    /// confused creature's d% roll says so).
+    fn begin_turn(&mut self, actor: CombatantId) -> bool {
         self.turn = TurnState::default();
         let i = actor.0 as usize;
-        self.st[i].flat_footed = false;
+        // Flat-footed until it acts (an explicit duration keeps its own count).
+        self.st[i]
+            .conditions
+            .retain(|c| !(c.name == "flat_footed" && c.rounds.is_none()));
         self.st[i].charging = false;
         if self.st[i].life == LifeState::Dying {
             self.stabilization_check(actor);
         }
+        if !self.st[i].life.is_conscious() {
+            return true;
+        }
+        // Bleed (CRB — Conditions: Bleed): damage at the start of its turn (1 hp here).
+        if self.has_condition(actor, "bleeding") {
+            self.log_turn(actor, "bleeds: loses 1 hp".into());
+            self.lose_hp(actor, 1);
+            if !self.st[i].life.is_conscious() {
+                return true;
+            }
+        }
+        let blocking: Vec<&str> = self
+            .cond_defs(actor)
+            .filter(|d| d.cant_act)
+            .map(|d| d.name)
+            .collect();
+        if !blocking.is_empty() {
+            let why = blocking.join(", ");
+            self.log_turn(actor, format!("cannot act ({why})"));
+            return true;
+        }
+        if self.has_condition(actor, "confused") && crate::rules::confused_turn(self, actor) {
+            return true;
+        }
+        if self.has_condition(actor, "prone") && !self.cond_flag(actor, |d| d.cant_move) {
+            crate::rules::stand_up(self, actor);
+            if !self.st[i].life.is_conscious() {
+                return true;
+            }
+        }
+        false
     }
 
     /// Dying at the start of its turn: DC 10 Constitution check with a penalty equal to the
@@ -767,6 +838,7 @@ impl Episode {
     fn end_turn(&mut self) {
         let actor = self.order[self.turn_pos];
         self.st[actor.0 as usize].last_turn_results = std::mem::take(&mut self.turn.results);
+        self.tick_conditions(actor);
         self.turn = TurnState::default();
         self.turn_pos += 1;
         self.phase = Phase::TurnStart;
@@ -798,18 +870,30 @@ impl Episode {
     /// and Death, Disabled).
     pub(crate) fn budget(&self, actor: CombatantId) -> Budget {
         let t = &self.turn;
-        let disabled = self.st[actor.0 as usize].life == LifeState::Disabled;
+        let disabled = self.single_action(actor);
+        let nauseated = self.cond_flag(actor, |d| d.single_move);
         let spent_disabled = disabled && t.disabled_acted;
-        let standard = !(t.standard_used || t.full_round_used || spent_disabled);
-        let move_slot = !(t.full_round_used || (t.move_used && !standard) || spent_disabled);
-        let full_round = !disabled && !t.standard_used && !t.move_used && !t.full_round_used;
+        let standard = !(t.standard_used || t.full_round_used || spent_disabled || nauseated);
+        let move_slot = !(t.full_round_used
+            || (t.move_used && !standard)
+            || spent_disabled
+            || (nauseated && t.move_used));
+        let full_round =
+            !disabled && !nauseated && !t.standard_used && !t.move_used && !t.full_round_used;
         Budget {
             standard,
             move_action: move_slot,
             swift: true,
             full_round,
-            five_foot_step: !t.moved,
+            five_foot_step: !t.moved && !nauseated,
         }
+    }
+
+    /// A single move or standard action per turn: disabled (CRB — Injury and Death) or
+    /// staggered (CRB — Conditions: Staggered).
+    pub(crate) fn single_action(&self, actor: CombatantId) -> bool {
+        self.st[actor.0 as usize].life == LifeState::Disabled
+            || self.cond_flag(actor, |d| d.staggered)
     }
 
     /// Whether the slot is available now.
@@ -827,7 +911,7 @@ impl Episode {
     /// Consume a slot: a move action uses the move slot, or the standard one when the move
     /// slot is spent (CRB: a move action may be taken in place of a standard action).
     pub(crate) fn consume_slot(&mut self, actor: CombatantId, slot: Slot) {
-        let disabled = self.st[actor.0 as usize].life == LifeState::Disabled;
+        let disabled = self.single_action(actor);
         match slot {
             Slot::Standard => self.turn.standard_used = true,
             Slot::Move => {
@@ -857,6 +941,23 @@ impl Episode {
         }
         if a.kind == ActionKind::EndTurn {
             return Ok(None);
+        }
+        if self.cond_flag(actor, |d| d.cant_act) {
+            return Err(reasons::CANNOT_ACT);
+        }
+        let attacks = matches!(
+            a.kind,
+            ActionKind::Attack | ActionKind::FullAttack | ActionKind::Charge
+        );
+        let moves = matches!(
+            a.kind,
+            ActionKind::Move | ActionKind::Charge | ActionKind::FiveFootStep | ActionKind::Withdraw
+        );
+        if (attacks && self.cond_flag(actor, |d| d.cant_attack))
+            || (moves && self.cond_flag(actor, |d| d.cant_move))
+            || (a.kind == ActionKind::Charge && self.cond_flag(actor, |d| d.no_charge))
+        {
+            return Err(reasons::PREVENTED_BY_CONDITION);
         }
         let slot = a.kind.slot();
         if !self.slot_free(actor, slot) {
@@ -935,7 +1036,7 @@ impl Episode {
 }
 
 /// Version of the snapshot byte format.
-const SNAPSHOT_FORMAT: u32 = 1;
+const SNAPSHOT_FORMAT: u32 = 2;
 
 /// Error of [`Episode::restore`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -12,10 +12,13 @@
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 pub mod action;
+pub mod conditions;
 pub mod data;
 pub mod dice;
+pub mod effects;
 pub mod encounter;
 pub mod episode;
+pub mod feats;
 pub mod grid;
 pub mod legal;
 pub mod los;
@@ -23,6 +26,7 @@ pub mod map;
 pub mod observation;
 mod policy;
 mod rules;
+pub mod saves;
 pub mod tensor;
 
 pub use action::{Action, ActionKind, ActionResult, Budget, CombatantId};

@@ -68,6 +68,16 @@ pub struct CombatantObs {
     pub moved_this_turn: bool,
     pub player_character: bool,
     pub last_turn_results: Vec<ActionResult>,
+    /// Feat names the engine does not know (reported, ignored — `engine/src/feats.rs`).
+    pub unknown_feats: Vec<String>,
+    /// Rule traits (`immune_critical`, `immune_flanking`, `immune_precision`).
+    pub traits: Vec<String>,
+    /// Sneak attack dice (d6) of the combatant, 0 without sneak attack.
+    pub sneak_dice: u32,
+    /// Concealment miss chance its conditions give it against attacks, in percent.
+    pub concealment: u32,
+    /// Denied its Dexterity bonus to AC by its own conditions.
+    pub denied_dex_to_ac: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -171,8 +181,8 @@ pub(crate) fn build(
             let s = &p.spec;
             let st = &ep.st[i];
             let mut conditions = BTreeMap::new();
-            if st.flat_footed {
-                conditions.insert("flat_footed".to_string(), None);
+            for c in &st.conditions {
+                conditions.insert(c.name.clone(), c.rounds);
             }
             if st.charging {
                 conditions.insert("charging".to_string(), Some(1));
@@ -187,6 +197,11 @@ pub(crate) fn build(
                 conditions.insert("unconscious".to_string(), None);
             }
             CombatantObs {
+                unknown_feats: crate::feats::unknown_feats(s),
+                traits: s.traits.clone(),
+                sneak_dice: ep.sneak_attack_dice(c),
+                concealment: ep.cond_defs(c).map(|d| d.miss_chance).max().unwrap_or(0),
+                denied_dex_to_ac: ep.denied_dex(c),
                 index: c.0,
                 id: p.id.clone(),
                 name: s.name.clone(),

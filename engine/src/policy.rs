@@ -8,6 +8,15 @@
 //! 4. else **move + attack**: move toward the closest square from which the preferred weapon
 //!    can attack, then attack with the first weapon that can (the seed's `weapon_for`).
 //!
+//! Conditions (ours; the seed's policy ignores them): a turn lost to a condition never reaches
+//! the policy. A **frightened** or **panicked** combatant flees: it withdraws (2× speed, the
+//! first square does not provoke) to the reachable square farthest from the nearest enemy, if
+//! that is farther than where it stands; if it cannot get farther, a frightened combatant
+//! fights as usual (CRB: "if unable to flee, it may fight") and a panicked one does nothing
+//! (cowers). A combatant that **cannot attack** (nauseated, pinned) only moves toward the
+//! enemy when no weapon reaches. A **staggered** combatant (one action) attacks once from
+//! here, or 5-foot steps and attacks once, or moves.
+//!
 //! "Ranged attackers shoot": the preferred mode is that of the attack with the best attack
 //! bonus (ties: list order) — the goblin (short bow +4 vs short sword +2) shoots, the orc
 //! (falchion +5 vs javelin +1) closes in. A ranged attacker threatened in melee uses its melee
@@ -102,12 +111,47 @@ pub(crate) fn default_policy(ep: &Episode, a: CombatantId) -> Vec<Action> {
         .ids()
         .any(|x| x != a && ep.enemies(a, x) && rules::threatens(ep, x, a, pos));
     let ranged = prefers_ranged(ep, a);
-    // 1. Full attack from here.
+    if ep.cond_flag(a, |d| d.flees) {
+        if let Some(dest) = flee_square(ep, a, t) {
+            return vec![Action {
+                kind: ActionKind::Withdraw,
+                target: None,
+                destination: Some(dest),
+                weapon: None,
+            }];
+        }
+        if ep.cond_flag(a, |d| d.cant_attack) {
+            return Vec::new();
+        }
+    }
+    if ep.cond_flag(a, |d| d.cant_attack) {
+        if pick_weapon(ep, a, pos, t, threatened).is_some() {
+            return Vec::new();
+        }
+        let squares = (ep.speed_ft(a) / grid::SQUARE_FT).max(0) as u32;
+        return match rules::path_toward(ep, a, t, None, squares) {
+            Some(_) => vec![with(ActionKind::Move, t, None, None)],
+            None => Vec::new(),
+        };
+    }
+    // 1. Full attack from here (a single attack when limited to one action).
+    // Staggered: one action. (A disabled combatant keeps the seed's plan, whose full-round
+    // and standard actions are refused: it never strains for 1 hp.)
+    let single = ep.cond_flag(a, |d| d.staggered);
+    let attack_kind = if single {
+        ActionKind::Attack
+    } else {
+        ActionKind::FullAttack
+    };
     if let Some(w) = pick_weapon(ep, a, pos, t, threatened) {
-        return vec![with(ActionKind::FullAttack, t, Some(w), None)];
+        return vec![with(attack_kind, t, Some(w), None)];
     }
     // 2. Charge (melee fighters).
-    if !ranged && rules::charge_path(ep, a, t, None).is_ok() {
+    if !ranged
+        && !single
+        && !ep.cond_flag(a, |d| d.no_charge)
+        && rules::charge_path(ep, a, t, None).is_ok()
+    {
         return vec![with(ActionKind::Charge, t, None, None)];
     }
     // 3. One 5-foot step suffices.
@@ -125,7 +169,7 @@ pub(crate) fn default_policy(ep: &Episode, a: CombatantId) -> Vec<Action> {
                     destination: Some(c),
                     weapon: None,
                 };
-                return vec![step, with(ActionKind::FullAttack, t, Some(w), None)];
+                return vec![step, with(attack_kind, t, Some(w), None)];
             }
         }
     }
@@ -137,6 +181,7 @@ pub(crate) fn default_policy(ep: &Episode, a: CombatantId) -> Vec<Action> {
         .and_then(|w| rules::path_toward(ep, a, t, Some(w), squares).map(|_| Some(w)))
         .or_else(|| rules::path_toward(ep, a, t, None, squares).map(|_| None));
     match moved {
+        Some(w) if single => vec![with(ActionKind::Move, t, w, None)],
         Some(w) => vec![
             with(ActionKind::Move, t, w, None),
             with(ActionKind::Attack, t, None, None),
@@ -144,7 +189,7 @@ pub(crate) fn default_policy(ep: &Episode, a: CombatantId) -> Vec<Action> {
         None => {
             // Cannot get closer: attack with anything that reaches from here.
             match rules::weapon_for(ep, a, pos, t) {
-                Ok(w) => vec![with(ActionKind::FullAttack, t, Some(w), None)],
+                Ok(w) => vec![with(attack_kind, t, Some(w), None)],
                 Err(_) => {
                     let _ = idx(a);
                     Vec::new()
@@ -152,4 +197,25 @@ pub(crate) fn default_policy(ep: &Episode, a: CombatantId) -> Vec<Action> {
             }
         }
     }
+}
+
+/// The reachable square (withdraw: 2× speed) farthest from `enemy`, if farther than now
+/// (ties: cheapest, then (row, col)).
+fn flee_square(ep: &Episode, a: CombatantId, enemy: CombatantId) -> Option<Cell> {
+    if ep.cond_flag(a, |d| d.cant_move) || ep.speed_ft(a) == 0 || !ep.budget(a).full_round {
+        return None;
+    }
+    let squares = (2 * ep.speed_ft(a) / grid::SQUARE_FT).max(0) as u32;
+    let field = ep.move_field(a, Some(squares));
+    let epos = ep.position(enemy);
+    let dist =
+        |c: Cell| grid::footprint_distance_squares(c, ep.fp_side(a), epos, ep.fp_side(enemy));
+    let here = dist(ep.position(a));
+    let mut cands = field.stoppable();
+    cands.sort_by_key(|(c, k)| (std::cmp::Reverse(dist(*c)), *k, *c));
+    cands
+        .into_iter()
+        .find(|(c, _)| *c != ep.position(a))
+        .filter(|(c, _)| dist(*c) > here)
+        .map(|(c, _)| c)
 }

@@ -88,6 +88,12 @@ impl Episode {
     pub(crate) fn speed_ft(&self, c: CombatantId) -> i32 {
         let s = self.spec(c);
         let best = s.speed_land_ft.max(s.speed_fly_ft.unwrap_or(0));
+        // Half speed from conditions (entangled, exhausted, blinded), in whole squares.
+        let best = if self.speed_halves(c) < 2 {
+            (best / 2) / SQUARE_FT * SQUARE_FT
+        } else {
+            best
+        };
         if self.st[idx(c)].life == LifeState::Disabled {
             (best / 2) / SQUARE_FT * SQUARE_FT
         } else {
@@ -117,10 +123,6 @@ impl Episode {
     pub(crate) fn aoo_remaining(&self, c: CombatantId) -> u32 {
         self.aoo_allowance(c)
             .saturating_sub(self.st[idx(c)].aoo_used)
-    }
-    /// Whether the creature is denied its Dexterity bonus to AC (flat-footed).
-    pub(crate) fn denied_dex(&self, c: CombatantId) -> bool {
-        self.st[idx(c)].flat_footed
     }
     /// Squares a creature other than `mover` stands in, classified for `mover`'s movement:
     /// conscious enemies block; allies and helpless (unconscious) enemies may be passed
@@ -258,6 +260,10 @@ pub(crate) fn can_weapon_attack(
         return Err(reasons::OUT_OF_AMMUNITION);
     }
     if weapon.is_ranged() {
+        // Prone: no ranged weapon but a crossbow (CRB — Conditions: Prone).
+        if ep.has_condition(a, "prone") && !weapon.name.to_lowercase().contains("crossbow") {
+            return Err(reasons::PREVENTED_BY_CONDITION);
+        }
         let d = distance_ft_from(ep, a, from, t);
         if d > max_range_ft(weapon) {
             return Err(reasons::OUT_OF_RANGE);
@@ -329,14 +335,17 @@ pub(crate) fn threatening_weapon(
 }
 
 /// Whether `x` threatens `target` as if it stood at `tpos` (conscious, melee weapon in reach —
-/// CRB — Combat: Threatened Squares). Flat-footed creatures still threaten.
+/// CRB — Combat: Threatened Squares). Flat-footed creatures still threaten; a creature that
+/// cannot act (stunned, paralyzed, helpless…) does not.
 pub(crate) fn threatens(ep: &Episode, x: CombatantId, target: CombatantId, tpos: Cell) -> bool {
-    ep.conscious(x) && threatening_weapon(ep, x, target, tpos).is_some()
+    ep.conscious(x)
+        && !ep.cond_flag(x, |d| d.cant_act)
+        && threatening_weapon(ep, x, target, tpos).is_some()
 }
 
 /// Whether squares `cell` is threatened by `x` for a 1×1 creature (observation grid).
 pub(crate) fn threatens_cell(ep: &Episode, x: CombatantId, cell: Cell) -> bool {
-    if !ep.conscious(x) {
+    if !ep.conscious(x) || ep.cond_flag(x, |d| d.cant_act) {
         return false;
     }
     let xpos = ep.st[idx(x)].pos;
@@ -350,7 +359,12 @@ pub(crate) fn threatens_cell(ep: &Episode, x: CombatantId, cell: Cell) -> bool {
 /// Flanking (CRB — Combat Modifiers: Flanking): an ally of the attacker that threatens the
 /// target, such that the line between the centres of a square of the attacker and a square of
 /// the ally passes through opposite borders (corners included) of the target's space.
+/// A target whose traits say `immune_flanking` is never flanked (Bestiary — Creature Types:
+/// elemental and ooze traits).
 pub(crate) fn flanking(ep: &Episode, a: CombatantId, from: Cell, t: CombatantId) -> bool {
+    if ep.has_trait(t, "immune_flanking") {
+        return false;
+    }
     let tpos = ep.st[idx(t)].pos;
     let ts = ep.fp_side(t);
     // Target box in doubled coordinates (square (r,c) spans [2r, 2r+2]).
@@ -452,7 +466,11 @@ pub(crate) fn cover_bonus(
 /// Shooting into melee (CRB — Combat: Shooting or Throwing into a Melee): −4 when the target is
 /// engaged in melee with a friend of the attacker (either threatens the other), unless the
 /// target is at least 10 ft from the nearest such friend.
+/// Precise Shot removes the penalty (CRB — Feats: Precise Shot).
 pub(crate) fn into_melee_penalty(ep: &Episode, a: CombatantId, t: CombatantId) -> i32 {
+    if crate::feats::has(ep.spec(a), "Precise Shot") {
+        return 0;
+    }
     let tpos = ep.st[idx(t)].pos;
     for f in ep.ids() {
         if f == a || ep.enemies(a, f) || !ep.conscious(f) {
@@ -887,6 +905,8 @@ enum Provocation {
     Leaving,
     /// A ranged attack from a threatened square: each one provokes.
     RangedAttack,
+    /// Standing up from prone (CRB — Conditions: Prone): a separate opportunity.
+    StandUp,
 }
 
 /// Every enemy threatening `provoker`'s current square(s) may make an attack of opportunity,
@@ -914,6 +934,10 @@ fn provoke(ep: &mut Episode, provoker: CombatantId, why: Provocation) {
         if cover_bonus(ep, x, xpos, provoker, false) > 0 {
             continue;
         }
+        // No AoO against a creature with total concealment (CRB — Combat: Concealment).
+        if ep.miss_chance(x, provoker) >= 50 {
+            continue;
+        }
         if why == Provocation::Leaving {
             ep.move_aoo_provoked.insert((x, provoker));
         }
@@ -922,9 +946,79 @@ fn provoke(ep: &mut Episode, provoker: CombatantId, why: Provocation) {
 }
 
 /// A flat-footed creature makes no attacks of opportunity, unless it has Combat Reflexes
-/// (CRB — Combat: Flat-Footed; Feats: Combat Reflexes).
+/// (CRB — Combat: Flat-Footed; Feats: Combat Reflexes); grappled, pinned and confused
+/// creatures make none, nor does one that cannot act.
 fn can_make_aoo(ep: &Episode, x: CombatantId) -> bool {
-    !ep.denied_dex(x) || ep.has_feat(x, "Combat Reflexes")
+    if ep.cond_flag(x, |d| d.cant_act || (d.no_aoo && d.name != "flat_footed")) {
+        return false;
+    }
+    !ep.has_condition(x, "flat_footed") || ep.has_feat(x, "Combat Reflexes")
+}
+
+/// Stand up from prone at the start of its turn: a move action that provokes (CRB —
+/// Conditions: Prone). Simplification: there is no `stand_up` action kind yet, so every prone
+/// combatant that can move stands up automatically at the start of its turn.
+pub(crate) fn stand_up(ep: &mut Episode, a: CombatantId) {
+    ep.turn.move_used = true;
+    if ep.single_action(a) {
+        ep.turn.disabled_acted = true;
+    }
+    ep.log_turn(a, "stands up (move action)".into());
+    provoke(ep, a, Provocation::StandUp);
+    ep.remove_condition(a, "prone");
+}
+
+/// Confused (CRB — Conditions: Confused): d% at the start of its turn — 01–25 acts normally;
+/// 26–50 babbles (turn lost); 51–75 deals 1d8 + Str modifier to itself with the item in hand;
+/// 76–100 attacks the nearest creature (one melee attack if one reaches, else the turn is
+/// lost). Returns whether the turn is lost. Simplification: "attacks the creature that last
+/// attacked it" is not tracked.
+pub(crate) fn confused_turn(ep: &mut Episode, a: CombatantId) -> bool {
+    let d = ep.roll(100) as i32;
+    if d <= 25 {
+        ep.log_turn(a, format!("confused d%={d}: acts normally"));
+        return false;
+    }
+    if d <= 50 {
+        ep.log_turn(a, format!("confused d%={d}: babbles incoherently"));
+        return true;
+    }
+    if d <= 75 {
+        let s = ep.str_mods(a).1;
+        let dmg = (ep.roll(8) as i32 + s).max(0);
+        ep.log_turn(a, format!("confused d%={d}: hurts itself for {dmg}"));
+        if dmg > 0 {
+            ep.lose_hp(a, dmg);
+        }
+        return true;
+    }
+    let pos = ep.st[idx(a)].pos;
+    let nearest = ep
+        .ids()
+        .filter(|&t| t != a && ep.conscious(t))
+        .min_by_key(|&t| (distance_ft_from(ep, a, pos, t), t.0));
+    let target = nearest.and_then(|t| {
+        (0..ep.spec(a).attacks.len())
+            .find(|&w| {
+                !ep.spec(a).attacks[w].is_ranged() && can_weapon_attack(ep, a, pos, w, t).is_ok()
+            })
+            .map(|w| (t, w))
+    });
+    match target {
+        Some((t, w)) => {
+            let tid = ep.id_of(t).to_string();
+            ep.log_turn(
+                a,
+                format!("confused d%={d}: attacks the nearest creature {tid}"),
+            );
+            attack_swing(ep, a, t, w, AttackOpts::default());
+        }
+        None => ep.log_turn(
+            a,
+            format!("confused d%={d}: no creature in reach, turn lost"),
+        ),
+    }
+    true
 }
 
 fn make_aoo(ep: &mut Episode, x: CombatantId, target: CombatantId, w: usize, why: Provocation) {
@@ -933,6 +1027,7 @@ fn make_aoo(ep: &mut Episode, x: CombatantId, target: CombatantId, w: usize, why
     let reason = match why {
         Provocation::Leaving => "leaves a threatened square",
         Provocation::RangedAttack => "makes a ranged attack while threatened",
+        Provocation::StandUp => "stands up",
     };
     ep.log_turn(x, format!("attack of opportunity on {tid} ({reason})"));
     attack_swing(ep, x, target, w, AttackOpts::default());
@@ -986,8 +1081,14 @@ fn full_attack(ep: &mut Episode, a: CombatantId, t: CombatantId, w: usize) {
     }
 }
 
-/// One attack roll with a weapon, its critical confirmation and damage.
+/// One attack roll with a weapon, its critical confirmation, concealment and damage.
+///
+/// Attack modifiers (CRB — Combat: Attack Roll; Table: Attack Roll Modifiers) are collected as
+/// typed [`crate::effects::Modifier`]s — the attacker's conditions and feats, charge, flanking,
+/// high ground, range, shooting into melee, helpless target, invisible attacker — and stacked
+/// by [`crate::effects::resolve`]; the AC likewise (see [`armor_class`]).
 fn attack_swing(ep: &mut Episode, a: CombatantId, t: CombatantId, w: usize, opts: AttackOpts) {
+    use crate::effects::{BonusType, Modifier, RollContext, Stat};
     let spec = ep.spec_arc(a);
     let weapon = spec.attacks[w].clone();
     let ranged = weapon.is_ranged();
@@ -999,49 +1100,64 @@ fn attack_swing(ep: &mut Episode, a: CombatantId, t: CombatantId, w: usize, opts
     }
     let from = ep.st[idx(a)].pos;
     let d_ft = distance_ft_from(ep, a, from, t);
-    // Attack bonus and modifiers (CRB — Combat: Attack Roll; Table: Attack Roll Modifiers).
-    let mut notes: Vec<String> = Vec::new();
-    let mut bonus = weapon.attack_bonus + opts.penalty;
+    let wid = weapon.weapon_id();
+    let ctx = RollContext {
+        ranged,
+        distance_ft: Some(d_ft),
+        weapon: Some((&wid, &weapon.name)),
+        descriptors: &[],
+    };
+    let mut mods: Vec<Modifier> = Vec::new();
+    let sit = |stat: Stat, v: i32, src: &str| Modifier::new(stat, v, BonusType::Untyped, src);
     if opts.charge {
-        bonus += 2;
-        notes.push("charge +2".into());
+        mods.push(sit(Stat::Attack, 2, "charge"));
     }
+    let flanked = !ranged && flanking(ep, a, from, t);
     if !ranged {
-        if flanking(ep, a, from, t) {
-            bonus += 2;
-            notes.push("flanking +2".into());
+        if flanked {
+            mods.push(sit(Stat::Attack, 2, "flanking"));
         }
         let (ea, et) = (
             ep.enc.grid.elevation(from),
             ep.enc.grid.elevation(ep.st[idx(t)].pos),
         );
         if ea > et {
-            bonus += 1;
-            notes.push("high ground +1".into());
+            mods.push(sit(Stat::Attack, 1, "high ground"));
         }
     } else {
         let rp = range_penalty(&weapon, d_ft);
         if rp != 0 {
-            bonus += rp;
-            notes.push(format!("range {rp}"));
+            mods.push(sit(Stat::Attack, rp, "range"));
         }
         let im = into_melee_penalty(ep, a, t);
         if im != 0 {
-            bonus += im;
-            notes.push("into melee -4".into());
+            mods.push(sit(Stat::Attack, im, "into melee"));
         }
     }
+    // Helpless target: +4 to melee attacks (CRB — Conditions: Helpless).
+    if !ranged && ep.cond_flag(t, |d| d.helpless) {
+        mods.push(sit(Stat::Attack, 4, "helpless target"));
+    }
+    // Invisible attacker: +2 (CRB — Conditions: Invisible).
+    let invisible = ep.has_condition(a, "invisible") && !ep.has_condition(t, "blinded");
+    if invisible {
+        mods.push(sit(Stat::Attack, 2, "invisible"));
+    }
+    mods.extend(ep.modifiers_for(a));
+    let res = crate::effects::resolve(&mods, Stat::Attack, &ctx);
+    let bonus = weapon.attack_bonus + opts.penalty + res.total;
+    let mut notes: Vec<String> = Vec::new();
+    if !res.applied.is_empty() {
+        notes.push(res.note());
+    }
     // Target AC (CRB — Combat: Armor Class, Touch Attacks, Flat-Footed).
-    let tspec = ep.spec_arc(t);
     let touch = weapon.kind == AttackKind::Touch
         || (weapon.firearm && weapon.range_increment_ft.is_some_and(|inc| d_ft <= inc));
-    let denied = ep.denied_dex(t);
-    let mut ac = match (touch, denied) {
-        (false, false) => tspec.ac.total,
-        (false, true) => tspec.ac.flat_footed,
-        (true, false) => tspec.ac.touch,
-        (true, true) => tspec.ac.touch - (tspec.ac.total - tspec.ac.flat_footed).max(0),
-    };
+    let denied = ep.denied_dex(t) || invisible;
+    let (mut ac, ac_note) = armor_class(ep, t, touch, denied, ranged);
+    if !ac_note.is_empty() {
+        notes.push(format!("target {ac_note}"));
+    }
     if ep.st[idx(t)].charging {
         ac -= 2;
         notes.push("target charging AC -2".into());
@@ -1075,21 +1191,55 @@ fn attack_swing(ep: &mut Episode, a: CombatantId, t: CombatantId, w: usize, opts
     }
     // Critical threat and confirmation: the confirmation is an attack roll with the same
     // bonus against the same AC; natural 20 confirms, natural 1 fails (CRB — Combat: Critical
-    // Hits).
+    // Hits). A creature "not subject to critical hits" (trait `immune_critical`) takes a normal
+    // hit and no confirmation is rolled.
     let mut mult = 1;
     let mut crit_note = String::new();
-    if d >= weapon.crit_range {
-        let c = ep.roll(20) as i32;
-        let ct = c + bonus;
-        let confirmed = c != 1 && (c == 20 || ct >= ac);
-        if confirmed {
-            mult = weapon.crit_mult;
-            crit_note = format!(" x{mult} (confirm d20={c}{bonus:+}={ct})");
+    if d >= crate::feats::crit_range(&spec, &weapon) {
+        if ep.has_trait(t, "immune_critical") {
+            crit_note = " (immune to critical hits)".into();
         } else {
-            crit_note = format!(" (threat not confirmed d20={c}{bonus:+}={ct})");
+            let c = ep.roll(20) as i32;
+            let ct = c + bonus;
+            let confirmed = c != 1 && (c == 20 || ct >= ac);
+            if confirmed {
+                mult = weapon.crit_mult;
+                crit_note = format!(" x{mult} (confirm d20={c}{bonus:+}={ct})");
+            } else {
+                crit_note = format!(" (threat not confirmed d20={c}{bonus:+}={ct})");
+            }
         }
     }
-    let dmg = roll_damage(ep, &weapon, mult, t);
+    // Concealment (CRB — Combat: Concealment): after the hit and the confirmation, d100; a
+    // roll within the miss chance misses.
+    let miss = ep.miss_chance(a, t);
+    if miss > 0 {
+        let m = ep.roll(100);
+        if m <= miss {
+            ep.log_turn(
+                a,
+                format!("{head} -> MISS (concealment d100={m} <= {miss}%){crit_note}"),
+            );
+            return;
+        }
+        crit_note = format!("{crit_note} (concealment d100={m} > {miss}%)");
+    }
+    // Sneak attack (CRB — Classes: Rogue, Sneak Attack): when the target is denied its Dex
+    // bonus to AC or flanked, melee or ranged within 30 ft; never against a target with
+    // concealment nor one immune to precision damage.
+    let sneak = ep.sneak_attack_dice(a);
+    let sneak = if sneak > 0
+        && miss == 0
+        && !ep.has_trait(t, "immune_precision")
+        && (denied || flanked)
+        && (!ranged || d_ft <= 30)
+    {
+        sneak
+    } else {
+        0
+    };
+    let dmg_mod = crate::effects::resolve(&mods, Stat::Damage, &ctx);
+    let dmg = roll_damage(ep, &weapon, mult, t, dmg_mod.total, sneak);
     ep.attrition[idx(a)].hits += 1;
     if mult > 1 {
         ep.attrition[idx(a)].crits += 1;
@@ -1114,6 +1264,51 @@ fn attack_swing(ep: &mut Episode, a: CombatantId, t: CombatantId, w: usize, opts
     }
 }
 
+/// Armor Class of `t` against an attack (CRB — Combat: Armor Class, Touch Attacks,
+/// Flat-Footed): total, touch or flat-footed from the printed numbers; then the change of its
+/// Dexterity part from Dex penalties (a denied creature keeps only a negative Dex modifier;
+/// helpless: Dex 0), then its conditions' AC modifiers (vs melee / vs ranged; dodge bonuses
+/// are lost when denied Dex). Returns the AC and a note of the modifiers applied.
+pub(crate) fn armor_class(
+    ep: &Episode,
+    t: CombatantId,
+    touch: bool,
+    denied: bool,
+    ranged: bool,
+) -> (i32, String) {
+    use crate::effects::{BonusType, RollContext, Stat};
+    let tspec = ep.spec(t);
+    let mut ac = match (touch, denied) {
+        (false, false) => tspec.ac.total,
+        (false, true) => tspec.ac.flat_footed,
+        (true, false) => tspec.ac.touch,
+        (true, true) => tspec.ac.touch - (tspec.ac.total - tspec.ac.flat_footed).max(0),
+    };
+    let mut notes = Vec::new();
+    let (base, eff) = ep.dex_mods(t);
+    let contrib = |m: i32| if denied { m.min(0) } else { m };
+    let dd = contrib(eff) - contrib(base);
+    if dd != 0 {
+        ac += dd;
+        notes.push(format!("Dex {dd:+}"));
+    }
+    let mods: Vec<_> = ep
+        .modifiers_for(t)
+        .into_iter()
+        .filter(|m| !(denied && m.bonus_type == BonusType::Dodge))
+        .collect();
+    let ctx = RollContext {
+        ranged,
+        ..Default::default()
+    };
+    let r = crate::effects::resolve(&mods, Stat::Ac, &ctx);
+    ac += r.total;
+    if !r.applied.is_empty() {
+        notes.push(r.note());
+    }
+    (ac, notes.join(", "))
+}
+
 struct DamageRoll {
     total: i32,
     note: String,
@@ -1122,11 +1317,20 @@ struct DamageRoll {
 /// Roll damage of a hit (CRB — Combat: Damage; Critical Hits; Glossary: Damage Reduction,
 /// Energy Resistance, Immunity):
 /// - a confirmed critical rolls the weapon damage (dice and flat bonus) `mult` times and adds
-///   them; precision and energy components are rolled once;
+///   them; precision and energy components are rolled once; `dmg_mod` (stacked damage
+///   modifiers: sickened, Point-Blank Shot, Str penalty) is a flat bonus multiplied with the
+///   dice; `sneak_d6` precision dice are added once, as physical damage (subject to DR);
 /// - DR applies once to the physical part of the hit, after multiplication, unless the attack
 ///   has every bypass component; energy resistance/immunity applies per component;
 /// - the total never goes below 0.
-fn roll_damage(ep: &mut Episode, w: &AttackSpec, mult: i32, t: CombatantId) -> DamageRoll {
+fn roll_damage(
+    ep: &mut Episode,
+    w: &AttackSpec,
+    mult: i32,
+    t: CombatantId,
+    dmg_mod: i32,
+    sneak_d6: u32,
+) -> DamageRoll {
     let tspec = ep.spec_arc(t);
     let mut physical = 0i32;
     let mut energy_total = 0i32;
@@ -1142,7 +1346,7 @@ fn roll_damage(ep: &mut Episode, w: &AttackSpec, mult: i32, t: CombatantId) -> D
         for _ in 0..times {
             sum += expr.roll(&mut ep.dice).total;
             if i == 0 {
-                sum += w.damage_bonus;
+                sum += w.damage_bonus + dmg_mod;
             }
         }
         let sum = sum.max(0);
@@ -1168,6 +1372,14 @@ fn roll_damage(ep: &mut Episode, w: &AttackSpec, mult: i32, t: CombatantId) -> D
             }
             energy_total += v;
         }
+    }
+    if sneak_d6 > 0 {
+        let mut sa = 0;
+        for _ in 0..sneak_d6 {
+            sa += ep.roll(6) as i32;
+        }
+        physical += sa;
+        notes.push(format!("sneak attack {sneak_d6}d6={sa}"));
     }
     // Immunity to a physical type (rare) removes it too.
     if physical > 0 {

@@ -25,7 +25,7 @@ pub const PLANE_NAMES: [&str; 10] = [
 ];
 
 /// Names of the per-combatant features, in order.
-pub const FEATURE_NAMES: [&str; 18] = [
+pub const FEATURE_NAMES: [&str; 24] = [
     "present",
     "is_me",
     "is_ally",
@@ -44,6 +44,12 @@ pub const FEATURE_NAMES: [&str; 18] = [
     "aoo_remaining",
     "speed_div_60",
     "acts_before_me_this_round",
+    "prone",
+    "cannot_act",
+    "denied_dex_to_ac",
+    "concealment_div_100",
+    "afraid",
+    "sneak_dice_div_10",
 ];
 
 /// Number of grid planes.
@@ -131,11 +137,17 @@ pub(crate) fn build(ep: &Episode, viewer: CombatantId) -> TensorObservation {
         f[10] = st.pos.row as f32 / rows.max(1) as f32;
         f[11] = st.pos.col as f32 / cols.max(1) as f32;
         f[12] = spec.ac.total as f32 / 30.0;
-        f[13] = b(st.flat_footed);
+        f[13] = b(ep.has_condition(x, "flat_footed"));
         f[14] = b(st.charging);
         f[15] = ep.aoo_remaining(x) as f32;
         f[16] = ep.speed_ft(x) as f32 / 60.0;
         f[17] = b(matches!((slot, my_slot), (Some(s), Some(m)) if s < m));
+        f[18] = b(ep.has_condition(x, "prone"));
+        f[19] = b(ep.cond_flag(x, |d| d.cant_act));
+        f[20] = b(ep.denied_dex(x));
+        f[21] = ep.cond_defs(x).map(|d| d.miss_chance).max().unwrap_or(0) as f32 / 100.0;
+        f[22] = b(ep.cond_flag(x, |d| d.fear));
+        f[23] = ep.sneak_attack_dice(x) as f32 / 10.0;
     }
     TensorObservation {
         plane_shape: [PLANES, rows, cols],

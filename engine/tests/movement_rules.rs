@@ -181,7 +181,7 @@ fn crb_moving_out_of_threatened_square_provokes_control() {
     assert_all_ok(&submit(&mut ep, &[move_to(2, 1)]));
     assert_eq!(
         lines_with(&ep, "attack of opportunity"),
-        vec!["round 1 dummy: attack of opportunity on hero"]
+        vec!["round 1 dummy: attack of opportunity on hero (leaves a threatened square)"]
     );
     assert_eq!(dice_left(&ep), 0);
 }
@@ -408,7 +408,7 @@ fn crb_withdraw_later_threatened_squares_provoke() {
     let log = log(&ep);
     assert_eq!(
         lines_with(&ep, "attack of opportunity"),
-        vec!["round 1 dummy: attack of opportunity on hero"],
+        vec!["round 1 dummy: attack of opportunity on hero (leaves a threatened square)"],
         "{log}"
     );
     assert_eq!(dice_left(&ep), 0);

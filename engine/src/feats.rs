@@ -1,0 +1,229 @@
+//! Feats: every name in a combatant's `feats` is resolved to a real effect or to an explicit,
+//! logged no-op; an unknown name is reported (`unknown_feats` in the observation and the
+//! transcript's first lines), never silently ignored.
+//!
+//! **Printed numbers are final** (data convention, `data/README.md`): a Bestiary stat block's
+//! attack bonus already includes Weapon Focus and Weapon Finesse, its crit range Improved
+//! Critical, its AC Dodge, its hp Toughness, its saves Iron Will / Great Fortitude / Lightning
+//! Reflexes, its initiative Improved Initiative, its secondary attacks Multiattack. Applying
+//! them again would count them twice, so for such a combatant these feats are no-ops "in the
+//! printed numbers". A combatant whose file sets `"printed_feats_included": false` (a
+//! hand-built character written from base numbers) gets their static effects from the engine:
+//! Weapon Focus +1 attack with the named weapon, Dodge +1 dodge AC, Improved Critical doubles
+//! the threat range of the named weapon (CRB — Feats). Situational feats are never in the
+//! printed numbers and always apply: Point-Blank Shot, Precise Shot, Combat Reflexes.
+
+use crate::data::CombatantSpec;
+use crate::effects::{BonusType, Modifier, Stat, When};
+
+/// How the engine treats a feat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FeatKind {
+    /// Applied by the engine in every case (situational feats).
+    Applied,
+    /// Static: in the printed numbers; applied only with `printed_feats_included: false`.
+    Static,
+    /// Already in the printed numbers in every case, or only affects what is not modelled
+    /// (skills, out-of-combat): a documented no-op.
+    NoOp,
+    /// Known, but its mechanics are not modelled yet (needs an action or a rule we lack).
+    NotModelled,
+}
+
+/// The table: (name, kind, what the engine does).
+pub const FEATS: &[(&str, FeatKind, &str)] = &[
+    (
+        "Alertness",
+        FeatKind::NoOp,
+        "skills only (Perception, Sense Motive)",
+    ),
+    (
+        "Combat Reflexes",
+        FeatKind::Applied,
+        "1 + Dex AoOs per round; AoOs while flat-footed",
+    ),
+    (
+        "Dodge",
+        FeatKind::Static,
+        "+1 dodge bonus to AC (in the printed AC)",
+    ),
+    (
+        "Great Fortitude",
+        FeatKind::NoOp,
+        "+2 Fort, in the printed save",
+    ),
+    (
+        "Improved Bull Rush",
+        FeatKind::NotModelled,
+        "combat maneuvers are not modelled yet",
+    ),
+    (
+        "Improved Critical",
+        FeatKind::Static,
+        "threat range doubled (in the printed crit range)",
+    ),
+    (
+        "Improved Initiative",
+        FeatKind::NoOp,
+        "+4 initiative, in the printed initiative",
+    ),
+    (
+        "Intimidating Prowess",
+        FeatKind::NoOp,
+        "skills only (Intimidate)",
+    ),
+    ("Iron Will", FeatKind::NoOp, "+2 Will, in the printed save"),
+    (
+        "Lightning Reflexes",
+        FeatKind::NoOp,
+        "+2 Ref, in the printed save",
+    ),
+    (
+        "Multiattack",
+        FeatKind::NoOp,
+        "secondary attacks at -2, in the printed bonuses",
+    ),
+    (
+        "Point-Blank Shot",
+        FeatKind::Applied,
+        "+1 attack and damage with ranged attacks within 30 ft",
+    ),
+    (
+        "Power Attack",
+        FeatKind::NotModelled,
+        "needs an activation choice; not modelled yet",
+    ),
+    (
+        "Precise Shot",
+        FeatKind::Applied,
+        "no -4 for shooting into melee",
+    ),
+    (
+        "Run",
+        FeatKind::NotModelled,
+        "the run action is not modelled yet",
+    ),
+    ("Skill Focus", FeatKind::NoOp, "skills only"),
+    (
+        "Toughness",
+        FeatKind::NoOp,
+        "+3 hp (+1 per HD beyond 3), in the printed hp",
+    ),
+    (
+        "Weapon Finesse",
+        FeatKind::NoOp,
+        "Dex to melee attack, in the printed attack bonus",
+    ),
+    (
+        "Weapon Focus",
+        FeatKind::Static,
+        "+1 attack with the named weapon (in the printed bonus)",
+    ),
+];
+
+/// Split `"Weapon Focus (longsword)"` into `("Weapon Focus", Some("longsword"))`.
+pub fn split_name(feat: &str) -> (&str, Option<&str>) {
+    let f = feat.trim();
+    match (f.find('('), f.rfind(')')) {
+        (Some(a), Some(b)) if b > a => (f[..a].trim(), Some(f[a + 1..b].trim())),
+        _ => (f, None),
+    }
+}
+
+/// The table row of a feat name, if known.
+pub fn lookup(feat: &str) -> Option<&'static (&'static str, FeatKind, &'static str)> {
+    let (base, _) = split_name(feat);
+    FEATS.iter().find(|(n, _, _)| n.eq_ignore_ascii_case(base))
+}
+
+/// Feat names of `spec` that are not in the table.
+pub fn unknown_feats(spec: &CombatantSpec) -> Vec<String> {
+    spec.feats
+        .iter()
+        .filter(|f| lookup(f).is_none())
+        .cloned()
+        .collect()
+}
+
+/// One line per feat for the transcript: what the engine does with it.
+pub fn resolution_lines(spec: &CombatantSpec) -> Vec<String> {
+    spec.feats
+        .iter()
+        .map(|f| match lookup(f) {
+            None => format!("feat {f}: UNKNOWN, ignored (reported in unknown_feats)"),
+            Some((_, kind, what)) => {
+                let k = match kind {
+                    FeatKind::Applied => "applied",
+                    FeatKind::Static if spec.printed_feats_included => "no-op (printed numbers)",
+                    FeatKind::Static => "applied",
+                    FeatKind::NoOp => "no-op",
+                    FeatKind::NotModelled => "not modelled yet",
+                };
+                format!("feat {f}: {k} — {what}")
+            }
+        })
+        .collect()
+}
+
+/// Whether `spec` has the feat (case-insensitive base name).
+pub fn has(spec: &CombatantSpec, name: &str) -> bool {
+    spec.feats
+        .iter()
+        .any(|f| split_name(f).0.eq_ignore_ascii_case(name))
+}
+
+/// The modifiers `spec`'s feats give to its own rolls.
+pub fn modifiers(spec: &CombatantSpec) -> Vec<Modifier> {
+    let mut out = Vec::new();
+    for f in &spec.feats {
+        let (base, arg) = split_name(f);
+        let is = |n: &str| base.eq_ignore_ascii_case(n);
+        if is("Point-Blank Shot") {
+            for stat in [Stat::Attack, Stat::Damage] {
+                out.push(
+                    Modifier::new(stat, 1, BonusType::Untyped, "Point-Blank Shot")
+                        .when(When::TargetWithin30ftRanged),
+                );
+            }
+        }
+        if spec.printed_feats_included {
+            continue;
+        }
+        if is("Weapon Focus") {
+            if let Some(w) = arg {
+                out.push(
+                    Modifier::new(Stat::Attack, 1, BonusType::Untyped, "Weapon Focus")
+                        .when(When::Weapon(w.to_string())),
+                );
+            }
+        } else if is("Dodge") {
+            out.push(Modifier::new(Stat::Ac, 1, BonusType::Dodge, "Dodge"));
+        }
+    }
+    out
+}
+
+/// The threat range of weapon `w` with Improved Critical (CRB — Feats: Improved Critical: the
+/// threat range doubles: 20 → 19–20, 19–20 → 17–20, 18–20 → 15–20), for a combatant whose
+/// printed numbers do not include it.
+pub fn crit_range(spec: &CombatantSpec, w: &crate::data::AttackSpec) -> i32 {
+    if spec.printed_feats_included {
+        return w.crit_range;
+    }
+    let id = w.weapon_id();
+    let has_ic = spec.feats.iter().any(|f| {
+        let (base, arg) = split_name(f);
+        base.eq_ignore_ascii_case("Improved Critical")
+            && arg.is_some_and(|a| {
+                let a = a.to_lowercase().replace(' ', "_");
+                id.to_lowercase().contains(&a)
+                    || w.name.to_lowercase().replace(' ', "_").contains(&a)
+            })
+    });
+    if has_ic {
+        let width = 21 - w.crit_range;
+        21 - 2 * width
+    } else {
+        w.crit_range
+    }
+}

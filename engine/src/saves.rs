@@ -1,0 +1,112 @@
+//! Saving throws (CRB — Magic: Saving Throws; Combat: Saving Throws): d20 + the printed save +
+//! the modifiers of the bearer's conditions and feats (stacked by [`crate::effects`]) + the
+//! effect of Dexterity penalties on Reflex; a natural 1 always fails, a natural 20 always
+//! succeeds. Descriptors (`fear`, `mind_affecting`, `poison`…) select conditional modifiers
+//! (bane's −1 applies only against fear).
+
+use crate::action::CombatantId;
+use crate::effects::{self, RollContext, Stat};
+use crate::episode::Episode;
+use serde::{Deserialize, Serialize};
+
+/// Fortitude, Reflex or Will.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SaveKind {
+    Fort,
+    Ref,
+    Will,
+}
+
+impl SaveKind {
+    fn stat(self) -> Stat {
+        match self {
+            SaveKind::Fort => Stat::Fort,
+            SaveKind::Ref => Stat::Ref,
+            SaveKind::Will => Stat::Will,
+        }
+    }
+    fn name(self) -> &'static str {
+        match self {
+            SaveKind::Fort => "Fort",
+            SaveKind::Ref => "Ref",
+            SaveKind::Will => "Will",
+        }
+    }
+}
+
+/// The result of one saving throw.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SaveResult {
+    pub success: bool,
+    /// The natural d20.
+    pub roll: i32,
+    /// Printed save plus modifiers.
+    pub bonus: i32,
+    pub total: i32,
+    pub dc: i32,
+}
+
+impl Episode {
+    /// The save bonus of `c` against an effect with `descriptors`: printed save + stacked
+    /// modifiers. Rolls nothing.
+    pub fn save_bonus(&self, c: CombatantId, kind: SaveKind, descriptors: &[String]) -> i32 {
+        self.save_modifiers(c, kind, descriptors).0
+    }
+
+    fn save_modifiers(
+        &self,
+        c: CombatantId,
+        kind: SaveKind,
+        descriptors: &[String],
+    ) -> (i32, String) {
+        let s = &self.spec(c).saves;
+        let printed = match kind {
+            SaveKind::Fort => s.fort,
+            SaveKind::Ref => s.reflex,
+            SaveKind::Will => s.will,
+        };
+        let mods = self.modifiers_for(c);
+        let ctx = RollContext {
+            descriptors,
+            ..Default::default()
+        };
+        let r = effects::resolve(&mods, kind.stat(), &ctx);
+        (printed + r.total, r.note())
+    }
+
+    /// Roll a saving throw of `c` against `dc` (one d20 from the episode's dice; natural 1
+    /// fails, natural 20 succeeds) and log it. Used by conditions and, later, spells.
+    pub fn resolve_save(
+        &mut self,
+        c: CombatantId,
+        kind: SaveKind,
+        dc: i32,
+        descriptors: &[String],
+    ) -> SaveResult {
+        let (bonus, note) = self.save_modifiers(c, kind, descriptors);
+        let roll = self.roll(20) as i32;
+        let total = roll + bonus;
+        let success = roll != 1 && (roll == 20 || total >= dc);
+        let note = if note.is_empty() {
+            String::new()
+        } else {
+            format!(" [{note}]")
+        };
+        self.log_turn(
+            c,
+            format!(
+                "{} save d20={roll}{bonus:+}={total} vs DC {dc}{note} -> {}",
+                kind.name(),
+                if success { "success" } else { "failure" }
+            ),
+        );
+        SaveResult {
+            success,
+            roll,
+            bonus,
+            total,
+            dc,
+        }
+    }
+}
