@@ -66,6 +66,10 @@ pub enum ServiceError {
     /// Too many open episodes (RESOURCE_EXHAUSTED).
     #[error("too many open episodes (limit {0}): close some with Close")]
     TooManyEpisodes(usize),
+    /// The request's deadline (`grpc-timeout`) passed before the engine work started
+    /// (DEADLINE_EXCEEDED).
+    #[error("deadline exceeded before the request could be processed")]
+    DeadlineExceeded,
     /// A server bug or an engine panic (INTERNAL).
     #[error("internal error: {0}")]
     Internal(String),
@@ -102,6 +106,7 @@ impl From<ServiceError> for tonic::Status {
                 SubmitError::NotAwaitingDecision => Code::Internal,
             },
             ServiceError::TooManyEpisodes(_) => Code::ResourceExhausted,
+            ServiceError::DeadlineExceeded => Code::DeadlineExceeded,
             ServiceError::Internal(_) => Code::Internal,
         };
         if code == Code::Internal {
@@ -137,32 +142,251 @@ pub struct ServiceConfig {
     pub max_episodes: usize,
     /// Episodes untouched for this long are closed (`None`: never).
     pub idle_timeout: Option<Duration>,
+    /// Largest gRPC message accepted or sent, in bytes (decoding and encoding limit of the
+    /// Environment service; beyond: OUT_OF_RANGE / RESOURCE_EXHAUSTED from tonic).
+    pub max_message_bytes: usize,
+    /// Most items in one StepBatch / ResetBatch (beyond: INVALID_ARGUMENT).
+    pub max_batch_items: usize,
 }
 
+/// Default of [`ServiceConfig::max_message_bytes`]: 16 MiB.
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 16 << 20;
+/// Default of [`ServiceConfig::max_batch_items`].
+pub const DEFAULT_MAX_BATCH_ITEMS: usize = 4096;
+
 impl ServiceConfig {
-    /// Defaults: 4096 episodes, 30 minutes idle timeout.
+    /// Defaults: 4096 episodes, 30 minutes idle timeout, 16 MiB messages, 4096 batch items.
     pub fn new(data_dir: impl Into<PathBuf>) -> Self {
         ServiceConfig {
             data_dir: data_dir.into(),
             max_episodes: 4096,
             idle_timeout: Some(Duration::from_secs(30 * 60)),
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+            max_batch_items: DEFAULT_MAX_BATCH_ITEMS,
         }
     }
 }
 
+/// What each EpisodeState of an episode carries (`proto::ObservationOptions`, defaults
+/// applied).
+#[derive(Debug, Clone, Copy)]
+struct ObsOpts {
+    json: bool,
+    typed: bool,
+    tensors: bool,
+    legal_actions: bool,
+    mask: bool,
+}
+
+impl ObsOpts {
+    fn from_proto(o: Option<&proto::ObservationOptions>) -> ObsOpts {
+        let o = o.cloned().unwrap_or_default();
+        ObsOpts {
+            json: o.json.unwrap_or(true),
+            typed: o.typed.unwrap_or(true),
+            tensors: o.tensors,
+            legal_actions: o.legal_actions.unwrap_or(true),
+            mask: o.action_mask,
+        }
+    }
+}
+
+/// Reward shaping (`proto::RewardOptions`, defaults applied).
+#[derive(Debug, Clone, Copy)]
+struct RewardCfg {
+    shaped: bool,
+    damage_weight: f64,
+    kill_weight: f64,
+}
+
+/// Default `RewardOptions.damage_weight`.
+pub const DEFAULT_DAMAGE_WEIGHT: f32 = 1.0;
+/// Default `RewardOptions.kill_weight`.
+pub const DEFAULT_KILL_WEIGHT: f32 = 0.1;
+/// Largest accepted absolute reward weight.
+pub const MAX_REWARD_WEIGHT: f32 = 1000.0;
+
+impl RewardCfg {
+    fn from_proto(
+        o: Option<&proto::RewardOptions>,
+        field: &str,
+    ) -> Result<RewardCfg, ServiceError> {
+        let o = o.cloned().unwrap_or_default();
+        let weight = |v: Option<f32>, default: f32, name: &str| {
+            let w = v.unwrap_or(default);
+            if !w.is_finite() || w.abs() > MAX_REWARD_WEIGHT {
+                return Err(ServiceError::invalid(
+                    format!("{field}.{name}"),
+                    format!("{w} is not a finite weight within ±{MAX_REWARD_WEIGHT}"),
+                ));
+            }
+            Ok(f64::from(w))
+        };
+        Ok(RewardCfg {
+            shaped: o.shaped,
+            damage_weight: weight(o.damage_weight, DEFAULT_DAMAGE_WEIGHT, "damage_weight")?,
+            kill_weight: weight(o.kill_weight, DEFAULT_KILL_WEIGHT, "kill_weight")?,
+        })
+    }
+}
+
 /// One open episode.
+#[derive(Clone)]
 struct Session {
     episode: Episode,
     /// The status returned by the last `advance()`.
     status: Status,
+    /// Scenario name (`inline` for inline ones).
+    scenario: String,
     /// Side of every controlled combatant, when they are all on one side.
     reward_side: Option<String>,
+    /// Sides with at least one controlled combatant, deployment order.
+    controlled_sides: Vec<String>,
+    /// Controlled combatants, list order.
+    controlled: Vec<CombatantId>,
+    obs: ObsOpts,
+    reward: RewardCfg,
+    /// Potential of each controlled side when its reward was last reported.
+    last_phi: Vec<f64>,
+    /// Rewards reported by the last Reset/Step (repeated by Observe).
+    last_rewards: Vec<(String, f32)>,
+    /// The last deciding combatant (tensor viewer at the end).
+    viewer: Option<CombatantId>,
     /// Results of the last step (repeated by Observe).
     last_results: Vec<proto::ActionResult>,
+    steps: u64,
+    created: Instant,
     last_used: Instant,
 }
 
+impl Session {
+    fn new(
+        episode: Episode,
+        scenario: String,
+        controllers: &[Controller],
+        obs: ObsOpts,
+        reward: RewardCfg,
+    ) -> Session {
+        let enc = episode.encounter().clone();
+        let controlled: Vec<CombatantId> = controllers
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| **c == Controller::External)
+            .map(|(i, _)| CombatantId(i as u16))
+            .collect();
+        let controlled_sides: Vec<String> = enc
+            .sides
+            .iter()
+            .filter(|side| {
+                controlled
+                    .iter()
+                    .any(|c| enc.combatants[usize::from(c.0)].side == **side)
+            })
+            .cloned()
+            .collect();
+        let reward_side = (controlled_sides.len() == 1).then(|| controlled_sides[0].clone());
+        let now = Instant::now();
+        let mut s = Session {
+            status: Status::Terminal(pf1e_engine::Outcome {
+                winner: None,
+                rounds: 0,
+                truncated: false,
+            }),
+            episode,
+            scenario,
+            reward_side,
+            last_phi: vec![0.0; controlled_sides.len()],
+            controlled_sides,
+            controlled,
+            obs,
+            reward,
+            last_rewards: Vec::new(),
+            viewer: None,
+            last_results: Vec::new(),
+            steps: 0,
+            created: now,
+            last_used: now,
+        };
+        s.last_phi = s.controlled_sides.iter().map(|side| s.phi(side)).collect();
+        s.status = s.episode.advance();
+        s.settle();
+        s
+    }
+
+    /// The shaping potential of `side` now (see `RewardOptions` in the proto).
+    fn phi(&self, side: &str) -> f64 {
+        if !self.reward.shaped {
+            return 0.0;
+        }
+        let ep = &self.episode;
+        let enc = ep.encounter();
+        let att = ep.attrition();
+        let (mut d_own, mut h_own, mut d_en, mut h_en, mut k_own, mut k_en) =
+            (0f64, 0f64, 0f64, 0f64, 0f64, 0f64);
+        for (i, p) in enc.combatants.iter().enumerate() {
+            let down = f64::from(u8::from(
+                !ep.life_state(CombatantId(i as u16)).is_conscious(),
+            ));
+            let d = att.get(i).map_or(0, |a| a.damage_taken) as f64;
+            let h = f64::from(p.spec.hp_max.max(1));
+            if p.side == side {
+                d_own += d;
+                h_own += h;
+                k_own += down;
+            } else {
+                d_en += d;
+                h_en += h;
+                k_en += down;
+            }
+        }
+        let frac = |d: f64, h: f64| if h > 0.0 { d / h } else { 0.0 };
+        self.reward.damage_weight * (frac(d_en, h_en) - frac(d_own, h_own))
+            + self.reward.kill_weight * (k_en - k_own)
+    }
+
+    /// After a status change: the rewards to report, and the new baselines.
+    fn settle(&mut self) {
+        let mut out = Vec::new();
+        let sides: Vec<usize> = match &self.status {
+            Status::Decision(d) => {
+                self.viewer = Some(d.actor);
+                let side = &self.episode.encounter().combatants[usize::from(d.actor.0)].side;
+                self.controlled_sides
+                    .iter()
+                    .position(|s| s == side)
+                    .into_iter()
+                    .collect()
+            }
+            Status::Terminal(_) => (0..self.controlled_sides.len()).collect(),
+        };
+        for k in sides {
+            let side = self.controlled_sides[k].clone();
+            let phi = self.phi(&side);
+            let mut r = phi - self.last_phi[k];
+            self.last_phi[k] = phi;
+            if let Status::Terminal(o) = &self.status {
+                r += match &o.winner {
+                    Some(w) if *w == side => 1.0,
+                    Some(_) => -1.0,
+                    None => 0.0,
+                };
+            }
+            out.push((side, r as f32));
+        }
+        self.last_rewards = out;
+    }
+}
+
 type SessionMap = RwLock<HashMap<String, Arc<Mutex<Session>>>>;
+
+#[derive(Default)]
+struct Counters {
+    created: AtomicU64,
+    closed: AtomicU64,
+    evicted: AtomicU64,
+    steps: AtomicU64,
+    open_streams: AtomicU64,
+}
 
 struct Inner {
     scenarios: ScenarioStore,
@@ -170,6 +394,9 @@ struct Inner {
     next_id: AtomicU64,
     id_salt: u64,
     config: ServiceConfig,
+    counters: Counters,
+    /// Set to true when the server shuts down: Session streams end after their current item.
+    shutdown: tokio::sync::watch::Sender<bool>,
 }
 
 /// The Environment service. Cheap to clone (shared state).
@@ -209,6 +436,8 @@ impl EnvironmentService {
                 next_id: AtomicU64::new(0),
                 id_salt: splitmix64(now ^ u64::from(std::process::id())),
                 config,
+                counters: Counters::default(),
+                shutdown: tokio::sync::watch::Sender::new(false),
             }),
         }
     }
@@ -239,7 +468,42 @@ impl EnvironmentService {
             Err(std::sync::TryLockError::WouldBlock) => true,
             Err(std::sync::TryLockError::Poisoned(_)) => false,
         });
-        before - map.len()
+        let n = before - map.len();
+        self.inner
+            .counters
+            .evicted
+            .fetch_add(n as u64, Ordering::Relaxed);
+        n
+    }
+
+    /// Insert a new session under a fresh id; RESOURCE_EXHAUSTED beyond the limit.
+    fn insert(&self, session: Session) -> Result<(String, proto::EpisodeState), ServiceError> {
+        let id = self.new_episode_id();
+        let state = episode_state(&id, &session);
+        {
+            let mut map = self
+                .inner
+                .sessions
+                .write()
+                .unwrap_or_else(|p| p.into_inner());
+            if map.len() >= self.inner.config.max_episodes {
+                return Err(ServiceError::TooManyEpisodes(
+                    self.inner.config.max_episodes,
+                ));
+            }
+            map.insert(id.clone(), Arc::new(Mutex::new(session)));
+        }
+        self.inner.counters.created.fetch_add(1, Ordering::Relaxed);
+        Ok((id, state))
+    }
+
+    fn check_capacity(&self) -> Result<(), ServiceError> {
+        if self.open_episodes() >= self.inner.config.max_episodes {
+            return Err(ServiceError::TooManyEpisodes(
+                self.inner.config.max_episodes,
+            ));
+        }
+        Ok(())
     }
 
     fn new_episode_id(&self) -> String {
@@ -270,8 +534,7 @@ impl EnvironmentService {
             .inner
             .scenarios
             .resolve(req.scenario.as_ref(), "scenario")?;
-        let action_space_size = pf1e_engine::legal::ActionSpace::of(&enc).size();
-        Ok(spec(&name, &enc, action_space_size))
+        Ok(spec(&name, &enc, self.inner.config.max_batch_items))
     }
 
     /// Reset, synchronously: build the episode, advance it to the first controlled decision.
@@ -287,37 +550,14 @@ impl EnvironmentService {
             .inner
             .scenarios
             .resolve(req.scenario.as_ref(), "scenario")?;
-        let (controllers, reward_side) = controllers(&enc, req.controlled.as_ref())?;
-        if self.open_episodes() >= self.inner.config.max_episodes {
-            return Err(ServiceError::TooManyEpisodes(
-                self.inner.config.max_episodes,
-            ));
-        }
-        let mut episode = Episode::new(enc, req.seed, &controllers);
-        let status = episode.advance();
-        let session = Session {
-            episode,
-            status,
-            reward_side,
-            last_results: Vec::new(),
-            last_used: Instant::now(),
-        };
-        let id = self.new_episode_id();
-        let state = episode_state(&id, &session);
-        {
-            let mut map = self
-                .inner
-                .sessions
-                .write()
-                .unwrap_or_else(|p| p.into_inner());
-            if map.len() >= self.inner.config.max_episodes {
-                return Err(ServiceError::TooManyEpisodes(
-                    self.inner.config.max_episodes,
-                ));
-            }
-            map.insert(id.clone(), Arc::new(Mutex::new(session)));
-        }
-        tracing::info!(episode = %id, scenario = %name, seed = req.seed, "reset");
+        let (controllers, _) = controllers(&enc, req.controlled.as_ref())?;
+        let obs = ObsOpts::from_proto(req.observation.as_ref());
+        let reward = RewardCfg::from_proto(req.reward.as_ref(), "reward")?;
+        self.check_capacity()?;
+        let episode = Episode::new(enc, req.seed, &controllers);
+        let session = Session::new(episode, name.clone(), &controllers, obs, reward);
+        let (id, state) = self.insert(session)?;
+        tracing::debug!(episode = %id, scenario = %name, seed = req.seed, "reset");
         Ok(state)
     }
 
@@ -416,15 +656,13 @@ impl EnvironmentService {
         let results = results
             .into_iter()
             .enumerate()
-            .map(|(i, r)| proto::ActionResult {
-                kind: kind_to_proto(r.kind) as i32,
-                ok: r.ok,
-                reason: r.reason.unwrap_or_default(),
-                field: fields.get(i).cloned().unwrap_or_default(),
-            })
+            .map(|(i, r)| result_to_proto(&r, fields.get(i).cloned().unwrap_or_default()))
             .collect();
         s.last_results = results;
         s.status = s.episode.advance();
+        s.steps += 1;
+        s.settle();
+        self.inner.counters.steps.fetch_add(1, Ordering::Relaxed);
         tracing::debug!(episode = %req.episode_id, decision = current, "step");
         Ok(episode_state(&req.episode_id, &s))
     }
@@ -460,12 +698,438 @@ impl EnvironmentService {
             .remove(&req.episode_id);
         match removed {
             Some(_) => {
-                tracing::info!(episode = %req.episode_id, "close");
+                self.inner.counters.closed.fetch_add(1, Ordering::Relaxed);
+                tracing::debug!(episode = %req.episode_id, "close");
                 Ok(proto::CloseResponse {})
             }
             None => Err(ServiceError::UnknownEpisode(req.episode_id.clone())),
         }
     }
+
+    /// Validate, synchronously: the result `Step` would give for this one action now, with
+    /// nothing changed.
+    ///
+    /// # Errors
+    /// As Step: [`ServiceError::InvalidArgument`], [`ServiceError::UnknownEpisode`],
+    /// [`ServiceError::EpisodeOver`], [`ServiceError::StaleDecision`].
+    pub fn validate_blocking(
+        &self,
+        req: &proto::ValidateRequest,
+    ) -> Result<proto::ActionResult, ServiceError> {
+        let (field, given) = match (&req.action, req.action_id) {
+            (Some(_), Some(_)) => {
+                return Err(ServiceError::invalid(
+                    "action_id",
+                    "give either action or action_id, not both",
+                ))
+            }
+            (None, None) => {
+                return Err(ServiceError::invalid(
+                    "action",
+                    "one of action or action_id is required",
+                ))
+            }
+            (Some(_), None) => ("action", None),
+            (None, Some(id)) => ("action_id", Some(id)),
+        };
+        let session = self.session(&req.episode_id)?;
+        let mut s = lock(&session, &req.episode_id)?;
+        s.last_used = Instant::now();
+        let current = match &s.status {
+            Status::Terminal(_) => return Err(ServiceError::EpisodeOver(req.episode_id.clone())),
+            Status::Decision(d) => d.decision_id,
+        };
+        let action = match (given, &req.action) {
+            (Some(id), _) => {
+                let size = s.episode.action_space_size();
+                if id >= size {
+                    return Err(ServiceError::invalid(
+                        field,
+                        format!("action id {id} out of range: the action space has {size} ids (0..{size})"),
+                    ));
+                }
+                s.episode.action_from_id(id).ok_or_else(|| {
+                    ServiceError::invalid(
+                        field,
+                        format!("action id {id} does not decode to an action"),
+                    )
+                })?
+            }
+            (None, Some(a)) => action_from_proto(a, field, s.episode.encounter())?,
+            (None, None) => unreachable!("checked above"),
+        };
+        if req.decision_id != 0 && req.decision_id != current {
+            return Err(ServiceError::StaleDecision {
+                episode: req.episode_id.clone(),
+                given: req.decision_id,
+                current,
+            });
+        }
+        let r = s.episode.validate(&action)?;
+        Ok(result_to_proto(&r, field.to_string()))
+    }
+
+    /// Snapshot, synchronously.
+    ///
+    /// # Errors
+    /// [`ServiceError::UnknownEpisode`], [`ServiceError::Internal`] (poisoned episode).
+    pub fn snapshot_blocking(
+        &self,
+        req: &proto::SnapshotRequest,
+    ) -> Result<proto::SnapshotResponse, ServiceError> {
+        let session = self.session(&req.episode_id)?;
+        let mut s = lock(&session, &req.episode_id)?;
+        s.last_used = Instant::now();
+        Ok(proto::SnapshotResponse {
+            snapshot: s.episode.snapshot(),
+            rules_data_version: rules_data_version(s.episode.encounter()),
+        })
+    }
+
+    /// Restore, synchronously: a new episode from snapshot bytes.
+    ///
+    /// # Errors
+    /// [`ServiceError::Scenario`], [`ServiceError::InvalidArgument`] (bad snapshot, controlled
+    /// set not the snapshot's, bad reward options), [`ServiceError::TooManyEpisodes`].
+    pub fn restore_blocking(
+        &self,
+        req: &proto::RestoreRequest,
+    ) -> Result<(String, proto::EpisodeState), ServiceError> {
+        let (name, enc) = self
+            .inner
+            .scenarios
+            .resolve(req.scenario.as_ref(), "scenario")?;
+        let obs = ObsOpts::from_proto(req.observation.as_ref());
+        let reward = RewardCfg::from_proto(req.reward.as_ref(), "reward")?;
+        if req.snapshot.is_empty() {
+            return Err(ServiceError::invalid("snapshot", "is required"));
+        }
+        let episode = Episode::restore(enc.clone(), &req.snapshot)
+            .map_err(|e| ServiceError::invalid("snapshot", e.to_string()))?;
+        // Who plays is in the snapshot (engine format: a `controllers` list).
+        let stored: Option<Vec<Controller>> =
+            serde_json::from_slice::<serde_json::Value>(&req.snapshot)
+                .ok()
+                .and_then(|v| v.get("controllers").cloned())
+                .and_then(|c| serde_json::from_value(c).ok());
+        let ctl = match (req.controlled.as_ref(), stored) {
+            (Some(c), stored) => {
+                let (asked, _) = controllers(&enc, Some(c))?;
+                if let Some(stored) = stored {
+                    if stored != asked {
+                        return Err(ServiceError::invalid(
+                            "controlled",
+                            "differs from the controlled set stored in the snapshot",
+                        ));
+                    }
+                }
+                asked
+            }
+            (None, Some(stored)) => stored,
+            (None, None) => controllers(&enc, None)?.0,
+        };
+        self.check_capacity()?;
+        let session = Session::new(episode, name, &ctl, obs, reward);
+        let (id, state) = self.insert(session)?;
+        tracing::debug!(episode = %id, "restore");
+        Ok((id, state))
+    }
+
+    /// Fork, synchronously: a copy of an episode under a new id.
+    ///
+    /// # Errors
+    /// [`ServiceError::UnknownEpisode`], [`ServiceError::TooManyEpisodes`],
+    /// [`ServiceError::Internal`] (poisoned episode).
+    pub fn fork_blocking(
+        &self,
+        req: &proto::ForkRequest,
+    ) -> Result<(String, proto::EpisodeState), ServiceError> {
+        let session = self.session(&req.episode_id)?;
+        let mut copy = {
+            let mut s = lock(&session, &req.episode_id)?;
+            s.last_used = Instant::now();
+            s.clone()
+        };
+        self.check_capacity()?;
+        let now = Instant::now();
+        copy.created = now;
+        copy.last_used = now;
+        let (id, state) = self.insert(copy)?;
+        tracing::debug!(episode = %id, from = %req.episode_id, "fork");
+        Ok((id, state))
+    }
+
+    /// Describe, synchronously (does not count as activity: `idle_seconds` is not reset).
+    ///
+    /// # Errors
+    /// [`ServiceError::UnknownEpisode`], [`ServiceError::Internal`] (poisoned episode).
+    pub fn describe_blocking(
+        &self,
+        req: &proto::DescribeRequest,
+    ) -> Result<proto::EpisodeDescription, ServiceError> {
+        let session = self.session(&req.episode_id)?;
+        let s = lock(&session, &req.episode_id)?;
+        let mut d = proto::EpisodeDescription {
+            episode_id: req.episode_id.clone(),
+            scenario: s.scenario.clone(),
+            round: s.episode.round(),
+            age_seconds: s.created.elapsed().as_secs_f64(),
+            idle_seconds: s.last_used.elapsed().as_secs_f64(),
+            steps: s.steps,
+            controlled_sides: s.controlled_sides.clone(),
+            ..Default::default()
+        };
+        match &s.status {
+            Status::Decision(dec) => d.decision = Some(decision_to_proto(&s.episode, dec)),
+            Status::Terminal(o) => {
+                d.over = true;
+                d.outcome = Some(outcome_to_proto(o));
+            }
+        }
+        Ok(d)
+    }
+
+    /// Server counters.
+    pub fn stats(&self) -> proto::StatsResponse {
+        let c = &self.inner.counters;
+        proto::StatsResponse {
+            live_episodes: self.open_episodes() as u64,
+            max_episodes: self.inner.config.max_episodes as u64,
+            episodes_created: c.created.load(Ordering::Relaxed),
+            episodes_closed: c.closed.load(Ordering::Relaxed),
+            episodes_evicted: c.evicted.load(Ordering::Relaxed),
+            steps: c.steps.load(Ordering::Relaxed),
+            open_streams: c.open_streams.load(Ordering::Relaxed),
+        }
+    }
+
+    /// StepBatch, synchronously: steps then resets, in parallel (rayon), errors inline, items
+    /// in request order. Items not started before `deadline` fail with DEADLINE_EXCEEDED.
+    ///
+    /// # Errors
+    /// [`ServiceError::InvalidArgument`] when the batch has too many items.
+    pub fn step_batch_blocking(
+        &self,
+        req: &proto::StepBatchRequest,
+        deadline: Option<Instant>,
+    ) -> Result<proto::BatchResponse, ServiceError> {
+        use rayon::prelude::*;
+        let n = req.steps.len() + req.resets.len();
+        let max = self.inner.config.max_batch_items;
+        if n > max {
+            return Err(ServiceError::invalid(
+                if req.resets.is_empty() {
+                    "steps"
+                } else {
+                    "resets"
+                },
+                format!("{n} items: at most {max} per batch"),
+            ));
+        }
+        let steps = req
+            .steps
+            .par_iter()
+            .map(|r| batch_item(check_deadline(deadline).and_then(|()| self.step_blocking(r))));
+        let resets = req
+            .resets
+            .par_iter()
+            .map(|r| batch_item(check_deadline(deadline).and_then(|()| self.reset_blocking(r))));
+        let mut items: Vec<proto::BatchItem> = steps.collect();
+        items.par_extend(resets);
+        Ok(proto::BatchResponse { items })
+    }
+
+    /// One request of a Session stream. Returns the response and the id of an episode the
+    /// request created (reset, restore, fork), or closed.
+    fn session_item(
+        &self,
+        req: proto::SessionRequest,
+        deadline: Option<Instant>,
+    ) -> (proto::SessionResponse, StreamEffect) {
+        use proto::session_request::Kind as Q;
+        use proto::session_response::Kind as A;
+        let mut effect = StreamEffect::None;
+        let result: Result<A, ServiceError> =
+            check_deadline(deadline).and_then(|()| match req.kind {
+                None => Err(ServiceError::invalid(
+                    "kind",
+                    "is required (reset, step, observe…)",
+                )),
+                Some(Q::Reset(r)) => self.reset_blocking(&r).map(|st| {
+                    effect = StreamEffect::Created(st.episode_id.clone());
+                    A::State(st)
+                }),
+                Some(Q::Step(r)) => self.step_blocking(&r).map(A::State),
+                Some(Q::Observe(r)) => self.observe_blocking(&r).map(A::State),
+                Some(Q::Validate(r)) => self.validate_blocking(&r).map(A::Validation),
+                Some(Q::Close(r)) => self.close_episode(&r).map(|c| {
+                    effect = StreamEffect::Closed(r.episode_id.clone());
+                    A::Closed(c)
+                }),
+                Some(Q::Describe(r)) => self.describe_blocking(&r).map(A::Description),
+                Some(Q::Snapshot(r)) => self.snapshot_blocking(&r).map(A::Snapshot),
+                Some(Q::Restore(r)) => self.restore_blocking(&r).map(|(id, st)| {
+                    effect = StreamEffect::Created(id);
+                    A::State(st)
+                }),
+                Some(Q::Fork(r)) => self.fork_blocking(&r).map(|(id, st)| {
+                    effect = StreamEffect::Created(id);
+                    A::State(st)
+                }),
+                Some(Q::Echo(r)) => Ok(A::Echo(proto::EchoResponse { payload: r.payload })),
+            });
+        let kind = match result {
+            Ok(k) => k,
+            Err(e) => A::Error(error_to_proto(e)),
+        };
+        (
+            proto::SessionResponse {
+                request_id: req.request_id,
+                kind: Some(kind),
+            },
+            effect,
+        )
+    }
+
+    /// Close episodes without counting unknown ones as errors (stream teardown).
+    fn close_quietly(&self, ids: impl IntoIterator<Item = String>) -> usize {
+        let mut map = self
+            .inner
+            .sessions
+            .write()
+            .unwrap_or_else(|p| p.into_inner());
+        let n = ids
+            .into_iter()
+            .filter(|id| map.remove(id).is_some())
+            .count();
+        self.inner
+            .counters
+            .closed
+            .fetch_add(n as u64, Ordering::Relaxed);
+        n
+    }
+}
+
+/// What a Session stream item did to the set of episodes the stream owns.
+enum StreamEffect {
+    None,
+    Created(String),
+    Closed(String),
+}
+
+/// Closes a stream's episodes and updates the stream counter when the stream's task ends
+/// (whichever way: end of input, client gone, error, shutdown, task aborted).
+struct StreamGuard {
+    svc: EnvironmentService,
+    owned: BTreeSet<String>,
+}
+
+impl Drop for StreamGuard {
+    fn drop(&mut self) {
+        let n = self.svc.close_quietly(std::mem::take(&mut self.owned));
+        self.svc
+            .inner
+            .counters
+            .open_streams
+            .fetch_sub(1, Ordering::Relaxed);
+        tracing::debug!(closed = n, "session stream ended");
+    }
+}
+
+/// DEADLINE_EXCEEDED when `deadline` has passed.
+fn check_deadline(deadline: Option<Instant>) -> Result<(), ServiceError> {
+    match deadline {
+        Some(d) if Instant::now() >= d => Err(ServiceError::DeadlineExceeded),
+        _ => Ok(()),
+    }
+}
+
+/// The deadline of a request from its `grpc-timeout` header (`<digits><H|M|S|m|u|n>`).
+fn deadline_of<T>(req: &Request<T>) -> Option<Instant> {
+    let v = req.metadata().get("grpc-timeout")?.to_str().ok()?;
+    if v.len() < 2 {
+        return None;
+    }
+    let (num, unit) = v.split_at(v.len() - 1);
+    let n: u64 = num.parse().ok()?;
+    let d = match unit {
+        "H" => Duration::from_secs(n.saturating_mul(3600)),
+        "M" => Duration::from_secs(n.saturating_mul(60)),
+        "S" => Duration::from_secs(n),
+        "m" => Duration::from_millis(n),
+        "u" => Duration::from_micros(n),
+        "n" => Duration::from_nanos(n),
+        _ => return None,
+    };
+    Instant::now().checked_add(d)
+}
+
+/// A service error as an inline error (same code and message as the unary status).
+fn error_to_proto(e: ServiceError) -> proto::Error {
+    let st = tonic::Status::from(e);
+    proto::Error {
+        code: st.code() as i32,
+        message: st.message().to_string(),
+    }
+}
+
+fn batch_item(r: Result<proto::EpisodeState, ServiceError>) -> proto::BatchItem {
+    use proto::batch_item::Result as R;
+    proto::BatchItem {
+        result: Some(match r {
+            Ok(s) => R::State(s),
+            Err(e) => R::Error(error_to_proto(e)),
+        }),
+    }
+}
+
+/// The engine's reason string → `ResultCode`: the one place that maps them.
+pub fn result_code(ok: bool, reason: Option<&str>) -> proto::ResultCode {
+    use pf1e_engine::action::reasons as r;
+    use proto::ResultCode as C;
+    match reason {
+        None if ok => C::Ok,
+        None => C::Unknown,
+        Some(reason) => match reason {
+            r::MISSING_TARGET => C::MissingTarget,
+            r::INVALID_TARGET => C::InvalidTarget,
+            r::WEAPON_UNAVAILABLE => C::WeaponUnavailable,
+            r::NO_WEAPON => C::NoWeapon,
+            r::NO_LINE_OF_EFFECT => C::NoLineOfEffect,
+            r::OUT_OF_RANGE => C::OutOfRange,
+            r::OUT_OF_AMMUNITION => C::OutOfAmmunition,
+            r::NO_CHARGE_PATH => C::NoChargePath,
+            r::UNREACHABLE_DESTINATION => C::UnreachableDestination,
+            r::INVALID_DESTINATION => C::InvalidDestination,
+            r::ALREADY_MOVED => C::AlreadyMoved,
+            r::DOWNGRADED_ACTION_ECONOMY => C::DowngradedActionEconomy,
+            r::DOWNGRADED_DISABLED => C::DowngradedDisabled,
+            r::CANNOT_ACT => C::CannotAct,
+            r::TURN_ENDED => C::TurnEnded,
+            _ => C::Unknown,
+        },
+    }
+}
+
+fn result_to_proto(r: &pf1e_engine::ActionResult, field: String) -> proto::ActionResult {
+    proto::ActionResult {
+        kind: kind_to_proto(r.kind) as i32,
+        ok: r.ok,
+        reason: r.reason.clone().unwrap_or_default(),
+        field,
+        code: result_code(r.ok, r.reason.as_deref()) as i32,
+    }
+}
+
+/// Short hash (FNV-1a 64, 16 hex digits) of the built encounter's JSON.
+pub fn rules_data_version(enc: &Encounter) -> String {
+    let bytes = serde_json::to_vec(enc).unwrap_or_default();
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{h:016x}")
 }
 
 fn lock<'a>(
@@ -654,7 +1318,10 @@ fn budget_to_proto(b: &pf1e_engine::Budget) -> proto::Budget {
 }
 
 /// The spec of an encounter.
-fn spec(name: &str, enc: &Encounter, action_space_size: u32) -> proto::Spec {
+fn spec(name: &str, enc: &Encounter, max_batch_items: usize) -> proto::Spec {
+    use pf1e_engine::tensor::{FEATURES, FEATURE_NAMES, PLANES, PLANE_NAMES};
+    let space = pf1e_engine::legal::ActionSpace::of(enc);
+    let action_space_size = space.size();
     proto::Spec {
         scenario: name.to_string(),
         map: Some(proto::MapInfo {
@@ -684,11 +1351,69 @@ fn spec(name: &str, enc: &Encounter, action_space_size: u32) -> proto::Spec {
         simple_monster_death: enc.options.simple_monster_death,
         mask_polarity: MASK_POLARITY.to_string(),
         protocol: PROTOCOL.to_string(),
+        observation_schema: Some(proto::ObservationSchema {
+            plane_names: PLANE_NAMES.iter().map(|s| s.to_string()).collect(),
+            plane_shape: vec![PLANES as u32, enc.map.rows as u32, enc.map.cols as u32],
+            feature_names: FEATURE_NAMES.iter().map(|s| s.to_string()).collect(),
+            feature_shape: vec![enc.combatants.len() as u32, FEATURES as u32],
+        }),
+        action_blocks: space
+            .blocks()
+            .iter()
+            .map(|&(name, first_id, size)| proto::ActionBlock {
+                name: name.to_string(),
+                first_id,
+                size,
+            })
+            .collect(),
+        reward_components: REWARD_COMPONENTS.iter().map(|s| s.to_string()).collect(),
+        capabilities: Some(proto::Capabilities {
+            json_observation: true,
+            tensor_observation: true,
+            snapshots: true,
+            batch: true,
+            stream: true,
+            validate: true,
+            shaped_rewards: true,
+        }),
+        rules_data_version: rules_data_version(enc),
+        max_batch_items: u32::try_from(max_batch_items).unwrap_or(u32::MAX),
     }
 }
 
-/// The typed + JSON observation.
-fn observation_to_proto(obs: &pf1e_engine::Observation) -> proto::Observation {
+/// What `Spec.reward_components` lists.
+pub const REWARD_COMPONENTS: [&str; 3] = ["sparse", "damage", "kill"];
+
+fn tensor_to_proto(t: pf1e_engine::tensor::TensorObservation) -> proto::TensorObservation {
+    proto::TensorObservation {
+        planes: t.planes,
+        plane_shape: t.plane_shape.iter().map(|&x| x as u32).collect(),
+        features: t.features,
+        feature_shape: t.feature_shape.iter().map(|&x| x as u32).collect(),
+    }
+}
+
+fn decision_to_proto(ep: &Episode, d: &pf1e_engine::Decision) -> proto::Decision {
+    let actor = &ep.encounter().combatants[usize::from(d.actor.0)];
+    proto::Decision {
+        decision_id: d.decision_id,
+        actor_index: u32::from(d.actor.0),
+        actor_id: actor.id.clone(),
+        round: d.round,
+        budget: Some(budget_to_proto(&d.budget)),
+    }
+}
+
+fn outcome_to_proto(o: &pf1e_engine::Outcome) -> proto::Outcome {
+    proto::Outcome {
+        winner: o.winner.clone().unwrap_or_default(),
+        rounds: o.rounds,
+        truncated: o.truncated,
+    }
+}
+
+/// The typed observation, with the JSON snapshot when `json`.
+fn observation_to_proto(obs: &pf1e_engine::Observation, json: bool) -> proto::Observation {
     proto::Observation {
         round: obs.round,
         acting_index: obs.acting_index.map(u32::from),
@@ -721,71 +1446,122 @@ fn observation_to_proto(obs: &pf1e_engine::Observation) -> proto::Observation {
             })
             .collect(),
         initiative_order: obs.initiative_order.clone(),
-        json: serde_json::to_string(obs).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}")),
+        json: if json {
+            serde_json::to_string(obs).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+        } else {
+            String::new()
+        },
     }
 }
 
 /// The EpisodeState of a session.
 fn episode_state(id: &str, s: &Session) -> proto::EpisodeState {
     let ep = &s.episode;
+    let o = s.obs;
+    let rewards: HashMap<String, f32> = s.last_rewards.iter().cloned().collect();
     let mut state = proto::EpisodeState {
         episode_id: id.to_string(),
         results: s.last_results.clone(),
         action_space_size: ep.action_space_size(),
         reward_side: s.reward_side.clone().unwrap_or_default(),
+        reward: s
+            .reward_side
+            .as_ref()
+            .and_then(|side| rewards.get(side).copied())
+            .unwrap_or(0.0),
+        steps: s.steps,
         ..Default::default()
     };
     match &s.status {
         Status::Decision(d) => {
-            let actor = &ep.encounter().combatants[usize::from(d.actor.0)];
-            state.decision = Some(proto::Decision {
-                decision_id: d.decision_id,
-                actor_index: u32::from(d.actor.0),
-                actor_id: actor.id.clone(),
-                round: d.round,
-                budget: Some(budget_to_proto(&d.budget)),
-            });
-            state.observation = Some(observation_to_proto(&ep.observation(Some(d.actor))));
-            state.legal_actions = ep
-                .legal_actions()
-                .into_iter()
-                .map(|l| proto::LegalAction {
-                    id: l.id,
-                    action: Some(action_to_proto(&l.action)),
-                    label: l.label,
+            state.decision = Some(decision_to_proto(ep, d));
+            if o.json || o.typed {
+                state.observation =
+                    Some(observation_to_proto(&ep.observation(Some(d.actor)), o.json));
+            }
+            if o.legal_actions || o.tensors || o.mask {
+                let legal = ep.legal_actions();
+                if o.tensors || o.mask {
+                    let mut mask = vec![0u8; state.action_space_size as usize];
+                    for l in &legal {
+                        if let Some(m) = mask.get_mut(l.id as usize) {
+                            *m = 1;
+                        }
+                    }
+                    state.action_mask = mask;
+                }
+                if o.legal_actions {
+                    state.legal_actions = legal
+                        .into_iter()
+                        .map(|l| proto::LegalAction {
+                            id: l.id,
+                            action: Some(action_to_proto(&l.action)),
+                            label: l.label,
+                        })
+                        .collect();
+                }
+            }
+            if o.tensors {
+                state.tensors = Some(tensor_to_proto(ep.observation_tensor(d.actor)));
+            }
+        }
+        Status::Terminal(out) => {
+            if o.json || o.typed {
+                state.observation = Some(observation_to_proto(&ep.observation(None), o.json));
+            }
+            state.terminated = !out.truncated;
+            state.truncated = out.truncated;
+            state.outcome = Some(outcome_to_proto(out));
+            if o.tensors || o.mask {
+                state.action_mask = vec![0u8; state.action_space_size as usize];
+            }
+            if o.tensors {
+                let viewer = s
+                    .viewer
+                    .or_else(|| s.controlled.first().copied())
+                    .unwrap_or(CombatantId(0));
+                if usize::from(viewer.0) < ep.encounter().combatants.len() {
+                    state.tensors = Some(tensor_to_proto(ep.observation_tensor(viewer)));
+                }
+            }
+            state.final_agents = s
+                .controlled
+                .iter()
+                .map(|&c| {
+                    let p = &ep.encounter().combatants[usize::from(c.0)];
+                    proto::AgentFinal {
+                        combatant_index: u32::from(c.0),
+                        combatant_id: p.id.clone(),
+                        side: p.side.clone(),
+                        reward: rewards.get(&p.side).copied().unwrap_or(0.0),
+                        tensors: o.tensors.then(|| tensor_to_proto(ep.observation_tensor(c))),
+                    }
                 })
                 .collect();
         }
-        Status::Terminal(o) => {
-            state.observation = Some(observation_to_proto(&ep.observation(None)));
-            state.terminated = !o.truncated;
-            state.truncated = o.truncated;
-            state.outcome = Some(proto::Outcome {
-                winner: o.winner.clone().unwrap_or_default(),
-                rounds: o.rounds,
-                truncated: o.truncated,
-            });
-            state.reward = match (&s.reward_side, &o.winner) {
-                (Some(side), Some(w)) if side == w => 1.0,
-                (Some(_), Some(_)) => -1.0,
-                _ => 0.0,
-            };
-        }
     }
+    state.rewards = rewards;
     state
 }
 
-/// Run `f` on the blocking pool; an engine panic becomes INTERNAL.
-async fn blocking<T, F>(f: F) -> Result<T, tonic::Status>
+/// Run `f` on the blocking pool, unless `deadline` passed before it starts; an engine panic
+/// becomes INTERNAL.
+async fn blocking<T, F>(deadline: Option<Instant>, f: F) -> Result<T, tonic::Status>
 where
     T: Send + 'static,
     F: FnOnce() -> Result<T, ServiceError> + Send + 'static,
 {
-    match tokio::task::spawn_blocking(f).await {
+    match tokio::task::spawn_blocking(move || check_deadline(deadline).and_then(|()| f())).await {
         Ok(r) => r.map_err(tonic::Status::from),
         Err(e) => Err(ServiceError::Internal(format!("engine panicked: {e}")).into()),
     }
 }
+
+type SessionResponseStream =
+    tokio_stream::wrappers::ReceiverStream<Result<proto::SessionResponse, tonic::Status>>;
+
+/// Responses buffered per Session stream before the server waits for the client to read.
+const SESSION_BUFFER: usize = 64;
 
 #[tonic::async_trait]
 impl Environment for EnvironmentService {
@@ -794,18 +1570,19 @@ impl Environment for EnvironmentService {
         request: Request<proto::GetSpecRequest>,
     ) -> Result<Response<proto::Spec>, tonic::Status> {
         let svc = self.clone();
+        let deadline = deadline_of(&request);
         let req = request.into_inner();
-        blocking(move || svc.get_spec_blocking(&req))
+        blocking(deadline, move || svc.get_spec_blocking(&req))
             .await
             .map(Response::new)
     }
 
     async fn list_scenarios(
         &self,
-        _request: Request<proto::ListScenariosRequest>,
+        request: Request<proto::ListScenariosRequest>,
     ) -> Result<Response<proto::ListScenariosResponse>, tonic::Status> {
         let svc = self.clone();
-        blocking(move || {
+        blocking(deadline_of(&request), move || {
             Ok(proto::ListScenariosResponse {
                 scenarios: svc.inner.scenarios.list(),
             })
@@ -819,8 +1596,9 @@ impl Environment for EnvironmentService {
         request: Request<proto::ResetRequest>,
     ) -> Result<Response<proto::EpisodeState>, tonic::Status> {
         let svc = self.clone();
+        let deadline = deadline_of(&request);
         let req = request.into_inner();
-        blocking(move || svc.reset_blocking(&req))
+        blocking(deadline, move || svc.reset_blocking(&req))
             .await
             .map(Response::new)
     }
@@ -830,8 +1608,9 @@ impl Environment for EnvironmentService {
         request: Request<proto::StepRequest>,
     ) -> Result<Response<proto::EpisodeState>, tonic::Status> {
         let svc = self.clone();
+        let deadline = deadline_of(&request);
         let req = request.into_inner();
-        blocking(move || svc.step_blocking(&req))
+        blocking(deadline, move || svc.step_blocking(&req))
             .await
             .map(Response::new)
     }
@@ -841,8 +1620,9 @@ impl Environment for EnvironmentService {
         request: Request<proto::ObserveRequest>,
     ) -> Result<Response<proto::EpisodeState>, tonic::Status> {
         let svc = self.clone();
+        let deadline = deadline_of(&request);
         let req = request.into_inner();
-        blocking(move || svc.observe_blocking(&req))
+        blocking(deadline, move || svc.observe_blocking(&req))
             .await
             .map(Response::new)
     }
@@ -855,11 +1635,182 @@ impl Environment for EnvironmentService {
             .map(Response::new)
             .map_err(tonic::Status::from)
     }
+
+    async fn validate(
+        &self,
+        request: Request<proto::ValidateRequest>,
+    ) -> Result<Response<proto::ActionResult>, tonic::Status> {
+        let svc = self.clone();
+        let deadline = deadline_of(&request);
+        let req = request.into_inner();
+        blocking(deadline, move || svc.validate_blocking(&req))
+            .await
+            .map(Response::new)
+    }
+
+    async fn snapshot(
+        &self,
+        request: Request<proto::SnapshotRequest>,
+    ) -> Result<Response<proto::SnapshotResponse>, tonic::Status> {
+        let svc = self.clone();
+        let deadline = deadline_of(&request);
+        let req = request.into_inner();
+        blocking(deadline, move || svc.snapshot_blocking(&req))
+            .await
+            .map(Response::new)
+    }
+
+    async fn restore(
+        &self,
+        request: Request<proto::RestoreRequest>,
+    ) -> Result<Response<proto::EpisodeState>, tonic::Status> {
+        let svc = self.clone();
+        let deadline = deadline_of(&request);
+        let req = request.into_inner();
+        blocking(deadline, move || svc.restore_blocking(&req).map(|(_, s)| s))
+            .await
+            .map(Response::new)
+    }
+
+    async fn fork(
+        &self,
+        request: Request<proto::ForkRequest>,
+    ) -> Result<Response<proto::EpisodeState>, tonic::Status> {
+        let svc = self.clone();
+        let deadline = deadline_of(&request);
+        let req = request.into_inner();
+        blocking(deadline, move || svc.fork_blocking(&req).map(|(_, s)| s))
+            .await
+            .map(Response::new)
+    }
+
+    async fn describe(
+        &self,
+        request: Request<proto::DescribeRequest>,
+    ) -> Result<Response<proto::EpisodeDescription>, tonic::Status> {
+        let svc = self.clone();
+        let deadline = deadline_of(&request);
+        let req = request.into_inner();
+        blocking(deadline, move || svc.describe_blocking(&req))
+            .await
+            .map(Response::new)
+    }
+
+    async fn stats(
+        &self,
+        _request: Request<proto::StatsRequest>,
+    ) -> Result<Response<proto::StatsResponse>, tonic::Status> {
+        Ok(Response::new(self.stats()))
+    }
+
+    async fn step_batch(
+        &self,
+        request: Request<proto::StepBatchRequest>,
+    ) -> Result<Response<proto::BatchResponse>, tonic::Status> {
+        let svc = self.clone();
+        let deadline = deadline_of(&request);
+        let req = request.into_inner();
+        blocking(deadline, move || svc.step_batch_blocking(&req, deadline))
+            .await
+            .map(Response::new)
+    }
+
+    async fn reset_batch(
+        &self,
+        request: Request<proto::ResetBatchRequest>,
+    ) -> Result<Response<proto::BatchResponse>, tonic::Status> {
+        let svc = self.clone();
+        let deadline = deadline_of(&request);
+        let req = proto::StepBatchRequest {
+            steps: Vec::new(),
+            resets: request.into_inner().resets,
+        };
+        blocking(deadline, move || svc.step_batch_blocking(&req, deadline))
+            .await
+            .map(Response::new)
+    }
+
+    type SessionStream = SessionResponseStream;
+
+    async fn session(
+        &self,
+        request: Request<tonic::Streaming<proto::SessionRequest>>,
+    ) -> Result<Response<Self::SessionStream>, tonic::Status> {
+        let mut inbound = request.into_inner();
+        let (tx, rx) = tokio::sync::mpsc::channel(SESSION_BUFFER);
+        let mut shutdown = self.inner.shutdown.subscribe();
+        self.inner
+            .counters
+            .open_streams
+            .fetch_add(1, Ordering::Relaxed);
+        let mut guard = StreamGuard {
+            svc: self.clone(),
+            owned: BTreeSet::new(),
+        };
+        tokio::spawn(async move {
+            loop {
+                if *shutdown.borrow() {
+                    break;
+                }
+                let next = tokio::select! {
+                    m = inbound.message() => m,
+                    _ = shutdown.changed() => break,
+                    () = tx.closed() => break,
+                };
+                let req = match next {
+                    Ok(Some(r)) => r,
+                    // End of input, or the client went away / sent garbage: end the stream.
+                    Ok(None) | Err(_) => break,
+                };
+                let request_id = req.request_id;
+                let svc = guard.svc.clone();
+                let response =
+                    match tokio::task::spawn_blocking(move || svc.session_item(req, None)).await {
+                        Ok((resp, effect)) => {
+                            match effect {
+                                StreamEffect::Created(id) => {
+                                    guard.owned.insert(id);
+                                }
+                                StreamEffect::Closed(id) => {
+                                    guard.owned.remove(&id);
+                                }
+                                StreamEffect::None => {}
+                            }
+                            resp
+                        }
+                        Err(e) => proto::SessionResponse {
+                            request_id,
+                            kind: Some(proto::session_response::Kind::Error(error_to_proto(
+                                ServiceError::Internal(format!("engine panicked: {e}")),
+                            ))),
+                        },
+                    };
+                if tx.send(Ok(response)).await.is_err() {
+                    break;
+                }
+            }
+            drop(guard);
+        });
+        Ok(Response::new(tokio_stream::wrappers::ReceiverStream::new(
+            rx,
+        )))
+    }
+
+    async fn echo(
+        &self,
+        request: Request<proto::EchoRequest>,
+    ) -> Result<Response<proto::EchoResponse>, tonic::Status> {
+        Ok(Response::new(proto::EchoResponse {
+            payload: request.into_inner().payload,
+        }))
+    }
 }
 
 /// Serve the Environment service, `grpc.health.v1` and server reflection on `listener` until
-/// `shutdown` resolves (then in-flight requests finish). Also closes idle episodes once a
-/// minute when `config.idle_timeout` is set.
+/// `shutdown` resolves (then in-flight requests finish, and open Session streams end after
+/// their current item). Also closes idle episodes once a minute when `config.idle_timeout` is
+/// set. The Environment service's decoding and encoding limits are
+/// `config.max_message_bytes`.
 ///
 /// # Errors
 /// A transport error of the server (reflection setup failures are reported as such too).
@@ -892,10 +1843,21 @@ pub async fn serve(
         })
     });
 
+    let max = svc.inner.config.max_message_bytes;
+    let stop = svc.inner.shutdown.clone();
+    let shutdown = async move {
+        shutdown.await;
+        // Session streams end after their current item, so the graceful shutdown completes.
+        stop.send_replace(true);
+    };
     let result = tonic::transport::Server::builder()
         .add_service(health_service)
         .add_service(reflection)
-        .add_service(proto::environment_server::EnvironmentServer::new(svc))
+        .add_service(
+            proto::environment_server::EnvironmentServer::new(svc)
+                .max_decoding_message_size(max)
+                .max_encoding_message_size(max),
+        )
         .serve_with_incoming_shutdown(
             tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true)),
             shutdown,
@@ -942,6 +1904,33 @@ mod tests {
         let s: tonic::Status = ServiceError::invalid("actions[0].kind", "must be set").into();
         assert_eq!(s.code(), tonic::Code::InvalidArgument);
         assert!(s.message().starts_with("actions[0].kind: "));
+    }
+
+    #[test]
+    fn grpc_timeout_header_is_parsed() {
+        let with = |v: &str| {
+            let mut r = Request::new(());
+            r.metadata_mut().insert("grpc-timeout", v.parse().unwrap());
+            deadline_of(&r).map(|d| d.saturating_duration_since(Instant::now()))
+        };
+        let near = |d: Option<Duration>, want: Duration| {
+            let d = d.expect("a deadline");
+            d <= want && want - d < Duration::from_secs(1)
+        };
+        assert!(near(with("5S"), Duration::from_secs(5)));
+        assert!(near(with("250m"), Duration::from_millis(250)));
+        assert!(near(with("2M"), Duration::from_secs(120)));
+        assert!(near(with("1H"), Duration::from_secs(3600)));
+        assert!(near(with("10u"), Duration::from_micros(10)));
+        assert!(near(with("10n"), Duration::from_nanos(10)));
+        assert_eq!(with("5x"), None);
+        assert_eq!(with("S"), None);
+        assert!(deadline_of(&Request::new(())).is_none());
+        assert!(matches!(
+            check_deadline(Some(Instant::now())),
+            Err(ServiceError::DeadlineExceeded)
+        ));
+        assert!(check_deadline(None).is_ok());
     }
 
     #[test]

@@ -57,6 +57,7 @@ fn reset_req(scenario: &str, seed: u64, sides: &[&str]) -> proto::ResetRequest {
         scenario: named(scenario),
         seed,
         controlled: controlled_sides(sides),
+        ..Default::default()
     }
 }
 
@@ -318,6 +319,7 @@ async fn same_seed_same_episode_and_uncontrolled_runs_to_the_end() {
                 sides: vec![],
                 combatant_ids: vec!["east_orc".into()],
             }),
+            ..Default::default()
         })
         .await
         .unwrap()
@@ -446,6 +448,7 @@ async fn bad_requests_get_clear_statuses_and_the_server_keeps_serving() {
             scenario: Some(bad_map),
             seed: 0,
             controlled: None,
+            ..Default::default()
         })
         .await;
     assert_status(r, Code::InvalidArgument, "scenario.inline.map_yaml");
@@ -480,6 +483,7 @@ async fn bad_requests_get_clear_statuses_and_the_server_keeps_serving() {
                 sides: vec![],
                 combatant_ids: vec!["dragon".into()],
             }),
+            ..Default::default()
         })
         .await;
     assert_status(r, Code::InvalidArgument, "controlled.combatant_ids[0]");

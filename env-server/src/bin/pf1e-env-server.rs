@@ -3,12 +3,15 @@
 //!
 //! ```text
 //! pf1e-env-server [--addr 127.0.0.1:50051] [--data-dir DIR] [--max-episodes N] [--idle-timeout-secs S]
+//!                 [--max-message-bytes B] [--max-batch-items N]
 //! ```
-//! Prints `listening on ADDR` to stderr once bound (`--addr 127.0.0.1:0` picks a free port and
-//! prints it). Logs go to stderr, filtered by `RUST_LOG` (default `info`). Stops gracefully on
+//! Prints `listening on ADDR (limits…)` to stderr once bound (`--addr 127.0.0.1:0` picks a
+//! free port and prints it). Logs go to stderr, filtered by `RUST_LOG` (default `info`). Stops gracefully on
 //! ctrl-c or SIGTERM. Exit status 2 for bad arguments (clap), 1 if the server cannot start.
 use clap::Parser;
-use pf1e_env_server::service::{serve, ServiceConfig};
+use pf1e_env_server::service::{
+    serve, ServiceConfig, DEFAULT_MAX_BATCH_ITEMS, DEFAULT_MAX_MESSAGE_BYTES,
+};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -30,6 +33,14 @@ struct Args {
     /// Close episodes untouched for this many seconds (0 = never).
     #[arg(long, default_value_t = 1800)]
     idle_timeout_secs: u64,
+    /// Largest gRPC message accepted or sent by the Environment service, in bytes.
+    #[arg(long, default_value_t = DEFAULT_MAX_MESSAGE_BYTES as u64,
+          value_parser = clap::value_parser!(u64).range(1024..=(1u64 << 31)))]
+    max_message_bytes: u64,
+    /// Most items in one StepBatch / ResetBatch.
+    #[arg(long, default_value_t = DEFAULT_MAX_BATCH_ITEMS as u64,
+          value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    max_batch_items: u64,
 }
 
 async fn shutdown_signal() {
@@ -83,6 +94,8 @@ async fn main() -> std::process::ExitCode {
     config.max_episodes = usize::try_from(args.max_episodes).unwrap_or(usize::MAX);
     config.idle_timeout =
         (args.idle_timeout_secs > 0).then(|| Duration::from_secs(args.idle_timeout_secs));
+    config.max_message_bytes = usize::try_from(args.max_message_bytes).unwrap_or(usize::MAX);
+    config.max_batch_items = usize::try_from(args.max_batch_items).unwrap_or(usize::MAX);
 
     let listener = match tokio::net::TcpListener::bind(args.addr).await {
         Ok(l) => l,
@@ -99,7 +112,13 @@ async fn main() -> std::process::ExitCode {
         }
     };
     tracing::info!(addr = %bound, data_dir = %data_dir.display(), "pf1e-env-server starting");
-    eprintln!("listening on {bound}");
+    eprintln!(
+        "listening on {bound} (max_episodes={}, idle_timeout_secs={}, max_message_bytes={}, max_batch_items={})",
+        config.max_episodes,
+        args.idle_timeout_secs,
+        config.max_message_bytes,
+        config.max_batch_items
+    );
 
     match serve(listener, config, shutdown_signal()).await {
         Ok(()) => std::process::ExitCode::SUCCESS,

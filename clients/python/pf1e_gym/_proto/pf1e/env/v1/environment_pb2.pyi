@@ -17,6 +17,27 @@ class ActionKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ACTION_KIND_MOVE: _ClassVar[ActionKind]
     ACTION_KIND_FIVE_FOOT_STEP: _ClassVar[ActionKind]
     ACTION_KIND_WITHDRAW: _ClassVar[ActionKind]
+
+class ResultCode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    RESULT_CODE_UNSPECIFIED: _ClassVar[ResultCode]
+    RESULT_CODE_OK: _ClassVar[ResultCode]
+    RESULT_CODE_UNKNOWN: _ClassVar[ResultCode]
+    RESULT_CODE_MISSING_TARGET: _ClassVar[ResultCode]
+    RESULT_CODE_INVALID_TARGET: _ClassVar[ResultCode]
+    RESULT_CODE_WEAPON_UNAVAILABLE: _ClassVar[ResultCode]
+    RESULT_CODE_NO_WEAPON: _ClassVar[ResultCode]
+    RESULT_CODE_NO_LINE_OF_EFFECT: _ClassVar[ResultCode]
+    RESULT_CODE_OUT_OF_RANGE: _ClassVar[ResultCode]
+    RESULT_CODE_OUT_OF_AMMUNITION: _ClassVar[ResultCode]
+    RESULT_CODE_NO_CHARGE_PATH: _ClassVar[ResultCode]
+    RESULT_CODE_UNREACHABLE_DESTINATION: _ClassVar[ResultCode]
+    RESULT_CODE_INVALID_DESTINATION: _ClassVar[ResultCode]
+    RESULT_CODE_ALREADY_MOVED: _ClassVar[ResultCode]
+    RESULT_CODE_DOWNGRADED_ACTION_ECONOMY: _ClassVar[ResultCode]
+    RESULT_CODE_DOWNGRADED_DISABLED: _ClassVar[ResultCode]
+    RESULT_CODE_CANNOT_ACT: _ClassVar[ResultCode]
+    RESULT_CODE_TURN_ENDED: _ClassVar[ResultCode]
 ACTION_KIND_UNSPECIFIED: ActionKind
 ACTION_KIND_END_TURN: ActionKind
 ACTION_KIND_ATTACK: ActionKind
@@ -25,6 +46,24 @@ ACTION_KIND_CHARGE: ActionKind
 ACTION_KIND_MOVE: ActionKind
 ACTION_KIND_FIVE_FOOT_STEP: ActionKind
 ACTION_KIND_WITHDRAW: ActionKind
+RESULT_CODE_UNSPECIFIED: ResultCode
+RESULT_CODE_OK: ResultCode
+RESULT_CODE_UNKNOWN: ResultCode
+RESULT_CODE_MISSING_TARGET: ResultCode
+RESULT_CODE_INVALID_TARGET: ResultCode
+RESULT_CODE_WEAPON_UNAVAILABLE: ResultCode
+RESULT_CODE_NO_WEAPON: ResultCode
+RESULT_CODE_NO_LINE_OF_EFFECT: ResultCode
+RESULT_CODE_OUT_OF_RANGE: ResultCode
+RESULT_CODE_OUT_OF_AMMUNITION: ResultCode
+RESULT_CODE_NO_CHARGE_PATH: ResultCode
+RESULT_CODE_UNREACHABLE_DESTINATION: ResultCode
+RESULT_CODE_INVALID_DESTINATION: ResultCode
+RESULT_CODE_ALREADY_MOVED: ResultCode
+RESULT_CODE_DOWNGRADED_ACTION_ECONOMY: ResultCode
+RESULT_CODE_DOWNGRADED_DISABLED: ResultCode
+RESULT_CODE_CANNOT_ACT: ResultCode
+RESULT_CODE_TURN_ENDED: ResultCode
 
 class Scenario(_message.Message):
     __slots__ = ("named", "inline")
@@ -105,7 +144,7 @@ class GetSpecRequest(_message.Message):
     def __init__(self, scenario: _Optional[_Union[Scenario, _Mapping]] = ...) -> None: ...
 
 class Spec(_message.Message):
-    __slots__ = ("scenario", "map", "sides", "combatants", "action_space_size", "rng_version", "engine_version", "round_cap", "simple_monster_death", "mask_polarity", "protocol")
+    __slots__ = ("scenario", "map", "sides", "combatants", "action_space_size", "rng_version", "engine_version", "round_cap", "simple_monster_death", "mask_polarity", "protocol", "observation_schema", "action_blocks", "reward_components", "capabilities", "rules_data_version", "max_batch_items")
     SCENARIO_FIELD_NUMBER: _ClassVar[int]
     MAP_FIELD_NUMBER: _ClassVar[int]
     SIDES_FIELD_NUMBER: _ClassVar[int]
@@ -117,6 +156,12 @@ class Spec(_message.Message):
     SIMPLE_MONSTER_DEATH_FIELD_NUMBER: _ClassVar[int]
     MASK_POLARITY_FIELD_NUMBER: _ClassVar[int]
     PROTOCOL_FIELD_NUMBER: _ClassVar[int]
+    OBSERVATION_SCHEMA_FIELD_NUMBER: _ClassVar[int]
+    ACTION_BLOCKS_FIELD_NUMBER: _ClassVar[int]
+    REWARD_COMPONENTS_FIELD_NUMBER: _ClassVar[int]
+    CAPABILITIES_FIELD_NUMBER: _ClassVar[int]
+    RULES_DATA_VERSION_FIELD_NUMBER: _ClassVar[int]
+    MAX_BATCH_ITEMS_FIELD_NUMBER: _ClassVar[int]
     scenario: str
     map: MapInfo
     sides: _containers.RepeatedScalarFieldContainer[str]
@@ -128,7 +173,53 @@ class Spec(_message.Message):
     simple_monster_death: bool
     mask_polarity: str
     protocol: str
-    def __init__(self, scenario: _Optional[str] = ..., map: _Optional[_Union[MapInfo, _Mapping]] = ..., sides: _Optional[_Iterable[str]] = ..., combatants: _Optional[_Iterable[_Union[CombatantInfo, _Mapping]]] = ..., action_space_size: _Optional[int] = ..., rng_version: _Optional[str] = ..., engine_version: _Optional[str] = ..., round_cap: _Optional[int] = ..., simple_monster_death: _Optional[bool] = ..., mask_polarity: _Optional[str] = ..., protocol: _Optional[str] = ...) -> None: ...
+    observation_schema: ObservationSchema
+    action_blocks: _containers.RepeatedCompositeFieldContainer[ActionBlock]
+    reward_components: _containers.RepeatedScalarFieldContainer[str]
+    capabilities: Capabilities
+    rules_data_version: str
+    max_batch_items: int
+    def __init__(self, scenario: _Optional[str] = ..., map: _Optional[_Union[MapInfo, _Mapping]] = ..., sides: _Optional[_Iterable[str]] = ..., combatants: _Optional[_Iterable[_Union[CombatantInfo, _Mapping]]] = ..., action_space_size: _Optional[int] = ..., rng_version: _Optional[str] = ..., engine_version: _Optional[str] = ..., round_cap: _Optional[int] = ..., simple_monster_death: _Optional[bool] = ..., mask_polarity: _Optional[str] = ..., protocol: _Optional[str] = ..., observation_schema: _Optional[_Union[ObservationSchema, _Mapping]] = ..., action_blocks: _Optional[_Iterable[_Union[ActionBlock, _Mapping]]] = ..., reward_components: _Optional[_Iterable[str]] = ..., capabilities: _Optional[_Union[Capabilities, _Mapping]] = ..., rules_data_version: _Optional[str] = ..., max_batch_items: _Optional[int] = ...) -> None: ...
+
+class ObservationSchema(_message.Message):
+    __slots__ = ("plane_names", "plane_shape", "feature_names", "feature_shape")
+    PLANE_NAMES_FIELD_NUMBER: _ClassVar[int]
+    PLANE_SHAPE_FIELD_NUMBER: _ClassVar[int]
+    FEATURE_NAMES_FIELD_NUMBER: _ClassVar[int]
+    FEATURE_SHAPE_FIELD_NUMBER: _ClassVar[int]
+    plane_names: _containers.RepeatedScalarFieldContainer[str]
+    plane_shape: _containers.RepeatedScalarFieldContainer[int]
+    feature_names: _containers.RepeatedScalarFieldContainer[str]
+    feature_shape: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, plane_names: _Optional[_Iterable[str]] = ..., plane_shape: _Optional[_Iterable[int]] = ..., feature_names: _Optional[_Iterable[str]] = ..., feature_shape: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class ActionBlock(_message.Message):
+    __slots__ = ("name", "first_id", "size")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    FIRST_ID_FIELD_NUMBER: _ClassVar[int]
+    SIZE_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    first_id: int
+    size: int
+    def __init__(self, name: _Optional[str] = ..., first_id: _Optional[int] = ..., size: _Optional[int] = ...) -> None: ...
+
+class Capabilities(_message.Message):
+    __slots__ = ("json_observation", "tensor_observation", "snapshots", "batch", "stream", "validate", "shaped_rewards")
+    JSON_OBSERVATION_FIELD_NUMBER: _ClassVar[int]
+    TENSOR_OBSERVATION_FIELD_NUMBER: _ClassVar[int]
+    SNAPSHOTS_FIELD_NUMBER: _ClassVar[int]
+    BATCH_FIELD_NUMBER: _ClassVar[int]
+    STREAM_FIELD_NUMBER: _ClassVar[int]
+    VALIDATE_FIELD_NUMBER: _ClassVar[int]
+    SHAPED_REWARDS_FIELD_NUMBER: _ClassVar[int]
+    json_observation: bool
+    tensor_observation: bool
+    snapshots: bool
+    batch: bool
+    stream: bool
+    validate: bool
+    shaped_rewards: bool
+    def __init__(self, json_observation: _Optional[bool] = ..., tensor_observation: _Optional[bool] = ..., snapshots: _Optional[bool] = ..., batch: _Optional[bool] = ..., stream: _Optional[bool] = ..., validate: _Optional[bool] = ..., shaped_rewards: _Optional[bool] = ...) -> None: ...
 
 class MapInfo(_message.Message):
     __slots__ = ("name", "rows", "cols", "square_size_ft")
@@ -167,14 +258,42 @@ class Controlled(_message.Message):
     def __init__(self, sides: _Optional[_Iterable[str]] = ..., combatant_ids: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ResetRequest(_message.Message):
-    __slots__ = ("scenario", "seed", "controlled")
+    __slots__ = ("scenario", "seed", "controlled", "observation", "reward")
     SCENARIO_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
     CONTROLLED_FIELD_NUMBER: _ClassVar[int]
+    OBSERVATION_FIELD_NUMBER: _ClassVar[int]
+    REWARD_FIELD_NUMBER: _ClassVar[int]
     scenario: Scenario
     seed: int
     controlled: Controlled
-    def __init__(self, scenario: _Optional[_Union[Scenario, _Mapping]] = ..., seed: _Optional[int] = ..., controlled: _Optional[_Union[Controlled, _Mapping]] = ...) -> None: ...
+    observation: ObservationOptions
+    reward: RewardOptions
+    def __init__(self, scenario: _Optional[_Union[Scenario, _Mapping]] = ..., seed: _Optional[int] = ..., controlled: _Optional[_Union[Controlled, _Mapping]] = ..., observation: _Optional[_Union[ObservationOptions, _Mapping]] = ..., reward: _Optional[_Union[RewardOptions, _Mapping]] = ...) -> None: ...
+
+class ObservationOptions(_message.Message):
+    __slots__ = ("json", "tensors", "legal_actions", "typed", "action_mask")
+    JSON_FIELD_NUMBER: _ClassVar[int]
+    TENSORS_FIELD_NUMBER: _ClassVar[int]
+    LEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    TYPED_FIELD_NUMBER: _ClassVar[int]
+    ACTION_MASK_FIELD_NUMBER: _ClassVar[int]
+    json: bool
+    tensors: bool
+    legal_actions: bool
+    typed: bool
+    action_mask: bool
+    def __init__(self, json: _Optional[bool] = ..., tensors: _Optional[bool] = ..., legal_actions: _Optional[bool] = ..., typed: _Optional[bool] = ..., action_mask: _Optional[bool] = ...) -> None: ...
+
+class RewardOptions(_message.Message):
+    __slots__ = ("shaped", "damage_weight", "kill_weight")
+    SHAPED_FIELD_NUMBER: _ClassVar[int]
+    DAMAGE_WEIGHT_FIELD_NUMBER: _ClassVar[int]
+    KILL_WEIGHT_FIELD_NUMBER: _ClassVar[int]
+    shaped: bool
+    damage_weight: float
+    kill_weight: float
+    def __init__(self, shaped: _Optional[bool] = ..., damage_weight: _Optional[float] = ..., kill_weight: _Optional[float] = ...) -> None: ...
 
 class StepRequest(_message.Message):
     __slots__ = ("episode_id", "decision_id", "actions", "action_ids")
@@ -205,7 +324,14 @@ class CloseResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class EpisodeState(_message.Message):
-    __slots__ = ("episode_id", "decision", "observation", "legal_actions", "results", "terminated", "truncated", "outcome", "reward", "action_space_size", "reward_side")
+    __slots__ = ("episode_id", "decision", "observation", "legal_actions", "results", "terminated", "truncated", "outcome", "reward", "action_space_size", "reward_side", "tensors", "action_mask", "rewards", "final_agents", "steps")
+    class RewardsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: float
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[float] = ...) -> None: ...
     EPISODE_ID_FIELD_NUMBER: _ClassVar[int]
     DECISION_FIELD_NUMBER: _ClassVar[int]
     OBSERVATION_FIELD_NUMBER: _ClassVar[int]
@@ -217,6 +343,11 @@ class EpisodeState(_message.Message):
     REWARD_FIELD_NUMBER: _ClassVar[int]
     ACTION_SPACE_SIZE_FIELD_NUMBER: _ClassVar[int]
     REWARD_SIDE_FIELD_NUMBER: _ClassVar[int]
+    TENSORS_FIELD_NUMBER: _ClassVar[int]
+    ACTION_MASK_FIELD_NUMBER: _ClassVar[int]
+    REWARDS_FIELD_NUMBER: _ClassVar[int]
+    FINAL_AGENTS_FIELD_NUMBER: _ClassVar[int]
+    STEPS_FIELD_NUMBER: _ClassVar[int]
     episode_id: str
     decision: Decision
     observation: Observation
@@ -228,7 +359,230 @@ class EpisodeState(_message.Message):
     reward: float
     action_space_size: int
     reward_side: str
-    def __init__(self, episode_id: _Optional[str] = ..., decision: _Optional[_Union[Decision, _Mapping]] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., results: _Optional[_Iterable[_Union[ActionResult, _Mapping]]] = ..., terminated: _Optional[bool] = ..., truncated: _Optional[bool] = ..., outcome: _Optional[_Union[Outcome, _Mapping]] = ..., reward: _Optional[float] = ..., action_space_size: _Optional[int] = ..., reward_side: _Optional[str] = ...) -> None: ...
+    tensors: TensorObservation
+    action_mask: bytes
+    rewards: _containers.ScalarMap[str, float]
+    final_agents: _containers.RepeatedCompositeFieldContainer[AgentFinal]
+    steps: int
+    def __init__(self, episode_id: _Optional[str] = ..., decision: _Optional[_Union[Decision, _Mapping]] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., results: _Optional[_Iterable[_Union[ActionResult, _Mapping]]] = ..., terminated: _Optional[bool] = ..., truncated: _Optional[bool] = ..., outcome: _Optional[_Union[Outcome, _Mapping]] = ..., reward: _Optional[float] = ..., action_space_size: _Optional[int] = ..., reward_side: _Optional[str] = ..., tensors: _Optional[_Union[TensorObservation, _Mapping]] = ..., action_mask: _Optional[bytes] = ..., rewards: _Optional[_Mapping[str, float]] = ..., final_agents: _Optional[_Iterable[_Union[AgentFinal, _Mapping]]] = ..., steps: _Optional[int] = ...) -> None: ...
+
+class TensorObservation(_message.Message):
+    __slots__ = ("planes", "plane_shape", "features", "feature_shape")
+    PLANES_FIELD_NUMBER: _ClassVar[int]
+    PLANE_SHAPE_FIELD_NUMBER: _ClassVar[int]
+    FEATURES_FIELD_NUMBER: _ClassVar[int]
+    FEATURE_SHAPE_FIELD_NUMBER: _ClassVar[int]
+    planes: _containers.RepeatedScalarFieldContainer[float]
+    plane_shape: _containers.RepeatedScalarFieldContainer[int]
+    features: _containers.RepeatedScalarFieldContainer[float]
+    feature_shape: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, planes: _Optional[_Iterable[float]] = ..., plane_shape: _Optional[_Iterable[int]] = ..., features: _Optional[_Iterable[float]] = ..., feature_shape: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class AgentFinal(_message.Message):
+    __slots__ = ("combatant_index", "combatant_id", "side", "reward", "tensors")
+    COMBATANT_INDEX_FIELD_NUMBER: _ClassVar[int]
+    COMBATANT_ID_FIELD_NUMBER: _ClassVar[int]
+    SIDE_FIELD_NUMBER: _ClassVar[int]
+    REWARD_FIELD_NUMBER: _ClassVar[int]
+    TENSORS_FIELD_NUMBER: _ClassVar[int]
+    combatant_index: int
+    combatant_id: str
+    side: str
+    reward: float
+    tensors: TensorObservation
+    def __init__(self, combatant_index: _Optional[int] = ..., combatant_id: _Optional[str] = ..., side: _Optional[str] = ..., reward: _Optional[float] = ..., tensors: _Optional[_Union[TensorObservation, _Mapping]] = ...) -> None: ...
+
+class ValidateRequest(_message.Message):
+    __slots__ = ("episode_id", "decision_id", "action", "action_id")
+    EPISODE_ID_FIELD_NUMBER: _ClassVar[int]
+    DECISION_ID_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    ACTION_ID_FIELD_NUMBER: _ClassVar[int]
+    episode_id: str
+    decision_id: int
+    action: Action
+    action_id: int
+    def __init__(self, episode_id: _Optional[str] = ..., decision_id: _Optional[int] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., action_id: _Optional[int] = ...) -> None: ...
+
+class SnapshotRequest(_message.Message):
+    __slots__ = ("episode_id",)
+    EPISODE_ID_FIELD_NUMBER: _ClassVar[int]
+    episode_id: str
+    def __init__(self, episode_id: _Optional[str] = ...) -> None: ...
+
+class SnapshotResponse(_message.Message):
+    __slots__ = ("snapshot", "rules_data_version")
+    SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
+    RULES_DATA_VERSION_FIELD_NUMBER: _ClassVar[int]
+    snapshot: bytes
+    rules_data_version: str
+    def __init__(self, snapshot: _Optional[bytes] = ..., rules_data_version: _Optional[str] = ...) -> None: ...
+
+class RestoreRequest(_message.Message):
+    __slots__ = ("scenario", "snapshot", "controlled", "observation", "reward")
+    SCENARIO_FIELD_NUMBER: _ClassVar[int]
+    SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
+    CONTROLLED_FIELD_NUMBER: _ClassVar[int]
+    OBSERVATION_FIELD_NUMBER: _ClassVar[int]
+    REWARD_FIELD_NUMBER: _ClassVar[int]
+    scenario: Scenario
+    snapshot: bytes
+    controlled: Controlled
+    observation: ObservationOptions
+    reward: RewardOptions
+    def __init__(self, scenario: _Optional[_Union[Scenario, _Mapping]] = ..., snapshot: _Optional[bytes] = ..., controlled: _Optional[_Union[Controlled, _Mapping]] = ..., observation: _Optional[_Union[ObservationOptions, _Mapping]] = ..., reward: _Optional[_Union[RewardOptions, _Mapping]] = ...) -> None: ...
+
+class ForkRequest(_message.Message):
+    __slots__ = ("episode_id",)
+    EPISODE_ID_FIELD_NUMBER: _ClassVar[int]
+    episode_id: str
+    def __init__(self, episode_id: _Optional[str] = ...) -> None: ...
+
+class DescribeRequest(_message.Message):
+    __slots__ = ("episode_id",)
+    EPISODE_ID_FIELD_NUMBER: _ClassVar[int]
+    episode_id: str
+    def __init__(self, episode_id: _Optional[str] = ...) -> None: ...
+
+class EpisodeDescription(_message.Message):
+    __slots__ = ("episode_id", "scenario", "over", "decision", "outcome", "round", "age_seconds", "idle_seconds", "steps", "controlled_sides")
+    EPISODE_ID_FIELD_NUMBER: _ClassVar[int]
+    SCENARIO_FIELD_NUMBER: _ClassVar[int]
+    OVER_FIELD_NUMBER: _ClassVar[int]
+    DECISION_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    ROUND_FIELD_NUMBER: _ClassVar[int]
+    AGE_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    IDLE_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    STEPS_FIELD_NUMBER: _ClassVar[int]
+    CONTROLLED_SIDES_FIELD_NUMBER: _ClassVar[int]
+    episode_id: str
+    scenario: str
+    over: bool
+    decision: Decision
+    outcome: Outcome
+    round: int
+    age_seconds: float
+    idle_seconds: float
+    steps: int
+    controlled_sides: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, episode_id: _Optional[str] = ..., scenario: _Optional[str] = ..., over: _Optional[bool] = ..., decision: _Optional[_Union[Decision, _Mapping]] = ..., outcome: _Optional[_Union[Outcome, _Mapping]] = ..., round: _Optional[int] = ..., age_seconds: _Optional[float] = ..., idle_seconds: _Optional[float] = ..., steps: _Optional[int] = ..., controlled_sides: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class StatsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class StatsResponse(_message.Message):
+    __slots__ = ("live_episodes", "max_episodes", "episodes_created", "episodes_closed", "episodes_evicted", "steps", "open_streams")
+    LIVE_EPISODES_FIELD_NUMBER: _ClassVar[int]
+    MAX_EPISODES_FIELD_NUMBER: _ClassVar[int]
+    EPISODES_CREATED_FIELD_NUMBER: _ClassVar[int]
+    EPISODES_CLOSED_FIELD_NUMBER: _ClassVar[int]
+    EPISODES_EVICTED_FIELD_NUMBER: _ClassVar[int]
+    STEPS_FIELD_NUMBER: _ClassVar[int]
+    OPEN_STREAMS_FIELD_NUMBER: _ClassVar[int]
+    live_episodes: int
+    max_episodes: int
+    episodes_created: int
+    episodes_closed: int
+    episodes_evicted: int
+    steps: int
+    open_streams: int
+    def __init__(self, live_episodes: _Optional[int] = ..., max_episodes: _Optional[int] = ..., episodes_created: _Optional[int] = ..., episodes_closed: _Optional[int] = ..., episodes_evicted: _Optional[int] = ..., steps: _Optional[int] = ..., open_streams: _Optional[int] = ...) -> None: ...
+
+class StepBatchRequest(_message.Message):
+    __slots__ = ("steps", "resets")
+    STEPS_FIELD_NUMBER: _ClassVar[int]
+    RESETS_FIELD_NUMBER: _ClassVar[int]
+    steps: _containers.RepeatedCompositeFieldContainer[StepRequest]
+    resets: _containers.RepeatedCompositeFieldContainer[ResetRequest]
+    def __init__(self, steps: _Optional[_Iterable[_Union[StepRequest, _Mapping]]] = ..., resets: _Optional[_Iterable[_Union[ResetRequest, _Mapping]]] = ...) -> None: ...
+
+class ResetBatchRequest(_message.Message):
+    __slots__ = ("resets",)
+    RESETS_FIELD_NUMBER: _ClassVar[int]
+    resets: _containers.RepeatedCompositeFieldContainer[ResetRequest]
+    def __init__(self, resets: _Optional[_Iterable[_Union[ResetRequest, _Mapping]]] = ...) -> None: ...
+
+class Error(_message.Message):
+    __slots__ = ("code", "message")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    code: int
+    message: str
+    def __init__(self, code: _Optional[int] = ..., message: _Optional[str] = ...) -> None: ...
+
+class BatchItem(_message.Message):
+    __slots__ = ("state", "error")
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    state: EpisodeState
+    error: Error
+    def __init__(self, state: _Optional[_Union[EpisodeState, _Mapping]] = ..., error: _Optional[_Union[Error, _Mapping]] = ...) -> None: ...
+
+class BatchResponse(_message.Message):
+    __slots__ = ("items",)
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    items: _containers.RepeatedCompositeFieldContainer[BatchItem]
+    def __init__(self, items: _Optional[_Iterable[_Union[BatchItem, _Mapping]]] = ...) -> None: ...
+
+class SessionRequest(_message.Message):
+    __slots__ = ("request_id", "reset", "step", "observe", "validate", "close", "describe", "snapshot", "restore", "fork", "echo")
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    RESET_FIELD_NUMBER: _ClassVar[int]
+    STEP_FIELD_NUMBER: _ClassVar[int]
+    OBSERVE_FIELD_NUMBER: _ClassVar[int]
+    VALIDATE_FIELD_NUMBER: _ClassVar[int]
+    CLOSE_FIELD_NUMBER: _ClassVar[int]
+    DESCRIBE_FIELD_NUMBER: _ClassVar[int]
+    SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
+    RESTORE_FIELD_NUMBER: _ClassVar[int]
+    FORK_FIELD_NUMBER: _ClassVar[int]
+    ECHO_FIELD_NUMBER: _ClassVar[int]
+    request_id: int
+    reset: ResetRequest
+    step: StepRequest
+    observe: ObserveRequest
+    validate: ValidateRequest
+    close: CloseRequest
+    describe: DescribeRequest
+    snapshot: SnapshotRequest
+    restore: RestoreRequest
+    fork: ForkRequest
+    echo: EchoRequest
+    def __init__(self, request_id: _Optional[int] = ..., reset: _Optional[_Union[ResetRequest, _Mapping]] = ..., step: _Optional[_Union[StepRequest, _Mapping]] = ..., observe: _Optional[_Union[ObserveRequest, _Mapping]] = ..., validate: _Optional[_Union[ValidateRequest, _Mapping]] = ..., close: _Optional[_Union[CloseRequest, _Mapping]] = ..., describe: _Optional[_Union[DescribeRequest, _Mapping]] = ..., snapshot: _Optional[_Union[SnapshotRequest, _Mapping]] = ..., restore: _Optional[_Union[RestoreRequest, _Mapping]] = ..., fork: _Optional[_Union[ForkRequest, _Mapping]] = ..., echo: _Optional[_Union[EchoRequest, _Mapping]] = ...) -> None: ...
+
+class SessionResponse(_message.Message):
+    __slots__ = ("request_id", "state", "validation", "closed", "description", "snapshot", "echo", "error")
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    VALIDATION_FIELD_NUMBER: _ClassVar[int]
+    CLOSED_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
+    ECHO_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    request_id: int
+    state: EpisodeState
+    validation: ActionResult
+    closed: CloseResponse
+    description: EpisodeDescription
+    snapshot: SnapshotResponse
+    echo: EchoResponse
+    error: Error
+    def __init__(self, request_id: _Optional[int] = ..., state: _Optional[_Union[EpisodeState, _Mapping]] = ..., validation: _Optional[_Union[ActionResult, _Mapping]] = ..., closed: _Optional[_Union[CloseResponse, _Mapping]] = ..., description: _Optional[_Union[EpisodeDescription, _Mapping]] = ..., snapshot: _Optional[_Union[SnapshotResponse, _Mapping]] = ..., echo: _Optional[_Union[EchoResponse, _Mapping]] = ..., error: _Optional[_Union[Error, _Mapping]] = ...) -> None: ...
+
+class EchoRequest(_message.Message):
+    __slots__ = ("payload",)
+    PAYLOAD_FIELD_NUMBER: _ClassVar[int]
+    payload: bytes
+    def __init__(self, payload: _Optional[bytes] = ...) -> None: ...
+
+class EchoResponse(_message.Message):
+    __slots__ = ("payload",)
+    PAYLOAD_FIELD_NUMBER: _ClassVar[int]
+    payload: bytes
+    def __init__(self, payload: _Optional[bytes] = ...) -> None: ...
 
 class Decision(_message.Message):
     __slots__ = ("decision_id", "actor_index", "actor_id", "round", "budget")
@@ -299,16 +653,18 @@ class LegalAction(_message.Message):
     def __init__(self, id: _Optional[int] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., label: _Optional[str] = ...) -> None: ...
 
 class ActionResult(_message.Message):
-    __slots__ = ("kind", "ok", "reason", "field")
+    __slots__ = ("kind", "ok", "reason", "field", "code")
     KIND_FIELD_NUMBER: _ClassVar[int]
     OK_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     FIELD_FIELD_NUMBER: _ClassVar[int]
+    CODE_FIELD_NUMBER: _ClassVar[int]
     kind: ActionKind
     ok: bool
     reason: str
     field: str
-    def __init__(self, kind: _Optional[_Union[ActionKind, str]] = ..., ok: _Optional[bool] = ..., reason: _Optional[str] = ..., field: _Optional[str] = ...) -> None: ...
+    code: ResultCode
+    def __init__(self, kind: _Optional[_Union[ActionKind, str]] = ..., ok: _Optional[bool] = ..., reason: _Optional[str] = ..., field: _Optional[str] = ..., code: _Optional[_Union[ResultCode, str]] = ...) -> None: ...
 
 class Observation(_message.Message):
     __slots__ = ("round", "acting_index", "acting_id", "budget", "combatants", "initiative_order", "json")

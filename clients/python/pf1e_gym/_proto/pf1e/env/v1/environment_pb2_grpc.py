@@ -65,6 +65,56 @@ class EnvironmentStub:
                 request_serializer=pf1e_dot_env_dot_v1_dot_environment__pb2.CloseRequest.SerializeToString,
                 response_deserializer=pf1e_dot_env_dot_v1_dot_environment__pb2.CloseResponse.FromString,
                 _registered_method=True)
+        self.Validate = channel.unary_unary(
+                '/pf1e.env.v1.Environment/Validate',
+                request_serializer=pf1e_dot_env_dot_v1_dot_environment__pb2.ValidateRequest.SerializeToString,
+                response_deserializer=pf1e_dot_env_dot_v1_dot_environment__pb2.ActionResult.FromString,
+                _registered_method=True)
+        self.Snapshot = channel.unary_unary(
+                '/pf1e.env.v1.Environment/Snapshot',
+                request_serializer=pf1e_dot_env_dot_v1_dot_environment__pb2.SnapshotRequest.SerializeToString,
+                response_deserializer=pf1e_dot_env_dot_v1_dot_environment__pb2.SnapshotResponse.FromString,
+                _registered_method=True)
+        self.Restore = channel.unary_unary(
+                '/pf1e.env.v1.Environment/Restore',
+                request_serializer=pf1e_dot_env_dot_v1_dot_environment__pb2.RestoreRequest.SerializeToString,
+                response_deserializer=pf1e_dot_env_dot_v1_dot_environment__pb2.EpisodeState.FromString,
+                _registered_method=True)
+        self.Fork = channel.unary_unary(
+                '/pf1e.env.v1.Environment/Fork',
+                request_serializer=pf1e_dot_env_dot_v1_dot_environment__pb2.ForkRequest.SerializeToString,
+                response_deserializer=pf1e_dot_env_dot_v1_dot_environment__pb2.EpisodeState.FromString,
+                _registered_method=True)
+        self.Describe = channel.unary_unary(
+                '/pf1e.env.v1.Environment/Describe',
+                request_serializer=pf1e_dot_env_dot_v1_dot_environment__pb2.DescribeRequest.SerializeToString,
+                response_deserializer=pf1e_dot_env_dot_v1_dot_environment__pb2.EpisodeDescription.FromString,
+                _registered_method=True)
+        self.Stats = channel.unary_unary(
+                '/pf1e.env.v1.Environment/Stats',
+                request_serializer=pf1e_dot_env_dot_v1_dot_environment__pb2.StatsRequest.SerializeToString,
+                response_deserializer=pf1e_dot_env_dot_v1_dot_environment__pb2.StatsResponse.FromString,
+                _registered_method=True)
+        self.StepBatch = channel.unary_unary(
+                '/pf1e.env.v1.Environment/StepBatch',
+                request_serializer=pf1e_dot_env_dot_v1_dot_environment__pb2.StepBatchRequest.SerializeToString,
+                response_deserializer=pf1e_dot_env_dot_v1_dot_environment__pb2.BatchResponse.FromString,
+                _registered_method=True)
+        self.ResetBatch = channel.unary_unary(
+                '/pf1e.env.v1.Environment/ResetBatch',
+                request_serializer=pf1e_dot_env_dot_v1_dot_environment__pb2.ResetBatchRequest.SerializeToString,
+                response_deserializer=pf1e_dot_env_dot_v1_dot_environment__pb2.BatchResponse.FromString,
+                _registered_method=True)
+        self.Session = channel.stream_stream(
+                '/pf1e.env.v1.Environment/Session',
+                request_serializer=pf1e_dot_env_dot_v1_dot_environment__pb2.SessionRequest.SerializeToString,
+                response_deserializer=pf1e_dot_env_dot_v1_dot_environment__pb2.SessionResponse.FromString,
+                _registered_method=True)
+        self.Echo = channel.unary_unary(
+                '/pf1e.env.v1.Environment/Echo',
+                request_serializer=pf1e_dot_env_dot_v1_dot_environment__pb2.EchoRequest.SerializeToString,
+                response_deserializer=pf1e_dot_env_dot_v1_dot_environment__pb2.EchoResponse.FromString,
+                _registered_method=True)
 
 
 class EnvironmentServicer:
@@ -113,6 +163,84 @@ class EnvironmentServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Validate(self, request, context):
+        """Dry run: would this action be accepted now? Changes nothing (state, RNG, decision id).
+        Errors as Step (NOT_FOUND, FAILED_PRECONDITION when over or stale, INVALID_ARGUMENT).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Snapshot(self, request, context):
+        """The episode's whole state (RNG included) as opaque bytes, for Restore.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Restore(self, request, context):
+        """A new episode from Snapshot bytes (on the same scenario). Bad bytes, or bytes of another
+        scenario or engine version: INVALID_ARGUMENT (field `snapshot`).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Fork(self, request, context):
+        """A new episode, an exact copy (RNG, options and reward bookkeeping included) of another.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Describe(self, request, context):
+        """What an episode is waiting for, its round, age and activity: nothing hangs silently.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Stats(self, request, context):
+        """Server counters: live episodes, episodes created/closed/evicted, steps.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def StepBatch(self, request, context):
+        """Step (and reset) many episodes in one call, in parallel; one item per request item, in
+        order, each either a state or an inline error (the call itself fails only when the batch
+        is malformed as a whole: too many items, deadline).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ResetBatch(self, request, context):
+        """Reset many episodes in one call (same item rules as StepBatch).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Session(self, request_iterator, context):
+        """One ordered bidirectional stream multiplexing many episodes: each request carries a
+        client `request_id`, each response the same id, in request order; errors are inline
+        (a bad item never ends the stream). Episodes created in a stream (reset, restore, fork)
+        belong to it and are closed when the stream ends, whichever way it ends.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Echo(self, request, context):
+        """Returns its payload unchanged without touching any episode: the transport floor, for
+        benchmarks only.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_EnvironmentServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -145,6 +273,56 @@ def add_EnvironmentServicer_to_server(servicer, server):
                     servicer.Close,
                     request_deserializer=pf1e_dot_env_dot_v1_dot_environment__pb2.CloseRequest.FromString,
                     response_serializer=pf1e_dot_env_dot_v1_dot_environment__pb2.CloseResponse.SerializeToString,
+            ),
+            'Validate': grpc.unary_unary_rpc_method_handler(
+                    servicer.Validate,
+                    request_deserializer=pf1e_dot_env_dot_v1_dot_environment__pb2.ValidateRequest.FromString,
+                    response_serializer=pf1e_dot_env_dot_v1_dot_environment__pb2.ActionResult.SerializeToString,
+            ),
+            'Snapshot': grpc.unary_unary_rpc_method_handler(
+                    servicer.Snapshot,
+                    request_deserializer=pf1e_dot_env_dot_v1_dot_environment__pb2.SnapshotRequest.FromString,
+                    response_serializer=pf1e_dot_env_dot_v1_dot_environment__pb2.SnapshotResponse.SerializeToString,
+            ),
+            'Restore': grpc.unary_unary_rpc_method_handler(
+                    servicer.Restore,
+                    request_deserializer=pf1e_dot_env_dot_v1_dot_environment__pb2.RestoreRequest.FromString,
+                    response_serializer=pf1e_dot_env_dot_v1_dot_environment__pb2.EpisodeState.SerializeToString,
+            ),
+            'Fork': grpc.unary_unary_rpc_method_handler(
+                    servicer.Fork,
+                    request_deserializer=pf1e_dot_env_dot_v1_dot_environment__pb2.ForkRequest.FromString,
+                    response_serializer=pf1e_dot_env_dot_v1_dot_environment__pb2.EpisodeState.SerializeToString,
+            ),
+            'Describe': grpc.unary_unary_rpc_method_handler(
+                    servicer.Describe,
+                    request_deserializer=pf1e_dot_env_dot_v1_dot_environment__pb2.DescribeRequest.FromString,
+                    response_serializer=pf1e_dot_env_dot_v1_dot_environment__pb2.EpisodeDescription.SerializeToString,
+            ),
+            'Stats': grpc.unary_unary_rpc_method_handler(
+                    servicer.Stats,
+                    request_deserializer=pf1e_dot_env_dot_v1_dot_environment__pb2.StatsRequest.FromString,
+                    response_serializer=pf1e_dot_env_dot_v1_dot_environment__pb2.StatsResponse.SerializeToString,
+            ),
+            'StepBatch': grpc.unary_unary_rpc_method_handler(
+                    servicer.StepBatch,
+                    request_deserializer=pf1e_dot_env_dot_v1_dot_environment__pb2.StepBatchRequest.FromString,
+                    response_serializer=pf1e_dot_env_dot_v1_dot_environment__pb2.BatchResponse.SerializeToString,
+            ),
+            'ResetBatch': grpc.unary_unary_rpc_method_handler(
+                    servicer.ResetBatch,
+                    request_deserializer=pf1e_dot_env_dot_v1_dot_environment__pb2.ResetBatchRequest.FromString,
+                    response_serializer=pf1e_dot_env_dot_v1_dot_environment__pb2.BatchResponse.SerializeToString,
+            ),
+            'Session': grpc.stream_stream_rpc_method_handler(
+                    servicer.Session,
+                    request_deserializer=pf1e_dot_env_dot_v1_dot_environment__pb2.SessionRequest.FromString,
+                    response_serializer=pf1e_dot_env_dot_v1_dot_environment__pb2.SessionResponse.SerializeToString,
+            ),
+            'Echo': grpc.unary_unary_rpc_method_handler(
+                    servicer.Echo,
+                    request_deserializer=pf1e_dot_env_dot_v1_dot_environment__pb2.EchoRequest.FromString,
+                    response_serializer=pf1e_dot_env_dot_v1_dot_environment__pb2.EchoResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -310,6 +488,276 @@ class Environment:
             '/pf1e.env.v1.Environment/Close',
             pf1e_dot_env_dot_v1_dot_environment__pb2.CloseRequest.SerializeToString,
             pf1e_dot_env_dot_v1_dot_environment__pb2.CloseResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Validate(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pf1e.env.v1.Environment/Validate',
+            pf1e_dot_env_dot_v1_dot_environment__pb2.ValidateRequest.SerializeToString,
+            pf1e_dot_env_dot_v1_dot_environment__pb2.ActionResult.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Snapshot(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pf1e.env.v1.Environment/Snapshot',
+            pf1e_dot_env_dot_v1_dot_environment__pb2.SnapshotRequest.SerializeToString,
+            pf1e_dot_env_dot_v1_dot_environment__pb2.SnapshotResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Restore(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pf1e.env.v1.Environment/Restore',
+            pf1e_dot_env_dot_v1_dot_environment__pb2.RestoreRequest.SerializeToString,
+            pf1e_dot_env_dot_v1_dot_environment__pb2.EpisodeState.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Fork(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pf1e.env.v1.Environment/Fork',
+            pf1e_dot_env_dot_v1_dot_environment__pb2.ForkRequest.SerializeToString,
+            pf1e_dot_env_dot_v1_dot_environment__pb2.EpisodeState.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Describe(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pf1e.env.v1.Environment/Describe',
+            pf1e_dot_env_dot_v1_dot_environment__pb2.DescribeRequest.SerializeToString,
+            pf1e_dot_env_dot_v1_dot_environment__pb2.EpisodeDescription.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Stats(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pf1e.env.v1.Environment/Stats',
+            pf1e_dot_env_dot_v1_dot_environment__pb2.StatsRequest.SerializeToString,
+            pf1e_dot_env_dot_v1_dot_environment__pb2.StatsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def StepBatch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pf1e.env.v1.Environment/StepBatch',
+            pf1e_dot_env_dot_v1_dot_environment__pb2.StepBatchRequest.SerializeToString,
+            pf1e_dot_env_dot_v1_dot_environment__pb2.BatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ResetBatch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pf1e.env.v1.Environment/ResetBatch',
+            pf1e_dot_env_dot_v1_dot_environment__pb2.ResetBatchRequest.SerializeToString,
+            pf1e_dot_env_dot_v1_dot_environment__pb2.BatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Session(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/pf1e.env.v1.Environment/Session',
+            pf1e_dot_env_dot_v1_dot_environment__pb2.SessionRequest.SerializeToString,
+            pf1e_dot_env_dot_v1_dot_environment__pb2.SessionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Echo(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pf1e.env.v1.Environment/Echo',
+            pf1e_dot_env_dot_v1_dot_environment__pb2.EchoRequest.SerializeToString,
+            pf1e_dot_env_dot_v1_dot_environment__pb2.EchoResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,305 @@
+//! Transport benchmark of the gRPC environment (issue 3), one run, about 30 s:
+//!
+//! ```text
+//! cargo bench -p pf1e-env-server --bench transport
+//! ```
+//!
+//! Starts the server in-process on 127.0.0.1:0 and measures from a Rust tonic client on the
+//! same machine: the echo RPC (the transport floor, with a payload of the size of a step
+//! response), unary Step (p50/p99, steps/s), Session stream ping-pong, and StepBatch with 64
+//! and 256 episodes (env steps/s). Every step uses tensor observations + the action mask (no
+//! JSON, no legal list: the RL hot path) on `sample_arena`, with the default-policy monsters;
+//! finished episodes are reset. Latencies are printed with their ratio to the echo floor.
+//! Not a test: figures depend on the machine.
+use pf1e_env_server::proto::environment_client::EnvironmentClient;
+use pf1e_env_server::proto::{self, scenario::Source};
+use pf1e_env_server::service::{serve, ServiceConfig};
+use prost::Message;
+use std::time::{Duration, Instant};
+use tokio_stream::StreamExt;
+use tonic::transport::Channel;
+
+const DATA_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data");
+/// Time spent measuring each figure.
+const WINDOW: Duration = Duration::from_secs(4);
+
+fn reset_req(seed: u64) -> proto::ResetRequest {
+    proto::ResetRequest {
+        scenario: Some(proto::Scenario {
+            source: Some(Source::Named("sample_arena".into())),
+        }),
+        seed,
+        controlled: Some(proto::Controlled {
+            sides: vec!["players".into()],
+            combatant_ids: vec![],
+        }),
+        observation: Some(proto::ObservationOptions {
+            json: Some(false),
+            tensors: true,
+            legal_actions: Some(false),
+            typed: Some(false),
+            action_mask: true,
+        }),
+        reward: None,
+    }
+}
+
+/// Uniformly random legal action from the mask (xorshift, deterministic).
+fn pick(state: &proto::EpisodeState, rng: &mut u64) -> u32 {
+    let legal: Vec<u32> = (0..state.action_mask.len() as u32)
+        .filter(|&i| state.action_mask[i as usize] == 1)
+        .collect();
+    *rng ^= *rng << 13;
+    *rng ^= *rng >> 7;
+    *rng ^= *rng << 17;
+    legal[(*rng % legal.len() as u64) as usize]
+}
+
+fn step_req(state: &proto::EpisodeState, rng: &mut u64) -> proto::StepRequest {
+    proto::StepRequest {
+        episode_id: state.episode_id.clone(),
+        decision_id: state.decision.as_ref().map_or(0, |d| d.decision_id),
+        action_ids: vec![pick(state, rng)],
+        ..Default::default()
+    }
+}
+
+fn done(s: &proto::EpisodeState) -> bool {
+    s.terminated || s.truncated
+}
+
+struct Lat {
+    samples: Vec<Duration>,
+    elapsed: Duration,
+}
+
+impl Lat {
+    fn pct(&self, p: f64) -> Duration {
+        let mut v = self.samples.clone();
+        v.sort();
+        v[((v.len() as f64 - 1.0) * p).round() as usize]
+    }
+    fn per_sec(&self) -> f64 {
+        self.samples.len() as f64 / self.elapsed.as_secs_f64()
+    }
+}
+
+fn us(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; nothing to parse.
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    rt.block_on(run());
+}
+
+async fn run() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let mut config = ServiceConfig::new(DATA_DIR);
+    config.max_episodes = 100_000;
+    tokio::spawn(async move {
+        serve(listener, config, std::future::pending())
+            .await
+            .unwrap();
+    });
+    let channel = Channel::from_shared(format!("http://{addr}"))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let mut c = EnvironmentClient::new(channel)
+        .max_decoding_message_size(256 << 20)
+        .max_encoding_message_size(256 << 20);
+    let mut rng = 0x9E37_79B9_7F4A_7C15u64;
+
+    // Size of a typical step response, for the echo payload.
+    let first = c.reset(reset_req(0)).await.unwrap().into_inner();
+    let payload = vec![0u8; first.encoded_len()];
+    println!(
+        "pf1e-env-server transport benchmark — sample_arena, tensor observations + mask, \
+         step response ≈ {} bytes; {} s per figure",
+        payload.len(),
+        WINDOW.as_secs()
+    );
+
+    // 1. Echo floor.
+    let echo = {
+        let mut samples = Vec::new();
+        let t0 = Instant::now();
+        while t0.elapsed() < WINDOW {
+            let t = Instant::now();
+            c.echo(proto::EchoRequest {
+                payload: payload.clone(),
+            })
+            .await
+            .unwrap();
+            samples.push(t.elapsed());
+        }
+        Lat {
+            samples,
+            elapsed: t0.elapsed(),
+        }
+    };
+    let floor = echo.pct(0.5);
+    let row = |name: &str, l: &Lat| {
+        println!(
+            "{name:<28} p50 {:>8.1} µs  p99 {:>8.1} µs  {:>9.0} calls/s  p50 = {:>5.2}× echo",
+            us(l.pct(0.5)),
+            us(l.pct(0.99)),
+            l.per_sec(),
+            l.pct(0.5).as_secs_f64() / floor.as_secs_f64()
+        );
+    };
+    row("echo (transport floor)", &echo);
+
+    // 2. Unary Step.
+    let unary = {
+        let mut s = first.clone();
+        let mut samples = Vec::new();
+        let mut seed = 1;
+        let t0 = Instant::now();
+        while t0.elapsed() < WINDOW {
+            if done(&s) {
+                c.close(proto::CloseRequest {
+                    episode_id: s.episode_id.clone(),
+                })
+                .await
+                .unwrap();
+                s = c.reset(reset_req(seed)).await.unwrap().into_inner();
+                seed += 1;
+            }
+            let req = step_req(&s, &mut rng);
+            let t = Instant::now();
+            s = c.step(req).await.unwrap().into_inner();
+            samples.push(t.elapsed());
+        }
+        Lat {
+            samples,
+            elapsed: t0.elapsed(),
+        }
+    };
+    row("unary Step", &unary);
+
+    // 3. Session stream ping-pong (one request in flight).
+    let stream = {
+        use proto::session_request::Kind as Q;
+        use proto::session_response::Kind as A;
+        let (tx, rx) = tokio::sync::mpsc::channel(4);
+        let mut responses = c
+            .session(tokio_stream::wrappers::ReceiverStream::new(rx))
+            .await
+            .unwrap()
+            .into_inner();
+        let mut id = 0u64;
+        let mut call = async |kind: Q| {
+            id += 1;
+            tx.send(proto::SessionRequest {
+                request_id: id,
+                kind: Some(kind),
+            })
+            .await
+            .unwrap();
+            match responses.next().await.unwrap().unwrap().kind {
+                Some(A::State(s)) => s,
+                other => panic!("{other:?}"),
+            }
+        };
+        let mut s = call(Q::Reset(reset_req(10_000))).await;
+        let mut samples = Vec::new();
+        let mut seed = 10_001;
+        let t0 = Instant::now();
+        while t0.elapsed() < WINDOW {
+            if done(&s) {
+                s = call(Q::Reset(reset_req(seed))).await;
+                seed += 1;
+            }
+            let req = step_req(&s, &mut rng);
+            let t = Instant::now();
+            s = call(Q::Step(req)).await;
+            samples.push(t.elapsed());
+        }
+        Lat {
+            samples,
+            elapsed: t0.elapsed(),
+        }
+    };
+    row("stream ping-pong Step", &stream);
+
+    // 4. StepBatch with 64 and 256 episodes; finished slots are reset in the next call (finished episodes stay open: the
+    // benchmark server allows 100,000).
+    for n in [64usize, 256] {
+        let mut seed = 100_000 * n as u64;
+        let resets = (0..n)
+            .map(|_| {
+                seed += 1;
+                reset_req(seed)
+            })
+            .collect();
+        let out = c
+            .reset_batch(proto::ResetBatchRequest { resets })
+            .await
+            .unwrap()
+            .into_inner();
+        let mut slots: Vec<proto::EpisodeState> = out
+            .items
+            .into_iter()
+            .map(|i| match i.result {
+                Some(proto::batch_item::Result::State(s)) => s,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        let mut samples = Vec::new();
+        let mut env_steps = 0u64;
+        let t0 = Instant::now();
+        while t0.elapsed() < WINDOW {
+            let (live, ended): (Vec<usize>, Vec<usize>) = (0..n).partition(|&i| !done(&slots[i]));
+            let steps = live
+                .iter()
+                .map(|&i| step_req(&slots[i], &mut rng))
+                .collect();
+            let resets = ended
+                .iter()
+                .map(|_| {
+                    seed += 1;
+                    reset_req(seed)
+                })
+                .collect();
+            let t = Instant::now();
+            let out = c
+                .step_batch(proto::StepBatchRequest { steps, resets })
+                .await
+                .unwrap()
+                .into_inner();
+            samples.push(t.elapsed());
+            env_steps += live.len() as u64;
+            for (slot, item) in live.iter().chain(&ended).zip(out.items) {
+                match item.result {
+                    Some(proto::batch_item::Result::State(s)) => slots[*slot] = s,
+                    other => panic!("{other:?}"),
+                }
+            }
+        }
+        let l = Lat {
+            samples,
+            elapsed: t0.elapsed(),
+        };
+        println!(
+            "StepBatch × {n:<17} p50 {:>8.1} µs  p99 {:>8.1} µs  {:>9.0} env steps/s  p50 = {:>5.1}× echo ({:.2}× per env step)",
+            us(l.pct(0.5)),
+            us(l.pct(0.99)),
+            env_steps as f64 / l.elapsed.as_secs_f64(),
+            l.pct(0.5).as_secs_f64() / floor.as_secs_f64(),
+            l.pct(0.5).as_secs_f64() / floor.as_secs_f64() / n as f64,
+        );
+    }
+    println!(
+        "unary Step: {:.0} steps/s; stream: {:.0} steps/s",
+        unary.per_sec(),
+        stream.per_sec()
+    );
+}

@@ -1,0 +1,1143 @@
+//! End-to-end tests of the second version of the gRPC service (issue 3): spec schema, tensor
+//! observations and masks, result codes, Validate, shaped and per-side rewards,
+//! Snapshot/Restore/Fork, Describe/Stats, StepBatch/ResetBatch, the Session stream, Echo,
+//! limits and deadlines — and abuse: concurrent steps of one decision, 10,000 episodes,
+//! stream disconnects, malformed batch items.
+use pf1e_env_server::proto::environment_client::EnvironmentClient;
+use pf1e_env_server::proto::{self, scenario::Source};
+use pf1e_env_server::service::{result_code, serve, EnvironmentService, ServiceConfig};
+use std::time::Duration;
+use tokio_stream::StreamExt;
+use tonic::transport::Channel;
+use tonic::Code;
+
+const DATA_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data");
+
+struct TestServer {
+    client: EnvironmentClient<Channel>,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    done: tokio::task::JoinHandle<()>,
+}
+
+async fn start_with(config: ServiceConfig) -> TestServer {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let done = tokio::spawn(async move {
+        serve(listener, config, async {
+            let _ = rx.await;
+        })
+        .await
+        .expect("server runs");
+    });
+    let channel = Channel::from_shared(format!("http://{addr}"))
+        .unwrap()
+        .connect()
+        .await
+        .expect("connect to the test server");
+    TestServer {
+        client: EnvironmentClient::new(channel)
+            .max_decoding_message_size(64 << 20)
+            .max_encoding_message_size(64 << 20),
+        shutdown: Some(tx),
+        done,
+    }
+}
+
+async fn start() -> TestServer {
+    start_with(ServiceConfig::new(DATA_DIR)).await
+}
+
+fn named(name: &str) -> Option<proto::Scenario> {
+    Some(proto::Scenario {
+        source: Some(Source::Named(name.to_string())),
+    })
+}
+
+fn reset_req(scenario: &str, seed: u64, sides: &[&str]) -> proto::ResetRequest {
+    proto::ResetRequest {
+        scenario: named(scenario),
+        seed,
+        controlled: Some(proto::Controlled {
+            sides: sides.iter().map(|s| s.to_string()).collect(),
+            combatant_ids: vec![],
+        }),
+        ..Default::default()
+    }
+}
+
+fn lean() -> Option<proto::ObservationOptions> {
+    Some(proto::ObservationOptions {
+        json: Some(false),
+        tensors: false,
+        legal_actions: Some(false),
+        typed: Some(false),
+        action_mask: true,
+    })
+}
+
+/// A deterministic policy: the legal action with the smallest id above `end_turn`, else 0.
+fn pick(state: &proto::EpisodeState) -> u32 {
+    if !state.action_mask.is_empty() {
+        return (1..state.action_mask.len())
+            .find(|&i| state.action_mask[i] == 1)
+            .unwrap_or(0) as u32;
+    }
+    state
+        .legal_actions
+        .iter()
+        .map(|l| l.id)
+        .find(|&id| id > 0)
+        .unwrap_or(0)
+}
+
+fn step_req(state: &proto::EpisodeState, id: u32) -> proto::StepRequest {
+    proto::StepRequest {
+        episode_id: state.episode_id.clone(),
+        decision_id: state.decision.as_ref().unwrap().decision_id,
+        action_ids: vec![id],
+        ..Default::default()
+    }
+}
+
+fn done(s: &proto::EpisodeState) -> bool {
+    s.terminated || s.truncated
+}
+
+async fn live(c: &mut EnvironmentClient<Channel>) -> u64 {
+    c.stats(proto::StatsRequest {})
+        .await
+        .unwrap()
+        .into_inner()
+        .live_episodes
+}
+
+#[tokio::test]
+async fn spec_describes_schema_blocks_rewards_and_versions() {
+    let mut t = start().await;
+    let spec = t
+        .client
+        .get_spec(proto::GetSpecRequest {
+            scenario: named("sample_arena"),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let schema = spec.observation_schema.as_ref().unwrap();
+    let map = spec.map.as_ref().unwrap();
+    assert_eq!(
+        schema.plane_shape,
+        vec![
+            pf1e_engine::tensor::PLANES as u32,
+            map.rows as u32,
+            map.cols as u32
+        ]
+    );
+    assert_eq!(schema.plane_names.len(), pf1e_engine::tensor::PLANES);
+    assert_eq!(
+        schema.feature_shape,
+        vec![
+            spec.combatants.len() as u32,
+            pf1e_engine::tensor::FEATURES as u32
+        ]
+    );
+    assert_eq!(schema.feature_names[0], "present");
+    // The blocks tile the action space.
+    let mut next = 0;
+    for b in &spec.action_blocks {
+        assert_eq!(b.first_id, next, "{b:?}");
+        next += b.size;
+    }
+    assert_eq!(next, spec.action_space_size);
+    assert_eq!(spec.action_blocks[0].name, "end_turn");
+    assert_eq!(spec.reward_components, vec!["sparse", "damage", "kill"]);
+    let caps = spec.capabilities.unwrap();
+    assert!(caps.json_observation && caps.tensor_observation && caps.snapshots);
+    assert!(caps.batch && caps.stream && caps.validate && caps.shaped_rewards);
+    assert_eq!(spec.rules_data_version.len(), 16);
+    assert!(spec.rng_version.contains("rand_chacha 0.3.1"));
+    assert_eq!(spec.mask_polarity, "1 = legal");
+    assert!(spec.max_batch_items > 0);
+    // Another scenario, another rules-data version; the same one, the same.
+    let other = t
+        .client
+        .get_spec(proto::GetSpecRequest {
+            scenario: named("mirror_duel"),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_ne!(other.rules_data_version, spec.rules_data_version);
+    let again = t
+        .client
+        .get_spec(proto::GetSpecRequest {
+            scenario: named("sample_arena"),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(again.rules_data_version, spec.rules_data_version);
+}
+
+#[tokio::test]
+async fn observation_options_tensors_mask_and_no_json() {
+    let mut t = start().await;
+    let spec = t
+        .client
+        .get_spec(proto::GetSpecRequest {
+            scenario: named("sample_arena"),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    // Default: JSON + typed + legal actions, no tensors, no mask.
+    let d = t
+        .client
+        .reset(reset_req("sample_arena", 1, &["players"]))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(!d.observation.as_ref().unwrap().json.is_empty());
+    assert!(d.tensors.is_none() && d.action_mask.is_empty());
+    assert!(!d.legal_actions.is_empty());
+    // Tensors: packed planes/features with the spec's shapes, and the mask.
+    let mut req = reset_req("sample_arena", 1, &["players"]);
+    req.observation = Some(proto::ObservationOptions {
+        json: Some(false),
+        tensors: true,
+        ..Default::default()
+    });
+    let s = t.client.reset(req).await.unwrap().into_inner();
+    let obs = s.observation.as_ref().unwrap();
+    assert!(obs.json.is_empty() && !obs.combatants.is_empty());
+    let tens = s.tensors.as_ref().unwrap();
+    let schema = spec.observation_schema.unwrap();
+    assert_eq!(tens.plane_shape, schema.plane_shape);
+    assert_eq!(tens.feature_shape, schema.feature_shape);
+    assert_eq!(
+        tens.planes.len(),
+        schema.plane_shape.iter().product::<u32>() as usize
+    );
+    assert_eq!(
+        tens.features.len(),
+        schema.feature_shape.iter().product::<u32>() as usize
+    );
+    assert_eq!(s.action_mask.len(), spec.action_space_size as usize);
+    let from_mask: Vec<u32> = (0..s.action_mask.len() as u32)
+        .filter(|&i| s.action_mask[i as usize] == 1)
+        .collect();
+    let from_list: Vec<u32> = s.legal_actions.iter().map(|l| l.id).collect();
+    assert_eq!(from_mask, from_list, "mask and legal list agree");
+    assert!(s.action_mask.iter().all(|&b| b <= 1));
+    // Lean: no observation at all, no legal list; the mask only.
+    let mut req = reset_req("sample_arena", 1, &["players"]);
+    req.observation = lean();
+    let mut s = t.client.reset(req).await.unwrap().into_inner();
+    assert!(s.observation.is_none() && s.legal_actions.is_empty() && s.tensors.is_none());
+    assert_eq!(s.action_mask, {
+        let mut m = vec![0u8; spec.action_space_size as usize];
+        for id in from_list {
+            m[id as usize] = 1;
+        }
+        m
+    });
+    // Options persist across steps; the terminal mask is all zeros.
+    while !done(&s) {
+        s = t
+            .client
+            .step(step_req(&s, pick(&s)))
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(s.observation.is_none());
+    }
+    assert!(s.action_mask.iter().all(|&b| b == 0));
+    assert!(s.steps > 0);
+}
+
+#[test]
+fn every_engine_reason_has_its_own_code() {
+    use pf1e_engine::action::reasons as r;
+    let all = [
+        r::MISSING_TARGET,
+        r::INVALID_TARGET,
+        r::WEAPON_UNAVAILABLE,
+        r::NO_WEAPON,
+        r::NO_LINE_OF_EFFECT,
+        r::OUT_OF_RANGE,
+        r::OUT_OF_AMMUNITION,
+        r::NO_CHARGE_PATH,
+        r::UNREACHABLE_DESTINATION,
+        r::INVALID_DESTINATION,
+        r::ALREADY_MOVED,
+        r::DOWNGRADED_ACTION_ECONOMY,
+        r::DOWNGRADED_DISABLED,
+        r::CANNOT_ACT,
+        r::TURN_ENDED,
+    ];
+    let mut codes = std::collections::BTreeSet::new();
+    for reason in all {
+        let c = result_code(false, Some(reason));
+        assert_ne!(c, proto::ResultCode::Unknown, "{reason}");
+        assert_ne!(c, proto::ResultCode::Unspecified, "{reason}");
+        // The enum value name is the reason, upper-cased.
+        let name = c.as_str_name();
+        let expected = format!("RESULT_CODE_{}", reason.to_uppercase().replace(':', "_"));
+        assert_eq!(name, expected);
+        codes.insert(c as i32);
+    }
+    assert_eq!(codes.len(), all.len());
+    assert_eq!(result_code(true, None), proto::ResultCode::Ok);
+    assert_eq!(
+        result_code(false, Some("no_such_reason")),
+        proto::ResultCode::Unknown
+    );
+}
+
+#[tokio::test]
+async fn results_carry_codes_and_validate_changes_nothing() {
+    let mut t = start().await;
+    let s = t
+        .client
+        .reset(reset_req("sample_arena", 4, &["players"]))
+        .await
+        .unwrap()
+        .into_inner();
+    let decision = s.decision.clone().unwrap();
+    let attack_no_target = proto::Action {
+        kind: proto::ActionKind::Attack as i32,
+        ..Default::default()
+    };
+    // Validate: an illegal action gets its code, a legal one OK; nothing changes.
+    let v = t
+        .client
+        .validate(proto::ValidateRequest {
+            episode_id: s.episode_id.clone(),
+            decision_id: decision.decision_id,
+            action: Some(attack_no_target),
+            action_id: None,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(!v.ok);
+    assert_eq!(v.code, proto::ResultCode::MissingTarget as i32);
+    assert_eq!(v.reason, "missing_target");
+    assert_eq!(v.field, "action");
+    for l in &s.legal_actions {
+        let v = t
+            .client
+            .validate(proto::ValidateRequest {
+                episode_id: s.episode_id.clone(),
+                decision_id: 0,
+                action: None,
+                action_id: Some(l.id),
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(v.ok, "legal action {} validates: {v:?}", l.label);
+        assert_eq!(v.code, proto::ResultCode::Ok as i32);
+    }
+    let after = t
+        .client
+        .observe(proto::ObserveRequest {
+            episode_id: s.episode_id.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(after.decision, s.decision);
+    assert_eq!(after.observation, s.observation);
+    assert_eq!(after.legal_actions, s.legal_actions);
+    // Bad Validate requests.
+    let v = |action: Option<proto::Action>, action_id: Option<u32>, decision_id: u64| {
+        proto::ValidateRequest {
+            episode_id: s.episode_id.clone(),
+            decision_id,
+            action,
+            action_id,
+        }
+    };
+    let e = t.client.validate(v(None, None, 0)).await.unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument);
+    let e = t
+        .client
+        .validate(v(Some(attack_no_target), Some(0), 0))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument);
+    let e = t
+        .client
+        .validate(v(None, Some(s.action_space_size), 0))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument);
+    let e = t
+        .client
+        .validate(v(None, Some(0), decision.decision_id + 7))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition);
+    // Step results carry codes: a rejected action, then end_turn, then one after the end.
+    let st = t
+        .client
+        .step(proto::StepRequest {
+            episode_id: s.episode_id.clone(),
+            decision_id: decision.decision_id,
+            actions: vec![
+                attack_no_target,
+                proto::Action {
+                    kind: proto::ActionKind::EndTurn as i32,
+                    ..Default::default()
+                },
+                proto::Action {
+                    kind: proto::ActionKind::EndTurn as i32,
+                    ..Default::default()
+                },
+            ],
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let codes: Vec<i32> = st.results.iter().map(|r| r.code).collect();
+    assert_eq!(
+        codes,
+        vec![
+            proto::ResultCode::MissingTarget as i32,
+            proto::ResultCode::Ok as i32,
+            proto::ResultCode::TurnEnded as i32
+        ]
+    );
+}
+
+/// Plays an episode to the end with `pick`, returning every state.
+async fn play(
+    c: &mut EnvironmentClient<Channel>,
+    mut s: proto::EpisodeState,
+) -> Vec<proto::EpisodeState> {
+    let mut all = vec![s.clone()];
+    while !done(&s) {
+        s = c.step(step_req(&s, pick(&s))).await.unwrap().into_inner();
+        all.push(s.clone());
+    }
+    all
+}
+
+#[tokio::test]
+async fn sparse_and_shaped_rewards_per_side_in_self_play() {
+    let mut t = start().await;
+    // Sparse, one side: +1/-1/0 at the end only, in `reward` and in `rewards`.
+    let s = t
+        .client
+        .reset(reset_req("sample_arena", 2, &["players"]))
+        .await
+        .unwrap()
+        .into_inner();
+    let states = play(&mut t.client, s).await;
+    let last = states.last().unwrap();
+    for st in &states[..states.len() - 1] {
+        assert_eq!(st.reward, 0.0);
+        assert!(st.rewards.values().all(|&r| r == 0.0));
+    }
+    let winner = last.outcome.as_ref().unwrap().winner.clone();
+    let expected = match winner.as_str() {
+        "players" => 1.0,
+        "" => 0.0,
+        _ => -1.0,
+    };
+    assert_eq!(last.reward, expected);
+    assert_eq!(last.rewards.get("players"), Some(&expected));
+    assert_eq!(last.final_agents.len(), 3);
+    assert!(last.final_agents.iter().all(|a| a.reward == expected));
+
+    // Shaped self-play on the mirror duel: both sides get rewards; a 1v1 of equal hp makes
+    // the shaped terms zero-sum, so the two sides' totals add up to the sparse ones (0).
+    for seed in 0..4 {
+        let mut req = reset_req("mirror_duel", seed, &["west", "east"]);
+        req.reward = Some(proto::RewardOptions {
+            shaped: true,
+            damage_weight: None,
+            kill_weight: Some(0.5),
+        });
+        req.observation = lean();
+        let s = t.client.reset(req).await.unwrap().into_inner();
+        assert_eq!(s.reward_side, "");
+        let states = play(&mut t.client, s).await;
+        let mut totals = std::collections::BTreeMap::<String, f64>::new();
+        for st in &states {
+            if let Some(d) = &st.decision {
+                // At a decision: the deciding side's reward only.
+                assert!(st.rewards.len() <= 1, "{:?}", st.rewards);
+                let side = if d.actor_index == 0 { "west" } else { "east" };
+                assert!(st.rewards.keys().all(|k| k == side));
+            }
+            for (k, v) in &st.rewards {
+                *totals.entry(k.clone()).or_default() += f64::from(*v);
+            }
+        }
+        let last = states.last().unwrap();
+        assert_eq!(last.rewards.len(), 2, "both sides at the end");
+        assert_eq!(last.final_agents.len(), 2);
+        let sum: f64 = totals.values().sum();
+        assert!(sum.abs() < 1e-4, "seed {seed}: totals {totals:?}");
+        if let Some(w) = last.outcome.as_ref().map(|o| o.winner.clone()) {
+            if !w.is_empty() {
+                let loser = if w == "west" { "east" } else { "west" };
+                assert!(totals[&w] > totals[loser], "{totals:?}");
+            }
+        }
+    }
+    // Bad weights.
+    let mut req = reset_req("mirror_duel", 0, &["west"]);
+    req.reward = Some(proto::RewardOptions {
+        shaped: true,
+        damage_weight: Some(f32::NAN),
+        kill_weight: None,
+    });
+    let e = t.client.reset(req).await.unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument);
+    assert!(e.message().contains("reward.damage_weight"), "{e:?}");
+}
+
+/// The part of a state that must replay identically.
+fn fingerprint(s: &proto::EpisodeState) -> String {
+    format!(
+        "{:?}|{:?}|{:?}|{}|{}|{:?}|{:?}",
+        s.decision,
+        s.results,
+        s.observation.as_ref().map(|o| &o.json),
+        s.terminated,
+        s.truncated,
+        s.outcome,
+        s.legal_actions
+    )
+}
+
+#[tokio::test]
+async fn snapshot_restore_and_fork_replay_identically() {
+    let mut t = start().await;
+    let mut s = t
+        .client
+        .reset(reset_req("sample_arena", 9, &["players"]))
+        .await
+        .unwrap()
+        .into_inner();
+    for _ in 0..2 {
+        s = t
+            .client
+            .step(step_req(&s, pick(&s)))
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(!done(&s));
+    }
+    let snap = t
+        .client
+        .snapshot(proto::SnapshotRequest {
+            episode_id: s.episode_id.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(!snap.snapshot.is_empty());
+    let forked = t
+        .client
+        .fork(proto::ForkRequest {
+            episode_id: s.episode_id.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_ne!(forked.episode_id, s.episode_id);
+    // The original goes on.
+    let original = play(&mut t.client, s.clone()).await;
+    let restored = t
+        .client
+        .restore(proto::RestoreRequest {
+            scenario: named("sample_arena"),
+            snapshot: snap.snapshot.clone(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(restored.decision, s.decision);
+    for start in [restored, forked] {
+        let replay = play(&mut t.client, start).await;
+        assert_eq!(replay.len(), original.len());
+        for (a, b) in original.iter().zip(&replay).skip(1) {
+            assert_eq!(fingerprint(a), fingerprint(b));
+        }
+    }
+    // Bad bytes, another scenario, a controlled set that is not the snapshot's.
+    let bad = |bytes: Vec<u8>, scenario: &str, controlled: Option<proto::Controlled>| {
+        proto::RestoreRequest {
+            scenario: named(scenario),
+            snapshot: bytes,
+            controlled,
+            ..Default::default()
+        }
+    };
+    for req in [
+        bad(b"not a snapshot".to_vec(), "sample_arena", None),
+        bad(vec![], "sample_arena", None),
+        bad(snap.snapshot.clone(), "mirror_duel", None),
+        bad(
+            snap.snapshot.clone(),
+            "sample_arena",
+            Some(proto::Controlled {
+                sides: vec!["monsters".into()],
+                combatant_ids: vec![],
+            }),
+        ),
+    ] {
+        let e = t.client.restore(req).await.unwrap_err();
+        assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
+    }
+    let e = t
+        .client
+        .snapshot(proto::SnapshotRequest {
+            episode_id: "ep-none".into(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::NotFound);
+}
+
+#[tokio::test]
+async fn describe_and_stats() {
+    let mut t = start().await;
+    let base = t
+        .client
+        .stats(proto::StatsRequest {})
+        .await
+        .unwrap()
+        .into_inner();
+    let s = t
+        .client
+        .reset(reset_req("sample_arena", 5, &["players"]))
+        .await
+        .unwrap()
+        .into_inner();
+    let d = t
+        .client
+        .describe(proto::DescribeRequest {
+            episode_id: s.episode_id.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(!d.over);
+    assert_eq!(d.decision, s.decision);
+    assert_eq!(d.scenario, "sample_arena");
+    assert_eq!(d.steps, 0);
+    assert!(d.age_seconds >= 0.0 && d.idle_seconds >= 0.0);
+    assert_eq!(d.controlled_sides, vec!["players"]);
+    let states = play(&mut t.client, s.clone()).await;
+    let d = t
+        .client
+        .describe(proto::DescribeRequest {
+            episode_id: s.episode_id.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(d.over && d.decision.is_none());
+    assert_eq!(d.outcome, states.last().unwrap().outcome);
+    assert_eq!(d.steps, states.len() as u64 - 1);
+    let st = t
+        .client
+        .stats(proto::StatsRequest {})
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(st.live_episodes, base.live_episodes + 1);
+    assert_eq!(st.episodes_created, base.episodes_created + 1);
+    assert_eq!(st.steps, base.steps + d.steps);
+    t.client
+        .close(proto::CloseRequest {
+            episode_id: s.episode_id.clone(),
+        })
+        .await
+        .unwrap();
+    assert_eq!(live(&mut t.client).await, base.live_episodes);
+    let e = t
+        .client
+        .describe(proto::DescribeRequest {
+            episode_id: s.episode_id,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::NotFound);
+}
+
+#[tokio::test]
+async fn batches_keep_order_and_report_errors_inline() {
+    let mut t = start().await;
+    let resets: Vec<_> = (0..64)
+        .map(|i| {
+            let mut r = reset_req("sample_arena", i, &["players"]);
+            r.observation = lean();
+            r
+        })
+        .collect();
+    let mut bad_reset = reset_req("no_such_scenario", 0, &["players"]);
+    bad_reset.observation = lean();
+    let mut all = resets.clone();
+    all.insert(10, bad_reset);
+    let out = t
+        .client
+        .reset_batch(proto::ResetBatchRequest { resets: all })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(out.items.len(), 65);
+    use proto::batch_item::Result as R;
+    let mut states = Vec::new();
+    for (i, item) in out.items.iter().enumerate() {
+        match item.result.as_ref().unwrap() {
+            R::Error(e) => {
+                assert_eq!(i, 10);
+                assert_eq!(e.code, Code::NotFound as i32, "{e:?}");
+            }
+            R::State(s) => states.push(s.clone()),
+        }
+    }
+    assert_eq!(states.len(), 64);
+    // A StepBatch with malformed items in the middle: errors inline, order preserved.
+    let mut steps: Vec<_> = states.iter().map(|s| step_req(s, pick(s))).collect();
+    steps.insert(
+        5,
+        proto::StepRequest {
+            episode_id: "ep-unknown".into(),
+            decision_id: 1,
+            action_ids: vec![0],
+            ..Default::default()
+        },
+    );
+    steps.insert(
+        7,
+        proto::StepRequest {
+            episode_id: states[0].episode_id.clone(),
+            ..Default::default()
+        },
+    );
+    let mut stale = step_req(&states[1], 0);
+    stale.decision_id += 100;
+    steps.insert(9, stale);
+    let out = t
+        .client
+        .step_batch(proto::StepBatchRequest {
+            steps: steps.clone(),
+            resets: vec![reset_req("sample_arena", 99, &["players"])],
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(out.items.len(), steps.len() + 1);
+    let mut failures = 0;
+    for (i, (item, req)) in out.items.iter().zip(&steps).enumerate() {
+        match item.result.as_ref().unwrap() {
+            R::Error(e) => {
+                failures += 1;
+                let want = match i {
+                    5 => Code::NotFound,
+                    7 => Code::InvalidArgument,
+                    9 => Code::FailedPrecondition,
+                    _ => panic!("item {i} failed: {e:?}"),
+                };
+                assert_eq!(e.code, want as i32, "item {i}: {e:?}");
+            }
+            R::State(s) => assert_eq!(s.episode_id, req.episode_id, "item {i} in order"),
+        }
+    }
+    assert_eq!(failures, 3);
+    assert!(matches!(
+        out.items.last().unwrap().result,
+        Some(R::State(_))
+    ));
+    // Too many items: the whole call is INVALID_ARGUMENT.
+    let mut small = ServiceConfig::new(DATA_DIR);
+    small.max_batch_items = 4;
+    let mut t2 = start_with(small).await;
+    let e = t2
+        .client
+        .reset_batch(proto::ResetBatchRequest {
+            resets: resets[..5].to_vec(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument);
+    assert!(e.message().contains("at most 4"), "{e:?}");
+    // The server goes on.
+    t2.client
+        .reset_batch(proto::ResetBatchRequest {
+            resets: resets[..4].to_vec(),
+        })
+        .await
+        .unwrap();
+}
+
+#[test]
+fn batch_items_started_after_the_deadline_fail_inline() {
+    let svc = EnvironmentService::new(ServiceConfig::new(DATA_DIR));
+    let out = svc
+        .step_batch_blocking(
+            &proto::StepBatchRequest {
+                steps: vec![],
+                resets: vec![reset_req("sample_arena", 0, &["players"]); 3],
+            },
+            Some(std::time::Instant::now()),
+        )
+        .unwrap();
+    for item in out.items {
+        match item.result.unwrap() {
+            proto::batch_item::Result::Error(e) => {
+                assert_eq!(e.code, Code::DeadlineExceeded as i32)
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(svc.open_episodes(), 0);
+}
+
+#[tokio::test]
+async fn expired_deadlines_are_refused() {
+    let mut t = start().await;
+    let mut req = tonic::Request::new(reset_req("sample_arena", 0, &["players"]));
+    req.set_timeout(Duration::from_nanos(1));
+    let e = t.client.reset(req).await.unwrap_err();
+    assert!(
+        matches!(e.code(), Code::DeadlineExceeded | Code::Cancelled),
+        "{e:?}"
+    );
+    // Nothing was created, and the server goes on.
+    assert_eq!(live(&mut t.client).await, 0);
+    t.client
+        .reset(reset_req("sample_arena", 0, &["players"]))
+        .await
+        .unwrap();
+}
+
+fn sreq(id: u64, kind: proto::session_request::Kind) -> proto::SessionRequest {
+    proto::SessionRequest {
+        request_id: id,
+        kind: Some(kind),
+    }
+}
+
+#[tokio::test]
+async fn session_stream_is_ordered_with_inline_errors() {
+    use proto::session_request::Kind as Q;
+    use proto::session_response::Kind as A;
+    let mut t = start().await;
+    let (tx, rx) = tokio::sync::mpsc::channel(16);
+    let mut responses = t
+        .client
+        .session(tokio_stream::wrappers::ReceiverStream::new(rx))
+        .await
+        .unwrap()
+        .into_inner();
+    tx.send(sreq(
+        100,
+        Q::Reset(reset_req("sample_arena", 3, &["players"])),
+    ))
+    .await
+    .unwrap();
+    let r = responses.next().await.unwrap().unwrap();
+    assert_eq!(r.request_id, 100);
+    let Some(A::State(s)) = r.kind else {
+        panic!("{r:?}")
+    };
+    // Several requests at once, one malformed, one for an unknown episode: answered in order.
+    let batch = vec![
+        sreq(
+            7,
+            Q::Validate(proto::ValidateRequest {
+                episode_id: s.episode_id.clone(),
+                action_id: Some(0),
+                ..Default::default()
+            }),
+        ),
+        proto::SessionRequest {
+            request_id: 8,
+            kind: None,
+        },
+        sreq(
+            9,
+            Q::Observe(proto::ObserveRequest {
+                episode_id: "ep-nope".into(),
+            }),
+        ),
+        sreq(10, Q::Step(step_req(&s, pick(&s)))),
+        sreq(
+            11,
+            Q::Describe(proto::DescribeRequest {
+                episode_id: s.episode_id.clone(),
+            }),
+        ),
+        sreq(
+            12,
+            Q::Echo(proto::EchoRequest {
+                payload: b"ping".to_vec(),
+            }),
+        ),
+        sreq(
+            13,
+            Q::Fork(proto::ForkRequest {
+                episode_id: s.episode_id.clone(),
+            }),
+        ),
+        sreq(
+            14,
+            Q::Snapshot(proto::SnapshotRequest {
+                episode_id: s.episode_id.clone(),
+            }),
+        ),
+        sreq(
+            15,
+            Q::Close(proto::CloseRequest {
+                episode_id: s.episode_id.clone(),
+            }),
+        ),
+    ];
+    for r in batch {
+        tx.send(r).await.unwrap();
+    }
+    let mut got = Vec::new();
+    for _ in 0..9 {
+        got.push(responses.next().await.unwrap().unwrap());
+    }
+    let ids: Vec<u64> = got.iter().map(|r| r.request_id).collect();
+    assert_eq!(ids, (7..=15).collect::<Vec<_>>());
+    assert!(matches!(&got[0].kind, Some(A::Validation(v)) if v.ok));
+    assert!(matches!(&got[1].kind, Some(A::Error(e)) if e.code == Code::InvalidArgument as i32));
+    assert!(matches!(&got[2].kind, Some(A::Error(e)) if e.code == Code::NotFound as i32));
+    assert!(matches!(&got[3].kind, Some(A::State(st)) if st.steps == 1));
+    assert!(matches!(&got[4].kind, Some(A::Description(d)) if d.steps == 1));
+    assert!(matches!(&got[5].kind, Some(A::Echo(e)) if e.payload == b"ping"));
+    assert!(matches!(&got[6].kind, Some(A::State(_))));
+    assert!(matches!(&got[7].kind, Some(A::Snapshot(sn)) if !sn.snapshot.is_empty()));
+    assert!(matches!(&got[8].kind, Some(A::Closed(_))));
+    // The fork belongs to the stream: live while it is open, closed when it ends.
+    assert_eq!(live(&mut t.client).await, 1);
+    drop(tx);
+    assert!(responses.next().await.is_none(), "the stream ends cleanly");
+    wait_live(&mut t.client, 0).await;
+}
+
+async fn wait_live(c: &mut EnvironmentClient<Channel>, want: u64) {
+    for _ in 0..200 {
+        if live(c).await == want {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("live episodes stay at {} (want {want})", live(c).await);
+}
+
+#[tokio::test]
+async fn stream_disconnect_mid_way_leaks_nothing() {
+    use proto::session_request::Kind as Q;
+    let mut t = start().await;
+    let base = live(&mut t.client).await;
+    for round in 0..3 {
+        let (tx, rx) = tokio::sync::mpsc::channel(16);
+        let mut responses = t
+            .client
+            .session(tokio_stream::wrappers::ReceiverStream::new(rx))
+            .await
+            .unwrap()
+            .into_inner();
+        for i in 0..5 {
+            tx.send(sreq(
+                i,
+                Q::Reset(reset_req("sample_arena", i + round, &["players"])),
+            ))
+            .await
+            .unwrap();
+        }
+        for _ in 0..3 {
+            responses.next().await.unwrap().unwrap();
+        }
+        // Some requests still in flight; the client drops everything without closing.
+        drop(responses);
+        drop(tx);
+        wait_live(&mut t.client, base).await;
+        let st = t
+            .client
+            .stats(proto::StatsRequest {})
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(st.open_streams <= 1, "{st:?}");
+    }
+    // Still serving.
+    t.client
+        .reset(reset_req("sample_arena", 0, &["players"]))
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn concurrent_steps_of_one_decision_exactly_one_wins() {
+    let t = start().await;
+    for seed in 0..3 {
+        let s = t
+            .client
+            .clone()
+            .reset(reset_req("sample_arena", seed, &["players"]))
+            .await
+            .unwrap()
+            .into_inner();
+        let req = step_req(&s, pick(&s));
+        let tasks: Vec<_> = (0..16)
+            .map(|_| {
+                let mut c = t.client.clone();
+                let r = req.clone();
+                tokio::spawn(async move { c.step(r).await })
+            })
+            .collect();
+        let mut ok = 0;
+        for task in tasks {
+            match task.await.unwrap() {
+                Ok(_) => ok += 1,
+                Err(e) => assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}"),
+            }
+        }
+        assert_eq!(ok, 1, "exactly one step of decision {}", req.decision_id);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ten_thousand_episodes_opened_and_closed() {
+    let mut config = ServiceConfig::new(DATA_DIR);
+    config.max_episodes = 10_000;
+    let mut t = start_with(config).await;
+    let base = live(&mut t.client).await;
+    let mut ids = Vec::new();
+    for chunk in 0..10 {
+        let resets = (0..1000)
+            .map(|i| {
+                let mut r = reset_req("sample_arena", chunk * 1000 + i, &["players"]);
+                r.observation = lean();
+                r
+            })
+            .collect();
+        let out = t
+            .client
+            .reset_batch(proto::ResetBatchRequest { resets })
+            .await
+            .unwrap()
+            .into_inner();
+        for item in out.items {
+            match item.result.unwrap() {
+                proto::batch_item::Result::State(s) => ids.push(s.episode_id),
+                proto::batch_item::Result::Error(e) => panic!("{e:?}"),
+            }
+        }
+    }
+    assert_eq!(ids.len(), 10_000);
+    assert_eq!(live(&mut t.client).await, base + 10_000);
+    // One more is refused, inline in a batch and as a status in a unary call.
+    let e = t
+        .client
+        .reset(reset_req("sample_arena", 0, &["players"]))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::ResourceExhausted);
+    // Close them all through one stream (pipelined).
+    use proto::session_request::Kind as Q;
+    let (tx, rx) = tokio::sync::mpsc::channel(256);
+    let mut responses = t
+        .client
+        .session(tokio_stream::wrappers::ReceiverStream::new(rx))
+        .await
+        .unwrap()
+        .into_inner();
+    let sender = tokio::spawn(async move {
+        for (i, id) in ids.into_iter().enumerate() {
+            tx.send(sreq(
+                i as u64,
+                Q::Close(proto::CloseRequest { episode_id: id }),
+            ))
+            .await
+            .unwrap();
+        }
+    });
+    for i in 0..10_000u64 {
+        let r = responses.next().await.unwrap().unwrap();
+        assert_eq!(r.request_id, i);
+        assert!(
+            matches!(r.kind, Some(proto::session_response::Kind::Closed(_))),
+            "{r:?}"
+        );
+    }
+    sender.await.unwrap();
+    assert_eq!(live(&mut t.client).await, base);
+}
+
+#[tokio::test]
+async fn echo_and_message_limits() {
+    let mut config = ServiceConfig::new(DATA_DIR);
+    config.max_message_bytes = 64 << 10;
+    let mut t = start_with(config).await;
+    let r = t
+        .client
+        .echo(proto::EchoRequest {
+            payload: vec![7u8; 1000],
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(r.payload, vec![7u8; 1000]);
+    let e = t
+        .client
+        .echo(proto::EchoRequest {
+            payload: vec![7u8; 100 << 10],
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(e.code(), Code::OutOfRange | Code::ResourceExhausted),
+        "{e:?}"
+    );
+    // Still serving.
+    t.client
+        .echo(proto::EchoRequest { payload: vec![1] })
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn graceful_shutdown_ends_open_streams() {
+    use proto::session_request::Kind as Q;
+    let mut t = start().await;
+    let (tx, rx) = tokio::sync::mpsc::channel(16);
+    let mut responses = t
+        .client
+        .session(tokio_stream::wrappers::ReceiverStream::new(rx))
+        .await
+        .unwrap()
+        .into_inner();
+    tx.send(sreq(
+        1,
+        Q::Reset(reset_req("sample_arena", 1, &["players"])),
+    ))
+    .await
+    .unwrap();
+    responses.next().await.unwrap().unwrap();
+    t.shutdown.take().unwrap().send(()).unwrap();
+    // The stream ends (cleanly or not) and the server stops, although the client never
+    // closed its side.
+    let _ = tokio::time::timeout(Duration::from_secs(10), responses.next())
+        .await
+        .expect("stream ends on shutdown");
+    tokio::time::timeout(Duration::from_secs(10), &mut t.done)
+        .await
+        .expect("server stops")
+        .unwrap();
+    drop(tx);
+}
