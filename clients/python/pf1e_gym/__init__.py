@@ -2,11 +2,60 @@
 
 - :class:`Pf1eClient`: thin wrapper over the generated stub (``pf1e_gym._proto``).
 - :class:`Pf1eEnv`: a Gymnasium environment, masked discrete actions.
+- :class:`Pf1eVectorEnv`: a Gymnasium ``VectorEnv`` of many episodes (batched stepping).
+- :class:`Pf1eAECEnv`: a PettingZoo AEC environment, one agent per controlled combatant.
+
+Importing the package registers the Gymnasium ids ``pf1e_gym/SampleArena-v0`` (the goblins of
+``sample_arena`` against default-policy orcs) and ``pf1e_gym/MirrorDuel-v0`` (side ``west`` of
+``mirror_duel``). Pass ``address=...`` to ``gymnasium.make`` (default ``$PF1E_ADDRESS``, else
+``127.0.0.1:50051``).
 """
+
+import gymnasium
 
 from pf1e_gym._proto.pf1e.env.v1 import environment_pb2 as pb
 from pf1e_gym.client import Pf1eClient, inline_scenario, scenario_message
 from pf1e_gym.env import Pf1eEnv
 
-__all__ = ["Pf1eClient", "Pf1eEnv", "inline_scenario", "pb", "scenario_message"]
+__all__ = [
+    "Pf1eAECEnv",
+    "Pf1eClient",
+    "Pf1eEnv",
+    "Pf1eVectorEnv",
+    "inline_scenario",
+    "pb",
+    "scenario_message",
+]
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> object:
+    # Lazy: the vector and PettingZoo envs import more (pettingzoo) than most users need.
+    if name == "Pf1eVectorEnv":
+        from pf1e_gym.vector import Pf1eVectorEnv
+
+        return Pf1eVectorEnv
+    if name == "Pf1eAECEnv":
+        from pf1e_gym.aec import Pf1eAECEnv
+
+        return Pf1eAECEnv
+    raise AttributeError(f"module 'pf1e_gym' has no attribute {name!r}")
+
+
+def _register() -> None:
+    ids = {
+        "pf1e_gym/SampleArena-v0": {"scenario": "sample_arena", "controlled_sides": ["players"]},
+        "pf1e_gym/MirrorDuel-v0": {"scenario": "mirror_duel", "controlled_sides": ["west"]},
+    }
+    for env_id, kwargs in ids.items():
+        if env_id not in gymnasium.registry:
+            gymnasium.register(
+                id=env_id,
+                entry_point="pf1e_gym.env:Pf1eEnv",
+                vector_entry_point="pf1e_gym.vector:Pf1eVectorEnv",
+                kwargs=kwargs,
+                disable_env_checker=False,
+            )
+
+
+_register()

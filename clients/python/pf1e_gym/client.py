@@ -7,7 +7,10 @@ Every method raises :class:`grpc.RpcError` on a non-OK status; ``err.code()`` te
 
 from __future__ import annotations
 
+import os
+import queue
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import grpc
 
@@ -15,6 +18,11 @@ from pf1e_gym._proto.pf1e.env.v1 import environment_pb2 as pb
 from pf1e_gym._proto.pf1e.env.v1 import environment_pb2_grpc as pb_grpc
 
 DEFAULT_ADDRESS = "127.0.0.1:50051"
+
+
+def resolve_address(address: str | None) -> str:
+    """``address``, else ``$PF1E_ADDRESS``, else ``127.0.0.1:50051``."""
+    return address or os.environ.get("PF1E_ADDRESS") or DEFAULT_ADDRESS
 
 
 def scenario_message(scenario: str | pb.Scenario) -> pb.Scenario:
@@ -54,24 +62,52 @@ def inline_scenario(
     )
 
 
+def reset_request(
+    scenario: str | pb.Scenario,
+    seed: int = 0,
+    controlled_sides: Iterable[str] = (),
+    controlled_ids: Iterable[str] = (),
+    **extra: Any,
+) -> pb.ResetRequest:
+    """A ``ResetRequest``; ``extra`` sets further fields by name (newer protos)."""
+    return pb.ResetRequest(
+        scenario=scenario_message(scenario),
+        seed=seed,
+        controlled=pb.Controlled(sides=list(controlled_sides), combatant_ids=list(controlled_ids)),
+        **extra,
+    )
+
+
 class Pf1eClient:
     """Blocking client of one server.
 
     Args:
-        address: ``host:port`` of the server (plaintext gRPC).
+        address: ``host:port`` of the server (plaintext gRPC); ``None``: ``$PF1E_ADDRESS``,
+            else ``127.0.0.1:50051``.
         channel: an existing channel to use instead (not closed by :meth:`close`).
         timeout: deadline of each call, in seconds.
     """
 
     def __init__(
         self,
-        address: str = DEFAULT_ADDRESS,
+        address: str | None = None,
         *,
         channel: grpc.Channel | None = None,
         timeout: float = 60.0,
     ) -> None:
+        self.address = resolve_address(address)
         self._owns_channel = channel is None
-        self._channel = channel if channel is not None else grpc.insecure_channel(address)
+        self._channel = (
+            channel
+            if channel is not None
+            else grpc.insecure_channel(
+                self.address,
+                options=[
+                    ("grpc.max_receive_message_length", 256 << 20),
+                    ("grpc.max_send_message_length", 64 << 20),
+                ],
+            )
+        )
         self.stub = pb_grpc.EnvironmentStub(self._channel)
         self.timeout = timeout
 
@@ -92,15 +128,12 @@ class Pf1eClient:
         *,
         controlled_sides: Iterable[str] = (),
         controlled_ids: Iterable[str] = (),
+        **extra: Any,
     ) -> pb.EpisodeState:
-        """Start an episode (``seed``: 0 to 2**64-1); returns its first decision or its end."""
-        req = pb.ResetRequest(
-            scenario=scenario_message(scenario),
-            seed=seed,
-            controlled=pb.Controlled(
-                sides=list(controlled_sides), combatant_ids=list(controlled_ids)
-            ),
-        )
+        """Start an episode (``seed``: 0 to 2**64-1); returns its first decision or its end.
+
+        ``extra``: further fields of ``ResetRequest`` (e.g. observation options), by name."""
+        req = reset_request(scenario, seed, controlled_sides, controlled_ids, **extra)
         return self.stub.Reset(req, timeout=self.timeout)
 
     def step(
@@ -128,12 +161,118 @@ class Pf1eClient:
         """Forget an episode on the server."""
         self.stub.Close(pb.CloseRequest(episode_id=episode_id), timeout=self.timeout)
 
+    def validate(
+        self,
+        episode_id: str,
+        action_id: int | None = None,
+        *,
+        action: pb.Action | None = None,
+        decision_id: int = 0,
+    ) -> pb.ActionResult:
+        """Dry run: would this action (by id, or as a message) be accepted now? Changes
+        nothing. ``decision_id`` 0 = the current decision."""
+        req = pb.ValidateRequest(episode_id=episode_id, decision_id=decision_id)
+        if action is not None:
+            req.action.CopyFrom(action)
+        if action_id is not None:
+            req.action_id = int(action_id)
+        return self.stub.Validate(req, timeout=self.timeout)
+
+    def snapshot(self, episode_id: str) -> pb.SnapshotResponse:
+        """The episode's whole state (RNG included) as opaque bytes, for :meth:`restore`."""
+        return self.stub.Snapshot(pb.SnapshotRequest(episode_id=episode_id), timeout=self.timeout)
+
+    def restore(
+        self, scenario: str | pb.Scenario, snapshot: bytes | pb.SnapshotResponse, **extra: Any
+    ) -> pb.EpisodeState:
+        """A new episode from snapshot bytes (``extra``: ``observation``, ``reward``…)."""
+        data = snapshot.snapshot if isinstance(snapshot, pb.SnapshotResponse) else snapshot
+        req = pb.RestoreRequest(scenario=scenario_message(scenario), snapshot=data, **extra)
+        return self.stub.Restore(req, timeout=self.timeout)
+
+    def fork(self, episode_id: str) -> pb.EpisodeState:
+        """A new episode, an exact copy of ``episode_id`` (RNG and options included)."""
+        return self.stub.Fork(pb.ForkRequest(episode_id=episode_id), timeout=self.timeout)
+
+    def describe(self, episode_id: str) -> pb.EpisodeDescription:
+        """What the episode is waiting for, its round, age and activity."""
+        return self.stub.Describe(pb.DescribeRequest(episode_id=episode_id), timeout=self.timeout)
+
+    def stats(self) -> pb.StatsResponse:
+        """Server counters (live episodes, steps…)."""
+        return self.stub.Stats(pb.StatsRequest(), timeout=self.timeout)
+
+    def step_batch(
+        self, steps: Sequence[pb.StepRequest] = (), resets: Sequence[pb.ResetRequest] = ()
+    ) -> list[pb.BatchItem]:
+        """Many steps then resets in one call; one item (state or inline error) each, in order."""
+        req = pb.StepBatchRequest(steps=list(steps), resets=list(resets))
+        return list(self.stub.StepBatch(req, timeout=self.timeout).items)
+
+    def echo(self, payload: bytes) -> bytes:
+        """The transport floor (benchmarks): the payload back."""
+        return self.stub.Echo(pb.EchoRequest(payload=payload), timeout=self.timeout).payload
+
+    def session(self) -> Session:
+        """Open a ``Session`` stream (see :class:`Session`)."""
+        return Session(self)
+
     def close(self) -> None:
         """Close the channel (if this client created it)."""
         if self._owns_channel:
             self._channel.close()
 
     def __enter__(self) -> Pf1eClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+_END = object()
+
+
+class Session:
+    """One ordered bidirectional ``Session`` stream multiplexing many episodes.
+
+    :meth:`send` queues a request (one keyword: ``reset=``, ``step=``, ``observe=``,
+    ``validate=``, ``close=``, ``describe=``, ``snapshot=``, ``restore=``, ``fork=`` or
+    ``echo=``, with its request message) and returns its request id; :meth:`recv` returns the
+    next response, in request order. :meth:`call` does both. Errors come back inline
+    (``response.WhichOneof("kind") == "error"``). Episodes created on the stream are closed by
+    the server when it ends (:meth:`close`, or the end of a ``with`` block).
+    """
+
+    def __init__(self, client: Pf1eClient) -> None:
+        self._requests: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._next_id = 1
+        self._responses = client.stub.Session(iter(self._requests.get, _END))
+
+    def send(self, **kind: Any) -> int:
+        if len(kind) != 1:
+            raise TypeError("exactly one request kind, e.g. send(step=pb.StepRequest(...))")
+        request_id = self._next_id
+        self._next_id += 1
+        self._requests.put(pb.SessionRequest(request_id=request_id, **kind))
+        return request_id
+
+    def recv(self) -> pb.SessionResponse:
+        return next(self._responses)
+
+    def call(self, **kind: Any) -> pb.SessionResponse:
+        request_id = self.send(**kind)
+        resp = self.recv()
+        if resp.request_id != request_id:
+            raise RuntimeError(f"response {resp.request_id} to request {request_id}")
+        return resp
+
+    def close(self) -> None:
+        """End the stream (the server closes its episodes) and wait for its end."""
+        self._requests.put(_END)
+        for _ in self._responses:
+            pass
+
+    def __enter__(self) -> Session:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -4,20 +4,31 @@ One agent plays every externally controlled combatant (all on one side, e.g. the
 side ``players``), one decision at a time: each :meth:`Pf1eEnv.step` is one action of the
 combatant named by ``info["actor"]``. Everyone else is played by the server's default policy.
 
-Observation: ``{"json": str}``, the engine's full observation snapshot as JSON (seed key names).
+Observation (a ``Dict``, see :mod:`pf1e_gym._codec`):
+
+- ``planes`` / ``features``: ``float32`` tensors whose shapes come from ``GetSpec`` (when the
+  server sends tensor observations; ``observation="tensor"``), or ``json``: the engine's full
+  observation snapshot as JSON with the seed's key names (``observation="json"``);
+- ``action_mask``: ``MultiBinary(n)`` (``int8``), 1 = legal now. ``"auto"`` (the default) picks
+  tensors when the server offers them.
 
 Info (after ``reset`` and each ``step``):
 
-- ``action_mask``: ``numpy.int8`` array of ``action_space.n``, 1 = legal now, 0 = illegal;
+- ``action_mask``: the same ``numpy.int8`` array as in the observation;
 - ``legal_actions``: list of ``(id, label)``, sorted by id;
-- ``action_results``: list of dicts ``{kind, ok, reason, field}`` of the step just applied;
+- ``action_results``: list of dicts ``{kind, ok, [code,] reason, field}`` of the step just
+  applied (``code``: the ``ResultCode`` name, e.g. ``ok``, ``unreachable_destination``);
 - ``actor`` (id of the deciding combatant, ``None`` at the end), ``actor_index``,
   ``decision_id``, ``round`` (the server's episode id is ``env.episode_id``);
 - ``outcome``: ``None``, or at the end ``{"winner": side or None, "rounds", "truncated"}``.
 
-Reward: +1 if the controlled side wins, -1 if it loses, 0 otherwise; given at the last step only.
-An illegal action id (in the space but not legal now) is not an error: the server applies the
-engine's rules and reports it in ``action_results`` (``ok=False`` and a reason).
+Reward: the server's for the controlled side: +1 if it wins, -1 if it loses, 0 otherwise, at
+the last step; with ``shaped_reward=True`` plus the damage/kill potential difference since the
+side's previous decision (formula in the proto's ``RewardOptions``); ``info["rewards"]`` has
+the server's per-side map. ``terminated`` (a side won or nobody can fight) and ``truncated``
+(round cap) are the server's. There is no autoreset: after the end, ``step`` raises until ``reset``.
+An illegal action id (in the space but not legal now) is not an error: the server rejects it
+without changing the episode and reports why in ``info["action_results"]`` (``ok=False``).
 """
 
 from __future__ import annotations
@@ -27,52 +38,50 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from gymnasium import spaces
 
+from pf1e_gym._codec import ObsCodec, is_over, side_reward
 from pf1e_gym._proto.pf1e.env.v1 import environment_pb2 as pb
-from pf1e_gym.client import DEFAULT_ADDRESS, Pf1eClient
-
-# Characters the JSON observation may contain: the Basic Multilingual Plane without controls
-# and surrogates (serde_json escapes control characters; non-BMP characters are not expected).
-_JSON_CHARSET = frozenset(
-    ["\t", "\n", "\r"]
-    + [chr(c) for c in range(0x20, 0xD800)]
-    + [chr(c) for c in range(0xE000, 0xFFFE)]
-)
-_MAX_JSON_CHARS = 1 << 24
-
-
-def _kind_name(kind: int) -> str:
-    name = pb.ActionKind.Name(kind) if kind in pb.ActionKind.values() else str(kind)
-    return name.removeprefix("ACTION_KIND_").lower()
+from pf1e_gym.client import Pf1eClient
 
 
 class Pf1eEnv(gym.Env):
     """A pf1e-gym episode as a Gymnasium env with a masked ``Discrete`` action space.
 
     Args:
-        address: ``host:port`` of the server.
+        address: ``host:port`` of the server (default ``$PF1E_ADDRESS``, else 127.0.0.1:50051).
         scenario: bundled scenario name, or a ``pb.Scenario`` (see ``inline_scenario``).
         controlled_sides: sides whose combatants the agent plays.
         controlled_ids: further combatants (by id) the agent plays. All controlled combatants
             must be on one side for the reward to be meaningful (else it is always 0).
+        observation: ``"auto"``, ``"tensor"`` or ``"json"`` (see the module docs).
+        shaped_reward: ask the server for the shaped reward (damage and kill terms added to the
+            sparse one; see ``RewardOptions`` in the proto); ``damage_weight`` and
+            ``kill_weight`` override its defaults (1.0 and 0.1).
+        legal_actions: fill ``info["legal_actions"]`` (costs the server some time; the mask
+            is always there).
         client: an existing :class:`Pf1eClient` (then ``address`` is ignored and the client
             is not closed by :meth:`close`).
         timeout: deadline of each call, in seconds.
 
     Raises:
         grpc.RpcError: the server rejected the scenario (e.g. NOT_FOUND for an unknown name).
+        ValueError: ``observation="tensor"`` and the server sends no tensors.
     """
 
     metadata = {"render_modes": []}  # noqa: RUF012 (gymnasium's convention)
 
     def __init__(
         self,
-        address: str = DEFAULT_ADDRESS,
+        address: str | None = None,
         scenario: str | pb.Scenario = "sample_arena",
         controlled_sides: Sequence[str] = ("players",),
         controlled_ids: Sequence[str] = (),
         *,
+        observation: str = "auto",
+        shaped_reward: bool = False,
+        damage_weight: float | None = None,
+        kill_weight: float | None = None,
+        legal_actions: bool = True,
         client: Pf1eClient | None = None,
         timeout: float = 60.0,
     ) -> None:
@@ -83,20 +92,26 @@ class Pf1eEnv(gym.Env):
         self.controlled_sides = list(controlled_sides)
         self.controlled_ids = list(controlled_ids)
         self.spec_msg: pb.Spec = self.client.get_spec(scenario)
-        self.action_space = spaces.Discrete(self.spec_msg.action_space_size)
-        self.observation_space = spaces.Dict(
-            {"json": spaces.Text(max_length=_MAX_JSON_CHARS, min_length=0, charset=_JSON_CHARSET)}
-        )
+        self.codec = ObsCodec(self.spec_msg, observation, legal_actions=legal_actions)
+        self._reset_kwargs = self.codec.reset_kwargs()
+        if shaped_reward or damage_weight is not None or kill_weight is not None:
+            self._reset_kwargs["reward"] = pb.RewardOptions(
+                shaped=shaped_reward, damage_weight=damage_weight, kill_weight=kill_weight
+            )
+        self.action_space = gym.spaces.Discrete(self.spec_msg.action_space_size)
+        self.observation_space = self.codec.space
         self.state: pb.EpisodeState | None = None
+        self._mask = np.zeros(self.action_space.n, dtype=np.int8)
 
     # -- Gymnasium API ---------------------------------------------------------------------
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[dict[str, str], dict[str, Any]]:
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
         """Start a new episode (closing the previous one on the server).
 
-        The server's seed is ``seed`` when given, else drawn from ``self.np_random``.
+        The server's seed is ``seed`` when given, else drawn from ``self.np_random`` (itself
+        seeded by the first ``seed``). ``options`` is accepted and currently unused.
         If the controlled side never gets a decision, the returned info already has an
         ``outcome`` and the next ``step`` raises.
         """
@@ -108,10 +123,11 @@ class Pf1eEnv(gym.Env):
             server_seed,
             controlled_sides=self.controlled_sides,
             controlled_ids=self.controlled_ids,
+            **self._reset_kwargs,
         )
-        return self._obs(), self._info()
+        return self._obs_info()
 
-    def step(self, action: int) -> tuple[dict[str, str], float, bool, bool, dict[str, Any]]:
+    def step(self, action: int) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         """Apply action id ``action`` for the current decision.
 
         Raises:
@@ -122,14 +138,15 @@ class Pf1eEnv(gym.Env):
         st = self.state
         if st is None:
             raise RuntimeError("call reset() before step()")
-        if st.terminated or st.truncated or not st.HasField("decision"):
+        if is_over(st):
             raise RuntimeError("the episode is over: call reset()")
         a = int(action)
         if not 0 <= a < self.action_space.n:
             raise ValueError(f"action {a} outside Discrete({self.action_space.n})")
         self.state = self.client.step(st.episode_id, st.decision.decision_id, action_ids=[a])
         s = self.state
-        return self._obs(), float(s.reward), bool(s.terminated), bool(s.truncated), self._info()
+        obs, info = self._obs_info()
+        return obs, side_reward(s), bool(s.terminated), bool(s.truncated), info
 
     def close(self) -> None:
         """Close the episode on the server and the connection (if this env created it)."""
@@ -146,12 +163,16 @@ class Pf1eEnv(gym.Env):
         return self.state.episode_id if self.state is not None else None
 
     def action_masks(self) -> np.ndarray:
-        """The current action mask (``numpy.int8``, 1 = legal); all zeros when over."""
-        mask = np.zeros(self.action_space.n, dtype=np.int8)
-        if self.state is not None:
-            for la in self.state.legal_actions:
-                mask[la.id] = 1
-        return mask
+        """The current action mask (``numpy.int8``, 1 = legal); all zeros when over.
+
+        (The method name is the one sb3-contrib's ``MaskablePPO`` looks for.)"""
+        return self._mask.copy()
+
+    def _obs_info(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        s = self.state
+        assert s is not None
+        self._mask = self.codec.mask(s)
+        return self.codec.obs(s, self._mask), self.codec.info(s, self._mask.copy())
 
     def _close_episode(self) -> None:
         if self.state is None:
@@ -162,32 +183,3 @@ class Pf1eEnv(gym.Env):
             self.client.close_episode(episode_id)
         except Exception:  # best effort: it may have expired
             pass
-
-    def _obs(self) -> dict[str, str]:
-        assert self.state is not None
-        return {"json": self.state.observation.json}
-
-    def _info(self) -> dict[str, Any]:
-        s = self.state
-        assert s is not None
-        d = s.decision if s.HasField("decision") else None
-        outcome = None
-        if s.terminated or s.truncated:
-            outcome = {
-                "winner": s.outcome.winner or None,
-                "rounds": s.outcome.rounds,
-                "truncated": s.outcome.truncated,
-            }
-        return {
-            "action_mask": self.action_masks(),
-            "legal_actions": [(la.id, la.label) for la in s.legal_actions],
-            "action_results": [
-                {"kind": _kind_name(r.kind), "ok": r.ok, "reason": r.reason, "field": r.field}
-                for r in s.results
-            ],
-            "actor": d.actor_id if d is not None else None,
-            "actor_index": d.actor_index if d is not None else None,
-            "decision_id": d.decision_id if d is not None else None,
-            "round": s.observation.round,
-            "outcome": outcome,
-        }

@@ -112,3 +112,40 @@ def test_gymnasium_env_checker(server_address: str) -> None:
         check_env(env, skip_render_check=True)
     finally:
         env.close()
+
+
+def test_session_stream(server_address: str) -> None:
+    with Pf1eClient(server_address) as c:
+        with c.session() as s:
+            r = s.call(
+                reset=pb.ResetRequest(
+                    scenario=pb.Scenario(named="sample_arena"),
+                    seed=1,
+                    controlled=pb.Controlled(sides=["players"]),
+                )
+            )
+            st = r.state
+            assert r.WhichOneof("kind") == "state" and st.HasField("decision")
+            # Pipelined requests come back in order; a bad one is an inline error.
+            ids = [
+                s.send(observe=pb.ObserveRequest(episode_id=st.episode_id)),
+                s.send(observe=pb.ObserveRequest(episode_id="nope")),
+                s.send(
+                    step=pb.StepRequest(
+                        episode_id=st.episode_id,
+                        decision_id=st.decision.decision_id,
+                        action_ids=[st.legal_actions[0].id],
+                    )
+                ),
+                s.send(echo=pb.EchoRequest(payload=b"abc")),
+            ]
+            got = [s.recv() for _ in ids]
+            assert [g.request_id for g in got] == ids
+            assert got[0].state.decision == st.decision
+            assert got[1].error.code == grpc.StatusCode.NOT_FOUND.value[0]
+            assert got[2].state.results[0].field == "action_ids[0]"
+            assert got[3].echo.payload == b"abc"
+        # The stream's episodes are closed when it ends.
+        with pytest.raises(grpc.RpcError) as e:
+            c.observe(st.episode_id)
+        assert e.value.code() == grpc.StatusCode.NOT_FOUND

@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""Benchmark of Python stepping against pf1e-env-server (not a test).
+
+Measures, in one run and against one server:
+
+- ``echo``: the transport floor, a trivial ``Echo`` RPC whose payload is the size of the
+  response it is compared with (one unary step response; one batch response of N episodes);
+- ``unary``: ``Step`` one episode per call (tensor observations and mask, no JSON, no legal
+  list), random legal actions, ``Reset`` when an episode ends (counted in that call);
+- ``stream``: the same over one ``Session`` stream, one request in flight (ping-pong);
+- ``batch N``: :class:`pf1e_gym.Pf1eVectorEnv` over ``StepBatch`` with N = 64 and 256 episodes
+  (tensor observations, NEXT_STEP autoreset; includes the client's decoding into numpy).
+
+For each it prints calls/s, env steps/s, p50/p99 latency per call and the ratio of the p50
+to the echo p50 of the same payload size. Usage::
+
+    python clients/python/bench/bench_steps.py                      # starts a release server
+    python clients/python/bench/bench_steps.py --address 127.0.0.1:50051 --seconds 5
+
+Without ``--address`` it starts ``$PF1E_SERVER_BIN_RELEASE``, else
+``target/release/pf1e-env-server`` (build it with ``cargo build --release -p pf1e-env-server``),
+on a free port, and stops it at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from pf1e_gym import Pf1eClient, Pf1eVectorEnv, pb
+
+REPO = pathlib.Path(__file__).resolve().parents[3]
+
+
+def start_server(binary: pathlib.Path) -> tuple[subprocess.Popen, str]:
+    proc = subprocess.Popen(
+        [str(binary), "--addr", "127.0.0.1:0", "--data-dir", str(REPO / "data")],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ, RUST_LOG="warn"),
+    )
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        m = re.search(r"listening on (\S+)", line)
+        if m:
+            # Keep draining stderr so the server never blocks on a full pipe.
+            import threading
+
+            threading.Thread(target=lambda: [None for _ in proc.stderr], daemon=True).start()
+            return proc, m.group(1)
+    proc.wait()
+    raise SystemExit(f"{binary} did not start")
+
+
+def measure(fn: Callable[[], int], seconds: float) -> tuple[int, int, np.ndarray, float]:
+    """Call ``fn`` (which returns the env steps it made) for ``seconds`` after a warm-up;
+    returns (calls, steps, per-call latencies in s, elapsed s)."""
+    t_end = time.perf_counter() + min(0.5, seconds / 4)
+    while time.perf_counter() < t_end:
+        fn()
+    lat = []
+    steps = 0
+    start = time.perf_counter()
+    t_end = start + seconds
+    while True:
+        t0 = time.perf_counter()
+        steps += fn()
+        t1 = time.perf_counter()
+        lat.append(t1 - t0)
+        if t1 >= t_end:
+            break
+    return len(lat), steps, np.asarray(lat), time.perf_counter() - start
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--address", help="server host:port (default: start a release server)")
+    p.add_argument("--scenario", default="sample_arena")
+    p.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
+    p.add_argument("--batch", type=int, nargs="*", default=[64, 256], help="batch widths")
+    args = p.parse_args(argv)
+
+    proc = None
+    address = args.address
+    if address is None:
+        binary = pathlib.Path(
+            os.environ.get(
+                "PF1E_SERVER_BIN_RELEASE", REPO / "target" / "release" / "pf1e-env-server"
+            )
+        )
+        if not binary.is_file():
+            raise SystemExit(f"{binary} not found: cargo build --release -p pf1e-env-server")
+        proc, address = start_server(binary)
+    client = Pf1eClient(address)
+    rows: list[tuple[str, int, int, np.ndarray, float, float | None]] = []
+    try:
+        spec = client.get_spec(args.scenario)
+        opts = pb.ObservationOptions(json=False, tensors=True, legal_actions=False, typed=False)
+        rng = np.random.default_rng(0)
+
+        # -- unary ---------------------------------------------------------------------------
+        seed = [0]
+
+        def new_episode() -> pb.EpisodeState:
+            seed[0] += 1
+            return client.reset(
+                args.scenario, seed[0], controlled_sides=[spec.sides[0]], observation=opts
+            )
+
+        state = [new_episode()]
+        payload = len(state[0].SerializeToString())
+
+        def unary_step() -> int:
+            s = state[0]
+            mask = np.frombuffer(s.action_mask, dtype=np.uint8)
+            a = int(rng.choice(np.flatnonzero(mask)))
+            s = client.step(s.episode_id, s.decision.decision_id, action_ids=[a])
+            if not s.HasField("decision"):
+                client.close_episode(s.episode_id)
+                s = new_episode()  # counted in this call's latency, rarely
+            state[0] = s
+            return 1
+
+        echo_floor: dict[int, np.ndarray] = {}
+
+        def echo(size: int) -> np.ndarray:
+            if size not in echo_floor:
+                req = pb.EchoRequest(payload=b"\x01" * size)
+                _, _, lat, _ = measure(lambda: (client.stub.Echo(req), 0)[1], args.seconds)
+                echo_floor[size] = lat
+                rows.append((f"echo {size} B", len(lat), 0, lat, args.seconds, None))
+            return echo_floor[size]
+
+        floor = echo(payload)
+        calls, steps, lat, dt = measure(unary_step, args.seconds)
+        rows.append(("unary step", calls, steps, lat, dt, float(np.median(floor))))
+        client.close_episode(state[0].episode_id)
+
+        # -- stream ping-pong (one Session, one episode, one request in flight) -------------
+        if spec.capabilities.stream:
+            with client.session() as sess:
+                reset = pb.ResetRequest(
+                    scenario=pb.Scenario(named=args.scenario),
+                    seed=1,
+                    controlled=pb.Controlled(sides=[spec.sides[0]]),
+                    observation=opts,
+                )
+                cur = [sess.call(reset=reset).state]
+
+                def stream_step() -> int:
+                    s = cur[0]
+                    mask = np.frombuffer(s.action_mask, dtype=np.uint8)
+                    a = int(rng.choice(np.flatnonzero(mask)))
+                    req = pb.StepRequest(
+                        episode_id=s.episode_id, decision_id=s.decision.decision_id, action_ids=[a]
+                    )
+                    s = sess.call(step=req).state
+                    if not s.HasField("decision"):
+                        sess.call(close=pb.CloseRequest(episode_id=s.episode_id))
+                        reset.seed += 1
+                        s = sess.call(reset=reset).state
+                    cur[0] = s
+                    return 1
+
+                calls, steps, lat, dt = measure(stream_step, args.seconds)
+                rows.append(("stream step", calls, steps, lat, dt, float(np.median(floor))))
+
+        # -- batched -------------------------------------------------------------------------
+        if spec.capabilities.batch:
+            for width in args.batch:
+                env = Pf1eVectorEnv(
+                    width, address=address, scenario=args.scenario, controlled_sides=[spec.sides[0]]
+                )
+                obs, _ = env.reset(seed=width)
+
+                def batch_step(
+                    env: Pf1eVectorEnv = env,
+                    width: int = width,
+                    cur: list = [obs],  # noqa: B006
+                ) -> int:
+                    m = cur[0]["action_mask"]
+                    acts = (rng.random(m.shape) * m).argmax(axis=1)
+                    cur[0], *_ = env.step(acts)
+                    return width
+
+                # The echo payload: one StepBatch response of this width.
+                one = pb.BatchResponse(items=[pb.BatchItem(state=env._states[0])] * width)
+                floor = echo(len(one.SerializeToString()))
+                calls, steps, lat, dt = measure(batch_step, args.seconds)
+                rows.append((f"batch {width}", calls, steps, lat, dt, float(np.median(floor))))
+                env.close()
+        else:
+            print("(the server has no StepBatch: batched rows skipped)")
+    finally:
+        client.close()
+        if proc is not None:
+            proc.terminate()
+            proc.wait(timeout=20)
+
+    print(f"server {address}, scenario {args.scenario}, {args.seconds:.1f} s per row")
+    print(f"{'what':<16}{'calls/s':>10}{'steps/s':>12}{'p50 µs':>10}{'p99 µs':>10}{'p50/echo':>10}")
+    for name, calls, steps, lat, dt, floor_p50 in rows:
+        p50, p99 = np.percentile(lat, [50, 99]) * 1e6
+        ratio = f"{np.median(lat) / floor_p50:.2f}x" if floor_p50 else "1.00x"
+        sps = f"{steps / dt:,.0f}" if steps else "-"
+        print(f"{name:<16}{calls / dt:>10,.0f}{sps:>12}{p50:>10,.0f}{p99:>10,.0f}{ratio:>10}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Scripted agent: a simple rule-based player of one side against the server's default policy.
+
+At each decision of one of its combatants, in this order:
+
+1. shoot: a full attack, else an attack, with a **ranged** weapon, at the weakest enemy in reach;
+2. fight: the same with a melee weapon;
+3. close in: move toward the nearest enemy (the server's "move toward" action);
+4. end the turn.
+
+    python clients/python/examples/scripted_agent.py --address 127.0.0.1:50051 --episodes 10
+
+Prints one line per episode and, last, ``<side> win rate: X.X% (W/N)``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from pf1e_gym import Pf1eEnv, pb
+
+ATTACKS = (pb.ACTION_KIND_FULL_ATTACK, pb.ACTION_KIND_ATTACK)
+
+
+def choose(state: pb.EpisodeState) -> int:
+    """The action id the rules above pick for the pending decision of ``state``."""
+    snap: dict[str, Any] = json.loads(state.observation.json)
+    combatants = snap["combatants"]
+    me = combatants[state.decision.actor_index]
+    hp = {c["index"]: c["hp"] for c in combatants}
+    pairs = {p["target_index"]: p for p in snap.get("pairs", [])}
+
+    def weapon_kind(la: pb.LegalAction) -> str:
+        w = la.action.weapon if la.action.HasField("weapon") else 0
+        attacks = me["attacks"]
+        return attacks[w]["kind"] if w < len(attacks) else "melee"
+
+    legal = list(state.legal_actions)
+    for ranged in (True, False):
+        for kind in ATTACKS:
+            options = [
+                la
+                for la in legal
+                if la.action.kind == kind and (weapon_kind(la) == "ranged") == ranged
+            ]
+            if options:
+                # The weakest target first (ties: the lowest id).
+                return min(options, key=lambda la: (hp[la.action.target], la.id)).id
+    toward = [
+        la for la in legal if la.action.kind == pb.ACTION_KIND_MOVE and la.action.HasField("target")
+    ]
+    if toward:
+        dist = lambda la: pairs.get(la.action.target, {}).get("distance_ft", 1 << 30)  # noqa: E731
+        return min(toward, key=lambda la: (dist(la), la.id)).id
+    return next(la.id for la in legal if la.action.kind == pb.ACTION_KIND_END_TURN)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--address", default="127.0.0.1:50051", help="server host:port")
+    p.add_argument("--episodes", type=int, default=10, help="number of episodes (>= 1)")
+    p.add_argument("--seed", type=int, default=0, help="seed of episode 1 (episode i: seed + i)")
+    p.add_argument("--scenario", default="sample_arena", help="bundled scenario name")
+    p.add_argument("--side", default="players", help="side played by the agent")
+    args = p.parse_args(argv)
+    if args.episodes < 1:
+        p.error("--episodes must be >= 1")
+
+    env = Pf1eEnv(
+        address=args.address,
+        scenario=args.scenario,
+        controlled_sides=[args.side],
+        observation="json",
+    )
+    wins = 0
+    try:
+        for ep in range(args.episodes):
+            _obs, info = env.reset(seed=args.seed + ep)
+            reward, decisions = 0.0, 0
+            while info["outcome"] is None:
+                assert env.state is not None
+                _obs, reward, _term, _trunc, info = env.step(choose(env.state))
+                decisions += 1
+            outcome = info["outcome"]
+            winner = outcome["winner"]
+            wins += winner == args.side
+            end = "round cap" if outcome["truncated"] else f"winner {winner or 'none (draw)'}"
+            print(
+                f"episode {ep + 1}: {end}, rounds {outcome['rounds']}, "
+                f"decisions {decisions}, reward {reward:+.0f}",
+                flush=True,
+            )
+    finally:
+        env.close()
+    n = args.episodes
+    print(f"{args.side} win rate: {100.0 * wins / n:.1f}% ({wins}/{n})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

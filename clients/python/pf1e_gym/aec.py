@@ -1,0 +1,234 @@
+"""``Pf1eAECEnv``: a pf1e-gym episode as a PettingZoo AEC environment.
+
+Every **controlled combatant is an agent** (its combatant id: ``goblin``, ``goblin-2``, ``orc``…);
+by default both sides are controlled (self-play) and nobody is left to the server's default
+policy. ``agent_selection`` is always the combatant the server is waiting for, so the agents
+act in the engine's order (initiative, several decisions per turn while the actor has budget).
+An illegal action id is no error: the server rejects it without changing the episode (see
+``infos[agent]["action_results"]``) and the same agent decides again.
+
+Observations (same ``Dict`` space as :class:`~pf1e_gym.env.Pf1eEnv`: ``planes``/``features``
+or ``json``, and ``action_mask``): ``observe(agent)`` is what that agent saw at its latest
+decision, with an all-zero mask unless it is deciding now; an agent that has not decided yet
+sees zeros (tensor mode) or the current JSON snapshot (JSON mode). At the end every agent
+gets its own final observation (the server's ``final_agents``).
+
+Rewards are **per side, shared by its agents**: whenever the server reports a reward for side S
+(when S decides next, and for every side at the end; see ``RewardOptions`` in the proto),
+each agent of S receives it. Sparse by default (+1 win / -1 loss / 0 draw at the end); pass
+``shaped_reward=True`` for the damage/kill terms.
+
+Agents stay in ``agents`` until the episode ends, even when their combatant is down (it simply
+never decides); at the end all are terminated (a side won) or truncated (round cap) together,
+then each must step ``None`` to leave (PettingZoo's usual dead-step protocol).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv
+
+from pf1e_gym._codec import ObsCodec, action_results, is_over, outcome
+from pf1e_gym._proto.pf1e.env.v1 import environment_pb2 as pb
+from pf1e_gym.client import Pf1eClient
+
+
+class Pf1eAECEnv(AECEnv):
+    """A pf1e-gym episode with one PettingZoo agent per controlled combatant.
+
+    Args:
+        address: ``host:port`` of the server (default ``$PF1E_ADDRESS``, else 127.0.0.1:50051).
+        scenario: bundled scenario name, or a ``pb.Scenario``.
+        controlled_sides: sides whose combatants are agents; ``None`` = every side (self-play).
+        controlled_ids: further combatants (by id) that are agents.
+        observation, shaped_reward, damage_weight, kill_weight, legal_actions: as
+            :class:`~pf1e_gym.env.Pf1eEnv`.
+        client: an existing :class:`Pf1eClient` (not closed by :meth:`close`).
+        timeout: deadline of each call, in seconds.
+    """
+
+    metadata = {"name": "pf1e_aec_v0", "render_modes": [], "is_parallelizable": False}  # noqa: RUF012
+
+    def __init__(
+        self,
+        address: str | None = None,
+        scenario: str | pb.Scenario = "sample_arena",
+        controlled_sides: Sequence[str] | None = None,
+        controlled_ids: Sequence[str] = (),
+        *,
+        observation: str = "auto",
+        shaped_reward: bool = False,
+        damage_weight: float | None = None,
+        kill_weight: float | None = None,
+        legal_actions: bool = True,
+        client: Pf1eClient | None = None,
+        timeout: float = 60.0,
+    ) -> None:
+        super().__init__()
+        self._owns_client = client is None
+        self.client = client if client is not None else Pf1eClient(address, timeout=timeout)
+        self.scenario = scenario
+        self.spec_msg: pb.Spec = self.client.get_spec(scenario)
+        sides = list(self.spec_msg.sides) if controlled_sides is None else list(controlled_sides)
+        self.controlled_sides = sides
+        self.controlled_ids = list(controlled_ids)
+        self.codec = ObsCodec(self.spec_msg, observation, legal_actions=legal_actions)
+        self._reset_kwargs = self.codec.reset_kwargs()
+        if shaped_reward or damage_weight is not None or kill_weight is not None:
+            self._reset_kwargs["reward"] = pb.RewardOptions(
+                shaped=shaped_reward, damage_weight=damage_weight, kill_weight=kill_weight
+            )
+        combatants = [
+            c for c in self.spec_msg.combatants if c.side in sides or c.id in self.controlled_ids
+        ]
+        if not combatants:
+            raise ValueError("no controlled combatant: an AEC env needs at least one agent")
+        self.possible_agents = [c.id for c in combatants]
+        self.agent_side = {c.id: c.side for c in combatants}
+        self.agent_index = {c.id: int(c.index) for c in combatants}
+        self._action_space = spaces.Discrete(self.spec_msg.action_space_size)
+        self.action_spaces = dict.fromkeys(self.possible_agents, self._action_space)
+        self.observation_spaces = dict.fromkeys(self.possible_agents, self.codec.space)
+        self.state_msg: pb.EpisodeState | None = None
+        self._obs: dict[str, dict[str, Any]] = {}
+        self._np_random: np.random.Generator | None = None
+        self.agents = []
+        self.rewards = {}
+        self._cumulative_rewards = {}
+        self.terminations = {}
+        self.truncations = {}
+        self.infos = {}
+
+    # -- PettingZoo API ----------------------------------------------------------------------
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new episode (closing the previous one). The server seed is ``seed``, else
+        drawn from a generator seeded by the first ``seed`` given. ``options`` is unused."""
+        if seed is not None or self._np_random is None:
+            self._np_random, _ = seeding.np_random(seed)
+        server_seed = seed if seed is not None else int(self._np_random.integers(0, 2**63))
+        self._close_episode()
+        st = self.client.reset(
+            self.scenario,
+            server_seed,
+            controlled_sides=self.controlled_sides,
+            controlled_ids=self.controlled_ids,
+            **self._reset_kwargs,
+        )
+        self.state_msg = st
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: self._base_info(a) for a in self.agents}
+        self._obs = {a: self.codec.agent_obs(None, st.observation.json) for a in self.agents}
+        self.agent_selection = self.agents[0]
+        self._absorb(st, acted=None)
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        st = self.state_msg
+        assert st is not None and not is_over(st)
+        if action is None:
+            raise ValueError(f"agent {agent} is deciding: None is not an action")
+        a = int(action)
+        if not 0 <= a < self._action_space.n:
+            raise ValueError(f"action {a} outside Discrete({self._action_space.n})")
+        self._cumulative_rewards[agent] = 0.0
+        self.state_msg = self.client.step(st.episode_id, st.decision.decision_id, action_ids=[a])
+        self._absorb(self.state_msg, acted=agent)
+
+    def observe(self, agent: str) -> dict[str, Any]:
+        return self._obs[agent]
+
+    def close(self) -> None:
+        """Close the episode on the server and the connection (if this env created it)."""
+        self._close_episode()
+        if self._owns_client:
+            self.client.close()
+
+    def render(self) -> None:
+        """No rendering (the JSON observation and ``info`` carry everything)."""
+        return None
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    @property
+    def episode_id(self) -> str | None:
+        return self.state_msg.episode_id if self.state_msg is not None else None
+
+    def _base_info(self, agent: str) -> dict[str, Any]:
+        return {
+            "side": self.agent_side[agent],
+            "combatant_index": self.agent_index[agent],
+            "action_mask": np.zeros(self._action_space.n, dtype=np.int8),
+        }
+
+    def _absorb(self, st: pb.EpisodeState, acted: str | None) -> None:
+        """Update observations, rewards, infos and the selection from a server response."""
+        self._clear_rewards()
+        for side, r in st.rewards.items():
+            for a in self.agents:
+                if self.agent_side[a] == side:
+                    self.rewards[a] = float(r)
+        for a in self.agents:
+            # A new dict: observations handed out earlier are never mutated.
+            prev = self._obs[a]
+            self._obs[a] = {**prev, "action_mask": np.zeros_like(prev["action_mask"])}
+            self.infos[a] = self._base_info(a)
+        if acted is not None:
+            self.infos[acted]["action_results"] = action_results(st)
+        if is_over(st):
+            finals = {f.combatant_id: f for f in st.final_agents}
+            end = outcome(st)
+            for a in self.agents:
+                f = finals.get(a)
+                tensors = f.tensors if f is not None and f.HasField("tensors") else None
+                self._obs[a] = self.codec.agent_obs(tensors, st.observation.json)
+                self.infos[a]["outcome"] = end
+                if st.truncated:
+                    self.truncations[a] = True
+                else:
+                    self.terminations[a] = True
+            self.agent_selection = self.agents[0]
+        else:
+            actor = st.decision.actor_id
+            if actor not in self.agent_side:
+                raise RuntimeError(f"the server asks {actor!r}, who is not an agent")
+            mask = self.codec.mask(st)
+            self._obs[actor] = self.codec.obs(st, mask)
+            self.infos[actor].update(
+                {
+                    "action_mask": mask.copy(),
+                    "legal_actions": [(la.id, la.label) for la in st.legal_actions],
+                    "decision_id": int(st.decision.decision_id),
+                    "round": int(st.decision.round),
+                }
+            )
+            self.agent_selection = actor
+        self._accumulate_rewards()
+
+    def _close_episode(self) -> None:
+        if self.state_msg is None:
+            return
+        episode_id = self.state_msg.episode_id
+        self.state_msg = None
+        try:
+            self.client.close_episode(episode_id)
+        except Exception:  # best effort: it may have expired
+            pass

@@ -1,0 +1,161 @@
+"""Pf1eEnv: Gymnasium API, registration, env checker, masks, rejected actions."""
+
+from __future__ import annotations
+
+import warnings
+
+import gymnasium
+import numpy as np
+import pytest
+
+import pf1e_gym
+from pf1e_gym import Pf1eEnv
+
+
+def _play_random(env: gymnasium.Env, seed: int, rng: np.random.Generator) -> tuple:
+    obs, info = env.reset(seed=seed)
+    steps = 0
+    while True:
+        action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        obs, reward, terminated, truncated, info = env.step(action)
+        steps += 1
+        assert steps < 20_000
+        if terminated or truncated:
+            return obs, reward, terminated, truncated, info
+
+
+def test_make_registered_env_with_tensor_observations(server_address: str) -> None:
+    assert "pf1e_gym/SampleArena-v0" in gymnasium.registry
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the passive checker of make() must stay silent
+        env = gymnasium.make("pf1e_gym/SampleArena-v0", address=server_address)
+        try:
+            spec = env.unwrapped.spec_msg
+            schema = spec.observation_schema
+            assert isinstance(env.action_space, gymnasium.spaces.Discrete)
+            assert env.action_space.n == spec.action_space_size
+            space = env.observation_space
+            assert isinstance(space, gymnasium.spaces.Dict)
+            assert set(space.spaces) == {"planes", "features", "action_mask"}
+            assert space["planes"].shape == tuple(schema.plane_shape)
+            assert space["features"].shape == tuple(schema.feature_shape)
+            assert space["planes"].dtype == np.float32
+            assert isinstance(space["action_mask"], gymnasium.spaces.MultiBinary)
+            obs, info = env.reset(seed=3)
+            assert space.contains(obs)
+            assert np.array_equal(obs["action_mask"], info["action_mask"])
+            assert obs["action_mask"].dtype == np.int8
+            assert set(np.flatnonzero(obs["action_mask"]).tolist()) == {
+                i for i, _ in info["legal_actions"]
+            }
+            # Planes: exactly one square is "me" (plane 5) for a Small/Medium actor.
+            assert obs["planes"][5].sum() == 1.0
+            obs, reward, terminated, truncated, info = _play_random(
+                env, 4, np.random.default_rng(4)
+            )
+            assert terminated != truncated
+            assert reward in (-1.0, 0.0, 1.0)
+            assert info["outcome"] is not None
+            assert obs["action_mask"].sum() == 0
+            # No hidden autoreset: stepping after the end is an error until reset.
+            with pytest.raises(RuntimeError, match="over"):
+                env.step(0)
+        finally:
+            env.close()
+
+
+def test_env_checker_passes_without_warnings(server_address: str) -> None:
+    from gymnasium.utils.env_checker import check_env
+
+    for observation in ("tensor", "json"):
+        env = Pf1eEnv(address=server_address, scenario="sample_arena", observation=observation)
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                check_env(env, skip_render_check=True)
+            assert [str(w.message) for w in caught] == []
+        finally:
+            env.close()
+
+
+def test_illegal_action_is_reported_not_raised(server_address: str) -> None:
+    env = Pf1eEnv(address=server_address, observation="tensor")
+    try:
+        obs, info = env.reset(seed=7)
+        illegal = int(np.flatnonzero(obs["action_mask"] == 0)[-1])
+        obs2, reward, terminated, truncated, info2 = env.step(illegal)
+        assert (reward, terminated, truncated) == (0.0, False, False)
+        [res] = info2["action_results"]
+        assert res["ok"] is False and res["code"] not in ("ok", "unspecified")
+        assert res["reason"] and res["field"] == "action_ids[0]"
+        # Nothing changed but the decision id.
+        assert info2["actor"] == info["actor"]
+        assert info2["decision_id"] == info["decision_id"] + 1
+        for key in obs:
+            assert np.array_equal(obs[key], obs2[key]), key
+        with pytest.raises(ValueError, match="outside"):
+            env.step(env.action_space.n)
+    finally:
+        env.close()
+
+
+def test_json_mode_and_seeding(server_address: str) -> None:
+    env = Pf1eEnv(address=server_address, observation="json")
+    try:
+        assert set(env.observation_space.spaces) == {"json", "action_mask"}
+        obs_a, _ = env.reset(seed=21)
+        obs_b, _ = env.reset(seed=21)
+        assert obs_a["json"] == obs_b["json"] and obs_a["json"].startswith("{")
+        # Unseeded resets draw from np_random: reproducible after a seeded reset.
+        env.reset(seed=5)
+        j1 = env.reset()[0]["json"]
+        env.reset(seed=5)
+        j2 = env.reset()[0]["json"]
+        assert j1 == j2
+    finally:
+        env.close()
+
+
+def test_shaped_reward(server_address: str) -> None:
+    env = Pf1eEnv(address=server_address, shaped_reward=True, kill_weight=0.5)
+    try:
+        rng = np.random.default_rng(1)
+        obs, info = env.reset(seed=1)
+        rewards = []
+        while True:
+            a = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            obs, r, term, trunc, info = env.step(a)
+            rewards.append(r)
+            assert info["rewards"].keys() <= {"players"}
+            if term or trunc:
+                break
+        # Shaping pays something before the end; the end still carries the sparse part.
+        assert any(r != 0.0 for r in rewards[:-1])
+        assert all(np.isfinite(rewards))
+    finally:
+        env.close()
+
+
+def test_package_exports() -> None:
+    assert pf1e_gym.Pf1eVectorEnv.__name__ == "Pf1eVectorEnv"
+    assert pf1e_gym.Pf1eAECEnv.__name__ == "Pf1eAECEnv"
+    with pytest.raises(AttributeError):
+        _ = pf1e_gym.NoSuchThing  # type: ignore[attr-defined]
+
+
+def test_make_without_importing_the_package(server_address: str) -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import gymnasium, sys\n"
+        "env = gymnasium.make('pf1e_gym:pf1e_gym/SampleArena-v0', address=sys.argv[1])\n"
+        "obs, info = env.reset(seed=0)\n"
+        "print(sorted(obs), int(obs['action_mask'].sum()) > 0)\n"
+        "env.close()\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, server_address], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "['action_mask', 'features', 'planes'] True"

@@ -1,0 +1,136 @@
+"""Pf1eVectorEnv: StepBatch stepping, NEXT_STEP autoreset, unary fallback."""
+
+from __future__ import annotations
+
+import warnings
+
+import grpc
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode
+
+from pf1e_gym import Pf1eClient, Pf1eVectorEnv, pb
+
+
+def _random_actions(rng: np.random.Generator, masks: np.ndarray) -> np.ndarray:
+    scores = rng.random(masks.shape) * masks
+    return scores.argmax(axis=1)
+
+
+def _run(env: Pf1eVectorEnv, seed: int, steps: int) -> list[tuple]:
+    rng = np.random.default_rng(seed)
+    obs, _ = env.reset(seed=seed)
+    out = []
+    for _ in range(steps):
+        obs, rew, term, trunc, _ = env.step(_random_actions(rng, obs["action_mask"]))
+        out.append(
+            (
+                obs["planes"].tobytes(),
+                obs["features"].tobytes(),
+                obs["action_mask"].tobytes(),
+                rew.tobytes(),
+                term.tobytes(),
+                trunc.tobytes(),
+            )
+        )
+    return out
+
+
+def test_vector_env_next_step_autoreset(server_address: str) -> None:
+    env = Pf1eVectorEnv(8, address=server_address)
+    try:
+        assert env.batched
+        assert env.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+        assert env.observation_space["planes"].shape[0] == 8
+        assert isinstance(env.action_space, gymnasium.spaces.MultiDiscrete)
+        rng = np.random.default_rng(0)
+        obs, info = env.reset(seed=100)
+        assert env.observation_space.contains(obs)
+        ids = env.episode_ids
+        assert len(set(ids)) == 8
+        ended_prev = np.zeros(8, dtype=bool)
+        endings = 0
+        for _ in range(400):
+            obs, rew, term, trunc, info = env.step(_random_actions(rng, obs["action_mask"]))
+            assert env.observation_space.contains(obs)
+            assert np.array_equal(info["action_mask"], obs["action_mask"])
+            # A slot that ended last step is reset now: new episode, reward 0, not done.
+            for i in np.flatnonzero(ended_prev):
+                assert env.episode_ids[i] != ids[i]
+                assert rew[i] == 0.0 and not term[i] and not trunc[i]
+                assert obs["action_mask"][i].sum() > 0
+                assert info["result_code"][i] == "ok"
+            ended = term | trunc
+            for i in np.flatnonzero(ended):
+                assert obs["action_mask"][i].sum() == 0 and info["_winner"][i]
+                assert rew[i] in (-1.0, 0.0, 1.0)
+            assert not (term & trunc).any()
+            ids = env.episode_ids
+            endings += int(ended.sum())
+            ended_prev = ended
+        assert endings >= 8
+    finally:
+        env.close()
+    with Pf1eClient(server_address) as c:
+        for eid in ids:
+            with pytest.raises(grpc.RpcError) as e:
+                c.observe(eid)  # closed by env.close()
+            assert e.value.code() == grpc.StatusCode.NOT_FOUND
+
+
+def test_vector_env_batched_equals_unary(server_address: str) -> None:
+    a = Pf1eVectorEnv(4, address=server_address, batch=True)
+    b = Pf1eVectorEnv(4, address=server_address, batch=False)
+    try:
+        assert a.batched and not b.batched
+        assert _run(a, 9, 60) == _run(b, 9, 60)
+    finally:
+        a.close()
+        b.close()
+
+
+def test_vector_env_make_vec_and_fallback_warning(server_address: str) -> None:
+    env = gymnasium.make_vec("pf1e_gym/SampleArena-v0", num_envs=3, address=server_address)
+    try:
+        assert isinstance(env.unwrapped, Pf1eVectorEnv) and env.num_envs == 3
+        env.reset(seed=1)
+    finally:
+        env.close()
+
+    class OldServer(Pf1eClient):
+        """A client that sees a server without StepBatch."""
+
+        def get_spec(self, scenario: str | pb.Scenario) -> pb.Spec:
+            spec = super().get_spec(scenario)
+            spec.capabilities.batch = False
+            return spec
+
+    with pytest.warns(UserWarning, match="no StepBatch"):
+        env = Pf1eVectorEnv(2, client=OldServer(server_address))
+    try:
+        assert not env.batched
+        obs, _ = env.reset(seed=2)
+        env.step(_random_actions(np.random.default_rng(0), obs["action_mask"]))
+    finally:
+        env.close()
+    with pytest.raises(ValueError, match="StepBatch"):
+        Pf1eVectorEnv(2, client=OldServer(server_address), batch=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        Pf1eVectorEnv(2, client=OldServer(server_address), batch=False).close()
+
+
+def test_vector_env_inline_error_raises(server_address: str) -> None:
+    from pf1e_gym.vector import BatchItemError
+
+    env = Pf1eVectorEnv(3, address=server_address)
+    try:
+        obs, _ = env.reset(seed=4)
+        with Pf1eClient(server_address) as c:
+            c.close_episode(env.episode_ids[1])  # pulled from under the env
+        with pytest.raises(BatchItemError, match="slot 1: NOT_FOUND") as e:
+            env.step(_random_actions(np.random.default_rng(0), obs["action_mask"]))
+        assert e.value.slot == 1 and e.value.code == grpc.StatusCode.NOT_FOUND.value[0]
+    finally:
+        env.close()
