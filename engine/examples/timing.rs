@@ -1,4 +1,5 @@
-//! Rough timing of observation() and legal_actions() on the sample arena (release build).
+//! Rough per-decision timing on the sample arena (release build): the work a server does per
+//! env step with tensor observations. Usage: cargo run --release -p pf1e-engine --example timing
 use pf1e_engine::data::CombatantSpec;
 use pf1e_engine::episode::Controller;
 use pf1e_engine::map::MapSpec;
@@ -11,51 +12,48 @@ fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let map = MapSpec::load(&root.join("data/maps/sample_arena.yaml")).unwrap();
     let m = |n: &str| {
-        (
-            n.to_string(),
-            CombatantSpec::load(&root.join(format!("data/monsters/{n}.json"))).unwrap(),
-        )
+        let p = root.join(format!("data/monsters/{n}.json"));
+        (n.to_string(), CombatantSpec::load(&p).unwrap())
     };
-    let enc = Arc::new(
-        Encounter::build(
-            map,
-            vec![
-                (
-                    "players".into(),
-                    vec![m("goblin"), m("goblin"), m("goblin")],
-                ),
-                ("monsters".into(), vec![m("orc"), m("orc")]),
-            ],
-            RulesOptions::default(),
-        )
-        .unwrap(),
-    );
-    let (mut t_obs, mut t_legal, mut t_adv, mut n) = (0.0, 0.0, 0.0, 0);
-    for seed in 0..50 {
+    let sides = vec![
+        (
+            "players".into(),
+            vec![m("goblin"), m("goblin"), m("goblin")],
+        ),
+        ("monsters".into(), vec![m("orc"), m("orc")]),
+    ];
+    let enc = Arc::new(Encounter::build(map, sides, RulesOptions::default()).unwrap());
+    let mut t = [0f64; 5];
+    let mut n = 0usize;
+    for seed in 0..200 {
         let mut ep = Episode::new(enc.clone(), seed, &[Controller::External; 3]);
         loop {
-            let t = Instant::now();
+            let s = Instant::now();
             let st = ep.advance();
-            t_adv += t.elapsed().as_secs_f64();
-            if let Status::Terminal(_) = st {
-                break;
-            }
-            let t = Instant::now();
-            let _o = ep.observation(None);
-            t_obs += t.elapsed().as_secs_f64();
-            let t = Instant::now();
-            let _m = ep.action_mask();
-            let l = ep.legal_actions();
-            t_legal += t.elapsed().as_secs_f64();
+            t[0] += s.elapsed().as_secs_f64();
+            let Status::Decision(d) = st else { break };
+            let s = Instant::now();
+            let mask = ep.action_mask();
+            t[1] += s.elapsed().as_secs_f64();
+            let s = Instant::now();
+            let _tensor = ep.observation_tensor(d.actor);
+            t[2] += s.elapsed().as_secs_f64();
+            let s = Instant::now();
+            let _json = ep.observation(None);
+            t[3] += s.elapsed().as_secs_f64();
             n += 1;
-            let a = l[(n * 13) % l.len()].action.clone();
+            let legal: Vec<u32> = (0..mask.len() as u32)
+                .filter(|&i| mask[i as usize] == 1)
+                .collect();
+            let a = ep.action_from_id(legal[(n * 13) % legal.len()]).unwrap();
+            let s = Instant::now();
             ep.submit(&[a]).unwrap();
+            t[4] += s.elapsed().as_secs_f64();
         }
     }
+    let us = |x: f64| x / n as f64 * 1e6;
     println!(
-        "decisions {n}: observation {:.1} µs, legal_actions {:.1} µs, advance+submit {:.1} µs",
-        t_obs / n as f64 * 1e6,
-        t_legal / n as f64 * 1e6,
-        t_adv / n as f64 * 1e6
+        "decisions {n}: advance {:.1} µs, mask {:.1} µs, tensor {:.1} µs, json observation {:.1} µs, submit {:.1} µs",
+        us(t[0]), us(t[1]), us(t[2]), us(t[3]), us(t[4])
     );
 }

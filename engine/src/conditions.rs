@@ -277,6 +277,10 @@ pub static CONDITIONS: [ConditionDef; 29] = [
 
 /// The definition of a condition by name (`flat-footed` and `flat_footed` both work).
 pub fn def(name: &str) -> Option<&'static ConditionDef> {
+    // Stored names are already canonical: try them without allocating first.
+    if let Some(d) = CONDITIONS.iter().find(|c| c.name == name) {
+        return Some(d);
+    }
     let n = name.trim().to_lowercase().replace(['-', ' '], "_");
     CONDITIONS.iter().find(|c| c.name == n)
 }

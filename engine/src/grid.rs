@@ -408,6 +408,10 @@ impl Grid {
                 }
             })
             .collect();
+        if side == 1 && !FORCE_GENERIC_DIJKSTRA.with(|f| f.get()) {
+            self.dijkstra_single(&mut field, start_idx, max_cost, &pass);
+            return field;
+        }
         let pass_at = |c: Cell| self.index(c).map_or(Passage::Blocked, |i| pass[i]);
         let can_enter = |a: Cell| {
             (0..side).all(|dr| {
@@ -483,6 +487,75 @@ impl Grid {
         }
         field
     }
+
+    /// [`Grid::dijkstra`] for a 1×1 mover: the same states, costs, corner rule and tie-breaks,
+    /// on flat indices (the hot path of legal actions and the default policy).
+    fn dijkstra_single(
+        &self,
+        field: &mut PathField,
+        start_idx: usize,
+        max_cost: Option<u32>,
+        pass: &[Passage],
+    ) {
+        let (rows, cols) = (self.rows, self.cols);
+        let cost_at = |r: i32, c: i32| -> u32 {
+            if (0..rows).contains(&r) && (0..cols).contains(&c) {
+                u32::from(self.move_cost[(r * cols + c) as usize])
+            } else {
+                0
+            }
+        };
+        field.dist[2 * start_idx] = 0;
+        field.stop[start_idx] = true;
+        let mut heap = BinaryHeap::new();
+        let (sr, sc) = ((start_idx as i32) / cols, (start_idx as i32) % cols);
+        heap.push(Reverse((0u32, sr, sc, false)));
+        while let Some(Reverse((d, r, c, odd))) = heap.pop() {
+            let ai = (r * cols + c) as usize;
+            let s = 2 * ai + usize::from(odd);
+            if d > field.dist[s] {
+                continue;
+            }
+            for (dr, dc) in NEIGHBOURS {
+                let (br, bc) = (r + dr, c + dc);
+                let m = cost_at(br, bc);
+                if m == 0 {
+                    continue;
+                }
+                let bi = (br * cols + bc) as usize;
+                if pass[bi] == Passage::Blocked {
+                    continue;
+                }
+                let diagonal = dr != 0 && dc != 0;
+                if diagonal && (cost_at(r + dr, c) == 0 || cost_at(r, c + dc) == 0) {
+                    continue;
+                }
+                let terrain = match (diagonal, m) {
+                    (false, m) => m,
+                    (true, 1) => 1 + u32::from(odd),
+                    (true, m) => m + 1,
+                };
+                let climb = (self.elevation[bi] - self.elevation[ai]).max(0) as u32;
+                let nd = d.saturating_add(terrain + climb);
+                if max_cost.is_some_and(|mc| nd > mc) {
+                    continue;
+                }
+                let nodd = odd ^ diagonal;
+                let t = 2 * bi + usize::from(nodd);
+                if nd < field.dist[t] {
+                    field.dist[t] = nd;
+                    field.pred[t] = s as u32;
+                    field.stop[bi] = pass[bi] == Passage::Free;
+                    heap.push(Reverse((nd, br, bc, nodd)));
+                }
+            }
+        }
+    }
+}
+
+thread_local! {
+    /// Tests only: route 1×1 movers through the generic Dijkstra to compare both.
+    static FORCE_GENERIC_DIJKSTRA: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 const UNREACHED: u32 = u32::MAX;
@@ -911,5 +984,43 @@ mod tests {
         assert_eq!(f.stoppable(), vec![(c(0, 0), 0)]);
         let f = g.dijkstra(c(0, 0), -3, None, &free);
         assert_eq!(f.cost(c(1, 1)), Some(1));
+    }
+
+    /// The 1×1 fast path gives exactly the generic Dijkstra's field (costs, predecessors,
+    /// stop flags) on a map with walls, difficult terrain, elevation, allies and enemies.
+    #[test]
+    fn single_square_dijkstra_matches_generic() {
+        let g = grid_of(
+            &[
+                "..........",
+                ".##..T....",
+                "..#.TT.C..",
+                "....#.....",
+                ".W....T...",
+            ],
+            Some(&[
+                "..........",
+                "..........",
+                "...11.....",
+                "...12.....",
+                "..........",
+            ]),
+        );
+        let occupant = |c: Cell| match (c.row, c.col) {
+            (0, 5) | (3, 2) => Passage::Blocked,
+            (2, 1) | (4, 4) => Passage::PassThrough,
+            _ => Passage::Free,
+        };
+        for start in [c(0, 0), c(2, 3), c(4, 9), c(3, 5)] {
+            for max in [None, Some(1), Some(4), Some(9)] {
+                let fast = g.dijkstra(start, 1, max, &occupant);
+                FORCE_GENERIC_DIJKSTRA.with(|f| f.set(true));
+                let slow = g.dijkstra(start, 1, max, &occupant);
+                FORCE_GENERIC_DIJKSTRA.with(|f| f.set(false));
+                assert_eq!(fast.dist, slow.dist, "{start} {max:?}");
+                assert_eq!(fast.pred, slow.pred, "{start} {max:?}");
+                assert_eq!(fast.stop, slow.stop, "{start} {max:?}");
+            }
+        }
     }
 }

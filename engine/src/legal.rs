@@ -224,8 +224,18 @@ fn candidate_actions(ep: &Episode, actor: CombatantId, first_only: bool) -> Vec<
     let pos = ep.st[actor.0 as usize].pos;
     let budget = ep.budget(actor);
     let speed_squares = (ep.speed_ft(actor) / crate::grid::SQUARE_FT).max(0) as u32;
-    if budget.five_foot_step && speed_squares > 0 {
-        let field = ep.move_field(actor, Some(1));
+    let move_ok = budget.move_action && !ep.turn.stepped;
+    let withdraw_ok = budget.full_round && !ep.turn.moved;
+    let step_ok = budget.five_foot_step && speed_squares > 0;
+    // One unbounded field serves every movement kind: bounding Dijkstra only prunes squares
+    // beyond the bound, so costs and paths within it are the same. When only the first action
+    // is wanted, a 1-square field is enough to find a 5-foot step or a move.
+    let field = if first_only {
+        ep.move_field(actor, Some(1))
+    } else {
+        ep.move_field(actor, None)
+    };
+    if step_ok {
         for (dr, dc) in STEP_DIRECTIONS {
             let c = Cell::new(pos.row + dr, pos.col + dc);
             if field.can_stop(c) && field.cost(c) == Some(1) {
@@ -235,11 +245,10 @@ fn candidate_actions(ep: &Episode, actor: CombatantId, first_only: bool) -> Vec<
             }
         }
     }
-    let move_ok = budget.move_action && !ep.turn.stepped;
-    if move_ok {
-        let field = ep.move_field(actor, Some(speed_squares));
-        for (cell, _) in field.stoppable() {
-            if cell != pos {
+    let stoppable = field.stoppable();
+    if move_ok && (speed_squares > 0 || !first_only) {
+        for &(cell, cost) in &stoppable {
+            if cell != pos && cost <= speed_squares {
                 let mut a = Action::new(ActionKind::Move);
                 a.destination = Some(cell);
                 push!(a);
@@ -282,8 +291,12 @@ fn candidate_actions(ep: &Episode, actor: CombatantId, first_only: bool) -> Vec<
             }
         }
     }
+    let unbounded = if first_only {
+        ep.move_field(actor, None)
+    } else {
+        field
+    };
     if move_ok && !targets.is_empty() {
-        let unbounded = ep.move_field(actor, None);
         for &t in &targets {
             if rules::path_toward_in(ep, &unbounded, actor, t, None, speed_squares).is_some() {
                 let mut a = Action::new(ActionKind::Move);
@@ -292,10 +305,9 @@ fn candidate_actions(ep: &Episode, actor: CombatantId, first_only: bool) -> Vec<
             }
         }
     }
-    if budget.full_round && !ep.turn.moved {
-        let field = ep.move_field(actor, Some(2 * speed_squares));
-        for (cell, _) in field.stoppable() {
-            if cell != pos {
+    if withdraw_ok {
+        for (cell, cost) in unbounded.stoppable() {
+            if cell != pos && cost <= 2 * speed_squares {
                 let mut a = Action::new(ActionKind::Withdraw);
                 a.destination = Some(cell);
                 push!(a);

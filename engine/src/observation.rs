@@ -348,10 +348,11 @@ pub(crate) fn build(
             }
         }
         let enemies: Vec<CombatantId> = ep.ids().filter(|&x| ep.enemies(a, x)).collect();
+        let flat = rules::threatened_squares(ep, &enemies);
+        let cols = enc.map.cols as usize;
         for (r, row) in threatened.iter_mut().enumerate() {
             for (c, v) in row.iter_mut().enumerate() {
-                let cell = grid::Cell::new(r as i32, c as i32);
-                *v = enemies.iter().any(|&x| rules::threatens_cell(ep, x, cell));
+                *v = flat[r * cols + c];
             }
         }
     }

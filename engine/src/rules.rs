@@ -201,12 +201,14 @@ fn footprints_in_reach(
     t_side: i32,
     reach: (Option<i32>, i32),
 ) -> bool {
-    for ca in grid::footprint(a, a_side) {
-        for ct in grid::footprint(t, t_side) {
-            let dr = (ca.row - ct.row).abs();
-            let dc = (ca.col - ct.col).abs();
-            if reach_covers(dr, dc, reach.0, reach.1) {
-                return true;
+    for ar in a.row..a.row + a_side {
+        for ac in a.col..a.col + a_side {
+            for tr in t.row..t.row + t_side {
+                for tc in t.col..t.col + t_side {
+                    if reach_covers((ar - tr).abs(), (ac - tc).abs(), reach.0, reach.1) {
+                        return true;
+                    }
+                }
             }
         }
     }
@@ -343,17 +345,37 @@ pub(crate) fn threatens(ep: &Episode, x: CombatantId, target: CombatantId, tpos:
         && threatening_weapon(ep, x, target, tpos).is_some()
 }
 
-/// Whether squares `cell` is threatened by `x` for a 1×1 creature (observation grid).
-pub(crate) fn threatens_cell(ep: &Episode, x: CombatantId, cell: Cell) -> bool {
-    if !ep.conscious(x) || ep.cond_flag(x, |d| d.cant_act) {
-        return false;
+/// The squares (row-major, `rows × cols`) threatened by any of `threateners` for a 1×1
+/// creature standing there (CRB — Combat: Threatened Squares): conscious, able to act, a
+/// melee weapon whose reach covers the square, with line of effect. Only the squares around
+/// each threatener are examined.
+pub(crate) fn threatened_squares(ep: &Episode, threateners: &[CombatantId]) -> Vec<bool> {
+    let grid = &ep.enc.grid;
+    let (rows, cols) = (grid.rows, grid.cols);
+    let mut out = vec![false; (rows.max(0) * cols.max(0)) as usize];
+    for &x in threateners {
+        if !ep.conscious(x) || ep.cond_flag(x, |d| d.cant_act) {
+            continue;
+        }
+        let (xpos, side) = (ep.st[idx(x)].pos, ep.fp_side(x));
+        for w in ep.spec(x).attacks.iter().filter(|w| !w.is_ranged()) {
+            let reach = melee_reach(ep, x, w);
+            let k = reach.1 / SQUARE_FT + 1;
+            for r in (xpos.row - k).max(0)..(xpos.row + side + k).min(rows) {
+                for c in (xpos.col - k).max(0)..(xpos.col + side + k).min(cols) {
+                    let i = (r * cols + c) as usize;
+                    let cell = Cell::new(r, c);
+                    if !out[i]
+                        && footprints_in_reach(xpos, side, cell, 1, reach)
+                        && los::has_line_of_effect(grid, xpos, side, cell, 1)
+                    {
+                        out[i] = true;
+                    }
+                }
+            }
+        }
     }
-    let xpos = ep.st[idx(x)].pos;
-    ep.spec(x).attacks.iter().any(|w| {
-        !w.is_ranged()
-            && footprints_in_reach(xpos, ep.fp_side(x), cell, 1, melee_reach(ep, x, w))
-            && los::has_line_of_effect(&ep.enc.grid, xpos, ep.fp_side(x), cell, 1)
-    })
+    out
 }
 
 /// Flanking (CRB — Combat Modifiers: Flanking): an ally of the attacker that threatens the

@@ -76,6 +76,7 @@ pub(crate) fn build(ep: &Episode, viewer: CombatantId) -> TensorObservation {
     let mut planes = vec![0f32; PLANES * rows * cols];
     let at = |p: usize, c: Cell| p * rows * cols + c.row as usize * cols + c.col as usize;
     let enemies: Vec<CombatantId> = ep.ids().filter(|&x| ep.enemies(viewer, x)).collect();
+    let threatened = crate::rules::threatened_squares(ep, &enemies);
     for r in 0..rows {
         for c in 0..cols {
             let cell = Cell::new(r as i32, c as i32);
@@ -86,10 +87,7 @@ pub(crate) fn build(ep: &Episode, viewer: CombatantId) -> TensorObservation {
             planes[at(2, cell)] = f32::from(u8::from(grid.blocks_los[i]));
             planes[at(3, cell)] = f32::from(grid.cover_bonus[i]) / 8.0;
             planes[at(4, cell)] = grid.elevation[i] as f32 / 9.0;
-            if enemies
-                .iter()
-                .any(|&x| crate::rules::threatens_cell(ep, x, cell))
-            {
+            if threatened[i] {
                 planes[at(8, cell)] = 1.0;
             }
         }
