@@ -302,8 +302,15 @@ impl Episode {
                         }
                         Controller::DefaultPolicy => {
                             let actions = crate::policy::default_policy(self, actor);
+                            if actions.is_empty() {
+                                self.log_turn(actor, "takes no action".into());
+                            }
                             for a in &actions {
                                 let r = self.apply_one(actor, a);
+                                if let (false, Some(reason)) = (r.ok, &r.reason) {
+                                    let what = format!("{} refused: {reason}", a.kind.name());
+                                    self.log_turn(actor, what);
+                                }
                                 self.turn.results.push(r);
                                 if self.outcome_now().is_some() {
                                     break;

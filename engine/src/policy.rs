@@ -146,8 +146,10 @@ pub(crate) fn default_policy(ep: &Episode, a: CombatantId) -> Vec<Action> {
     if let Some(w) = pick_weapon(ep, a, pos, t, threatened) {
         return vec![with(attack_kind, t, Some(w), None)];
     }
+    let can_move = !ep.cond_flag(a, |d| d.cant_move) && ep.speed_ft(a) > 0;
     // 2. Charge (melee fighters).
     if !ranged
+        && can_move
         && !single
         && !ep.cond_flag(a, |d| d.no_charge)
         && rules::charge_path(ep, a, t, None).is_ok()
@@ -155,7 +157,7 @@ pub(crate) fn default_policy(ep: &Episode, a: CombatantId) -> Vec<Action> {
         return vec![with(ActionKind::Charge, t, None, None)];
     }
     // 3. One 5-foot step suffices.
-    if ep.speed_ft(a) > 0 {
+    if can_move {
         let field = ep.move_field(a, Some(1));
         for (dr, dc) in STEP_DIRECTIONS {
             let c = Cell::new(pos.row + dr, pos.col + dc);
@@ -177,9 +179,13 @@ pub(crate) fn default_policy(ep: &Episode, a: CombatantId) -> Vec<Action> {
     let squares = (ep.speed_ft(a) / grid::SQUARE_FT).max(0) as u32;
     let attacks = &ep.spec(a).attacks;
     let preferred: Option<usize> = (0..attacks.len()).find(|&w| attacks[w].is_ranged() == ranged);
-    let moved = preferred
-        .and_then(|w| rules::path_toward(ep, a, t, Some(w), squares).map(|_| Some(w)))
-        .or_else(|| rules::path_toward(ep, a, t, None, squares).map(|_| None));
+    let moved = if can_move {
+        preferred
+            .and_then(|w| rules::path_toward(ep, a, t, Some(w), squares).map(|_| Some(w)))
+            .or_else(|| rules::path_toward(ep, a, t, None, squares).map(|_| None))
+    } else {
+        None
+    };
     match moved {
         Some(w) if single => vec![with(ActionKind::Move, t, w, None)],
         Some(w) => vec![
@@ -187,7 +193,8 @@ pub(crate) fn default_policy(ep: &Episode, a: CombatantId) -> Vec<Action> {
             with(ActionKind::Attack, t, None, None),
         ],
         None => {
-            // Cannot get closer: attack with anything that reaches from here.
+            // Cannot get closer (or cannot move at all: grappled, entangled in place…):
+            // attack with anything that reaches from here, a ranged weapon included.
             match rules::weapon_for(ep, a, pos, t) {
                 Ok(w) => vec![with(attack_kind, t, Some(w), None)],
                 Err(_) => {
@@ -199,23 +206,49 @@ pub(crate) fn default_policy(ep: &Episode, a: CombatantId) -> Vec<Action> {
     }
 }
 
-/// The reachable square (withdraw: 2× speed) farthest from `enemy`, if farther than now
-/// (ties: cheapest, then (row, col)).
-fn flee_square(ep: &Episode, a: CombatantId, enemy: CombatantId) -> Option<Cell> {
+/// Where a fleeing combatant withdraws (CRB — Conditions: Frightened, "flees from the source
+/// of its fear"): among the squares it can reach with a withdraw (2× speed), the one whose
+/// path crosses the fewest squares threatened by enemies (the first square of a withdraw never
+/// provokes), then the farthest from the nearest conscious enemy, then the cheapest, then
+/// (row, col) — and only if that is farther from the enemies than where it stands.
+fn flee_square(ep: &Episode, a: CombatantId, _enemy: CombatantId) -> Option<Cell> {
     if ep.cond_flag(a, |d| d.cant_move) || ep.speed_ft(a) == 0 || !ep.budget(a).full_round {
         return None;
     }
     let squares = (2 * ep.speed_ft(a) / grid::SQUARE_FT).max(0) as u32;
     let field = ep.move_field(a, Some(squares));
-    let epos = ep.position(enemy);
-    let dist =
-        |c: Cell| grid::footprint_distance_squares(c, ep.fp_side(a), epos, ep.fp_side(enemy));
-    let here = dist(ep.position(a));
-    let mut cands = field.stoppable();
-    cands.sort_by_key(|(c, k)| (std::cmp::Reverse(dist(*c)), *k, *c));
-    cands
+    let enemies: Vec<CombatantId> = ep
+        .ids()
+        .filter(|&x| ep.enemies(a, x) && ep.conscious(x))
+        .collect();
+    let nearest = |c: Cell| {
+        enemies
+            .iter()
+            .map(|&x| {
+                grid::footprint_distance_squares(c, ep.fp_side(a), ep.position(x), ep.fp_side(x))
+            })
+            .min()
+            .unwrap_or(i32::MAX)
+    };
+    let threatened = rules::threatened_squares(ep, &enemies);
+    let cols = ep.encounter().grid.cols;
+    let threats_on = |path: &[Cell]| {
+        // Squares left after the first step (the withdraw's starting square is safe).
+        path.iter()
+            .take(path.len().saturating_sub(1))
+            .filter(|c| threatened[(c.row * cols + c.col) as usize])
+            .count()
+    };
+    let here = ep.position(a);
+    let now = nearest(here);
+    field
+        .stoppable()
         .into_iter()
-        .find(|(c, _)| *c != ep.position(a))
-        .filter(|(c, _)| dist(*c) > here)
-        .map(|(c, _)| c)
+        .filter(|(c, _)| *c != here && nearest(*c) > now)
+        .filter_map(|(c, k)| {
+            let path = field.path_to(c)?;
+            Some(((threats_on(&path), std::cmp::Reverse(nearest(c)), k, c), c))
+        })
+        .min_by_key(|(key, _)| *key)
+        .map(|(_, c)| c)
 }
