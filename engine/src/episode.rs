@@ -562,19 +562,68 @@ impl Episode {
         if !(s.order.is_empty() || s.order.len() == n) || s.turn_pos >= n.max(1) {
             return bad("turn position out of range");
         }
-        if let Phase::Awaiting(d) = &s.phase {
-            if d.actor.0 as usize >= n || s.order.is_empty() {
-                return bad("decision actor out of range");
-            }
+        // A snapshot is client data: check every invariant the engine relies on, so a tampered
+        // one is refused instead of producing an impossible state.
+        const MAX_ID: u64 = 1 << 53;
+        if s.next_decision_id > MAX_ID {
+            return bad("decision counter out of range");
         }
+        let cap = encounter.options.round_cap;
+        let started = !s.order.is_empty();
+        if s.round > cap || (started && s.round == 0) || (!started && s.round != 0) {
+            return bad("round out of range");
+        }
+        match &s.phase {
+            Phase::Awaiting(d) => {
+                let i = d.actor.0 as usize;
+                if i >= n || !started || s.order[s.turn_pos] != d.actor {
+                    return bad("the awaited actor is not the one whose turn it is");
+                }
+                if s.controllers[i] != Controller::External {
+                    return bad("the awaited actor is not externally controlled");
+                }
+                if !s.st[i].life.is_conscious() || d.round != s.round {
+                    return bad(
+                        "the awaited decision is impossible (actor unconscious or wrong round)",
+                    );
+                }
+                if d.decision_id >= s.next_decision_id {
+                    return bad("decision id ahead of the decision counter");
+                }
+            }
+            Phase::Over(o) => {
+                if o.rounds > cap
+                    || o.winner
+                        .as_ref()
+                        .is_some_and(|w| !encounter.sides.contains(w))
+                {
+                    return bad("outcome out of range");
+                }
+            }
+            Phase::NotStarted | Phase::TurnStart => {}
+        }
+        let mut taken: std::collections::BTreeSet<Cell> = Default::default();
         for (i, c) in s.st.iter().enumerate() {
             let spec = &encounter.combatants[i].spec;
-            let in_map = crate::grid::footprint(c.pos, spec.size.footprint_side())
+            let cells = crate::grid::footprint(c.pos, spec.size.footprint_side());
+            let in_map = cells.iter().all(|x| encounter.grid.in_bounds(*x));
+            let known = c
+                .conditions
                 .iter()
-                .all(|x| encounter.grid.in_bounds(*x));
-            if !in_map || c.ammo.len() != spec.attacks.len() {
+                .all(|k| crate::conditions::def(&k.name).is_some());
+            let hp_ok = c.hp <= spec.hp_max + 1000 && c.hp >= -100_000;
+            if !in_map || c.ammo.len() != spec.attacks.len() || !known || !hp_ok {
                 return bad("combatant state does not fit the encounter");
             }
+            if c.life.is_conscious() && !cells.iter().all(|x| taken.insert(*x)) {
+                return bad("two conscious combatants share a square");
+            }
+        }
+        if s.move_aoo_provoked
+            .iter()
+            .any(|(a, b)| a.0 as usize >= n || b.0 as usize >= n)
+        {
+            return bad("attack-of-opportunity bookkeeping names unknown combatants");
         }
         Ok(Episode {
             enc: encounter,

@@ -1557,6 +1557,57 @@ where
     }
 }
 
+/// Episodes a response created (Reset, Fork, Restore: the one; batches: the reset items).
+trait CreatedEpisodes {
+    fn created(&self, reset_items_from: usize) -> Vec<String>;
+}
+
+impl CreatedEpisodes for proto::EpisodeState {
+    fn created(&self, _: usize) -> Vec<String> {
+        vec![self.episode_id.clone()]
+    }
+}
+
+impl CreatedEpisodes for proto::BatchResponse {
+    fn created(&self, reset_items_from: usize) -> Vec<String> {
+        self.items
+            .iter()
+            .skip(reset_items_from)
+            .filter_map(|i| match &i.result {
+                Some(proto::batch_item::Result::State(s)) => Some(s.episode_id.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// [`blocking`] for calls that create episodes: if the deadline passed while the engine
+/// worked, the client will never learn the new ids, so the episodes are closed again and the
+/// call fails with DEADLINE_EXCEEDED (no orphans counting against `--max-episodes`).
+/// `reset_items_from`: index of the first batch item that created an episode.
+async fn blocking_creating<T, F>(
+    svc: EnvironmentService,
+    deadline: Option<Instant>,
+    reset_items_from: usize,
+    f: F,
+) -> Result<T, tonic::Status>
+where
+    T: CreatedEpisodes + Send + 'static,
+    F: FnOnce() -> Result<T, ServiceError> + Send + 'static,
+{
+    blocking(deadline, move || {
+        let out = f()?;
+        if let Err(late) = check_deadline(deadline) {
+            for id in out.created(reset_items_from) {
+                let _ = svc.close_episode(&proto::CloseRequest { episode_id: id });
+            }
+            return Err(late);
+        }
+        Ok(out)
+    })
+    .await
+}
+
 type SessionResponseStream =
     tokio_stream::wrappers::ReceiverStream<Result<proto::SessionResponse, tonic::Status>>;
 
@@ -1598,7 +1649,7 @@ impl Environment for EnvironmentService {
         let svc = self.clone();
         let deadline = deadline_of(&request);
         let req = request.into_inner();
-        blocking(deadline, move || svc.reset_blocking(&req))
+        blocking_creating(svc.clone(), deadline, 0, move || svc.reset_blocking(&req))
             .await
             .map(Response::new)
     }
@@ -1667,9 +1718,11 @@ impl Environment for EnvironmentService {
         let svc = self.clone();
         let deadline = deadline_of(&request);
         let req = request.into_inner();
-        blocking(deadline, move || svc.restore_blocking(&req).map(|(_, s)| s))
-            .await
-            .map(Response::new)
+        blocking_creating(svc.clone(), deadline, 0, move || {
+            svc.restore_blocking(&req).map(|(_, s)| s)
+        })
+        .await
+        .map(Response::new)
     }
 
     async fn fork(
@@ -1679,9 +1732,11 @@ impl Environment for EnvironmentService {
         let svc = self.clone();
         let deadline = deadline_of(&request);
         let req = request.into_inner();
-        blocking(deadline, move || svc.fork_blocking(&req).map(|(_, s)| s))
-            .await
-            .map(Response::new)
+        blocking_creating(svc.clone(), deadline, 0, move || {
+            svc.fork_blocking(&req).map(|(_, s)| s)
+        })
+        .await
+        .map(Response::new)
     }
 
     async fn describe(
@@ -1710,9 +1765,12 @@ impl Environment for EnvironmentService {
         let svc = self.clone();
         let deadline = deadline_of(&request);
         let req = request.into_inner();
-        blocking(deadline, move || svc.step_batch_blocking(&req, deadline))
-            .await
-            .map(Response::new)
+        let first_reset = req.steps.len();
+        blocking_creating(svc.clone(), deadline, first_reset, move || {
+            svc.step_batch_blocking(&req, deadline)
+        })
+        .await
+        .map(Response::new)
     }
 
     async fn reset_batch(
@@ -1725,9 +1783,11 @@ impl Environment for EnvironmentService {
             steps: Vec::new(),
             resets: request.into_inner().resets,
         };
-        blocking(deadline, move || svc.step_batch_blocking(&req, deadline))
-            .await
-            .map(Response::new)
+        blocking_creating(svc.clone(), deadline, 0, move || {
+            svc.step_batch_blocking(&req, deadline)
+        })
+        .await
+        .map(Response::new)
     }
 
     type SessionStream = SessionResponseStream;

@@ -1141,3 +1141,45 @@ async fn graceful_shutdown_ends_open_streams() {
         .unwrap();
     drop(tx);
 }
+
+/// A creating call whose deadline passes while the engine works leaves no orphan episodes:
+/// the client never learns their ids, so the server closes them again.
+#[tokio::test]
+async fn timed_out_reset_batch_leaves_no_orphans() {
+    let mut t = start().await;
+    let stats = |c: &mut EnvironmentClient<Channel>| {
+        let mut c = c.clone();
+        async move { c.stats(proto::StatsRequest {}).await.unwrap().into_inner() }
+    };
+    let before = stats(&mut t.client).await;
+    let resets: Vec<_> = (0..4000)
+        .map(|i| {
+            let mut r = reset_req("sample_arena", i, &["players"]);
+            r.observation = lean();
+            r
+        })
+        .collect();
+    let mut req = tonic::Request::new(proto::ResetBatchRequest { resets });
+    req.set_timeout(std::time::Duration::from_millis(40));
+    let r = t.client.reset_batch(req).await;
+    assert!(r.is_err(), "4000 resets cannot finish in 40 ms");
+    // The blocking work finishes in the background, then closes what it created.
+    let mut after = stats(&mut t.client).await;
+    for _ in 0..200 {
+        if after.live_episodes == before.live_episodes
+            && after.episodes_closed > before.episodes_closed
+        {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        after = stats(&mut t.client).await;
+    }
+    assert!(
+        after.episodes_created > before.episodes_created,
+        "the engine created episodes before the deadline passed"
+    );
+    assert_eq!(
+        after.live_episodes, before.live_episodes,
+        "orphan episodes remain"
+    );
+}

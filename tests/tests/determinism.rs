@@ -236,3 +236,26 @@ fn tensor_observation_shapes_and_mask() {
     }
     assert!(ep.action_mask().iter().all(|&m| m == 0));
 }
+
+/// A tampered snapshot describing an impossible state is refused: a decision awaited from a
+/// combatant that is not externally controlled, a round beyond the cap, an unknown condition.
+#[test]
+fn tampered_snapshots_are_refused() {
+    let enc = sample();
+    let mut ep = Episode::new(enc.clone(), 2, &[Controller::External; 3]);
+    assert!(matches!(ep.advance(), Status::Decision(_)));
+    let text = String::from_utf8(ep.snapshot()).unwrap();
+    assert!(Episode::restore(enc.clone(), text.as_bytes()).is_ok());
+    let tampered = [
+        text.replace("\"external\"", "\"default_policy\""),
+        text.replacen("\"round\":1,", "\"round\":1000,", 1),
+        text.replacen("\"flat_footed\"", "\"no_such_condition\"", 1),
+    ];
+    for (i, t) in tampered.iter().enumerate() {
+        assert_ne!(t, &text, "tampering {i} changed the text");
+        assert!(
+            Episode::restore(enc.clone(), t.as_bytes()).is_err(),
+            "tampering {i}"
+        );
+    }
+}

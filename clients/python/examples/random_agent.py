@@ -10,6 +10,7 @@ Prints one line per episode and, last, ``<side> win rate: X.X% (W/N)``.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 import numpy as np
@@ -19,7 +20,11 @@ from pf1e_gym import Pf1eEnv
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--address", default="127.0.0.1:50051", help="server host:port")
+    p.add_argument(
+        "--address",
+        default=os.environ.get("PF1E_ADDRESS", "127.0.0.1:50051"),
+        help="server host:port (default: $PF1E_ADDRESS or 127.0.0.1:50051)",
+    )
     p.add_argument("--episodes", type=int, default=10, help="number of episodes (>= 1)")
     p.add_argument("--seed", type=int, default=0, help="seed of the agent and of episode 1")
     p.add_argument("--scenario", default="sample_arena", help="bundled scenario name")

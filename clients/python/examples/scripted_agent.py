@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any
 
@@ -60,7 +61,11 @@ def choose(state: pb.EpisodeState) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--address", default="127.0.0.1:50051", help="server host:port")
+    p.add_argument(
+        "--address",
+        default=os.environ.get("PF1E_ADDRESS", "127.0.0.1:50051"),
+        help="server host:port (default: $PF1E_ADDRESS or 127.0.0.1:50051)",
+    )
     p.add_argument("--episodes", type=int, default=10, help="number of episodes (>= 1)")
     p.add_argument("--seed", type=int, default=0, help="seed of episode 1 (episode i: seed + i)")
     p.add_argument("--scenario", default="sample_arena", help="bundled scenario name")
