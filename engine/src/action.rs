@@ -26,7 +26,177 @@ pub enum ActionKind {
     FiveFootStep,
     /// Full-round action: move up to 2× speed; leaving the first square does not provoke.
     Withdraw,
+    /// Standard action: a combat maneuver (`maneuver` says which) against `target` (CRB —
+    /// Combat: Combat Maneuvers; APG for dirty trick, steal, reposition, drag).
+    Maneuver,
+    /// Move action: stand up from prone; provokes (CRB — Conditions: Prone).
+    StandUp,
+    /// Free action: drop prone (CRB — Actions in Combat: Free Actions).
+    DropProne,
+    /// Move action: pick up a dropped weapon (`weapon`) lying in or next to the actor's space;
+    /// provokes (CRB — Actions in Combat: Move Actions, "Pick up an item").
+    RetrieveWeapon,
+    /// Move action: repair a broken weapon (`weapon`) — the seed's action, no SRD equivalent
+    /// in combat (see `docs/conformance.md`).
+    RepairWeapon,
+    /// Free action: toggle Power Attack (CRB — Feats: Power Attack).
+    ActivatePowerAttack,
+    /// Full-round action: run up to 4× speed (5× with Run) in a straight line to
+    /// `destination` (CRB — Actions in Combat: Run).
+    Run,
 }
+
+/// The combat maneuvers (CRB — Combat: Combat Maneuvers; APG — Combat: dirty trick, drag,
+/// reposition, steal). Dirty trick is one type per condition it imposes; `pin` is the grapple
+/// maintain check whose option is to pin (`grapple` against the creature one already grapples
+/// is the maintain check with the damage option).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Maneuver {
+    Trip,
+    Disarm,
+    BullRush,
+    Sunder,
+    Grapple,
+    Pin,
+    Escape,
+    Overrun,
+    DirtyTrickBlinded,
+    DirtyTrickDazzled,
+    DirtyTrickDeafened,
+    DirtyTrickEntangled,
+    DirtyTrickShaken,
+    DirtyTrickSickened,
+    Steal,
+    Reposition,
+    Drag,
+}
+
+impl Maneuver {
+    /// Every maneuver, in action-space order (never reorder: ids depend on it).
+    pub const ALL: [Maneuver; 17] = [
+        Maneuver::Trip,
+        Maneuver::Disarm,
+        Maneuver::BullRush,
+        Maneuver::Sunder,
+        Maneuver::Grapple,
+        Maneuver::Pin,
+        Maneuver::Escape,
+        Maneuver::Overrun,
+        Maneuver::DirtyTrickBlinded,
+        Maneuver::DirtyTrickDazzled,
+        Maneuver::DirtyTrickDeafened,
+        Maneuver::DirtyTrickEntangled,
+        Maneuver::DirtyTrickShaken,
+        Maneuver::DirtyTrickSickened,
+        Maneuver::Steal,
+        Maneuver::Reposition,
+        Maneuver::Drag,
+    ];
+
+    /// The `snake_case` name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Maneuver::Trip => "trip",
+            Maneuver::Disarm => "disarm",
+            Maneuver::BullRush => "bull_rush",
+            Maneuver::Sunder => "sunder",
+            Maneuver::Grapple => "grapple",
+            Maneuver::Pin => "pin",
+            Maneuver::Escape => "escape",
+            Maneuver::Overrun => "overrun",
+            Maneuver::DirtyTrickBlinded => "dirty_trick_blinded",
+            Maneuver::DirtyTrickDazzled => "dirty_trick_dazzled",
+            Maneuver::DirtyTrickDeafened => "dirty_trick_deafened",
+            Maneuver::DirtyTrickEntangled => "dirty_trick_entangled",
+            Maneuver::DirtyTrickShaken => "dirty_trick_shaken",
+            Maneuver::DirtyTrickSickened => "dirty_trick_sickened",
+            Maneuver::Steal => "steal",
+            Maneuver::Reposition => "reposition",
+            Maneuver::Drag => "drag",
+        }
+    }
+
+    /// The maneuver of a name (`snake_case`; spaces and dashes accepted).
+    pub fn from_name(name: &str) -> Option<Maneuver> {
+        let n = name.trim().to_lowercase().replace([' ', '-'], "_");
+        Maneuver::ALL.into_iter().find(|m| m.name() == n)
+    }
+
+    /// The feat that removes the attack of opportunity (`Improved Trip`…); `None` for escape
+    /// (never provokes).
+    pub fn improved_feat(self) -> Option<&'static str> {
+        Some(match self {
+            Maneuver::Trip => "Improved Trip",
+            Maneuver::Disarm => "Improved Disarm",
+            Maneuver::BullRush => "Improved Bull Rush",
+            Maneuver::Sunder => "Improved Sunder",
+            Maneuver::Grapple | Maneuver::Pin => "Improved Grapple",
+            Maneuver::Escape => return None,
+            Maneuver::Overrun => "Improved Overrun",
+            Maneuver::Steal => "Improved Steal",
+            Maneuver::Reposition => "Improved Reposition",
+            Maneuver::Drag => "Improved Drag",
+            _ => "Improved Dirty Trick",
+        })
+    }
+
+    /// The family name used for per-maneuver CMB/CMD overrides (`dirty_trick` for every
+    /// dirty trick, `grapple` for pin).
+    pub fn family(self) -> &'static str {
+        match self {
+            Maneuver::Pin => "grapple",
+            Maneuver::DirtyTrickBlinded
+            | Maneuver::DirtyTrickDazzled
+            | Maneuver::DirtyTrickDeafened
+            | Maneuver::DirtyTrickEntangled
+            | Maneuver::DirtyTrickShaken
+            | Maneuver::DirtyTrickSickened => "dirty_trick",
+            m => m.name(),
+        }
+    }
+
+    /// The condition a dirty trick imposes.
+    pub fn dirty_trick_condition(self) -> Option<&'static str> {
+        Some(match self {
+            Maneuver::DirtyTrickBlinded => "blinded",
+            Maneuver::DirtyTrickDazzled => "dazzled",
+            Maneuver::DirtyTrickDeafened => "deafened",
+            Maneuver::DirtyTrickEntangled => "entangled",
+            Maneuver::DirtyTrickShaken => "shaken",
+            Maneuver::DirtyTrickSickened => "sickened",
+            _ => return None,
+        })
+    }
+
+    /// Maneuvers limited to targets at most one size category larger (CRB — Bull Rush,
+    /// Overrun, Trip; APG — Drag, Reposition).
+    pub fn size_limited(self) -> bool {
+        matches!(
+            self,
+            Maneuver::Trip
+                | Maneuver::BullRush
+                | Maneuver::Overrun
+                | Maneuver::Reposition
+                | Maneuver::Drag
+        )
+    }
+}
+
+/// Maneuver family names accepted in `cmb_vs` / `cmd_vs` of the combatant JSON.
+pub const MANEUVER_FAMILIES: [&str; 11] = [
+    "trip",
+    "disarm",
+    "bull_rush",
+    "sunder",
+    "grapple",
+    "escape",
+    "overrun",
+    "dirty_trick",
+    "steal",
+    "reposition",
+    "drag",
+];
 
 /// An action request. Which fields matter depends on `kind`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -41,6 +211,9 @@ pub struct Action {
     /// Index of the weapon in the actor's `attacks` list; `None` = first usable weapon.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weapon: Option<usize>,
+    /// Which combat maneuver (`maneuver` actions only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub maneuver: Option<Maneuver>,
 }
 
 impl Action {
@@ -51,6 +224,7 @@ impl Action {
             target: None,
             destination: None,
             weapon: None,
+            maneuver: None,
         }
     }
 }
@@ -71,10 +245,19 @@ impl ActionKind {
     /// The budget slot of this kind.
     pub fn slot(self) -> Slot {
         match self {
-            ActionKind::Attack => Slot::Standard,
-            ActionKind::Move => Slot::Move,
-            ActionKind::FullAttack | ActionKind::Charge | ActionKind::Withdraw => Slot::FullRound,
-            ActionKind::FiveFootStep | ActionKind::EndTurn => Slot::Free,
+            ActionKind::Attack | ActionKind::Maneuver => Slot::Standard,
+            ActionKind::Move
+            | ActionKind::StandUp
+            | ActionKind::RetrieveWeapon
+            | ActionKind::RepairWeapon => Slot::Move,
+            ActionKind::FullAttack
+            | ActionKind::Charge
+            | ActionKind::Withdraw
+            | ActionKind::Run => Slot::FullRound,
+            ActionKind::FiveFootStep
+            | ActionKind::EndTurn
+            | ActionKind::DropProne
+            | ActionKind::ActivatePowerAttack => Slot::Free,
         }
     }
     /// The seed's `snake_case` name.
@@ -87,6 +270,13 @@ impl ActionKind {
             ActionKind::Move => "move",
             ActionKind::FiveFootStep => "5foot_step",
             ActionKind::Withdraw => "withdraw",
+            ActionKind::Maneuver => "maneuver",
+            ActionKind::StandUp => "stand_up",
+            ActionKind::DropProne => "drop_prone",
+            ActionKind::RetrieveWeapon => "retrieve_weapon",
+            ActionKind::RepairWeapon => "repair_weapon",
+            ActionKind::ActivatePowerAttack => "activate_power_attack",
+            ActionKind::Run => "run",
         }
     }
 }
@@ -136,4 +326,20 @@ pub mod reasons {
     pub const PREVENTED_BY_CONDITION: &str = "prevented_by_condition";
     /// Ours: the turn ended before this action of the submitted sequence.
     pub const TURN_ENDED: &str = "turn_ended";
+    /// `stand_up` while not prone.
+    pub const NOT_PRONE: &str = "not_prone";
+    /// `drop_prone` while already prone.
+    pub const ALREADY_PRONE: &str = "already_prone";
+    /// `activate_power_attack` without the Power Attack feat.
+    pub const NO_POWER_ATTACK: &str = "no_power_attack";
+    /// A maneuver limited to targets at most one size larger (trip, bull rush, overrun,
+    /// reposition, drag) against a bigger one.
+    pub const TARGET_TOO_LARGE: &str = "target_too_large";
+    /// `escape` (or `pin`) without being in that grapple.
+    pub const NOT_GRAPPLED: &str = "not_grappled";
+    /// A `maneuver` action without its maneuver type.
+    pub const MISSING_MANEUVER: &str = "missing_maneuver";
+    /// Ours: a `run` during the rest after failing the endurance check, or a second run of a
+    /// creature that must stop.
+    pub const CANNOT_RUN: &str = "cannot_run";
 }

@@ -452,6 +452,7 @@ impl Episode {
     /// blinded, helpless…).
     pub(crate) fn denied_dex(&self, c: CombatantId) -> bool {
         self.cond_flag(c, |d| d.denies_dex_to_ac)
+            || (self.st[c.0 as usize].running && !crate::feats::has(self.spec(c), "Run"))
     }
 
     /// Concealment miss chance of `t` against attacker `a`: the best of `t`'s conditions

@@ -132,6 +132,10 @@ impl Abilities {
     pub fn con_mod(&self) -> i32 {
         ability_modifier(self.con_score)
     }
+    /// Strength modifier (0 without a Str score).
+    pub fn str_mod(&self) -> i32 {
+        ability_modifier(self.str_score)
+    }
 }
 
 /// Armor Class profile, final values (CRB — Combat: Armor Class).
@@ -238,6 +242,13 @@ pub struct AttackSpec {
     /// types are added automatically.
     #[serde(default)]
     pub dr_bypass: Vec<String>,
+    /// Hardness of the item for sunder (CRB — Table: Hardness and Hit Points of weapons);
+    /// default 10 (metal) for melee weapons, 5 for ranged ones.
+    #[serde(default)]
+    pub hardness: Option<i32>,
+    /// Hit points of the item for sunder; default 10 for two-handed weapons, 5 otherwise.
+    #[serde(default)]
+    pub item_hp: Option<i32>,
 }
 
 fn default_crit_range() -> i32 {
@@ -331,6 +342,24 @@ pub struct CombatantSpec {
     /// them (see `engine/src/feats.rs`).
     #[serde(default = "default_true")]
     pub printed_feats_included: bool,
+    /// Printed Combat Maneuver Bonus (final, as in the stat block); absent = computed as
+    /// BAB + Str (Dex for Tiny and smaller) + special size modifier (CRB — Combat Maneuvers).
+    #[serde(default)]
+    pub cmb: Option<i32>,
+    /// Printed Combat Maneuver Defense; absent = 10 + BAB + Str + Dex + special size modifier.
+    #[serde(default)]
+    pub cmd: Option<i32>,
+    /// Per-maneuver printed CMB ("+6 grapple" → `{"grapple": 6}`); keys: `trip`, `disarm`,
+    /// `bull_rush`, `sunder`, `grapple`, `escape`, `overrun`, `dirty_trick`, `steal`,
+    /// `reposition`, `drag`.
+    #[serde(default)]
+    pub cmb_vs: BTreeMap<String, i32>,
+    /// Per-maneuver printed CMD ("14 (18 vs. trip)" → `cmd: 14, cmd_vs: {"trip": 18}`).
+    #[serde(default)]
+    pub cmd_vs: BTreeMap<String, i32>,
+    /// Escape Artist skill bonus, used to escape a grapple when better than the CMB.
+    #[serde(default)]
+    pub escape_artist: Option<i32>,
 }
 
 /// A condition at the start of combat.
@@ -345,7 +374,12 @@ pub struct InitialCondition {
 }
 
 /// Known values of `traits`.
-pub const KNOWN_TRAITS: [&str; 3] = ["immune_critical", "immune_flanking", "immune_precision"];
+pub const KNOWN_TRAITS: [&str; 4] = [
+    "immune_critical",
+    "immune_flanking",
+    "immune_precision",
+    "cannot_be_tripped",
+];
 
 /// Largest combatant file accepted, in bytes.
 pub const MAX_TEXT_BYTES: usize = 1 << 20;
@@ -362,6 +396,17 @@ fn default_true() -> bool {
 }
 
 impl AttackSpec {
+    /// Hardness for sunder: the JSON value, else 10 for melee weapons, 5 for ranged ones.
+    pub fn item_hardness(&self) -> i32 {
+        self.hardness
+            .unwrap_or(if self.is_ranged() { 5 } else { 10 })
+    }
+
+    /// Item hit points for sunder: the JSON value, else 10 two-handed, 5 otherwise.
+    pub fn item_hit_points(&self) -> i32 {
+        self.item_hp.unwrap_or(if self.two_handed { 10 } else { 5 })
+    }
+
     /// The weapon id: `id` if given, else the name lower-cased with spaces as `_`.
     pub fn weapon_id(&self) -> String {
         match &self.id {
@@ -382,6 +427,54 @@ impl AttackSpec {
 }
 
 impl CombatantSpec {
+    /// Combat Maneuver Bonus for `family` (CRB — Combat: Combat Maneuver Bonus): the printed
+    /// per-maneuver value, else the printed CMB, else BAB + Str modifier (Dex modifier for Tiny
+    /// and smaller) + special size modifier.
+    pub fn base_cmb(&self, family: &str) -> i32 {
+        if let Some(v) = self.cmb_vs.get(family) {
+            return *v;
+        }
+        if let Some(v) = self.cmb {
+            return v;
+        }
+        let ability = if self.size <= Size::Tiny {
+            self.abilities.dex_mod()
+        } else {
+            self.abilities.str_mod()
+        };
+        self.bab + ability + self.size.cmb_modifier() + self.improved_bonus(family)
+    }
+
+    /// +2 to CMB and CMD for a maneuver whose Improved feat the creature has (CRB — Feats:
+    /// Improved Bull Rush…), when the values are computed rather than printed.
+    fn improved_bonus(&self, family: &str) -> i32 {
+        let feat = crate::action::Maneuver::ALL
+            .into_iter()
+            .find(|m| m.family() == family)
+            .and_then(|m| m.improved_feat());
+        match feat {
+            Some(f) if crate::feats::has(self, f) => 2,
+            _ => 0,
+        }
+    }
+
+    /// Combat Maneuver Defense for `family` (CRB — Combat: Combat Maneuver Defense): the
+    /// printed per-maneuver value, else the printed CMD, else 10 + BAB + Str + Dex + special
+    /// size modifier.
+    pub fn base_cmd(&self, family: &str) -> i32 {
+        if let Some(v) = self.cmd_vs.get(family) {
+            return *v;
+        }
+        if let Some(v) = self.cmd {
+            return v;
+        }
+        10 + self.bab
+            + self.abilities.str_mod()
+            + self.abilities.dex_mod()
+            + self.size.cmb_modifier()
+            + self.improved_bonus(family)
+    }
+
     /// Parse a combatant from JSON text. `origin` names the file in errors.
     ///
     /// # Errors
@@ -460,6 +553,29 @@ impl CombatantSpec {
             bounded("speed_fly_ft", f.into(), 0, 1000)?;
         }
         bounded("spell_resistance", self.spell_resistance.into(), 0, 100)?;
+        if let Some(v) = self.cmb {
+            bounded("cmb", v.into(), -100, 200)?;
+        }
+        if let Some(v) = self.cmd {
+            bounded("cmd", v.into(), -100, 300)?;
+        }
+        if let Some(v) = self.escape_artist {
+            bounded("escape_artist", v.into(), -100, 200)?;
+        }
+        for (field, map, hi) in [("cmb_vs", &self.cmb_vs, 200), ("cmd_vs", &self.cmd_vs, 300)] {
+            for (k, v) in map {
+                if !crate::action::MANEUVER_FAMILIES.contains(&k.as_str()) {
+                    return err(
+                        format!("{field}.{k}"),
+                        &format!(
+                            "unknown maneuver; known: {}",
+                            crate::action::MANEUVER_FAMILIES.join(", ")
+                        ),
+                    );
+                }
+                bounded(&format!("{field}.{k}"), (*v).into(), -100, hi)?;
+            }
+        }
         if let Some(dr) = &self.dr {
             bounded("dr.amount", dr.amount.into(), 1, 1000)?;
         }
@@ -488,6 +604,12 @@ impl CombatantSpec {
             }
             if let Some(r) = a.reach_ft {
                 bounded(&p("reach_ft"), r.into(), 0, 100)?;
+            }
+            if let Some(h) = a.hardness {
+                bounded(&p("hardness"), h.into(), 0, 1000)?;
+            }
+            if let Some(h) = a.item_hp {
+                bounded(&p("item_hp"), h.into(), 1, 10_000)?;
             }
             if a.damage.len() > MAX_LIST_LEN {
                 return err(p("damage"), &format!("at most {MAX_LIST_LEN} components"));

@@ -152,6 +152,26 @@ pub(crate) struct CState {
     pub last_turn_results: Vec<ActionResult>,
     /// Ammunition left per attack (`None` = not counted).
     pub ammo: Vec<Option<u32>>,
+    /// Power Attack is on (CRB — Feats: Power Attack), toggled by `activate_power_attack`.
+    #[serde(default)]
+    pub power_attack: bool,
+    /// State of each attack's item: dropped (disarm), broken/destroyed (sunder).
+    #[serde(default)]
+    pub weapons: Vec<crate::maneuvers::WeaponState>,
+    /// The grapple this combatant is in (CRB — Combat: Grapple).
+    #[serde(default)]
+    pub grapple: Option<crate::maneuvers::GrappleLink>,
+    /// Ran this turn: denied Dex to AC until its next turn unless it has Run.
+    #[serde(default)]
+    pub running: bool,
+    /// Consecutive turns spent running, Constitution checks made for this streak, and turns
+    /// of rest left after failing one (CRB — Actions in Combat: Run).
+    #[serde(default)]
+    pub run_rounds: u32,
+    #[serde(default)]
+    pub run_checks: u32,
+    #[serde(default)]
+    pub run_rest: u32,
 }
 
 /// Per-turn bookkeeping of the acting combatant.
@@ -165,6 +185,9 @@ pub(crate) struct TurnState {
     pub stepped: bool,
     /// Disabled combatants: a single move or standard action.
     pub disabled_acted: bool,
+    /// Ran this turn (the run streak goes on).
+    #[serde(default)]
+    pub ran: bool,
     pub results: Vec<ActionResult>,
 }
 
@@ -245,6 +268,18 @@ impl Episode {
                 initiative_total: 0,
                 last_turn_results: Vec::new(),
                 ammo: p.spec.attacks.iter().map(|a| a.ammunition).collect(),
+                power_attack: false,
+                weapons: p
+                    .spec
+                    .attacks
+                    .iter()
+                    .map(crate::maneuvers::WeaponState::new)
+                    .collect(),
+                grapple: None,
+                running: false,
+                run_rounds: 0,
+                run_checks: 0,
+                run_rest: 0,
             })
             .collect();
         let mut ctl: Vec<Controller> = controllers.iter().copied().take(n).collect();
@@ -301,20 +336,38 @@ impl Episode {
                             self.new_decision(actor);
                         }
                         Controller::DefaultPolicy => {
-                            let actions = crate::policy::default_policy(self, actor);
-                            if actions.is_empty() {
-                                self.log_turn(actor, "takes no action".into());
-                            }
-                            for a in &actions {
-                                let r = self.apply_one(actor, a);
-                                if let (false, Some(reason)) = (r.ok, &r.reason) {
-                                    let what = format!("{} refused: {reason}", a.kind.name());
-                                    self.log_turn(actor, what);
+                            // A preparatory action (stand up, pick up a weapon, toggle Power
+                            // Attack) comes alone; the policy plans again after it, with the
+                            // budget that is left (at most a few times per turn).
+                            let mut acted = false;
+                            for _ in 0..4 {
+                                let actions = crate::policy::default_policy(self, actor);
+                                let prep = actions.len() == 1
+                                    && crate::policy::is_preparatory(actions[0].kind);
+                                let mut refused = false;
+                                for a in &actions {
+                                    acted = true;
+                                    let r = self.apply_one(actor, a);
+                                    if let (false, Some(reason)) = (r.ok, &r.reason) {
+                                        let what = format!("{} refused: {reason}", a.kind.name());
+                                        self.log_turn(actor, what);
+                                        refused = true;
+                                    }
+                                    self.turn.results.push(r);
+                                    if self.outcome_now().is_some() {
+                                        break;
+                                    }
                                 }
-                                self.turn.results.push(r);
-                                if self.outcome_now().is_some() {
+                                if !prep
+                                    || refused
+                                    || self.outcome_now().is_some()
+                                    || !self.conscious(actor)
+                                {
                                     break;
                                 }
+                            }
+                            if !acted {
+                                self.log_turn(actor, "takes no action".into());
                             }
                             if !self.check_end() {
                                 self.end_turn();
@@ -612,7 +665,14 @@ impl Episode {
                 .iter()
                 .all(|k| crate::conditions::def(&k.name).is_some());
             let hp_ok = c.hp <= spec.hp_max + 1000 && c.hp >= -100_000;
-            if !in_map || c.ammo.len() != spec.attacks.len() || !known || !hp_ok {
+            let grapple_ok = c.grapple.is_none_or(|g| (g.with.0 as usize) < n);
+            if !in_map
+                || c.ammo.len() != spec.attacks.len()
+                || c.weapons.len() != spec.attacks.len()
+                || !known
+                || !hp_ok
+                || !grapple_ok
+            {
                 return bad("combatant state does not fit the encounter");
             }
             if c.life.is_conscious() && !cells.iter().all(|x| taken.insert(*x)) {
@@ -712,6 +772,7 @@ impl Episode {
             .conditions
             .retain(|c| !(c.name == "flat_footed" && c.rounds.is_none()));
         self.st[i].charging = false;
+        self.st[i].running = false;
         if self.st[i].life == LifeState::Dying {
             self.stabilization_check(actor);
         }
@@ -738,12 +799,6 @@ impl Episode {
         }
         if self.has_condition(actor, "confused") && crate::rules::confused_turn(self, actor) {
             return true;
-        }
-        if self.has_condition(actor, "prone") && !self.cond_flag(actor, |d| d.cant_move) {
-            crate::rules::stand_up(self, actor);
-            if !self.st[i].life.is_conscious() {
-                return true;
-            }
         }
         false
     }
@@ -814,6 +869,10 @@ impl Episode {
             }
         };
         self.st[i].life = new;
+        if !new.is_conscious() && self.st[i].grapple.is_some() {
+            // A grapple ends when either creature falls (CRB — Grapple: nothing holds it).
+            crate::maneuvers::end_grapple(self, c);
+        }
         if new != before {
             let id = self.id_of(c).to_string();
             let what = match new {
@@ -894,6 +953,16 @@ impl Episode {
     fn end_turn(&mut self) {
         let actor = self.order[self.turn_pos];
         self.st[actor.0 as usize].last_turn_results = std::mem::take(&mut self.turn.results);
+        {
+            // Run endurance (CRB — Run): the streak breaks on a turn without running; the
+            // rest after a failed check counts down one per turn.
+            let s = &mut self.st[actor.0 as usize];
+            if !self.turn.ran {
+                s.run_rounds = 0;
+                s.run_checks = 0;
+            }
+            s.run_rest = s.run_rest.saturating_sub(1);
+        }
         self.tick_conditions(actor);
         self.turn = TurnState::default();
         self.turn_pos += 1;
@@ -987,7 +1056,7 @@ impl Episode {
 
     /// Check an action for `actor` now without applying it: the budget slot, then the rule
     /// checks. Never rolls dice nor changes anything.
-    fn check(
+    pub(crate) fn check(
         &self,
         actor: CombatantId,
         a: &Action,
@@ -1001,17 +1070,31 @@ impl Episode {
         if self.cond_flag(actor, |d| d.cant_act) {
             return Err(reasons::CANNOT_ACT);
         }
+        let escape =
+            a.kind == ActionKind::Maneuver && a.maneuver == Some(crate::action::Maneuver::Escape);
         let attacks = matches!(
             a.kind,
             ActionKind::Attack | ActionKind::FullAttack | ActionKind::Charge
-        );
+        ) || (a.kind == ActionKind::Maneuver && !escape);
         let moves = matches!(
             a.kind,
-            ActionKind::Move | ActionKind::Charge | ActionKind::FiveFootStep | ActionKind::Withdraw
+            ActionKind::Move
+                | ActionKind::Charge
+                | ActionKind::FiveFootStep
+                | ActionKind::Withdraw
+                | ActionKind::Run
+                | ActionKind::StandUp
         );
+        // Fatigued, exhausted, entangled: no charge and no run (CRB — Conditions).
+        let charge_like = matches!(a.kind, ActionKind::Charge | ActionKind::Run);
+        // Prone: no movement but standing up (crawling 5 ft is not modelled) — CRB —
+        // Conditions: Prone.
+        let prone_moves =
+            moves && a.kind != ActionKind::StandUp && self.has_condition(actor, "prone");
         if (attacks && self.cond_flag(actor, |d| d.cant_attack))
             || (moves && self.cond_flag(actor, |d| d.cant_move))
-            || (a.kind == ActionKind::Charge && self.cond_flag(actor, |d| d.no_charge))
+            || prone_moves
+            || (charge_like && self.cond_flag(actor, |d| d.no_charge))
         {
             return Err(reasons::PREVENTED_BY_CONDITION);
         }
@@ -1092,7 +1175,7 @@ impl Episode {
 }
 
 /// Version of the snapshot byte format.
-const SNAPSHOT_FORMAT: u32 = 2;
+const SNAPSHOT_FORMAT: u32 = 3;
 
 /// Error of [`Episode::restore`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -54,8 +54,8 @@ pub const FEATS: &[(&str, FeatKind, &str)] = &[
     ),
     (
         "Improved Bull Rush",
-        FeatKind::NotModelled,
-        "combat maneuvers are not modelled yet",
+        FeatKind::Applied,
+        "bull rush does not provoke (the +2 CMB/CMD is in the printed CMB/CMD)",
     ),
     (
         "Improved Critical",
@@ -63,9 +63,54 @@ pub const FEATS: &[(&str, FeatKind, &str)] = &[
         "threat range doubled (in the printed crit range)",
     ),
     (
+        "Improved Dirty Trick",
+        FeatKind::Applied,
+        "dirty trick does not provoke (+2 in printed CMB/CMD)",
+    ),
+    (
+        "Improved Disarm",
+        FeatKind::Applied,
+        "disarm does not provoke (+2 in printed CMB/CMD)",
+    ),
+    (
+        "Improved Drag",
+        FeatKind::Applied,
+        "drag does not provoke (+2 in printed CMB/CMD)",
+    ),
+    (
+        "Improved Grapple",
+        FeatKind::Applied,
+        "grapple does not provoke (+2 in printed CMB/CMD)",
+    ),
+    (
         "Improved Initiative",
         FeatKind::NoOp,
         "+4 initiative, in the printed initiative",
+    ),
+    (
+        "Improved Overrun",
+        FeatKind::Applied,
+        "overrun does not provoke (+2 in printed CMB/CMD)",
+    ),
+    (
+        "Improved Reposition",
+        FeatKind::Applied,
+        "reposition does not provoke (+2 in printed CMB/CMD)",
+    ),
+    (
+        "Improved Steal",
+        FeatKind::Applied,
+        "steal does not provoke (+2 in printed CMB/CMD)",
+    ),
+    (
+        "Improved Sunder",
+        FeatKind::Applied,
+        "sunder does not provoke (+2 in printed CMB/CMD)",
+    ),
+    (
+        "Improved Trip",
+        FeatKind::Applied,
+        "trip does not provoke (+2 in printed CMB/CMD)",
     ),
     (
         "Intimidating Prowess",
@@ -90,8 +135,8 @@ pub const FEATS: &[(&str, FeatKind, &str)] = &[
     ),
     (
         "Power Attack",
-        FeatKind::NotModelled,
-        "needs an activation choice; not modelled yet",
+        FeatKind::Applied,
+        "activate_power_attack toggle: -X melee attack and CMB, +2X damage (+3X two-handed)",
     ),
     (
         "Precise Shot",
@@ -100,8 +145,8 @@ pub const FEATS: &[(&str, FeatKind, &str)] = &[
     ),
     (
         "Run",
-        FeatKind::NotModelled,
-        "the run action is not modelled yet",
+        FeatKind::Applied,
+        "run at 5x speed and keep the Dex bonus to AC while running",
     ),
     ("Skill Focus", FeatKind::NoOp, "skills only"),
     (

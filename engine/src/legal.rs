@@ -13,11 +13,22 @@
 //! | `move` to      | C     | destination square                         |
 //! | `5foot_step`   | 8     | direction N, NE, E, SE, S, SW, W, NW       |
 //! | `withdraw`     | C     | destination square                         |
+//! | `maneuver`     | N × M | target × M + maneuver ([`Maneuver::ALL`] order, M = 17) |
+//! | `stand_up`     | 1     | —                                          |
+//! | `drop_prone`   | 1     | —                                          |
+//! | `retrieve_weapon` | W  | weapon                                     |
+//! | `repair_weapon` | W    | weapon                                     |
+//! | `activate_power_attack` | 1 | — (a toggle)                          |
+//! | `run`          | C     | destination square                         |
+//!
+//! The blocks after `withdraw` were appended later: earlier ids never move. A maneuver id
+//! uses the first usable melee weapon that reaches the target (escape: the target is the
+//! grappler) and, for reposition, the default square (see `maneuvers.rs`).
 //!
 //! Target indices are absolute combatant indices (list order), so an id means the same thing
 //! at every decision of the episode; the 5-foot step is relative to the actor's square.
 
-use crate::action::{Action, ActionKind, CombatantId};
+use crate::action::{Action, ActionKind, CombatantId, Maneuver};
 use crate::encounter::Encounter;
 use crate::episode::{Episode, LegalAction};
 use crate::grid::Cell;
@@ -70,7 +81,8 @@ impl ActionSpace {
     }
 
     /// `(name, first id, size)` of each block, in id order.
-    pub fn blocks(&self) -> [(&'static str, u32, u32); 8] {
+    pub fn blocks(&self) -> [(&'static str, u32, u32); 15] {
+        let m = Maneuver::ALL.len() as u32;
         let sizes = [
             ("end_turn", 1),
             ("attack", self.n * self.w),
@@ -80,8 +92,15 @@ impl ActionSpace {
             ("move_to", self.cells()),
             ("5foot_step", 8),
             ("withdraw", self.cells()),
+            ("maneuver", self.n * m),
+            ("stand_up", 1),
+            ("drop_prone", 1),
+            ("retrieve_weapon", self.w),
+            ("repair_weapon", self.w),
+            ("activate_power_attack", 1),
+            ("run", self.cells()),
         ];
-        let mut out = [("", 0, 0); 8];
+        let mut out = [("", 0, 0); 15];
         let mut start = 0;
         for (i, (name, size)) in sizes.into_iter().enumerate() {
             out[i] = (name, start, size);
@@ -93,7 +112,7 @@ impl ActionSpace {
     /// Total number of action ids.
     pub fn size(&self) -> u32 {
         let b = self.blocks();
-        b[7].1 + b[7].2
+        b[14].1 + b[14].2
     }
 
     fn cell_index(&self, c: Cell) -> Option<u32> {
@@ -131,11 +150,31 @@ impl ActionSpace {
             4 => Action::new(ActionKind::Move),
             5 => Action::new(ActionKind::Move),
             6 => Action::new(ActionKind::FiveFootStep),
-            _ => Action::new(ActionKind::Withdraw),
+            7 => Action::new(ActionKind::Withdraw),
+            8 => {
+                let m = Maneuver::ALL.len() as u32;
+                let mut a = Action::new(ActionKind::Maneuver);
+                a.target = Some(CombatantId((k / m) as u16));
+                a.maneuver = Some(Maneuver::ALL[(k % m) as usize]);
+                a
+            }
+            9 => Action::new(ActionKind::StandUp),
+            10 => Action::new(ActionKind::DropProne),
+            11 | 12 => {
+                let mut a = Action::new(if bi == 11 {
+                    ActionKind::RetrieveWeapon
+                } else {
+                    ActionKind::RepairWeapon
+                });
+                a.weapon = Some(k as usize);
+                a
+            }
+            13 => Action::new(ActionKind::ActivatePowerAttack),
+            _ => Action::new(ActionKind::Run),
         };
         match bi {
             3 | 4 => a.target = Some(CombatantId(k as u16)),
-            5 | 7 => a.destination = Some(self.cell_of(k)),
+            5 | 7 | 14 => a.destination = Some(self.cell_of(k)),
             6 => {
                 let (dr, dc) = STEP_DIRECTIONS[k as usize];
                 a.destination = Some(Cell::new(actor_pos.row + dr, actor_pos.col + dc));
@@ -150,6 +189,10 @@ impl ActionSpace {
     pub fn encode(&self, a: &Action, actor_pos: Cell) -> Option<u32> {
         let b = self.blocks();
         let target = a.target.map(|t| t.0 as u32);
+        let bare = a.target.is_none() && a.destination.is_none() && a.weapon.is_none();
+        if a.kind != ActionKind::Maneuver && a.maneuver.is_some() {
+            return None;
+        }
         match a.kind {
             ActionKind::EndTurn => Some(0),
             ActionKind::Attack | ActionKind::FullAttack => {
@@ -179,6 +222,28 @@ impl ActionSpace {
                 let d = a.destination?;
                 (target.is_none() && a.weapon.is_none()).then_some(b[7].1 + self.cell_index(d)?)
             }
+            ActionKind::Maneuver => {
+                let (t, m) = (target?, a.maneuver?);
+                let mi = Maneuver::ALL.iter().position(|x| *x == m)? as u32;
+                (t < self.n && a.weapon.is_none() && a.destination.is_none())
+                    .then_some(b[8].1 + t * Maneuver::ALL.len() as u32 + mi)
+            }
+            ActionKind::StandUp => bare.then_some(b[9].1),
+            ActionKind::DropProne => bare.then_some(b[10].1),
+            ActionKind::RetrieveWeapon | ActionKind::RepairWeapon => {
+                let w = a.weapon? as u32;
+                let blk = if a.kind == ActionKind::RetrieveWeapon {
+                    11
+                } else {
+                    12
+                };
+                (w < self.w && target.is_none() && a.destination.is_none()).then_some(b[blk].1 + w)
+            }
+            ActionKind::ActivatePowerAttack => bare.then_some(b[13].1),
+            ActionKind::Run => {
+                let d = a.destination?;
+                (target.is_none() && a.weapon.is_none()).then_some(b[14].1 + self.cell_index(d)?)
+            }
         }
     }
 }
@@ -197,6 +262,10 @@ pub fn label(ep: &Episode, actor: CombatantId, a: &Action) -> String {
     }
     if let Some(d) = a.destination {
         s.push_str(&format!(" to {d}"));
+    }
+    if let Some(m) = a.maneuver {
+        s.push(' ');
+        s.push_str(m.name());
     }
     if let Some(w) = a.weapon {
         if let Some(x) = ep.spec(actor).attacks.get(w) {
@@ -224,9 +293,11 @@ fn candidate_actions(ep: &Episode, actor: CombatantId, first_only: bool) -> Vec<
     let pos = ep.st[actor.0 as usize].pos;
     let budget = ep.budget(actor);
     let speed_squares = (ep.speed_ft(actor) / crate::grid::SQUARE_FT).max(0) as u32;
-    let move_ok = budget.move_action && !ep.turn.stepped;
-    let withdraw_ok = budget.full_round && !ep.turn.moved;
-    let step_ok = budget.five_foot_step && speed_squares > 0;
+    // Movement kinds are refused while prone (stand up first) or unable to move.
+    let can_walk = !ep.has_condition(actor, "prone") && !ep.cond_flag(actor, |d| d.cant_move);
+    let move_ok = budget.move_action && !ep.turn.stepped && can_walk;
+    let withdraw_ok = budget.full_round && !ep.turn.moved && can_walk;
+    let step_ok = budget.five_foot_step && speed_squares > 0 && can_walk;
     // One unbounded field serves every movement kind: bounding Dijkstra only prunes squares
     // beyond the bound, so costs and paths within it are the same. When only the first action
     // is wanted, a 1-square field is enough to find a 5-foot step or a move.
@@ -276,13 +347,14 @@ fn candidate_actions(ep: &Episode, actor: CombatantId, first_only: bool) -> Vec<
                             target: Some(t),
                             destination: None,
                             weapon: Some(w),
+                            maneuver: None,
                         });
                     }
                 }
             }
         }
     }
-    if budget.full_round && !ep.turn.moved {
+    if budget.full_round && !ep.turn.moved && can_walk && !ep.cond_flag(actor, |d| d.no_charge) {
         for &t in &targets {
             if rules::charge_path(ep, actor, t, None).is_ok() {
                 let mut a = Action::new(ActionKind::Charge);
@@ -310,6 +382,62 @@ fn candidate_actions(ep: &Episode, actor: CombatantId, first_only: bool) -> Vec<
             if cell != pos && cost <= 2 * speed_squares {
                 let mut a = Action::new(ActionKind::Withdraw);
                 a.destination = Some(cell);
+                push!(a);
+            }
+        }
+    }
+    // The kinds added with combat maneuvers: each candidate is checked like a submitted
+    // action (conditions, budget slot, rules).
+    let ok = |a: &Action| ep.check(actor, a).is_ok();
+    for a in [ActionKind::StandUp].map(Action::new) {
+        if ok(&a) {
+            push!(a);
+        }
+    }
+    let n_w = ep.spec(actor).attacks.len();
+    for kind in [ActionKind::RetrieveWeapon, ActionKind::RepairWeapon] {
+        for w in 0..n_w {
+            let mut a = Action::new(kind);
+            a.weapon = Some(w);
+            if ok(&a) {
+                push!(a);
+            }
+        }
+    }
+    if budget.standard {
+        let grappler = ep.st[actor.0 as usize].grapple.map(|g| g.with);
+        for t in ep.ids().filter(|&t| t != actor) {
+            if !(targets.contains(&t) || grappler == Some(t)) {
+                continue;
+            }
+            for m in Maneuver::ALL {
+                let mut a = Action::new(ActionKind::Maneuver);
+                a.target = Some(t);
+                a.maneuver = Some(m);
+                if ok(&a) {
+                    push!(a);
+                }
+            }
+        }
+    }
+    if withdraw_ok {
+        let max = crate::maneuvers::run_multiplier(ep, actor) * speed_squares as i32;
+        let g = &ep.enc.grid;
+        for r in (pos.row - max).max(0)..=(pos.row + max).min(g.rows - 1) {
+            for c in (pos.col - max).max(0)..=(pos.col + max).min(g.cols - 1) {
+                let mut a = Action::new(ActionKind::Run);
+                a.destination = Some(Cell::new(r, c));
+                if ok(&a) {
+                    push!(a);
+                }
+            }
+        }
+    }
+    // Free toggles last, and never in the "anything besides end_turn?" probe: a turn whose
+    // only options left are free declarations ends by itself.
+    if !first_only {
+        for a in [ActionKind::DropProne, ActionKind::ActivatePowerAttack].map(Action::new) {
+            if ok(&a) {
                 push!(a);
             }
         }

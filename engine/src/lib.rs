@@ -22,6 +22,7 @@ pub mod feats;
 pub mod grid;
 pub mod legal;
 pub mod los;
+pub mod maneuvers;
 pub mod map;
 pub mod observation;
 mod policy;
@@ -29,7 +30,7 @@ mod rules;
 pub mod saves;
 pub mod tensor;
 
-pub use action::{Action, ActionKind, ActionResult, Budget, CombatantId};
+pub use action::{Action, ActionKind, ActionResult, Budget, CombatantId, Maneuver};
 pub use data::CombatantSpec;
 pub use dice::{Dice, DiceSource, ScriptedDice};
 pub use encounter::{Encounter, EncounterError, RulesOptions};

@@ -26,6 +26,16 @@ pub struct AttackObs {
     pub secondary: bool,
     /// Shots or throws left (`None` = not counted).
     pub ammunition_left: Option<u32>,
+    /// Broken by a sunder: −2 attack and damage (CRB — Conditions: Broken).
+    pub weapon_broken: bool,
+    /// Dropped (disarm): unusable until `retrieve_weapon`.
+    pub weapon_dropped: bool,
+    /// Where it lies when dropped.
+    pub dropped_at: Option<Cell>,
+    /// Destroyed by a sunder: unusable for good.
+    pub weapon_destroyed: bool,
+    /// Item hit points left (sunder).
+    pub item_hp: i32,
 }
 
 /// Per-combatant state.
@@ -78,6 +88,23 @@ pub struct CombatantObs {
     pub concealment: u32,
     /// Denied its Dexterity bonus to AC by its own conditions.
     pub denied_dex_to_ac: bool,
+    /// Combat Maneuver Bonus with its current conditions (CRB — Combat Maneuvers).
+    pub cmb: i32,
+    /// Combat Maneuver Defense now (conditions, denied Dex).
+    pub cmd: i32,
+    /// Power Attack is on.
+    pub power_attack: bool,
+    /// Prone.
+    pub prone: bool,
+    /// Id of the creature it is grappling with, if any.
+    pub grappled_with: Option<String>,
+    /// It initiated (controls) that grapple.
+    pub grapple_controller: bool,
+    /// Ran this turn (denied Dex to AC unless it has Run).
+    pub running: bool,
+    /// Any of its weapons is broken / dropped (summaries of `attacks`).
+    pub weapon_broken: bool,
+    pub weapon_dropped: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -202,6 +229,15 @@ pub(crate) fn build(
                 sneak_dice: ep.sneak_attack_dice(c),
                 concealment: ep.cond_defs(c).map(|d| d.miss_chance).max().unwrap_or(0),
                 denied_dex_to_ac: ep.denied_dex(c),
+                cmb: ep.cmb(c),
+                cmd: ep.cmd(c),
+                power_attack: st.power_attack,
+                prone: ep.has_condition(c, "prone"),
+                grappled_with: st.grapple.map(|g| ep.id_of(g.with).to_string()),
+                grapple_controller: st.grapple.is_some_and(|g| g.controller),
+                running: st.running,
+                weapon_broken: st.weapons.iter().any(|w| w.broken),
+                weapon_dropped: st.weapons.iter().any(|w| w.dropped_at.is_some()),
                 index: c.0,
                 id: p.id.clone(),
                 name: s.name.clone(),
@@ -271,6 +307,11 @@ pub(crate) fn build(
                         natural: w.natural,
                         secondary: w.secondary,
                         ammunition_left: st.ammo.get(k).copied().flatten(),
+                        weapon_broken: st.weapons.get(k).is_some_and(|x| x.broken),
+                        weapon_dropped: st.weapons.get(k).is_some_and(|x| x.dropped_at.is_some()),
+                        dropped_at: st.weapons.get(k).and_then(|x| x.dropped_at),
+                        weapon_destroyed: st.weapons.get(k).is_some_and(|x| x.destroyed),
+                        item_hp: st.weapons.get(k).map_or(0, |x| x.hp),
                     })
                     .collect(),
                 feats: s.feats.clone(),

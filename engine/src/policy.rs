@@ -17,13 +17,25 @@
 //! enemy when no weapon reaches. A **staggered** combatant (one action) attacks once from
 //! here, or 5-foot steps and attacks once, or moves.
 //!
+//! Preparations (ours; each comes alone and the policy plans again after it with the budget
+//! left — [`is_preparatory`]): a **prone** combatant that can move **stands up** first (a
+//! move action that provokes; the rest of the turn is a single action); a combatant whose
+//! dropped weapon lies within reach **picks it up** (move action) when that weapon has a
+//! better attack bonus than every weapon it still holds (or it holds none); with the **Power
+//! Attack** feat it turns the toggle on exactly when it pays against the nearest enemy with
+//! its best melee weapon: expected damage `p(hit at bonus − X) × (avg + kX)` above
+//! `p(hit at bonus) × avg` (p = (21 + bonus − AC) / 20 clamped to [0.05, 0.95], AC = the
+//! printed total, avg = average weapon damage, k = 2, 3 two-handed, 1 secondary natural), off
+//! otherwise and for ranged-first combatants. A **pinned** combatant tries to escape. No
+//! maneuver is chosen by the policy; the Trip rider (wolf) is part of the attack itself.
+//!
 //! "Ranged attackers shoot": the preferred mode is that of the attack with the best attack
 //! bonus (ties: list order) — the goblin (short bow +4 vs short sword +2) shoots, the orc
 //! (falchion +5 vs javelin +1) closes in. A ranged attacker threatened in melee uses its melee
 //! weapon when it reaches (shooting would provoke). This tie-break is ours: the seed used the
 //! first usable weapon in list order.
 
-use crate::action::{Action, ActionKind, CombatantId};
+use crate::action::{Action, ActionKind, CombatantId, Maneuver};
 use crate::episode::Episode;
 use crate::grid::{self, Cell};
 use crate::legal::STEP_DIRECTIONS;
@@ -98,7 +110,86 @@ fn with(
         target: Some(target),
         destination: dest,
         weapon,
+        maneuver: None,
     }
+}
+
+/// Kinds the policy returns alone, planning again after them.
+pub(crate) fn is_preparatory(kind: ActionKind) -> bool {
+    matches!(
+        kind,
+        ActionKind::StandUp | ActionKind::RetrieveWeapon | ActionKind::ActivatePowerAttack
+    )
+}
+
+/// Average of a damage formula list plus a flat bonus.
+fn average_damage(w: &crate::data::AttackSpec) -> f64 {
+    let mut avg = w.damage_bonus as f64;
+    for c in &w.damage {
+        if let Ok(e) = c.formula.parse::<crate::dice::DiceExpr>() {
+            avg += (e.min() + e.max()) as f64 / 2.0;
+        }
+    }
+    avg
+}
+
+/// Whether Power Attack pays for `a` against `t` (rule in the module doc).
+fn power_attack_pays(ep: &Episode, a: CombatantId, t: CombatantId) -> bool {
+    if prefers_ranged(ep, a) {
+        return false;
+    }
+    let attacks = &ep.spec(a).attacks;
+    let Some(w) = (0..attacks.len())
+        .filter(|&w| !attacks[w].is_ranged() && ep.weapon_usable(a, w))
+        .max_by_key(|&w| (attacks[w].attack_bonus, std::cmp::Reverse(w)))
+    else {
+        return false;
+    };
+    let w = &attacks[w];
+    let x = crate::maneuvers::power_attack_x(ep, a) as f64;
+    let k = if w.two_handed {
+        3.0
+    } else if w.secondary {
+        1.0
+    } else {
+        2.0
+    };
+    let ac = ep.spec(t).ac.total as f64;
+    let p = |b: f64| ((21.0 + b - ac) / 20.0).clamp(0.05, 0.95);
+    let b = w.attack_bonus as f64;
+    let avg = average_damage(w);
+    p(b - x) * (avg + k * x) > p(b) * avg
+}
+
+/// A preparatory action for this turn, if one is due (see the module doc).
+fn preparation(ep: &Episode, a: CombatantId, t: CombatantId) -> Option<Action> {
+    let budget = ep.budget(a);
+    let cant_move = ep.cond_flag(a, |d| d.cant_move);
+    if ep.has_condition(a, "prone") && budget.move_action && !cant_move {
+        return Some(Action::new(ActionKind::StandUp));
+    }
+    let attacks = &ep.spec(a).attacks;
+    if budget.move_action && !ep.turn.move_used {
+        let best_held = (0..attacks.len())
+            .filter(|&w| ep.weapon_usable(a, w))
+            .map(|w| attacks[w].attack_bonus)
+            .max();
+        let retrieve = (0..attacks.len())
+            .filter(|&w| crate::maneuvers::can_retrieve(ep, a, w))
+            .filter(|&w| best_held.is_none_or(|b| attacks[w].attack_bonus > b))
+            .max_by_key(|&w| (attacks[w].attack_bonus, std::cmp::Reverse(w)));
+        if let Some(w) = retrieve {
+            let mut act = Action::new(ActionKind::RetrieveWeapon);
+            act.weapon = Some(w);
+            return Some(act);
+        }
+    }
+    if crate::feats::has(ep.spec(a), "Power Attack")
+        && power_attack_pays(ep, a, t) != ep.power_attack_on(a)
+    {
+        return Some(Action::new(ActionKind::ActivatePowerAttack));
+    }
+    None
 }
 
 /// The default policy's action sequence for `a`'s turn (may be empty: end the turn).
@@ -118,10 +209,26 @@ pub(crate) fn default_policy(ep: &Episode, a: CombatantId) -> Vec<Action> {
                 target: None,
                 destination: Some(dest),
                 weapon: None,
+                maneuver: None,
             }];
         }
         if ep.cond_flag(a, |d| d.cant_attack) {
             return Vec::new();
+        }
+    }
+    // Pinned: try to escape (CRB — Conditions: Pinned).
+    if ep.has_condition(a, "pinned") && ep.budget(a).standard {
+        if let Some(g) = ep.grappled_with(a) {
+            let mut act = with(ActionKind::Maneuver, g, None, None);
+            act.maneuver = Some(Maneuver::Escape);
+            if ep.check(a, &act).is_ok() {
+                return vec![act];
+            }
+        }
+    }
+    if !ep.cond_flag(a, |d| d.cant_act) {
+        if let Some(p) = preparation(ep, a, t) {
+            return vec![p];
         }
     }
     if ep.cond_flag(a, |d| d.cant_attack) {
@@ -137,7 +244,8 @@ pub(crate) fn default_policy(ep: &Episode, a: CombatantId) -> Vec<Action> {
     // 1. Full attack from here (a single attack when limited to one action).
     // Staggered: one action. (A disabled combatant keeps the seed's plan, whose full-round
     // and standard actions are refused: it never strains for 1 hp.)
-    let single = ep.cond_flag(a, |d| d.staggered);
+    // After a preparatory move action (standing up, picking up a weapon) one action is left.
+    let single = ep.cond_flag(a, |d| d.staggered) || ep.turn.move_used;
     let attack_kind = if single {
         ActionKind::Attack
     } else {
@@ -170,6 +278,7 @@ pub(crate) fn default_policy(ep: &Episode, a: CombatantId) -> Vec<Action> {
                     target: None,
                     destination: Some(c),
                     weapon: None,
+                    maneuver: None,
                 };
                 return vec![step, with(attack_kind, t, Some(w), None)];
             }

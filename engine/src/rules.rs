@@ -37,6 +37,19 @@ pub(crate) enum Plan {
     Withdraw {
         path: Vec<Cell>,
     },
+    Maneuver(crate::maneuvers::ManeuverPlan),
+    StandUp,
+    DropProne,
+    RetrieveWeapon {
+        weapon: usize,
+    },
+    RepairWeapon {
+        weapon: usize,
+    },
+    TogglePowerAttack,
+    Run {
+        path: Vec<Cell>,
+    },
 }
 
 /// Physical damage types (subject to DR; multiplied on a critical hit).
@@ -194,7 +207,7 @@ pub(crate) fn melee_reach(ep: &Episode, c: CombatantId, w: &AttackSpec) -> (Opti
     }
 }
 
-fn footprints_in_reach(
+pub(crate) fn footprints_in_reach(
     a: Cell,
     a_side: i32,
     t: Cell,
@@ -257,6 +270,10 @@ pub(crate) fn can_weapon_attack(
     let Some(weapon) = spec.attacks.get(w) else {
         return Err(reasons::WEAPON_UNAVAILABLE);
     };
+    // Dropped (disarm) or destroyed (sunder) items cannot attack.
+    if !ep.weapon_usable(a, w) {
+        return Err(reasons::WEAPON_UNAVAILABLE);
+    }
     let tpos = ep.st[idx(t)].pos;
     if ep.st[idx(a)].ammo.get(w).copied().flatten() == Some(0) {
         return Err(reasons::OUT_OF_AMMUNITION);
@@ -294,6 +311,9 @@ pub(crate) fn weapon_for(
     if n == 0 {
         return Err(reasons::NO_WEAPON);
     }
+    if (0..n).all(|w| !ep.weapon_usable(a, w)) {
+        return Err(reasons::WEAPON_UNAVAILABLE);
+    }
     let (mut saw_los, mut saw_ammo) = (false, false);
     for w in 0..n {
         match can_weapon_attack(ep, a, from, w, t) {
@@ -323,7 +343,7 @@ pub(crate) fn threatening_weapon(
     let xpos = ep.st[idx(x)].pos;
     let spec = ep.spec(x);
     for (w, weapon) in spec.attacks.iter().enumerate() {
-        if weapon.is_ranged() {
+        if weapon.is_ranged() || !ep.weapon_usable(x, w) {
             continue;
         }
         let reach = melee_reach(ep, x, weapon);
@@ -358,7 +378,13 @@ pub(crate) fn threatened_squares(ep: &Episode, threateners: &[CombatantId]) -> V
             continue;
         }
         let (xpos, side) = (ep.st[idx(x)].pos, ep.fp_side(x));
-        for w in ep.spec(x).attacks.iter().filter(|w| !w.is_ranged()) {
+        for (_, w) in ep
+            .spec(x)
+            .attacks
+            .iter()
+            .enumerate()
+            .filter(|(i, w)| !w.is_ranged() && ep.weapon_usable(x, *i))
+        {
             let reach = melee_reach(ep, x, w);
             let k = reach.1 / SQUARE_FT + 1;
             for r in (xpos.row - k).max(0)..(xpos.row + side + k).min(rows) {
@@ -514,7 +540,11 @@ pub(crate) fn into_melee_penalty(ep: &Episode, a: CombatantId, t: CombatantId) -
 
 // ----- validation ----------------------------------------------------------------------------
 
-fn target_of(ep: &Episode, a: CombatantId, act: &Action) -> Result<CombatantId, &'static str> {
+pub(crate) fn target_of(
+    ep: &Episode,
+    a: CombatantId,
+    act: &Action,
+) -> Result<CombatantId, &'static str> {
     let Some(t) = act.target else {
         return Err(reasons::MISSING_TARGET);
     };
@@ -544,7 +574,7 @@ fn weapon_choice(
 }
 
 /// Movement budget in squares for a kind.
-fn budget_squares(ep: &Episode, a: CombatantId, mult: i32) -> u32 {
+pub(crate) fn budget_squares(ep: &Episode, a: CombatantId, mult: i32) -> u32 {
     (ep.speed_ft(a) * mult / SQUARE_FT).max(0) as u32
 }
 
@@ -618,7 +648,7 @@ pub(crate) fn charge_path(
     let spec = ep.spec(a);
     let w = match weapon {
         Some(w) => {
-            if spec.attacks.get(w).is_none_or(|x| x.is_ranged()) {
+            if spec.attacks.get(w).is_none_or(|x| x.is_ranged()) || !ep.weapon_usable(a, w) {
                 return Err(reasons::WEAPON_UNAVAILABLE);
             }
             w
@@ -626,7 +656,8 @@ pub(crate) fn charge_path(
         None => spec
             .attacks
             .iter()
-            .position(|x| !x.is_ranged())
+            .enumerate()
+            .position(|(i, x)| !x.is_ranged() && ep.weapon_usable(a, i))
             .ok_or(reasons::NO_WEAPON)?,
     };
     let start = ep.st[idx(a)].pos;
@@ -836,6 +867,54 @@ pub(crate) fn plan_action(
                 .ok_or(reasons::UNREACHABLE_DESTINATION)?;
             Ok(Plan::Withdraw { path })
         }
+        ActionKind::Maneuver => crate::maneuvers::plan_maneuver(ep, a, act).map(Plan::Maneuver),
+        ActionKind::StandUp => {
+            if !ep.has_condition(a, "prone") {
+                return Err(reasons::NOT_PRONE);
+            }
+            Ok(Plan::StandUp)
+        }
+        ActionKind::DropProne => {
+            if ep.has_condition(a, "prone") {
+                return Err(reasons::ALREADY_PRONE);
+            }
+            Ok(Plan::DropProne)
+        }
+        ActionKind::RetrieveWeapon => {
+            let w = act.weapon.ok_or(reasons::WEAPON_UNAVAILABLE)?;
+            if !crate::maneuvers::can_retrieve(ep, a, w) {
+                return Err(reasons::WEAPON_UNAVAILABLE);
+            }
+            Ok(Plan::RetrieveWeapon { weapon: w })
+        }
+        ActionKind::RepairWeapon => {
+            let w = act.weapon.ok_or(reasons::WEAPON_UNAVAILABLE)?;
+            let ok = ep.st[idx(a)]
+                .weapons
+                .get(w)
+                .is_some_and(|s| s.broken && !s.destroyed && s.dropped_at.is_none());
+            if !ok {
+                return Err(reasons::WEAPON_UNAVAILABLE);
+            }
+            Ok(Plan::RepairWeapon { weapon: w })
+        }
+        ActionKind::ActivatePowerAttack => {
+            if !crate::feats::has(ep.spec(a), "Power Attack") {
+                return Err(reasons::NO_POWER_ATTACK);
+            }
+            Ok(Plan::TogglePowerAttack)
+        }
+        ActionKind::Run => {
+            if moved {
+                return Err(reasons::ALREADY_MOVED);
+            }
+            if ep.st[idx(a)].run_rest > 0 {
+                return Err(reasons::CANNOT_RUN);
+            }
+            let dest = act.destination.ok_or(reasons::MISSING_TARGET)?;
+            let path = crate::maneuvers::run_path(ep, a, dest)?;
+            Ok(Plan::Run { path })
+        }
     }
 }
 
@@ -892,12 +971,41 @@ pub(crate) fn execute(ep: &mut Episode, a: CombatantId, plan: Plan) {
             ep.st[idx(a)].pos = to;
             ep.log_turn(a, format!("5foot_step {from}->{to}"));
         }
+        Plan::Maneuver(m) => crate::maneuvers::execute_maneuver(ep, a, m),
+        Plan::StandUp => stand_up(ep, a),
+        Plan::DropProne => {
+            ep.log_turn(a, "drops prone (free action)".into());
+            let _ = ep.apply_condition(a, "prone", None);
+        }
+        Plan::RetrieveWeapon { weapon } => crate::maneuvers::retrieve_weapon(ep, a, weapon),
+        Plan::RepairWeapon { weapon } => crate::maneuvers::repair_weapon(ep, a, weapon),
+        Plan::TogglePowerAttack => {
+            let on = !ep.st[idx(a)].power_attack;
+            ep.st[idx(a)].power_attack = on;
+            let x = crate::maneuvers::power_attack_x(ep, a);
+            let what = if on {
+                format!(
+                    "activates Power Attack (-{x} melee attack and CMB, +{} damage)",
+                    2 * x
+                )
+            } else {
+                "deactivates Power Attack".to_string()
+            };
+            ep.log_turn(a, what);
+        }
+        Plan::Run { path } => crate::maneuvers::run(ep, a, path),
     }
 }
 
 /// Walk a path square by square; leaving a threatened square provokes (except the first square
 /// of a withdraw). Returns whether the whole path was walked.
-fn walk(ep: &mut Episode, a: CombatantId, path: &[Cell], what: &str, withdraw: bool) -> bool {
+pub(crate) fn walk(
+    ep: &mut Episode,
+    a: CombatantId,
+    path: &[Cell],
+    what: &str,
+    withdraw: bool,
+) -> bool {
     let start = ep.st[idx(a)].pos;
     let text: Vec<String> = std::iter::once(start)
         .chain(path.iter().copied())
@@ -920,7 +1028,7 @@ fn walk(ep: &mut Episode, a: CombatantId, path: &[Cell], what: &str, withdraw: b
 
 /// What provokes an attack of opportunity (CRB — Combat: Attacks of Opportunity).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Provocation {
+pub(crate) enum Provocation {
     /// Leaving a threatened square: once per enemy per round for this mover ("moving out of
     /// more than one square threatened by the same opponent in the same round doesn't count
     /// as more than one opportunity").
@@ -929,17 +1037,34 @@ enum Provocation {
     RangedAttack,
     /// Standing up from prone (CRB — Conditions: Prone): a separate opportunity.
     StandUp,
+    /// A combat maneuver: only its target may respond (CRB — Combat Maneuvers).
+    Maneuver,
+    /// Picking up an item (CRB — Actions in Combat: Move Actions).
+    PickUp,
 }
 
 /// Every enemy threatening `provoker`'s current square(s) may make an attack of opportunity,
 /// in list order, while it has AoOs left this round; flat-footed creatures make none (unless
 /// Combat Reflexes), and none is made against a provoker with cover. The AoO says what
 /// provoked it; the provoker's action stops if it falls.
-fn provoke(ep: &mut Episode, provoker: CombatantId, why: Provocation) {
+pub(crate) fn provoke(ep: &mut Episode, provoker: CombatantId, why: Provocation) {
+    provoke_by(ep, provoker, why, None);
+}
+
+/// [`provoke`], limited to `only` when given (a maneuver provokes only from its target).
+pub(crate) fn provoke_by(
+    ep: &mut Episode,
+    provoker: CombatantId,
+    why: Provocation,
+    only: Option<CombatantId>,
+) {
     let pos = ep.st[idx(provoker)].pos;
     for x in ep.ids().collect::<Vec<_>>() {
         if !ep.conscious(provoker) {
             return;
+        }
+        if only.is_some_and(|o| o != x) {
+            continue;
         }
         if x == provoker || !ep.enemies(x, provoker) || !ep.conscious(x) || !can_make_aoo(ep, x) {
             continue;
@@ -977,17 +1102,15 @@ fn can_make_aoo(ep: &Episode, x: CombatantId) -> bool {
     !ep.has_condition(x, "flat_footed") || ep.has_feat(x, "Combat Reflexes")
 }
 
-/// Stand up from prone at the start of its turn: a move action that provokes (CRB —
-/// Conditions: Prone). Simplification: there is no `stand_up` action kind yet, so every prone
-/// combatant that can move stands up automatically at the start of its turn.
+/// `stand_up`: a move action that provokes attacks of opportunity, resolved while still prone
+/// (CRB — Conditions: Prone; Actions in Combat: Stand up from prone). It is an opportunity
+/// separate from leaving threatened squares.
 pub(crate) fn stand_up(ep: &mut Episode, a: CombatantId) {
-    ep.turn.move_used = true;
-    if ep.single_action(a) {
-        ep.turn.disabled_acted = true;
-    }
     ep.log_turn(a, "stands up (move action)".into());
     provoke(ep, a, Provocation::StandUp);
-    ep.remove_condition(a, "prone");
+    if ep.conscious(a) {
+        ep.remove_condition(a, "prone");
+    }
 }
 
 /// Confused (CRB — Conditions: Confused): d% at the start of its turn — 01–25 acts normally;
@@ -1050,6 +1173,8 @@ fn make_aoo(ep: &mut Episode, x: CombatantId, target: CombatantId, w: usize, why
         Provocation::Leaving => "leaves a threatened square",
         Provocation::RangedAttack => "makes a ranged attack while threatened",
         Provocation::StandUp => "stands up",
+        Provocation::Maneuver => "attempts a combat maneuver",
+        Provocation::PickUp => "picks up an item",
     };
     ep.log_turn(x, format!("attack of opportunity on {tid} ({reason})"));
     attack_swing(ep, x, target, w, AttackOpts::default());
@@ -1166,6 +1291,16 @@ fn attack_swing(ep: &mut Episode, a: CombatantId, t: CombatantId, w: usize, opts
         mods.push(sit(Stat::Attack, 2, "invisible"));
     }
     mods.extend(ep.modifiers_for(a));
+    // Power Attack (CRB — Feats): −X melee attack, +2X damage (+3X two-handed, +X with a
+    // secondary natural attack); broken weapon: −2 attack and damage (CRB — Conditions: Broken).
+    if !ranged {
+        mods.extend(crate::maneuvers::power_attack_mods(ep, a, &weapon));
+    }
+    let broken = ep.weapon_broken(a, w);
+    if broken {
+        mods.push(sit(Stat::Attack, -2, "broken"));
+        mods.push(sit(Stat::Damage, -2, "broken"));
+    }
     let res = crate::effects::resolve(&mods, Stat::Attack, &ctx);
     let bonus = weapon.attack_bonus + opts.penalty + res.total;
     let mut notes: Vec<String> = Vec::new();
@@ -1217,7 +1352,13 @@ fn attack_swing(ep: &mut Episode, a: CombatantId, t: CombatantId, w: usize, opts
     // hit and no confirmation is rolled.
     let mut mult = 1;
     let mut crit_note = String::new();
-    if d >= crate::feats::crit_range(&spec, &weapon) {
+    // A broken weapon threatens only on a natural 20 and multiplies by ×2.
+    let threat = if broken {
+        20
+    } else {
+        crate::feats::crit_range(&spec, &weapon)
+    };
+    if d >= threat {
         if ep.has_trait(t, "immune_critical") {
             crit_note = " (immune to critical hits)".into();
         } else {
@@ -1225,7 +1366,7 @@ fn attack_swing(ep: &mut Episode, a: CombatantId, t: CombatantId, w: usize, opts
             let ct = c + bonus;
             let confirmed = c != 1 && (c == 20 || ct >= ac);
             if confirmed {
-                mult = weapon.crit_mult;
+                mult = if broken { 2 } else { weapon.crit_mult };
                 crit_note = format!(" x{mult} (confirm d20={c}{bonus:+}={ct})");
             } else {
                 crit_note = format!(" (threat not confirmed d20={c}{bonus:+}={ct})");
@@ -1284,6 +1425,11 @@ fn attack_swing(ep: &mut Episode, a: CombatantId, t: CombatantId, w: usize, opts
     if dmg.total > 0 {
         ep.update_life(t);
     }
+    // Trip (Bestiary — Universal Monster Rules: Trip): a free trip attempt on a hit with the
+    // specified attack, without provoking.
+    if ep.conscious(t) && ep.conscious(a) && crate::maneuvers::trip_rider(ep, a, &weapon) {
+        crate::maneuvers::free_trip(ep, a, t, w);
+    }
 }
 
 /// Armor Class of `t` against an attack (CRB — Combat: Armor Class, Touch Attacks,
@@ -1331,9 +1477,9 @@ pub(crate) fn armor_class(
     (ac, notes.join(", "))
 }
 
-struct DamageRoll {
-    total: i32,
-    note: String,
+pub(crate) struct DamageRoll {
+    pub(crate) total: i32,
+    pub(crate) note: String,
 }
 
 /// Roll damage of a hit (CRB — Combat: Damage; Critical Hits; Glossary: Damage Reduction,
@@ -1345,7 +1491,7 @@ struct DamageRoll {
 /// - DR applies once to the physical part of the hit, after multiplication, unless the attack
 ///   has every bypass component; energy resistance/immunity applies per component;
 /// - the total never goes below 0.
-fn roll_damage(
+pub(crate) fn roll_damage(
     ep: &mut Episode,
     w: &AttackSpec,
     mult: i32,

@@ -25,7 +25,7 @@ pub const PLANE_NAMES: [&str; 10] = [
 ];
 
 /// Names of the per-combatant features, in order.
-pub const FEATURE_NAMES: [&str; 24] = [
+pub const FEATURE_NAMES: [&str; 33] = [
     "present",
     "is_me",
     "is_ally",
@@ -50,6 +50,15 @@ pub const FEATURE_NAMES: [&str; 24] = [
     "concealment_div_100",
     "afraid",
     "sneak_dice_div_10",
+    "cmb_div_20",
+    "cmd_div_40",
+    "power_attack",
+    "grappled",
+    "pinned",
+    "grapple_controller",
+    "running",
+    "weapon_dropped",
+    "weapon_broken",
 ];
 
 /// Number of grid planes.
@@ -146,6 +155,15 @@ pub(crate) fn build(ep: &Episode, viewer: CombatantId) -> TensorObservation {
         f[21] = ep.cond_defs(x).map(|d| d.miss_chance).max().unwrap_or(0) as f32 / 100.0;
         f[22] = b(ep.cond_flag(x, |d| d.fear));
         f[23] = ep.sneak_attack_dice(x) as f32 / 10.0;
+        f[24] = ep.cmb(x) as f32 / 20.0;
+        f[25] = ep.cmd(x) as f32 / 40.0;
+        f[26] = b(st.power_attack);
+        f[27] = b(ep.has_condition(x, "grappled"));
+        f[28] = b(ep.has_condition(x, "pinned"));
+        f[29] = b(st.grapple.is_some_and(|g| g.controller));
+        f[30] = b(st.running);
+        f[31] = b(st.weapons.iter().any(|w| w.dropped_at.is_some()));
+        f[32] = b(st.weapons.iter().any(|w| w.broken));
     }
     TensorObservation {
         plane_shape: [PLANES, rows, cols],

@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use pf1e_engine::{CombatantId, Controller, Episode};
+use pf1e_engine::{Action, ActionKind, CombatantId, Controller, Episode};
 use serde_json::{json, Value};
 
 fn with_conds(v: Value, conds: Value) -> Value {
@@ -84,8 +84,9 @@ fn json_initial_conditions_and_observation_rounds_left() {
     let obs = ep.observation(None);
     let c = &obs.combatants[0].conditions;
     assert_eq!(c.get("shaken"), Some(&Some(3)));
-    // Prone: the hero stood up (move action) at the start of its turn.
-    assert!(!c.contains_key("prone"));
+    // Prone until it chooses `stand_up` (no automatic stand-up any more).
+    assert_eq!(c.get("prone"), Some(&None));
+    assert!(obs.combatants[0].prone);
     let bad = set(creature("x"), "conditions", json!([{"name": "petrified"}]));
     let err = pf1e_engine::CombatantSpec::from_json_str(&bad.to_string(), "x.json").unwrap_err();
     assert!(err.to_string().contains("conditions[0].name"), "{err}");
@@ -159,7 +160,10 @@ fn crb_prone_attacker_minus_4_melee_no_bow_stands_up_provoking() {
     // (dummy is flat-footed, so none) — then attacks at +5 (no longer prone).
     let hero = with_conds(creature("hero"), json!([{"name": "prone"}]));
     let (mut ep, d) = duel(hero, creature("dummy"), &[20, 1, 2]);
-    assert!(!ep.has_condition(cid(&ep, "hero"), "prone"));
+    let h = cid(&ep, "hero");
+    assert!(ep.has_condition(h, "prone"));
+    assert_all_ok(&submit(&mut ep, &[Action::new(ActionKind::StandUp)]));
+    assert!(!ep.has_condition(h, "prone"));
     let b = ep.decision().unwrap().budget;
     assert!(!b.full_round && b.standard);
     submit(&mut ep, &[attack(d)]);
@@ -200,6 +204,7 @@ fn crb_stand_up_provokes_an_attack_of_opportunity() {
     );
     let mut ep = episode(enc, &[1, 20, 1]);
     turn_of(&mut ep, "hero");
+    submit(&mut ep, &[Action::new(ActionKind::StandUp)]);
     assert_eq!(
         lines_with(&ep, "attack of opportunity"),
         vec!["round 1 dummy: attack of opportunity on hero (stands up)"]

@@ -207,6 +207,6 @@ fn crb_feats_in_printed_numbers_are_logged_no_ops() {
     assert!(lines[0].starts_with("feat Toughness: no-op"));
     assert!(lines[1].starts_with("feat Iron Will: no-op"));
     assert!(lines[2].starts_with("feat Improved Initiative: no-op"));
-    assert!(lines[3].starts_with("feat Power Attack: not modelled yet"));
+    assert!(lines[3].starts_with("feat Power Attack: applied"));
     assert!(lines[4].starts_with("feat Alertness: no-op"));
 }

@@ -11,7 +11,9 @@
 use crate::proto::{self, environment_server::Environment};
 use crate::scenarios::{ScenarioError, ScenarioStore};
 use pf1e_engine::episode::SubmitError;
-use pf1e_engine::{Action, ActionKind, Cell, CombatantId, Controller, Encounter, Episode, Status};
+use pf1e_engine::{
+    Action, ActionKind, Cell, CombatantId, Controller, Encounter, Episode, Maneuver, Status,
+};
 use std::collections::{BTreeSet, HashMap};
 use std::future::Future;
 use std::path::PathBuf;
@@ -1106,6 +1108,14 @@ pub fn result_code(ok: bool, reason: Option<&str>) -> proto::ResultCode {
             r::DOWNGRADED_DISABLED => C::DowngradedDisabled,
             r::CANNOT_ACT => C::CannotAct,
             r::TURN_ENDED => C::TurnEnded,
+            r::PREVENTED_BY_CONDITION => C::PreventedByCondition,
+            r::NOT_PRONE => C::NotProne,
+            r::ALREADY_PRONE => C::AlreadyProne,
+            r::NO_POWER_ATTACK => C::NoPowerAttack,
+            r::TARGET_TOO_LARGE => C::TargetTooLarge,
+            r::NOT_GRAPPLED => C::NotGrappled,
+            r::MISSING_MANEUVER => C::MissingManeuver,
+            r::CANNOT_RUN => C::CannotRun,
             _ => C::Unknown,
         },
     }
@@ -1259,12 +1269,75 @@ fn action_from_proto(
         }
     };
     let weapon = a.weapon.map(|w| w as usize);
+    let maneuver = match a.maneuver {
+        None => None,
+        Some(m) => match proto::ManeuverType::try_from(m) {
+            Ok(proto::ManeuverType::Unspecified) => None,
+            Ok(m) => maneuver_from_proto(m),
+            Err(_) => {
+                return Err(ServiceError::invalid(
+                    format!("{field}.maneuver"),
+                    format!("unknown maneuver type {m}"),
+                ))
+            }
+        },
+    };
     Ok(Action {
         kind,
         target,
         destination,
         weapon,
+        maneuver,
     })
+}
+
+/// Proto maneuver type → engine maneuver (`None` for UNSPECIFIED): one exhaustive match.
+pub fn maneuver_from_proto(m: proto::ManeuverType) -> Option<Maneuver> {
+    use proto::ManeuverType as P;
+    Some(match m {
+        P::Unspecified => return None,
+        P::Trip => Maneuver::Trip,
+        P::Disarm => Maneuver::Disarm,
+        P::BullRush => Maneuver::BullRush,
+        P::Sunder => Maneuver::Sunder,
+        P::Grapple => Maneuver::Grapple,
+        P::Pin => Maneuver::Pin,
+        P::Escape => Maneuver::Escape,
+        P::Overrun => Maneuver::Overrun,
+        P::DirtyTrickBlinded => Maneuver::DirtyTrickBlinded,
+        P::DirtyTrickDazzled => Maneuver::DirtyTrickDazzled,
+        P::DirtyTrickDeafened => Maneuver::DirtyTrickDeafened,
+        P::DirtyTrickEntangled => Maneuver::DirtyTrickEntangled,
+        P::DirtyTrickShaken => Maneuver::DirtyTrickShaken,
+        P::DirtyTrickSickened => Maneuver::DirtyTrickSickened,
+        P::Steal => Maneuver::Steal,
+        P::Reposition => Maneuver::Reposition,
+        P::Drag => Maneuver::Drag,
+    })
+}
+
+/// Engine maneuver → proto maneuver type.
+pub fn maneuver_to_proto(m: Maneuver) -> proto::ManeuverType {
+    use proto::ManeuverType as P;
+    match m {
+        Maneuver::Trip => P::Trip,
+        Maneuver::Disarm => P::Disarm,
+        Maneuver::BullRush => P::BullRush,
+        Maneuver::Sunder => P::Sunder,
+        Maneuver::Grapple => P::Grapple,
+        Maneuver::Pin => P::Pin,
+        Maneuver::Escape => P::Escape,
+        Maneuver::Overrun => P::Overrun,
+        Maneuver::DirtyTrickBlinded => P::DirtyTrickBlinded,
+        Maneuver::DirtyTrickDazzled => P::DirtyTrickDazzled,
+        Maneuver::DirtyTrickDeafened => P::DirtyTrickDeafened,
+        Maneuver::DirtyTrickEntangled => P::DirtyTrickEntangled,
+        Maneuver::DirtyTrickShaken => P::DirtyTrickShaken,
+        Maneuver::DirtyTrickSickened => P::DirtyTrickSickened,
+        Maneuver::Steal => P::Steal,
+        Maneuver::Reposition => P::Reposition,
+        Maneuver::Drag => P::Drag,
+    }
 }
 
 /// Proto action kind → engine action kind (`None` for UNSPECIFIED).
@@ -1278,6 +1351,13 @@ pub fn kind_from_proto(k: proto::ActionKind) -> Option<ActionKind> {
         proto::ActionKind::Move => ActionKind::Move,
         proto::ActionKind::FiveFootStep => ActionKind::FiveFootStep,
         proto::ActionKind::Withdraw => ActionKind::Withdraw,
+        proto::ActionKind::Maneuver => ActionKind::Maneuver,
+        proto::ActionKind::StandUp => ActionKind::StandUp,
+        proto::ActionKind::DropProne => ActionKind::DropProne,
+        proto::ActionKind::RetrieveWeapon => ActionKind::RetrieveWeapon,
+        proto::ActionKind::RepairWeapon => ActionKind::RepairWeapon,
+        proto::ActionKind::ActivatePowerAttack => ActionKind::ActivatePowerAttack,
+        proto::ActionKind::Run => ActionKind::Run,
     })
 }
 
@@ -1291,6 +1371,13 @@ pub fn kind_to_proto(k: ActionKind) -> proto::ActionKind {
         ActionKind::Move => proto::ActionKind::Move,
         ActionKind::FiveFootStep => proto::ActionKind::FiveFootStep,
         ActionKind::Withdraw => proto::ActionKind::Withdraw,
+        ActionKind::Maneuver => proto::ActionKind::Maneuver,
+        ActionKind::StandUp => proto::ActionKind::StandUp,
+        ActionKind::DropProne => proto::ActionKind::DropProne,
+        ActionKind::RetrieveWeapon => proto::ActionKind::RetrieveWeapon,
+        ActionKind::RepairWeapon => proto::ActionKind::RepairWeapon,
+        ActionKind::ActivatePowerAttack => proto::ActionKind::ActivatePowerAttack,
+        ActionKind::Run => proto::ActionKind::Run,
     }
 }
 
@@ -1304,6 +1391,7 @@ pub fn action_to_proto(a: &Action) -> proto::Action {
             col: c.col,
         }),
         weapon: a.weapon.map(|w| u32::try_from(w).unwrap_or(u32::MAX)),
+        maneuver: a.maneuver.map(|m| maneuver_to_proto(m) as i32),
     }
 }
 
@@ -1943,10 +2031,37 @@ mod tests {
             ActionKind::Move,
             ActionKind::FiveFootStep,
             ActionKind::Withdraw,
+            ActionKind::Maneuver,
+            ActionKind::StandUp,
+            ActionKind::DropProne,
+            ActionKind::RetrieveWeapon,
+            ActionKind::RepairWeapon,
+            ActionKind::ActivatePowerAttack,
+            ActionKind::Run,
         ] {
             assert_eq!(kind_from_proto(kind_to_proto(k)), Some(k));
         }
         assert_eq!(kind_from_proto(proto::ActionKind::Unspecified), None);
+        for m in Maneuver::ALL {
+            assert_eq!(maneuver_from_proto(maneuver_to_proto(m)), Some(m));
+            // Same order as the engine's action-space block.
+            let i = Maneuver::ALL.iter().position(|x| *x == m).unwrap() as i32;
+            assert_eq!(maneuver_to_proto(m) as i32, i + 1);
+        }
+        assert_eq!(maneuver_from_proto(proto::ManeuverType::Unspecified), None);
+        use pf1e_engine::action::reasons as r;
+        for reason in [
+            r::PREVENTED_BY_CONDITION,
+            r::NOT_PRONE,
+            r::ALREADY_PRONE,
+            r::NO_POWER_ATTACK,
+            r::TARGET_TOO_LARGE,
+            r::NOT_GRAPPLED,
+            r::MISSING_MANEUVER,
+            r::CANNOT_RUN,
+        ] {
+            assert_ne!(result_code(false, Some(reason)), proto::ResultCode::Unknown);
+        }
     }
 
     #[test]

@@ -647,7 +647,7 @@ async fn arbitrary_actions_are_results_not_errors() {
                 0 => req.action_ids = vec![(next() % size) as u32, (next() % size) as u32],
                 // A random well-formed action message.
                 1 => {
-                    let kind = 1 + (next() % 7) as i32;
+                    let kind = 1 + (next() % 14) as i32;
                     req.actions = vec![proto::Action {
                         kind,
                         target: (next() % 2 == 0).then(|| (next() % 5) as u32),
@@ -656,6 +656,7 @@ async fn arbitrary_actions_are_results_not_errors() {
                             col: (next() % 20) as i32,
                         }),
                         weapon: (next() % 3 == 0).then(|| (next() % 4) as u32),
+                        maneuver: (next() % 2 == 0).then(|| (next() % 18) as i32),
                     }]
                 }
                 // A random legal action.

@@ -175,10 +175,14 @@ fn golden_duel_1v1_melee() {
 
 /// The skirmisher agent of the 2v2 golden (the goblin): when threatened it moves away to the
 /// reachable square farthest from its nearest enemy (leaving threatened squares provokes); when
-/// not threatened it shoots with a full attack; else it ends its turn.
+/// not threatened it shoots with a full attack; else it ends its turn. Prone, it stands up
+/// first (a move action that provokes).
 fn skirmisher(ep: &Episode, _log: &mut String) -> Vec<Action> {
     let legal = ep.legal_actions();
     let obs = ep.observation(None);
+    if legal.iter().any(|l| l.action.kind == ActionKind::StandUp) {
+        return vec![Action::new(ActionKind::StandUp)];
+    }
     if !obs.enemies_threatening_me.is_empty() {
         let enemies: Vec<_> = obs
             .combatants

@@ -231,6 +231,7 @@ pub fn attack(t: CombatantId) -> Action {
         target: Some(t),
         destination: None,
         weapon: None,
+        maneuver: None,
     }
 }
 
@@ -268,6 +269,7 @@ pub fn to(kind: ActionKind, row: i32, col: i32) -> Action {
         target: None,
         destination: Some(Cell::new(row, col)),
         weapon: None,
+        maneuver: None,
     }
 }
 

@@ -17,6 +17,34 @@ class ActionKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ACTION_KIND_MOVE: _ClassVar[ActionKind]
     ACTION_KIND_FIVE_FOOT_STEP: _ClassVar[ActionKind]
     ACTION_KIND_WITHDRAW: _ClassVar[ActionKind]
+    ACTION_KIND_MANEUVER: _ClassVar[ActionKind]
+    ACTION_KIND_STAND_UP: _ClassVar[ActionKind]
+    ACTION_KIND_DROP_PRONE: _ClassVar[ActionKind]
+    ACTION_KIND_RETRIEVE_WEAPON: _ClassVar[ActionKind]
+    ACTION_KIND_REPAIR_WEAPON: _ClassVar[ActionKind]
+    ACTION_KIND_ACTIVATE_POWER_ATTACK: _ClassVar[ActionKind]
+    ACTION_KIND_RUN: _ClassVar[ActionKind]
+
+class ManeuverType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    MANEUVER_TYPE_UNSPECIFIED: _ClassVar[ManeuverType]
+    MANEUVER_TYPE_TRIP: _ClassVar[ManeuverType]
+    MANEUVER_TYPE_DISARM: _ClassVar[ManeuverType]
+    MANEUVER_TYPE_BULL_RUSH: _ClassVar[ManeuverType]
+    MANEUVER_TYPE_SUNDER: _ClassVar[ManeuverType]
+    MANEUVER_TYPE_GRAPPLE: _ClassVar[ManeuverType]
+    MANEUVER_TYPE_PIN: _ClassVar[ManeuverType]
+    MANEUVER_TYPE_ESCAPE: _ClassVar[ManeuverType]
+    MANEUVER_TYPE_OVERRUN: _ClassVar[ManeuverType]
+    MANEUVER_TYPE_DIRTY_TRICK_BLINDED: _ClassVar[ManeuverType]
+    MANEUVER_TYPE_DIRTY_TRICK_DAZZLED: _ClassVar[ManeuverType]
+    MANEUVER_TYPE_DIRTY_TRICK_DEAFENED: _ClassVar[ManeuverType]
+    MANEUVER_TYPE_DIRTY_TRICK_ENTANGLED: _ClassVar[ManeuverType]
+    MANEUVER_TYPE_DIRTY_TRICK_SHAKEN: _ClassVar[ManeuverType]
+    MANEUVER_TYPE_DIRTY_TRICK_SICKENED: _ClassVar[ManeuverType]
+    MANEUVER_TYPE_STEAL: _ClassVar[ManeuverType]
+    MANEUVER_TYPE_REPOSITION: _ClassVar[ManeuverType]
+    MANEUVER_TYPE_DRAG: _ClassVar[ManeuverType]
 
 class ResultCode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -38,6 +66,14 @@ class ResultCode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     RESULT_CODE_DOWNGRADED_DISABLED: _ClassVar[ResultCode]
     RESULT_CODE_CANNOT_ACT: _ClassVar[ResultCode]
     RESULT_CODE_TURN_ENDED: _ClassVar[ResultCode]
+    RESULT_CODE_PREVENTED_BY_CONDITION: _ClassVar[ResultCode]
+    RESULT_CODE_NOT_PRONE: _ClassVar[ResultCode]
+    RESULT_CODE_ALREADY_PRONE: _ClassVar[ResultCode]
+    RESULT_CODE_NO_POWER_ATTACK: _ClassVar[ResultCode]
+    RESULT_CODE_TARGET_TOO_LARGE: _ClassVar[ResultCode]
+    RESULT_CODE_NOT_GRAPPLED: _ClassVar[ResultCode]
+    RESULT_CODE_MISSING_MANEUVER: _ClassVar[ResultCode]
+    RESULT_CODE_CANNOT_RUN: _ClassVar[ResultCode]
 ACTION_KIND_UNSPECIFIED: ActionKind
 ACTION_KIND_END_TURN: ActionKind
 ACTION_KIND_ATTACK: ActionKind
@@ -46,6 +82,31 @@ ACTION_KIND_CHARGE: ActionKind
 ACTION_KIND_MOVE: ActionKind
 ACTION_KIND_FIVE_FOOT_STEP: ActionKind
 ACTION_KIND_WITHDRAW: ActionKind
+ACTION_KIND_MANEUVER: ActionKind
+ACTION_KIND_STAND_UP: ActionKind
+ACTION_KIND_DROP_PRONE: ActionKind
+ACTION_KIND_RETRIEVE_WEAPON: ActionKind
+ACTION_KIND_REPAIR_WEAPON: ActionKind
+ACTION_KIND_ACTIVATE_POWER_ATTACK: ActionKind
+ACTION_KIND_RUN: ActionKind
+MANEUVER_TYPE_UNSPECIFIED: ManeuverType
+MANEUVER_TYPE_TRIP: ManeuverType
+MANEUVER_TYPE_DISARM: ManeuverType
+MANEUVER_TYPE_BULL_RUSH: ManeuverType
+MANEUVER_TYPE_SUNDER: ManeuverType
+MANEUVER_TYPE_GRAPPLE: ManeuverType
+MANEUVER_TYPE_PIN: ManeuverType
+MANEUVER_TYPE_ESCAPE: ManeuverType
+MANEUVER_TYPE_OVERRUN: ManeuverType
+MANEUVER_TYPE_DIRTY_TRICK_BLINDED: ManeuverType
+MANEUVER_TYPE_DIRTY_TRICK_DAZZLED: ManeuverType
+MANEUVER_TYPE_DIRTY_TRICK_DEAFENED: ManeuverType
+MANEUVER_TYPE_DIRTY_TRICK_ENTANGLED: ManeuverType
+MANEUVER_TYPE_DIRTY_TRICK_SHAKEN: ManeuverType
+MANEUVER_TYPE_DIRTY_TRICK_SICKENED: ManeuverType
+MANEUVER_TYPE_STEAL: ManeuverType
+MANEUVER_TYPE_REPOSITION: ManeuverType
+MANEUVER_TYPE_DRAG: ManeuverType
 RESULT_CODE_UNSPECIFIED: ResultCode
 RESULT_CODE_OK: ResultCode
 RESULT_CODE_UNKNOWN: ResultCode
@@ -64,6 +125,14 @@ RESULT_CODE_DOWNGRADED_ACTION_ECONOMY: ResultCode
 RESULT_CODE_DOWNGRADED_DISABLED: ResultCode
 RESULT_CODE_CANNOT_ACT: ResultCode
 RESULT_CODE_TURN_ENDED: ResultCode
+RESULT_CODE_PREVENTED_BY_CONDITION: ResultCode
+RESULT_CODE_NOT_PRONE: ResultCode
+RESULT_CODE_ALREADY_PRONE: ResultCode
+RESULT_CODE_NO_POWER_ATTACK: ResultCode
+RESULT_CODE_TARGET_TOO_LARGE: ResultCode
+RESULT_CODE_NOT_GRAPPLED: ResultCode
+RESULT_CODE_MISSING_MANEUVER: ResultCode
+RESULT_CODE_CANNOT_RUN: ResultCode
 
 class Scenario(_message.Message):
     __slots__ = ("named", "inline")
@@ -631,16 +700,18 @@ class Cell(_message.Message):
     def __init__(self, row: _Optional[int] = ..., col: _Optional[int] = ...) -> None: ...
 
 class Action(_message.Message):
-    __slots__ = ("kind", "target", "destination", "weapon")
+    __slots__ = ("kind", "target", "destination", "weapon", "maneuver")
     KIND_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
     DESTINATION_FIELD_NUMBER: _ClassVar[int]
     WEAPON_FIELD_NUMBER: _ClassVar[int]
+    MANEUVER_FIELD_NUMBER: _ClassVar[int]
     kind: ActionKind
     target: int
     destination: Cell
     weapon: int
-    def __init__(self, kind: _Optional[_Union[ActionKind, str]] = ..., target: _Optional[int] = ..., destination: _Optional[_Union[Cell, _Mapping]] = ..., weapon: _Optional[int] = ...) -> None: ...
+    maneuver: ManeuverType
+    def __init__(self, kind: _Optional[_Union[ActionKind, str]] = ..., target: _Optional[int] = ..., destination: _Optional[_Union[Cell, _Mapping]] = ..., weapon: _Optional[int] = ..., maneuver: _Optional[_Union[ManeuverType, str]] = ...) -> None: ...
 
 class LegalAction(_message.Message):
     __slots__ = ("id", "action", "label")

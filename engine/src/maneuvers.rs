@@ -1,0 +1,1116 @@
+//! Combat maneuvers (CRB — Combat: Combat Maneuvers; APG — dirty trick, drag, reposition,
+//! steal), the state of weapons (dropped by disarm, broken/destroyed by sunder; retrieve and
+//! repair), Power Attack (CRB — Feats) and run (CRB — Actions in Combat: Run).
+//!
+//! **CMB** = BAB + Str modifier (Dex for Tiny and smaller) + special size modifier, or the
+//! printed value (`cmb`, per-maneuver `cmb_vs`). The roll is an attack roll: d20 + CMB + the
+//! attacker's melee attack-roll modifiers (conditions, feats, Power Attack −X, flanking +2, a
+//! broken weapon −2) + +4 against a stunned target + +5 circumstance to maintain a grapple −
+//! the damage of the attack of opportunity it provoked. Natural 20 succeeds, natural 1 fails;
+//! a helpless target is an automatic success; concealment is rolled after a success.
+//! **CMD** = 10 + BAB + Str + Dex + special size modifier, or the printed value (`cmd`,
+//! per-maneuver `cmd_vs`), then: a creature denied its Dex bonus to AC loses its Dex bonus
+//! (a Dex penalty stays); circumstance, deflection, dodge, insight, luck, morale, profane and
+//! sacred bonuses to AC add; every AC penalty applies (the maneuver is a melee attack: prone
+//! −4 counts).
+//!
+//! Every maneuver but escape provokes an attack of opportunity from its target unless the
+//! attacker has the matching Improved feat (maintaining a grapple does not); the AoO's damage
+//! is a penalty on the roll and a maneuver whose attacker falls is lost.
+
+use crate::action::{reasons, Action, CombatantId, Maneuver};
+use crate::data::{AttackSpec, Size};
+use crate::effects::{BonusType, Modifier, RollContext, Stat};
+use crate::episode::Episode;
+use crate::grid::{self, Cell, SQUARE_FT};
+use crate::rules::{self, idx, Provocation};
+use serde::{Deserialize, Serialize};
+
+/// State of one attack's item.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WeaponState {
+    /// Dropped (disarm) on this square; unusable until retrieved.
+    pub dropped_at: Option<Cell>,
+    /// Item hit points left (sunder).
+    pub hp: i32,
+    /// Broken: −2 attack and damage, threat only on 20, ×2 (CRB — Conditions: Broken).
+    pub broken: bool,
+    /// Destroyed by a sunder: unusable for good.
+    pub destroyed: bool,
+}
+
+impl WeaponState {
+    /// A whole item.
+    pub fn new(w: &AttackSpec) -> WeaponState {
+        WeaponState {
+            dropped_at: None,
+            hp: w.item_hit_points(),
+            broken: false,
+            destroyed: false,
+        }
+    }
+}
+
+/// One side of a grapple.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GrappleLink {
+    /// The other creature of the grapple.
+    pub with: CombatantId,
+    /// This creature initiated it (it maintains, pins, deals damage).
+    pub controller: bool,
+}
+
+/// A validated maneuver.
+#[derive(Debug, Clone)]
+pub(crate) struct ManeuverPlan {
+    pub target: CombatantId,
+    pub maneuver: Maneuver,
+    /// The attacker's weapon used (`None` for escape).
+    pub weapon: Option<usize>,
+    /// Maintaining a grapple the attacker controls (grapple/pin against its partner).
+    pub maintain: bool,
+    /// Reposition: the wanted square (anchor) of the target.
+    pub destination: Option<Cell>,
+}
+
+/// AC bonus types that also add to CMD (CRB — Combat Maneuver Defense).
+const CMD_AC_TYPES: [BonusType; 8] = [
+    BonusType::Circumstance,
+    BonusType::Deflection,
+    BonusType::Dodge,
+    BonusType::Insight,
+    BonusType::Luck,
+    BonusType::Morale,
+    BonusType::Profane,
+    BonusType::Sacred,
+];
+
+impl Episode {
+    /// Whether attack `w` of `c` can be used (not dropped, not destroyed).
+    pub(crate) fn weapon_usable(&self, c: CombatantId, w: usize) -> bool {
+        self.st[idx(c)]
+            .weapons
+            .get(w)
+            .is_none_or(|s| s.dropped_at.is_none() && !s.destroyed)
+    }
+
+    /// Whether attack `w` of `c` is broken.
+    pub(crate) fn weapon_broken(&self, c: CombatantId, w: usize) -> bool {
+        self.st[idx(c)].weapons.get(w).is_some_and(|s| s.broken)
+    }
+
+    /// Power Attack is on for `c`.
+    pub fn power_attack_on(&self, c: CombatantId) -> bool {
+        self.st[idx(c)].power_attack
+    }
+
+    /// The combatant `c` is grappled with, if any.
+    pub fn grappled_with(&self, c: CombatantId) -> Option<CombatantId> {
+        self.st[idx(c)].grapple.map(|g| g.with)
+    }
+
+    /// State of attack `w`'s item.
+    pub fn weapon_state(&self, c: CombatantId, w: usize) -> Option<&WeaponState> {
+        self.st[idx(c)].weapons.get(w)
+    }
+
+    /// The combatant's CMB for a maneuver family with its current condition modifiers (no
+    /// situational modifier): what the observation shows.
+    pub fn cmb(&self, c: CombatantId) -> i32 {
+        self.spec(c).base_cmb("") + cmb_mods(self, c, None, Maneuver::Trip).total
+    }
+
+    /// The combatant's CMD now (its conditions, denied Dex), for the observation.
+    pub fn cmd(&self, c: CombatantId) -> i32 {
+        cmd_of(self, c, "").0
+    }
+}
+
+/// X of Power Attack: 1 + BAB / 4 (CRB — Feats: Power Attack).
+pub(crate) fn power_attack_x(ep: &Episode, a: CombatantId) -> i32 {
+    ep.spec(a).bab.max(0) / 4 + 1
+}
+
+/// The damage bonus factor of Power Attack for weapon `w`, in halves of X: 4 (2X) normally,
+/// 6 (3X) two-handed, 2 (X) with a secondary natural attack.
+fn power_attack_halves(w: &AttackSpec) -> i32 {
+    if w.two_handed {
+        6
+    } else if w.secondary {
+        2
+    } else {
+        4
+    }
+}
+
+/// The Power Attack modifiers of a melee attack with `w` when it is on.
+pub(crate) fn power_attack_mods(ep: &Episode, a: CombatantId, w: &AttackSpec) -> Vec<Modifier> {
+    if !ep.st[idx(a)].power_attack {
+        return Vec::new();
+    }
+    let x = power_attack_x(ep, a);
+    vec![
+        Modifier::new(Stat::MeleeAttack, -x, BonusType::Untyped, "Power Attack"),
+        Modifier::new(
+            Stat::MeleeDamage,
+            x * power_attack_halves(w) / 2,
+            BonusType::Untyped,
+            "Power Attack",
+        ),
+    ]
+}
+
+/// The attacker's modifiers that count on a maneuver roll: every modifier to CMB or to melee
+/// attack rolls (one source counts once); the grappled penalty does not count to grapple or
+/// escape (CRB — Conditions: Grappled); Power Attack −X.
+fn cmb_mods(
+    ep: &Episode,
+    a: CombatantId,
+    weapon: Option<&AttackSpec>,
+    m: Maneuver,
+) -> crate::effects::Resolved {
+    let grapple_family = matches!(m, Maneuver::Grapple | Maneuver::Pin | Maneuver::Escape);
+    let mut mods: Vec<Modifier> = Vec::new();
+    let mut all = ep.modifiers_for(a);
+    if m != Maneuver::Escape && ep.st[idx(a)].power_attack {
+        let x = power_attack_x(ep, a);
+        all.push(Modifier::new(
+            Stat::Cmb,
+            -x,
+            BonusType::Untyped,
+            "Power Attack",
+        ));
+    }
+    for mm in all {
+        let applies = matches!(mm.stat, Stat::Cmb | Stat::Attack | Stat::MeleeAttack);
+        if !applies || (grapple_family && mm.source == "grappled") {
+            continue;
+        }
+        mods.push(Modifier {
+            stat: Stat::Cmb,
+            ..mm
+        });
+    }
+    let wid = weapon.map(|w| w.weapon_id());
+    let ctx = RollContext {
+        ranged: false,
+        distance_ft: None,
+        weapon: weapon.map(|w| (wid.as_deref().unwrap_or(""), w.name.as_str())),
+        descriptors: &[],
+    };
+    crate::effects::resolve(&mods, Stat::Cmb, &ctx)
+}
+
+/// CMD of `t` against a maneuver of `family` now, and a note of what changed it.
+pub(crate) fn cmd_of(ep: &Episode, t: CombatantId, family: &str) -> (i32, String) {
+    let spec = ep.spec(t);
+    let mut cmd = spec.base_cmd(family);
+    let mut notes = Vec::new();
+    let denied = ep.denied_dex(t);
+    let (base, eff) = ep.dex_mods(t);
+    // "A flat-footed creature does not add its Dexterity bonus to its CMD"; a penalty stays.
+    let contrib = if denied { eff.min(0) } else { eff };
+    let dd = contrib - base;
+    if dd != 0 {
+        cmd += dd;
+        notes.push(format!("Dex {dd:+}"));
+    }
+    let mut mods: Vec<Modifier> = Vec::new();
+    for m in ep.modifiers_for(t) {
+        if m.stat == Stat::Cmd {
+            if m.source != "Dex penalty" {
+                mods.push(m);
+            }
+        } else if matches!(m.stat, Stat::Ac | Stat::AcVsMelee) {
+            let bonus_ok = CMD_AC_TYPES.contains(&m.bonus_type)
+                && !(denied && m.bonus_type == BonusType::Dodge);
+            if m.value < 0 || bonus_ok {
+                mods.push(Modifier {
+                    stat: Stat::Cmd,
+                    ..m
+                });
+            }
+        }
+    }
+    if ep.st[idx(t)].charging {
+        mods.push(Modifier::new(Stat::Cmd, -2, BonusType::Untyped, "charging"));
+    }
+    let r = crate::effects::resolve(&mods, Stat::Cmd, &RollContext::default());
+    cmd += r.total;
+    if !r.applied.is_empty() {
+        notes.push(r.note());
+    }
+    (cmd, notes.join(", "))
+}
+
+/// Whether `t` is too large for a size-limited maneuver of `a` (more than one size larger).
+fn too_large(ep: &Episode, a: CombatantId, t: CombatantId) -> bool {
+    size_rank(ep.spec(t).size) > size_rank(ep.spec(a).size) + 1
+}
+
+fn size_rank(s: Size) -> i32 {
+    s as i32
+}
+
+/// The first usable melee weapon of `a` (or `wanted`) that reaches `t` from where it stands.
+fn maneuver_weapon(
+    ep: &Episode,
+    a: CombatantId,
+    t: CombatantId,
+    wanted: Option<usize>,
+) -> Result<usize, &'static str> {
+    let attacks = &ep.spec(a).attacks;
+    let pos = ep.st[idx(a)].pos;
+    let ok =
+        |w: usize| !attacks[w].is_ranged() && rules::can_weapon_attack(ep, a, pos, w, t).is_ok();
+    match wanted {
+        Some(w) if w < attacks.len() => {
+            if ok(w) {
+                Ok(w)
+            } else {
+                Err(reasons::WEAPON_UNAVAILABLE)
+            }
+        }
+        Some(_) => Err(reasons::WEAPON_UNAVAILABLE),
+        None => {
+            let any_melee =
+                (0..attacks.len()).any(|w| !attacks[w].is_ranged() && ep.weapon_usable(a, w));
+            if !any_melee {
+                return Err(reasons::NO_WEAPON);
+            }
+            (0..attacks.len())
+                .find(|&w| ok(w))
+                .ok_or(reasons::OUT_OF_RANGE)
+        }
+    }
+}
+
+/// The item of `t` a disarm or sunder aims at: its held (non-natural) weapons, best attack
+/// bonus first, then list order.
+fn held_items(ep: &Episode, t: CombatantId) -> Vec<usize> {
+    let attacks = &ep.spec(t).attacks;
+    let mut v: Vec<usize> = (0..attacks.len())
+        .filter(|&w| !attacks[w].natural && ep.weapon_usable(t, w))
+        .collect();
+    v.sort_by_key(|&w| (-attacks[w].attack_bonus, w));
+    v
+}
+
+/// Free squares (anchors) for `c`'s footprint, ignoring `ignore` (creatures that will move).
+fn free_for(ep: &Episode, c: CombatantId, anchor: Cell, ignore: &[CombatantId]) -> bool {
+    let side = ep.fp_side(c);
+    let grid = &ep.enc.grid;
+    let cells = grid::footprint(anchor, side);
+    if !cells
+        .iter()
+        .all(|x| grid.in_bounds(*x) && grid.passable(*x))
+    {
+        return false;
+    }
+    for o in ep.ids() {
+        if o == c || ignore.contains(&o) || ep.life_state(o) == crate::episode::LifeState::Dead {
+            continue;
+        }
+        if ep.cells_of(o).iter().any(|x| cells.contains(x)) {
+            return false;
+        }
+    }
+    true
+}
+
+/// Unit direction (per axis −1/0/1) from the centre of `from`'s space to the centre of `to`'s.
+fn direction(ep: &Episode, from: CombatantId, to: CombatantId) -> (i32, i32) {
+    let (a, sa) = (ep.st[idx(from)].pos, ep.fp_side(from));
+    let (b, sb) = (ep.st[idx(to)].pos, ep.fp_side(to));
+    let dr = (2 * b.row + sb) - (2 * a.row + sa);
+    let dc = (2 * b.col + sb) - (2 * a.col + sa);
+    (dr.signum(), dc.signum())
+}
+
+/// Validate a `maneuver` action (no dice, no change).
+pub(crate) fn plan_maneuver(
+    ep: &Episode,
+    a: CombatantId,
+    act: &Action,
+) -> Result<ManeuverPlan, &'static str> {
+    let m = act.maneuver.ok_or(reasons::MISSING_MANEUVER)?;
+    let link = ep.st[idx(a)].grapple;
+    if m == Maneuver::Escape {
+        let Some(g) = link else {
+            return Err(reasons::NOT_GRAPPLED);
+        };
+        if act.target.is_some_and(|t| t != g.with) {
+            return Err(reasons::INVALID_TARGET);
+        }
+        if g.controller {
+            // The grappler may simply release (not modelled); escape is for the grappled one.
+            return Err(reasons::NOT_GRAPPLED);
+        }
+        return Ok(ManeuverPlan {
+            target: g.with,
+            maneuver: m,
+            weapon: None,
+            maintain: false,
+            destination: None,
+        });
+    }
+    let t = rules::target_of(ep, a, act)?;
+    let maintain = link.is_some_and(|g| g.with == t && g.controller);
+    match m {
+        Maneuver::Pin if !maintain => return Err(reasons::NOT_GRAPPLED),
+        Maneuver::Grapple if !maintain && (link.is_some() || ep.st[idx(t)].grapple.is_some()) => {
+            // One grapple per creature (multiple grapplers are not modelled).
+            return Err(reasons::INVALID_TARGET);
+        }
+        _ => {}
+    }
+    if m.size_limited() && too_large(ep, a, t) {
+        return Err(reasons::TARGET_TOO_LARGE);
+    }
+    if m == Maneuver::Trip && ep.has_trait(t, "cannot_be_tripped") {
+        return Err(reasons::INVALID_TARGET);
+    }
+    if matches!(m, Maneuver::Disarm | Maneuver::Sunder) && held_items(ep, t).is_empty() {
+        return Err(reasons::INVALID_TARGET);
+    }
+    let w = maneuver_weapon(ep, a, t, act.weapon)?;
+    let apos = ep.st[idx(a)].pos;
+    let adjacent =
+        grid::footprint_distance_squares(apos, ep.fp_side(a), ep.st[idx(t)].pos, ep.fp_side(t))
+            <= 1;
+    match m {
+        Maneuver::Overrun => {
+            if ep.turn.stepped {
+                return Err(reasons::ALREADY_MOVED);
+            }
+            if ep.cond_flag(a, |d| d.cant_move) {
+                return Err(reasons::PREVENTED_BY_CONDITION);
+            }
+            if !adjacent || overrun_landing(ep, a, t).is_none() {
+                return Err(reasons::UNREACHABLE_DESTINATION);
+            }
+        }
+        Maneuver::Drag => {
+            if ep.cond_flag(a, |d| d.cant_move) {
+                return Err(reasons::PREVENTED_BY_CONDITION);
+            }
+            let (dr, dc) = direction(ep, t, a);
+            let behind = Cell::new(apos.row + dr, apos.col + dc);
+            if !adjacent || !free_for(ep, a, behind, &[t]) {
+                return Err(reasons::UNREACHABLE_DESTINATION);
+            }
+        }
+        Maneuver::Reposition => {
+            if let Some(d) = act.destination {
+                if !ep.enc.grid.in_bounds(d) || !free_for(ep, t, d, &[]) {
+                    return Err(reasons::INVALID_DESTINATION);
+                }
+            }
+        }
+        _ => {}
+    }
+    Ok(ManeuverPlan {
+        target: t,
+        maneuver: m,
+        weapon: Some(w),
+        maintain,
+        destination: act.destination,
+    })
+}
+
+/// Where an overrun lands: the anchor just past the target in the line of approach.
+fn overrun_landing(ep: &Episode, a: CombatantId, t: CombatantId) -> Option<Cell> {
+    let (dr, dc) = direction(ep, a, t);
+    let apos = ep.st[idx(a)].pos;
+    let k = ep.fp_side(a) + ep.fp_side(t);
+    let land = Cell::new(apos.row + dr * k, apos.col + dc * k);
+    free_for(ep, a, land, &[]).then_some(land)
+}
+
+/// Result of one maneuver roll.
+struct Roll {
+    success: bool,
+    margin: i32,
+}
+
+/// Roll a maneuver of `a` against `t` (after any AoO): logs the line, returns the result.
+fn roll_maneuver(
+    ep: &mut Episode,
+    a: CombatantId,
+    t: CombatantId,
+    m: Maneuver,
+    weapon: Option<usize>,
+    aoo_penalty: i32,
+    maintain: bool,
+) -> Roll {
+    let spec = ep.spec_arc(a);
+    let wspec = weapon.map(|w| spec.attacks[w].clone());
+    let family = m.family();
+    let res = cmb_mods(ep, a, wspec.as_ref(), m);
+    let mut bonus = spec.base_cmb(family) + res.total;
+    let mut notes: Vec<String> = Vec::new();
+    if !res.applied.is_empty() {
+        notes.push(res.note());
+    }
+    let mut sit = |v: i32, what: &str, bonus: &mut i32| {
+        *bonus += v;
+        notes.push(format!("{what} {v:+}"));
+    };
+    if m != Maneuver::Escape {
+        let pos = ep.st[idx(a)].pos;
+        if rules::flanking(ep, a, pos, t) {
+            sit(2, "flanking", &mut bonus);
+        }
+        if ep.has_condition(t, "stunned") {
+            sit(4, "stunned target", &mut bonus);
+        }
+        if maintain {
+            sit(5, "maintain grapple", &mut bonus);
+        }
+        if weapon.is_some_and(|w| ep.weapon_broken(a, w)) {
+            sit(-2, "broken", &mut bonus);
+        }
+    }
+    if aoo_penalty > 0 {
+        sit(-aoo_penalty, "AoO damage", &mut bonus);
+    }
+    // Escape: the better of CMB and Escape Artist (a skill check: no automatic 20 or 1).
+    let skill = m == Maneuver::Escape && spec.escape_artist.is_some_and(|e| e > bonus);
+    if skill {
+        bonus = spec.escape_artist.unwrap_or(0);
+        notes.push("Escape Artist".into());
+    }
+    let (cmd, cmd_note) = cmd_of(ep, t, family);
+    let d = ep.roll(20) as i32;
+    let total = d + bonus;
+    let auto = m != Maneuver::Escape && ep.cond_flag(t, |c| c.helpless);
+    let mut success = if skill {
+        total >= cmd
+    } else {
+        auto || (d != 1 && (d == 20 || total >= cmd))
+    };
+    let tid = ep.id_of(t).to_string();
+    let mut note = notes.join(", ");
+    if !cmd_note.is_empty() {
+        if !note.is_empty() {
+            note.push_str(", ");
+        }
+        note.push_str(&format!("target {cmd_note}"));
+    }
+    let note = if note.is_empty() {
+        String::new()
+    } else {
+        format!(" [{note}]")
+    };
+    let mut verdict = if success { "SUCCESS" } else { "FAIL" }.to_string();
+    if auto {
+        verdict.push_str(" (helpless target)");
+    }
+    // Combat maneuvers are attack rolls: concealment is rolled (CRB — Performing a Combat
+    // Maneuver).
+    let miss = if m == Maneuver::Escape {
+        0
+    } else {
+        ep.miss_chance(a, t)
+    };
+    if success && miss > 0 {
+        let r = ep.roll(100);
+        if r <= miss {
+            success = false;
+            verdict = format!("FAIL (concealment d100={r} <= {miss}%)");
+        } else {
+            verdict.push_str(&format!(" (concealment d100={r} > {miss}%)"));
+        }
+    }
+    ep.log_turn(
+        a,
+        format!(
+            "{} vs {tid} d20={d}{bonus:+}={total} CMD {cmd}{note} -> {verdict}",
+            m.name()
+        ),
+    );
+    Roll {
+        success,
+        margin: total - cmd,
+    }
+}
+
+/// Execute a validated maneuver.
+pub(crate) fn execute_maneuver(ep: &mut Episode, a: CombatantId, p: ManeuverPlan) {
+    let ManeuverPlan {
+        target: t,
+        maneuver: m,
+        weapon,
+        maintain,
+        destination,
+    } = p;
+    let provokes = m != Maneuver::Escape
+        && !maintain
+        && m.improved_feat()
+            .is_none_or(|f| !crate::feats::has(ep.spec(a), f));
+    let mut penalty = 0;
+    if provokes {
+        let before = ep.st[idx(a)].hp;
+        rules::provoke_by(ep, a, Provocation::Maneuver, Some(t));
+        if !ep.conscious(a) {
+            ep.log_turn(
+                a,
+                format!("{} lost (fell to the attack of opportunity)", m.name()),
+            );
+            return;
+        }
+        penalty = (before - ep.st[idx(a)].hp).max(0);
+    }
+    if !ep.conscious(t) {
+        return;
+    }
+    let r = roll_maneuver(ep, a, t, m, weapon, penalty, maintain);
+    apply_effect(ep, a, t, m, weapon, maintain, destination, r);
+}
+
+/// A free trip attempt that does not provoke (the Trip universal monster rule).
+pub(crate) fn free_trip(ep: &mut Episode, a: CombatantId, t: CombatantId, w: usize) {
+    if ep.has_condition(t, "prone") || too_large(ep, a, t) || ep.has_trait(t, "cannot_be_tripped") {
+        return;
+    }
+    let r = roll_maneuver(ep, a, t, Maneuver::Trip, Some(w), 0, false);
+    apply_effect(ep, a, t, Maneuver::Trip, Some(w), false, None, r);
+}
+
+/// Whether weapon `w` of `a` carries the trip rider: a feature `trip` (every natural attack)
+/// or `trip (bite)` (the named attack) — Bestiary — Universal Monster Rules: Trip.
+pub(crate) fn trip_rider(ep: &Episode, a: CombatantId, w: &AttackSpec) -> bool {
+    ep.spec(a).features.iter().any(|f| {
+        let (base, arg) = crate::feats::split_name(f);
+        if !base.eq_ignore_ascii_case("trip") {
+            return false;
+        }
+        match arg {
+            Some(name) => {
+                let n = name.to_lowercase();
+                w.weapon_id().to_lowercase() == n || w.name.to_lowercase() == n
+            }
+            None => w.natural && !w.is_ranged(),
+        }
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn apply_effect(
+    ep: &mut Episode,
+    a: CombatantId,
+    t: CombatantId,
+    m: Maneuver,
+    weapon: Option<usize>,
+    maintain: bool,
+    destination: Option<Cell>,
+    r: Roll,
+) {
+    let tid = ep.id_of(t).to_string();
+    if !r.success {
+        match m {
+            // Trip: "If your attack fails by 10 or more, you are knocked prone instead."
+            Maneuver::Trip if r.margin <= -10 => {
+                ep.log_turn(a, "fails by 10 or more: falls prone".into());
+                let _ = ep.apply_condition(a, "prone", None);
+            }
+            // Disarm: "If your attack fails by 10 or more, you drop the weapon that you were
+            // using to attempt the disarm."
+            Maneuver::Disarm if r.margin <= -10 => {
+                if let Some(w) = weapon.filter(|&w| !ep.spec(a).attacks[w].natural) {
+                    drop_weapon(ep, a, w);
+                }
+            }
+            // A failed check to maintain a grapple ends it.
+            Maneuver::Grapple | Maneuver::Pin if maintain => {
+                ep.log_turn(a, format!("loses its hold on {tid}"));
+                end_grapple(ep, a);
+            }
+            _ => {}
+        }
+        return;
+    }
+    match m {
+        Maneuver::Trip => {
+            let _ = ep.apply_condition(t, "prone", None);
+        }
+        Maneuver::Disarm => {
+            let n = if r.margin >= 10 { 2 } else { 1 };
+            for w in held_items(ep, t).into_iter().take(n) {
+                drop_weapon(ep, t, w);
+            }
+        }
+        Maneuver::Sunder => {
+            if let (Some(w), Some(&item)) = (weapon, held_items(ep, t).first()) {
+                sunder(ep, a, w, t, item);
+            }
+        }
+        Maneuver::BullRush => {
+            let dir = direction(ep, a, t);
+            let squares = 1 + r.margin.max(0) / 5;
+            let moved = push(ep, t, dir, squares, &[]);
+            ep.log_turn(a, format!("pushes {tid} back {} ft", moved * SQUARE_FT));
+        }
+        Maneuver::Drag => {
+            let dir = direction(ep, t, a);
+            let squares = 1 + r.margin.max(0) / 5;
+            let mut moved = 0;
+            for _ in 0..squares {
+                let ap = ep.st[idx(a)].pos;
+                let tp = ep.st[idx(t)].pos;
+                let (na, nt) = (
+                    Cell::new(ap.row + dir.0, ap.col + dir.1),
+                    Cell::new(tp.row + dir.0, tp.col + dir.1),
+                );
+                if !free_for(ep, a, na, &[t]) || !free_for(ep, t, nt, &[a]) {
+                    break;
+                }
+                ep.st[idx(a)].pos = na;
+                ep.st[idx(t)].pos = nt;
+                moved += 1;
+            }
+            if moved > 0 {
+                ep.turn.moved = true;
+            }
+            ep.log_turn(a, format!("drags {tid} {} ft", moved * SQUARE_FT));
+        }
+        Maneuver::Reposition => {
+            let squares = 1 + r.margin.max(0) / 5;
+            if let Some(to) = reposition_square(ep, a, t, squares, destination) {
+                let from = ep.st[idx(t)].pos;
+                ep.st[idx(t)].pos = to;
+                ep.log_turn(a, format!("repositions {tid} {from}->{to}"));
+                check_grapple_apart(ep, t);
+            } else {
+                ep.log_turn(a, format!("no square to reposition {tid} to"));
+            }
+        }
+        Maneuver::Overrun => {
+            if let Some(land) = overrun_landing(ep, a, t) {
+                ep.turn.moved = true;
+                rules::provoke(ep, a, Provocation::Leaving);
+                if ep.conscious(a) {
+                    let from = ep.st[idx(a)].pos;
+                    ep.st[idx(a)].pos = land;
+                    ep.log_turn(a, format!("moves through {tid}: {from}->{land}"));
+                }
+            }
+            // "If your attack exceeds your opponent's CMD by 5 or more … knocked prone."
+            if r.margin >= 5 {
+                let _ = ep.apply_condition(t, "prone", None);
+            }
+        }
+        Maneuver::Grapple if maintain => {
+            // The damage option: the grappler's weapon damage.
+            if let Some(w) = weapon {
+                deal_weapon_damage(ep, a, t, w);
+            }
+        }
+        Maneuver::Grapple => start_grapple(ep, a, t),
+        Maneuver::Pin => {
+            let _ = ep.apply_condition(t, "pinned", None);
+        }
+        Maneuver::Escape => {
+            ep.log_turn(a, format!("escapes the grapple of {tid}"));
+            end_grapple(ep, a);
+        }
+        Maneuver::Steal => {
+            ep.log_turn(
+                a,
+                "nothing stealable (wielded weapons need a disarm; no other item is modelled)"
+                    .into(),
+            );
+        }
+        _ => {
+            if let Some(cond) = m.dirty_trick_condition() {
+                let rounds = 1 + r.margin.max(0) as u32 / 5;
+                let _ = ep.apply_condition(t, cond, Some(rounds));
+            }
+        }
+    }
+}
+
+/// Push `c` up to `squares` squares along `dir` (5-10-5 per diagonal), stopping at the first
+/// obstacle; the movement provokes nothing. Returns the squares moved.
+fn push(
+    ep: &mut Episode,
+    c: CombatantId,
+    dir: (i32, i32),
+    squares: i32,
+    ignore: &[CombatantId],
+) -> i32 {
+    let mut budget = squares;
+    let mut moved = 0;
+    let mut odd = false;
+    let diagonal = dir.0 != 0 && dir.1 != 0;
+    loop {
+        let cost = if diagonal && odd { 2 } else { 1 };
+        if cost > budget {
+            break;
+        }
+        let p = ep.st[idx(c)].pos;
+        let next = Cell::new(p.row + dir.0, p.col + dir.1);
+        if !free_for(ep, c, next, ignore) {
+            break;
+        }
+        ep.st[idx(c)].pos = next;
+        budget -= cost;
+        moved += 1;
+        if diagonal {
+            odd = !odd;
+        }
+    }
+    if moved > 0 {
+        check_grapple_apart(ep, c);
+    }
+    moved
+}
+
+/// Reposition's square: `wanted` if free, within the attacker's reach and at most `squares`
+/// away; else (no destination) the free square in reach and range that is farthest from the
+/// target's nearest ally, then (row, col).
+fn reposition_square(
+    ep: &Episode,
+    a: CombatantId,
+    t: CombatantId,
+    squares: i32,
+    wanted: Option<Cell>,
+) -> Option<Cell> {
+    let tpos = ep.st[idx(t)].pos;
+    let (apos, aside, tside) = (ep.st[idx(a)].pos, ep.fp_side(a), ep.fp_side(t));
+    let reach = ep
+        .spec(a)
+        .attacks
+        .iter()
+        .enumerate()
+        .filter(|(i, w)| !w.is_ranged() && ep.weapon_usable(a, *i))
+        .map(|(_, w)| rules::melee_reach(ep, a, w))
+        .max_by_key(|r| r.1)
+        .unwrap_or((None, ep.natural_reach_ft(a)));
+    let ok = |c: Cell| {
+        c != tpos
+            && grid::distance_squares(tpos, c) <= squares
+            && free_for(ep, t, c, &[])
+            && rules::footprints_in_reach(apos, aside, c, tside, reach)
+    };
+    if let Some(w) = wanted {
+        return ok(w).then_some(w);
+    }
+    let allies: Vec<CombatantId> = ep
+        .ids()
+        .filter(|&o| o != t && !ep.enemies(t, o) && ep.conscious(o))
+        .collect();
+    let far = |c: Cell| {
+        allies
+            .iter()
+            .map(|&o| grid::footprint_distance_squares(c, tside, ep.st[idx(o)].pos, ep.fp_side(o)))
+            .min()
+            .unwrap_or(0)
+    };
+    let mut best: Option<(i32, Cell)> = None;
+    for r in tpos.row - squares..=tpos.row + squares {
+        for c in tpos.col - squares..=tpos.col + squares {
+            let cell = Cell::new(r, c);
+            if ok(cell) {
+                let key = far(cell);
+                if best.is_none_or(|(k, b)| key > k || (key == k && cell < b)) {
+                    best = Some((key, cell));
+                }
+            }
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+/// Drop attack `w` of `c` on its square.
+fn drop_weapon(ep: &mut Episode, c: CombatantId, w: usize) {
+    let pos = ep.st[idx(c)].pos;
+    let name = ep.spec(c).attacks[w].name.clone();
+    if let Some(s) = ep.st[idx(c)].weapons.get_mut(w) {
+        s.dropped_at = Some(pos);
+    }
+    ep.log_turn(c, format!("drops its {name} at {pos}"));
+}
+
+/// Sunder: the attacker's weapon damage to the item; damage beyond its hardness is lost from
+/// its hit points; at half or less it is broken; below 0 the attacker destroys it (CRB —
+/// Sunder; Conditions: Broken).
+fn sunder(ep: &mut Episode, a: CombatantId, w: usize, t: CombatantId, item: usize) {
+    let aspec = ep.spec_arc(a);
+    let weapon = aspec.attacks[w].clone();
+    let mut mods = ep.modifiers_for(a);
+    mods.extend(power_attack_mods(ep, a, &weapon));
+    let wid = weapon.weapon_id();
+    let ctx = RollContext {
+        ranged: false,
+        distance_ft: None,
+        weapon: Some((&wid, &weapon.name)),
+        descriptors: &[],
+    };
+    let dmg_mod = crate::effects::resolve(&mods, Stat::Damage, &ctx).total;
+    let mut dmg = weapon.damage_bonus + dmg_mod;
+    for c in &weapon.damage {
+        let expr: crate::dice::DiceExpr = c.formula.parse().expect("validated");
+        dmg += expr.roll(&mut ep.dice).total;
+    }
+    let dmg = dmg.max(0);
+    let tspec = ep.spec_arc(t);
+    let item_spec = &tspec.attacks[item];
+    let hardness = item_spec.item_hardness();
+    let max_hp = item_spec.item_hit_points();
+    let through = (dmg - hardness).max(0);
+    let s = &mut ep.st[idx(t)].weapons[item];
+    s.hp -= through;
+    let what = if s.hp < 0 {
+        s.destroyed = true;
+        "destroyed"
+    } else if s.hp * 2 <= max_hp {
+        s.broken = true;
+        "broken"
+    } else {
+        "damaged"
+    };
+    let left = s.hp.max(0);
+    let name = item_spec.name.clone();
+    ep.log_turn(
+        a,
+        format!(
+            "sunders {name}: {dmg} damage - hardness {hardness} = {through} (hp {left}/{max_hp}, {what})"
+        ),
+    );
+}
+
+/// Weapon damage of `a`'s attack `w` to `t` without an attack roll (grapple damage option).
+fn deal_weapon_damage(ep: &mut Episode, a: CombatantId, t: CombatantId, w: usize) {
+    let spec = ep.spec_arc(a);
+    let weapon = spec.attacks[w].clone();
+    let mut mods = ep.modifiers_for(a);
+    mods.extend(power_attack_mods(ep, a, &weapon));
+    let wid = weapon.weapon_id();
+    let ctx = RollContext {
+        ranged: false,
+        distance_ft: None,
+        weapon: Some((&wid, &weapon.name)),
+        descriptors: &[],
+    };
+    let dmg_mod = crate::effects::resolve(&mods, Stat::Damage, &ctx).total;
+    let dmg = rules::roll_damage(ep, &weapon, 1, t, dmg_mod, 0);
+    let before = ep.st[idx(t)].hp;
+    ep.st[idx(t)].hp -= dmg.total;
+    ep.attrition[idx(a)].damage_dealt += dmg.total as i64;
+    ep.attrition[idx(t)].damage_taken += dmg.total as i64;
+    let after = ep.st[idx(t)].hp;
+    let tid = ep.id_of(t).to_string();
+    ep.log_turn(
+        a,
+        format!(
+            "grapple damage with {}: {}{} ({tid} hp {before}->{after})",
+            weapon.name, dmg.total, dmg.note
+        ),
+    );
+    if dmg.total > 0 {
+        ep.update_life(t);
+    }
+}
+
+/// Start a grapple: a target not adjacent is pulled to the nearest free adjacent square (none:
+/// the grapple fails); both gain the grappled condition (CRB — Grapple).
+fn start_grapple(ep: &mut Episode, a: CombatantId, t: CombatantId) {
+    let (apos, aside) = (ep.st[idx(a)].pos, ep.fp_side(a));
+    let tside = ep.fp_side(t);
+    let tpos = ep.st[idx(t)].pos;
+    let tid = ep.id_of(t).to_string();
+    if grid::footprint_distance_squares(apos, aside, tpos, tside) > 1 {
+        let mut best: Option<(i32, Cell)> = None;
+        for r in apos.row - tside..=apos.row + aside {
+            for c in apos.col - tside..=apos.col + aside {
+                let cell = Cell::new(r, c);
+                if grid::footprint_distance_squares(apos, aside, cell, tside) != 1
+                    || !free_for(ep, t, cell, &[])
+                {
+                    continue;
+                }
+                let k = grid::distance_squares(tpos, cell);
+                if best.is_none_or(|(bk, bc)| k < bk || (k == bk && cell < bc)) {
+                    best = Some((k, cell));
+                }
+            }
+        }
+        match best {
+            Some((_, cell)) => {
+                ep.st[idx(t)].pos = cell;
+                ep.log_turn(a, format!("grapple pulls {tid} {tpos}->{cell}"));
+            }
+            None => {
+                ep.log_turn(a, "grapple fails (no adjacent space)".into());
+                return;
+            }
+        }
+    }
+    ep.st[idx(a)].grapple = Some(GrappleLink {
+        with: t,
+        controller: true,
+    });
+    ep.st[idx(t)].grapple = Some(GrappleLink {
+        with: a,
+        controller: false,
+    });
+    let _ = ep.apply_condition(a, "grappled", None);
+    let _ = ep.apply_condition(t, "grappled", None);
+}
+
+/// End the grapple `c` is in: both lose grappled (and pinned).
+pub(crate) fn end_grapple(ep: &mut Episode, c: CombatantId) {
+    let Some(link) = ep.st[idx(c)].grapple.take() else {
+        return;
+    };
+    let o = link.with;
+    if ep.st[idx(o)].grapple.is_some_and(|g| g.with == c) {
+        ep.st[idx(o)].grapple = None;
+    }
+    for x in [c, o] {
+        ep.remove_condition(x, "grappled");
+        ep.remove_condition(x, "pinned");
+    }
+    let oi = ep.id_of(o).to_string();
+    ep.log_turn(c, format!("grapple with {oi} ends"));
+}
+
+/// A grapple ends when forced movement separates the two creatures.
+fn check_grapple_apart(ep: &mut Episode, c: CombatantId) {
+    if let Some(g) = ep.st[idx(c)].grapple {
+        let d = grid::footprint_distance_squares(
+            ep.st[idx(c)].pos,
+            ep.fp_side(c),
+            ep.st[idx(g.with)].pos,
+            ep.fp_side(g.with),
+        );
+        if d > 1 {
+            end_grapple(ep, c);
+        }
+    }
+}
+
+/// Whether `a` can pick up its dropped weapon `w`: it lies in or next to `a`'s space.
+pub(crate) fn can_retrieve(ep: &Episode, a: CombatantId, w: usize) -> bool {
+    let Some(at) = ep.st[idx(a)].weapons.get(w).and_then(|s| s.dropped_at) else {
+        return false;
+    };
+    grid::footprint_distance_squares(ep.st[idx(a)].pos, ep.fp_side(a), at, 1) <= 1
+}
+
+/// `retrieve_weapon`: pick up an item — a move action that provokes (CRB — Actions in Combat).
+pub(crate) fn retrieve_weapon(ep: &mut Episode, a: CombatantId, w: usize) {
+    let name = ep.spec(a).attacks[w].name.clone();
+    ep.log_turn(a, format!("picks up its {name} (move action)"));
+    rules::provoke(ep, a, Provocation::PickUp);
+    if ep.conscious(a) {
+        ep.st[idx(a)].weapons[w].dropped_at = None;
+    }
+}
+
+/// `repair_weapon` (the seed's): the item is whole again.
+pub(crate) fn repair_weapon(ep: &mut Episode, a: CombatantId, w: usize) {
+    let spec = ep.spec_arc(a);
+    let s = &mut ep.st[idx(a)].weapons[w];
+    s.broken = false;
+    s.hp = spec.attacks[w].item_hit_points();
+    ep.log_turn(
+        a,
+        format!("repairs its {} (move action)", spec.attacks[w].name),
+    );
+}
+
+/// Run speed multiplier: ×4, ×5 with the Run feat (CRB — Actions in Combat: Run; Feats: Run).
+pub(crate) fn run_multiplier(ep: &Episode, a: CombatantId) -> i32 {
+    if crate::feats::has(ep.spec(a), "Run") {
+        5
+    } else {
+        4
+    }
+}
+
+/// The straight-line path of a run to `dest` (CRB — Run: "in a straight line"; no difficult
+/// terrain; allies may be passed, never ended on; enemies block), within the run budget.
+pub(crate) fn run_path(
+    ep: &Episode,
+    a: CombatantId,
+    dest: Cell,
+) -> Result<Vec<Cell>, &'static str> {
+    let start = ep.st[idx(a)].pos;
+    if dest == start || !ep.enc.grid.in_bounds(dest) {
+        return Err(reasons::UNREACHABLE_DESTINATION);
+    }
+    let side = ep.fp_side(a);
+    let max_sq = rules::budget_squares(ep, a, run_multiplier(ep, a));
+    if grid::distance_squares(start, dest) > max_sq as i32 {
+        return Err(reasons::UNREACHABLE_DESTINATION);
+    }
+    let pass = ep.passage_fn(a);
+    let grid = &ep.enc.grid;
+    let line = crate::los::straight_line(start, dest);
+    let mut prev = start;
+    let mut cost = 0u32;
+    let mut odd = false;
+    for &c in &line {
+        for x in grid::footprint(c, side) {
+            if !grid.in_bounds(x)
+                || !grid.passable(x)
+                || grid.is_difficult(x)
+                || pass(x) == grid::Passage::Blocked
+            {
+                return Err(reasons::UNREACHABLE_DESTINATION);
+            }
+        }
+        match grid.step_cost(prev, c, odd) {
+            Some((k, o)) => {
+                cost += k;
+                odd = o;
+            }
+            None => return Err(reasons::UNREACHABLE_DESTINATION),
+        }
+        prev = c;
+    }
+    if cost > max_sq
+        || grid::footprint(dest, side)
+            .iter()
+            .any(|x| pass(*x) != grid::Passage::Free)
+    {
+        return Err(reasons::UNREACHABLE_DESTINATION);
+    }
+    Ok(line)
+}
+
+/// Execute a run: endurance check beyond Con rounds (DC 10 + checks made, Constitution check,
+/// no automatic 20/1; failure: stops, then 10 turns of rest); then the walk, provoking as a
+/// move; the runner is denied its Dex bonus to AC until its next turn unless it has Run.
+pub(crate) fn run(ep: &mut Episode, a: CombatantId, path: Vec<Cell>) {
+    ep.turn.moved = true;
+    let i = idx(a);
+    let con = ep.spec(a).abilities.con_score;
+    ep.st[i].run_rounds += 1;
+    if let Some(con) = con {
+        if ep.st[i].run_rounds as i32 > con {
+            let dc = 10 + ep.st[i].run_checks as i32;
+            ep.st[i].run_checks += 1;
+            let m = ep.spec(a).abilities.con_mod();
+            let d = ep.roll(20) as i32;
+            let total = d + m;
+            if total < dc {
+                ep.log_turn(
+                    a,
+                    format!("run stopped: Con check d20={d}{m:+}={total} vs DC {dc} fails"),
+                );
+                ep.st[i].run_rest = 10;
+                return;
+            }
+            ep.log_turn(
+                a,
+                format!("keeps running: Con check d20={d}{m:+}={total} vs DC {dc}"),
+            );
+        }
+    }
+    ep.turn.ran = true;
+    ep.st[i].running = true;
+    rules::walk(ep, a, &path, "run", false);
+}

@@ -1,0 +1,414 @@
+//! Combat maneuvers (CRB — Combat: Combat Maneuvers; APG — dirty trick, drag, reposition,
+//! steal): CMB/CMD, provoking, size limits, margins, grapple, and the Trip rider (Bestiary —
+//! Universal Monster Rules: Trip). Scripted dice: initiative d20s first (list order), then
+//! every roll in order.
+
+mod common;
+
+use common::*;
+use pf1e_engine::action::reasons;
+use pf1e_engine::{Action, ActionKind, CombatantId, CombatantSpec, Episode, Maneuver};
+use serde_json::{json, Value};
+
+fn man(t: CombatantId, m: Maneuver) -> Action {
+    let mut a = Action::new(ActionKind::Maneuver);
+    a.target = Some(t);
+    a.maneuver = Some(m);
+    a
+}
+
+/// Hero at (2,2), dummy at (2,3); hero acts first (dummy flat-footed: no AoO).
+fn duel(hero: Value, dummy: Value, faces: &[u32]) -> (Episode, CombatantId, CombatantId) {
+    let enc = encounter(
+        &room(4, 8),
+        vec![
+            unit("a", "hero", hero, (2, 2)),
+            unit("b", "dummy", dummy, (2, 3)),
+        ],
+    );
+    let mut ep = episode(enc, faces);
+    turn_of(&mut ep, "hero");
+    let (h, d) = (cid(&ep, "hero"), cid(&ep, "dummy"));
+    (ep, h, d)
+}
+
+fn reason(ep: &Episode, a: &Action) -> Option<String> {
+    ep.validate(a).unwrap().reason
+}
+
+#[test]
+fn crb_cmb_cmd_formula_matches_every_bundled_printed_value() {
+    // CMB = BAB + Str + size; CMD = 10 + BAB + Str + Dex + size: the SRD stat blocks agree.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/monsters");
+    let mut n = 0;
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        let s = CombatantSpec::load(&p).unwrap();
+        let (cmb, cmd) = (s.cmb.expect("printed cmb"), s.cmd.expect("printed cmd"));
+        let mut bare = s.clone();
+        bare.cmb = None;
+        bare.cmd = None;
+        bare.cmd_vs.clear();
+        assert_eq!(bare.base_cmb("trip"), cmb, "{p:?} CMB");
+        assert_eq!(bare.base_cmd("grapple"), cmd, "{p:?} CMD");
+        n += 1;
+    }
+    assert_eq!(n, 12);
+    // "14 (18 vs. trip)": the per-maneuver value wins for trip only.
+    let wolf = CombatantSpec::load(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/monsters/wolf.json"),
+    )
+    .unwrap();
+    assert_eq!((wolf.base_cmd("trip"), wolf.base_cmd("grapple")), (18, 14));
+}
+
+#[test]
+fn crb_cmb_size_modifiers_and_dex_for_tiny() {
+    // Tiny: Dex instead of Str for CMB, size −2; CMD keeps Str and Dex.
+    let mut tiny = creature("tiny");
+    tiny["size"] = json!("Tiny");
+    tiny["abilities"]["str_score"] = json!(6);
+    tiny["abilities"]["dex_score"] = json!(16);
+    let s = spec(&tiny);
+    assert_eq!(s.base_cmb("trip"), 1 + 3 - 2);
+    assert_eq!(s.base_cmd("trip"), 10 + 1 - 2 + 3 - 2);
+    let mut large = creature("large");
+    large["size"] = json!("Large");
+    large["bab"] = json!(3);
+    large["abilities"]["str_score"] = json!(20);
+    let s = spec(&large);
+    assert_eq!(
+        (s.base_cmb("trip"), s.base_cmd("trip")),
+        (3 + 5 + 1, 10 + 3 + 5 + 1)
+    );
+    for (size, m) in [
+        ("Fine", -8),
+        ("Diminutive", -4),
+        ("Small", -1),
+        ("Huge", 2),
+        ("Gargantuan", 4),
+        ("Colossal", 8),
+    ] {
+        let mut c = creature("c");
+        c["size"] = json!(size);
+        let s = spec(&c);
+        // Str 10 and Dex 10: the ability modifier is 0 whichever one counts.
+        assert_eq!(s.base_cmb("trip"), 1 + m, "{size}");
+    }
+}
+
+#[test]
+fn crb_trip_success_knocks_prone_failure_by_10_trips_the_attacker() {
+    // CMB +1 vs CMD 11 (dummy flat-footed: no AoO, no Dex bonus anyway).
+    let (mut ep, h, d) = duel(creature("hero"), creature("dummy"), &[20, 1, 10]);
+    assert_all_ok(&submit(&mut ep, &[man(d, Maneuver::Trip)]));
+    assert_eq!(
+        lines_of(&ep, "hero")[0],
+        "trip vs dummy d20=10+1=11 CMD 11 -> SUCCESS"
+    );
+    assert!(ep.has_condition(d, "prone"));
+    assert!(!ep.has_condition(h, "prone"));
+    // Failure by 10 or more: the attacker is knocked prone instead.
+    let big = set(creature("dummy"), "cmd", json!(21));
+    let (mut ep, h, d) = duel(creature("hero"), big, &[20, 1, 9]);
+    submit(&mut ep, &[man(d, Maneuver::Trip)]);
+    assert!(
+        log(&ep).contains("d20=9+1=10 CMD 21 -> FAIL"),
+        "{}",
+        log(&ep)
+    );
+    assert!(ep.has_condition(h, "prone") && !ep.has_condition(d, "prone"));
+    // Natural 20 always succeeds, natural 1 always fails.
+    let big = set(creature("dummy"), "cmd", json!(40));
+    let (mut ep, _, d) = duel(creature("hero"), big, &[20, 1, 20]);
+    submit(&mut ep, &[man(d, Maneuver::Trip)]);
+    assert!(ep.has_condition(d, "prone"));
+}
+
+#[test]
+fn crb_maneuver_provokes_from_target_aoo_damage_is_a_penalty_unless_improved_feat() {
+    // Dummy acts first (so it is not flat-footed), then the hero trips: the dummy's AoO hits
+    // for 4, a −4 penalty on the maneuver roll: 14 + 1 − 4 = 11 vs CMD 11.
+    let enc = encounter(
+        &room(4, 8),
+        vec![
+            unit("a", "hero", creature("hero"), (2, 2)),
+            unit("b", "dummy", creature("dummy"), (2, 3)),
+        ],
+    );
+    let mut ep = episode(enc.clone(), &[1, 20, 15, 4, 14]);
+    turn_of(&mut ep, "hero");
+    let d = cid(&ep, "dummy");
+    submit(&mut ep, &[man(d, Maneuver::Trip)]);
+    assert_eq!(
+        lines_with(&ep, "attack of opportunity"),
+        vec!["round 1 dummy: attack of opportunity on hero (attempts a combat maneuver)"]
+    );
+    assert!(
+        log(&ep).contains("trip vs dummy d20=14-3=11 CMD 11 [AoO damage -4] -> SUCCESS"),
+        "{}",
+        log(&ep)
+    );
+    assert_eq!(dice_left(&ep), 0);
+    // Improved Trip: no attack of opportunity.
+    let hero = set(creature("hero"), "feats", json!(["Improved Trip"]));
+    let enc = encounter(
+        &room(4, 8),
+        vec![
+            unit("a", "hero", hero, (2, 2)),
+            unit("b", "dummy", creature("dummy"), (2, 3)),
+        ],
+    );
+    let mut ep = episode(enc, &[1, 20, 14]);
+    turn_of(&mut ep, "hero");
+    submit(&mut ep, &[man(d, Maneuver::Trip)]);
+    assert!(lines_with(&ep, "attack of opportunity").is_empty());
+    assert_eq!(dice_left(&ep), 0);
+}
+
+#[test]
+fn crb_trip_size_limit_large_creature_trips_huge_in_reach_medium_cannot() {
+    let mut large = creature("hero");
+    large["size"] = json!("Large");
+    let mut huge = creature("dummy");
+    huge["size"] = json!("Huge");
+    let mut garg = creature("dummy");
+    garg["size"] = json!("Gargantuan");
+    // Large hero (2×2 at rows 2–3, cols 2–3), target 10 ft away: in its natural reach.
+    let mk = |hero: Value, dummy: Value| {
+        let enc = encounter(
+            &room(8, 12),
+            vec![
+                unit("a", "hero", hero, (2, 2)),
+                unit("b", "dummy", dummy, (2, 5)),
+            ],
+        );
+        let mut ep = episode(enc, &[20, 1]);
+        turn_of(&mut ep, "hero");
+        let d = cid(&ep, "dummy");
+        (ep, d)
+    };
+    let (ep, d) = mk(large.clone(), huge.clone());
+    assert_eq!(reason(&ep, &man(d, Maneuver::Trip)), None);
+    let (ep, d) = mk(large, garg);
+    assert_eq!(
+        reason(&ep, &man(d, Maneuver::Trip)).as_deref(),
+        Some(reasons::TARGET_TOO_LARGE)
+    );
+    // Disarm and grapple have no size limit (out of reach here, so the reason is the range).
+    let (ep, d) = mk(creature("hero"), huge);
+    assert_eq!(
+        reason(&ep, &man(d, Maneuver::Trip)).as_deref(),
+        Some(reasons::TARGET_TOO_LARGE)
+    );
+    assert_eq!(
+        reason(&ep, &man(d, Maneuver::Grapple)).as_deref(),
+        Some(reasons::OUT_OF_RANGE)
+    );
+}
+
+#[test]
+fn crb_cmd_flat_footed_loses_dex_bonus_dodge_and_prone_penalty_apply() {
+    // Dex 14 dummy with Dodge applied by the engine: CMD 10 + 1 + 0 + 2 + 1 (dodge) = 14;
+    // flat-footed: no Dex bonus and no dodge bonus: 11; prone: −4 (an AC penalty).
+    let mut dummy = creature("dummy");
+    dummy["abilities"]["dex_score"] = json!(14);
+    dummy["feats"] = json!(["Dodge"]);
+    dummy["printed_feats_included"] = json!(false);
+    let (mut ep, _, d) = duel(creature("hero"), dummy, &[20, 1]);
+    assert_eq!(ep.cmd(d), 11, "flat-footed before its first turn");
+    end_turn(&mut ep);
+    turn_of(&mut ep, "dummy");
+    assert_eq!(ep.cmd(d), 14);
+    ep.apply_condition(d, "prone", None).unwrap();
+    assert_eq!(ep.cmd(d), 10);
+}
+
+#[test]
+fn crb_grappled_is_not_flat_footed_and_grapple_escape_cycle() {
+    // Hero grapples (d20 10: 11 vs 11): both grappled; the dummy keeps its Dex to AC (only
+    // the −4 Dex penalty of grappled), is not denied Dex; then it escapes (CMB vs CMD, no
+    // AoO, the grappled −2 does not count): d20 10 + 1 = 11 vs the hero's CMD 11 − 2 (its
+    // own grappled Dex −4).
+    let mut dummy = creature("dummy");
+    dummy["abilities"]["dex_score"] = json!(14);
+    dummy["ac"] = json!({"total": 12, "touch": 12, "flat_footed": 10});
+    let (mut ep, h, d) = duel(creature("hero"), dummy, &[20, 1, 10, 10]);
+    assert_all_ok(&submit(&mut ep, &[man(d, Maneuver::Grapple)]));
+    assert!(ep.has_condition(h, "grappled") && ep.has_condition(d, "grappled"));
+    assert_eq!(ep.grappled_with(d), Some(h));
+    // Grappled and its standard action spent: nothing left, the turn ended by itself.
+    turn_of(&mut ep, "dummy");
+    let obs = ep.observation(None);
+    assert!(!obs.combatants[d.0 as usize].denied_dex_to_ac);
+    assert_eq!(
+        obs.combatants[d.0 as usize].grappled_with.as_deref(),
+        Some("hero")
+    );
+    // A grappled creature cannot move.
+    assert_eq!(
+        reason(&ep, &move_to(3, 3)).as_deref(),
+        Some(reasons::PREVENTED_BY_CONDITION)
+    );
+    assert_eq!(
+        reason(&ep, &man(h, Maneuver::Pin)).as_deref(),
+        Some(reasons::NOT_GRAPPLED)
+    );
+    let mut esc = Action::new(ActionKind::Maneuver);
+    esc.maneuver = Some(Maneuver::Escape);
+    assert_all_ok(&submit(&mut ep, &[esc]));
+    assert!(
+        log(&ep).contains("escape vs hero d20=10+1=11 CMD 9 [target Dex -2] -> SUCCESS"),
+        "{}",
+        log(&ep)
+    );
+    assert!(!ep.has_condition(h, "grappled") && !ep.has_condition(d, "grappled"));
+    assert_eq!(ep.grappled_with(h), None);
+    assert_eq!(dice_left(&ep), 0);
+}
+
+#[test]
+fn crb_grapple_maintain_plus_5_and_pin() {
+    // Start (10+1=11 vs 11), next turn pin with +5 circumstance: 5 + 1 + 5 = 11 vs the
+    // dummy's CMD 11 (its grappled Dex −4 is a penalty: Dex 10 → 6, −2) = 9.
+    let (mut ep, _, d) = duel(creature("hero"), creature("dummy"), &[20, 1, 10, 5]);
+    submit(&mut ep, &[man(d, Maneuver::Grapple)]);
+    turn_of(&mut ep, "hero");
+    assert_all_ok(&submit(&mut ep, &[man(d, Maneuver::Pin)]));
+    assert!(
+        log(&ep).contains("pin vs dummy d20=5+6=11 CMD 9"),
+        "{}",
+        log(&ep)
+    );
+    assert!(ep.has_condition(d, "pinned"));
+}
+
+#[test]
+fn crb_disarm_drops_the_weapon_then_retrieve_provokes() {
+    let (mut ep, h, d) = duel(creature("hero"), creature("dummy"), &[20, 1, 10]);
+    submit(&mut ep, &[man(d, Maneuver::Disarm)]);
+    let st = ep.weapon_state(d, 0).unwrap();
+    assert_eq!(st.dropped_at, Some(pf1e_engine::Cell::new(2, 3)));
+    end_turn(&mut ep);
+    turn_of(&mut ep, "dummy");
+    // No weapon: no attack; picking it up is a move action that provokes.
+    assert_eq!(
+        reason(&ep, &attack(h)).as_deref(),
+        Some(reasons::WEAPON_UNAVAILABLE)
+    );
+    let legal = ep.legal_actions();
+    let mut pick = Action::new(ActionKind::RetrieveWeapon);
+    pick.weapon = Some(0);
+    assert!(legal.iter().any(|l| l.action == pick));
+    let _ = h;
+}
+
+#[test]
+fn crb_bull_rush_pushes_5_ft_plus_5_per_5_margin() {
+    // 19 + 1 = 20 vs 11: margin 9 → 10 ft.
+    let (mut ep, _, d) = duel(creature("hero"), creature("dummy"), &[20, 1, 19]);
+    submit(&mut ep, &[man(d, Maneuver::BullRush)]);
+    assert_eq!(ep.position(d), pf1e_engine::Cell::new(2, 5));
+    assert!(log(&ep).contains("pushes dummy back 10 ft"), "{}", log(&ep));
+}
+
+#[test]
+fn crb_overrun_moves_through_prone_by_5_or_more() {
+    let (mut ep, h, d) = duel(creature("hero"), creature("dummy"), &[20, 1, 15]);
+    submit(&mut ep, &[man(d, Maneuver::Overrun)]);
+    assert_eq!(ep.position(h), pf1e_engine::Cell::new(2, 4));
+    assert!(ep.has_condition(d, "prone"));
+    let (mut ep, h, d) = duel(creature("hero"), creature("dummy"), &[20, 1, 12]);
+    submit(&mut ep, &[man(d, Maneuver::Overrun)]);
+    assert_eq!(ep.position(h), pf1e_engine::Cell::new(2, 4));
+    assert!(
+        !ep.has_condition(d, "prone"),
+        "margin 2 < 5: moves through only"
+    );
+}
+
+#[test]
+fn apg_dirty_trick_condition_1_round_plus_1_per_5() {
+    let (mut ep, _, d) = duel(creature("hero"), creature("dummy"), &[20, 1, 20]);
+    submit(&mut ep, &[man(d, Maneuver::DirtyTrickBlinded)]);
+    // 20 + 1 = 21 vs 11: margin 10 → 3 rounds.
+    assert_eq!(
+        ep.observation(None).combatants[d.0 as usize]
+            .conditions
+            .get("blinded"),
+        Some(&Some(3))
+    );
+}
+
+#[test]
+fn crb_stunned_target_plus_4_helpless_automatic_success() {
+    let (mut ep, _, d) = duel(creature("hero"), creature("dummy"), &[20, 1, 4]);
+    ep.apply_condition(d, "stunned", Some(2)).unwrap();
+    submit(&mut ep, &[man(d, Maneuver::Trip)]);
+    // Stunned: −2 AC also lowers CMD (11 − 2 = 9); +4 to the roll: 4 + 1 + 4 = 9.
+    assert!(log(&ep).contains("d20=4+5=9 CMD 9"), "{}", log(&ep));
+    assert!(ep.has_condition(d, "prone"));
+    let (mut ep, _, d) = duel(creature("hero"), creature("dummy"), &[20, 1, 2]);
+    ep.apply_condition(d, "paralyzed", Some(2)).unwrap();
+    submit(&mut ep, &[man(d, Maneuver::Disarm)]);
+    assert!(
+        log(&ep).contains("SUCCESS (helpless target)"),
+        "{}",
+        log(&ep)
+    );
+}
+
+#[test]
+fn bestiary_trip_rider_free_trip_on_bite_hit_without_aoo() {
+    // The bundled wolf: bite +2 (1d6+1 plus trip), CMB +2; a hit trips without provoking.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/monsters");
+    let wolf: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("wolf.json")).unwrap()).unwrap();
+    let enc = encounter(
+        &room(4, 8),
+        vec![
+            unit("a", "wolf", wolf, (2, 2)),
+            unit("b", "dummy", creature("dummy"), (2, 3)),
+        ],
+    );
+    // Initiative, bite d20 15 (hit), 1d6 = 3, trip d20 10 + 2 = 12 vs CMD 11.
+    let mut ep = episode(enc, &[20, 1, 15, 3, 10]);
+    turn_of(&mut ep, "wolf");
+    let d = cid(&ep, "dummy");
+    submit(&mut ep, &[attack(d)]);
+    assert!(
+        log(&ep).contains("trip vs dummy d20=10+2=12 CMD 11 -> SUCCESS"),
+        "{}",
+        log(&ep)
+    );
+    assert!(ep.has_condition(d, "prone"));
+    assert_eq!(dice_left(&ep), 0);
+}
+
+#[test]
+fn maneuver_action_ids_round_trip_and_appear_in_legal_actions() {
+    let (ep, _, d) = duel(creature("hero"), creature("dummy"), &[20, 1]);
+    let legal = ep.legal_actions();
+    for m in [Maneuver::Trip, Maneuver::Disarm, Maneuver::DirtyTrickShaken] {
+        let a = man(d, m);
+        let id = ep.action_id(&a).expect("an id");
+        assert_eq!(ep.action_from_id(id), Some(a.clone()));
+        assert!(legal.iter().any(|l| l.id == id && l.action == a), "{m:?}");
+    }
+    // Not grappled: no escape, no pin.
+    assert!(!legal
+        .iter()
+        .any(|l| matches!(l.action.maneuver, Some(Maneuver::Escape | Maneuver::Pin))));
+    let label = &legal
+        .iter()
+        .find(|l| l.action == man(d, Maneuver::Trip))
+        .unwrap()
+        .label;
+    assert_eq!(label, "maneuver dummy trip");
+    let mut bare = Action::new(ActionKind::Maneuver);
+    bare.target = Some(d);
+    assert_eq!(
+        reason(&ep, &bare).as_deref(),
+        Some(reasons::MISSING_MANEUVER)
+    );
+}

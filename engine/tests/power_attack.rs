@@ -1,0 +1,122 @@
+//! Power Attack (CRB — Feats: Power Attack): −X melee attack rolls and CMB, +2X melee damage
+//! (+3X two-handed, +X secondary natural), X = 1 + BAB / 4; a free toggle.
+
+mod common;
+
+use common::*;
+use pf1e_engine::action::reasons;
+use pf1e_engine::{Action, ActionKind, CombatantId, Controller, Episode, Maneuver};
+use serde_json::{json, Value};
+
+fn fighter(two_handed: bool) -> Value {
+    let mut v = set(creature("hero"), "feats", json!(["Power Attack"]));
+    v["bab"] = json!(4);
+    v["attacks"][0]["two_handed"] = json!(two_handed);
+    v
+}
+
+fn duel(hero: Value, faces: &[u32]) -> (Episode, CombatantId) {
+    let enc = encounter(
+        &room(3, 8),
+        vec![
+            unit("a", "hero", hero, (2, 2)),
+            unit("b", "dummy", creature("dummy"), (2, 3)),
+        ],
+    );
+    let mut ep = episode(enc, faces);
+    turn_of(&mut ep, "hero");
+    let d = cid(&ep, "dummy");
+    (ep, d)
+}
+
+#[test]
+fn crb_power_attack_minus_x_attack_plus_2x_damage() {
+    // BAB 4: X = 2. d20 10 + 5 − 2 = 13; 1d8 = 4, +4 → 8.
+    let (mut ep, d) = duel(fighter(false), &[20, 1, 10, 4]);
+    let pa = Action::new(ActionKind::ActivatePowerAttack);
+    assert_all_ok(&submit(&mut ep, &[pa, attack(d)]));
+    assert!(ep.power_attack_on(cid(&ep, "hero")));
+    assert!(log(&ep).contains("d20=10+3=13"), "{}", log(&ep));
+    assert_eq!(ep.hp(d), 30 - 8);
+    assert_eq!(dice_left(&ep), 0);
+}
+
+#[test]
+fn crb_power_attack_plus_3x_two_handed() {
+    let (mut ep, d) = duel(fighter(true), &[20, 1, 10, 4]);
+    submit(
+        &mut ep,
+        &[Action::new(ActionKind::ActivatePowerAttack), attack(d)],
+    );
+    assert_eq!(ep.hp(d), 30 - (4 + 6));
+}
+
+#[test]
+fn crb_power_attack_applies_to_cmb_and_toggles_off() {
+    // CMB 4 + 0 − 2 = 2: d20 9 → 11 vs CMD 11.
+    let (mut ep, d) = duel(fighter(false), &[20, 1, 9]);
+    let pa = Action::new(ActionKind::ActivatePowerAttack);
+    let mut trip = Action::new(ActionKind::Maneuver);
+    trip.target = Some(d);
+    trip.maneuver = Some(Maneuver::Trip);
+    submit(&mut ep, &[pa.clone(), trip]);
+    assert!(
+        log(&ep).contains("trip vs dummy d20=9+2=11"),
+        "{}",
+        log(&ep)
+    );
+    let h = cid(&ep, "hero");
+    submit(&mut ep, &[pa]);
+    assert!(!ep.power_attack_on(h));
+    assert!(ep.observation(None).combatants[0].cmb == 4);
+}
+
+#[test]
+fn crb_power_attack_needs_the_feat() {
+    let (ep, _) = duel(creature("hero"), &[20, 1]);
+    let pa = Action::new(ActionKind::ActivatePowerAttack);
+    assert_eq!(
+        ep.validate(&pa).unwrap().reason.as_deref(),
+        Some(reasons::NO_POWER_ATTACK)
+    );
+    assert!(!ep.legal_actions().iter().any(|l| l.action == pa));
+}
+
+#[test]
+fn policy_power_attack_when_it_pays() {
+    // Against AC 10 with +5 and 1d8, −2 / +4 pays: the default policy turns it on.
+    let enc = encounter(
+        &room(3, 8),
+        vec![
+            unit("a", "hero", fighter(false), (2, 2)),
+            unit("b", "dummy", creature("dummy"), (2, 3)),
+        ],
+    );
+    let mut ep = Episode::new(enc, 3, &[Controller::DefaultPolicy; 2]);
+    let _ = ep.advance();
+    assert!(
+        lines_of(&ep, "hero")
+            .iter()
+            .any(|l| l.starts_with("activates Power Attack")),
+        "{}",
+        log(&ep)
+    );
+    // Against a very high AC it does not pay.
+    let tank = set(
+        creature("dummy"),
+        "ac",
+        json!({"total": 25, "touch": 10, "flat_footed": 25}),
+    );
+    let enc = encounter(
+        &room(3, 8),
+        vec![
+            unit("a", "hero", fighter(false), (2, 2)),
+            unit("b", "dummy", tank, (2, 3)),
+        ],
+    );
+    let mut ep = Episode::new(enc, 3, &[Controller::DefaultPolicy, Controller::External]);
+    let _ = ep.advance();
+    assert!(!lines_of(&ep, "hero")
+        .iter()
+        .any(|l| l.contains("Power Attack")));
+}
