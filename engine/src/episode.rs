@@ -675,7 +675,9 @@ impl Episode {
             {
                 return bad("combatant state does not fit the encounter");
             }
-            if c.life.is_conscious() && !cells.iter().all(|x| taken.insert(*x)) {
+            // Tiny-or-smaller creatures may share a square with larger ones.
+            let tiny = spec.size <= crate::data::Size::Tiny;
+            if c.life.is_conscious() && !tiny && !cells.iter().all(|x| taken.insert(*x)) {
                 return bad("two conscious combatants share a square");
             }
         }

@@ -147,8 +147,16 @@ impl Episode {
             if o == mover || self.st[idx(o)].life == LifeState::Dead {
                 continue;
             }
-            let p = if self.enemies(mover, o) && self.conscious(o) {
-                Passage::Blocked
+            let (sm, so) = (self.spec(mover).size, self.spec(o).size);
+            let p = if co_occupy(sm, so) {
+                // Tiny or smaller with a larger creature: both may share the square.
+                Passage::Free
+            } else if self.enemies(mover, o) && self.conscious(o) {
+                if size_gap(sm, so) >= 3 {
+                    Passage::PassThrough
+                } else {
+                    Passage::Blocked
+                }
             } else {
                 Passage::PassThrough
             };
@@ -179,6 +187,19 @@ impl Episode {
             &pass,
         )
     }
+}
+
+/// Size categories between two creatures.
+fn size_gap(a: crate::data::Size, b: crate::data::Size) -> i32 {
+    (a as i32 - b as i32).abs()
+}
+
+/// Whether two creatures may end their movement in the same square: different sizes, the
+/// smaller Tiny or smaller (CRB — Combat: Big and Little Creatures, "more than one such
+/// creature can fit into a single square"). Several Tiny creatures sharing one square are
+/// not modelled.
+pub(crate) fn co_occupy(a: crate::data::Size, b: crate::data::Size) -> bool {
+    a != b && a.min(b) <= crate::data::Size::Tiny
 }
 
 // ----- reach, range, threat --------------------------------------------------------------
@@ -1021,9 +1042,34 @@ pub(crate) fn walk(
             ep.log_turn(a, format!("{what} stopped at {here}"));
             return false;
         }
+        let before = ep.cells_of(a);
         ep.st[idx(a)].pos = next;
+        provoke_entering(ep, a, &before);
+        if !ep.conscious(a) {
+            ep.log_turn(a, format!("{what} stopped at {next}"));
+            return false;
+        }
     }
     true
+}
+
+/// Entering a square occupied by a conscious enemy (a Tiny creature entering its foe's square,
+/// or passing through a creature three sizes apart) provokes an attack of opportunity from
+/// that creature, once per fresh entry (CRB — Combat: Moving Through a Square; Big and Little
+/// Creatures: "must enter an opponent's square to attack in melee. This provokes…").
+fn provoke_entering(ep: &mut Episode, a: CombatantId, before: &[Cell]) {
+    let now = ep.cells_of(a);
+    for o in ep.ids().collect::<Vec<_>>() {
+        if o == a || !ep.enemies(a, o) || !ep.conscious(o) {
+            continue;
+        }
+        let theirs = ep.cells_of(o);
+        let entered = now.iter().any(|c| theirs.contains(c));
+        let was_in = before.iter().any(|c| theirs.contains(c));
+        if entered && !was_in {
+            provoke_by(ep, a, Provocation::Entering, Some(o));
+        }
+    }
 }
 
 /// What provokes an attack of opportunity (CRB — Combat: Attacks of Opportunity).
@@ -1041,6 +1087,8 @@ pub(crate) enum Provocation {
     Maneuver,
     /// Picking up an item (CRB — Actions in Combat: Move Actions).
     PickUp,
+    /// Entering an opponent's square (CRB — Combat: Moving Through a Square).
+    Entering,
 }
 
 /// Every enemy threatening `provoker`'s current square(s) may make an attack of opportunity,
@@ -1175,6 +1223,7 @@ fn make_aoo(ep: &mut Episode, x: CombatantId, target: CombatantId, w: usize, why
         Provocation::StandUp => "stands up",
         Provocation::Maneuver => "attempts a combat maneuver",
         Provocation::PickUp => "picks up an item",
+        Provocation::Entering => "enters its square",
     };
     ep.log_turn(x, format!("attack of opportunity on {tid} ({reason})"));
     attack_swing(ep, x, target, w, AttackOpts::default());
@@ -1342,6 +1391,29 @@ fn attack_swing(ep: &mut Episode, a: CombatantId, t: CombatantId, w: usize, opts
         "{} vs {tid} d20={d}{bonus:+}={total} {ac_label} {ac}{note}",
         weapon.name
     );
+    // Firearm misfire (Ultimate Combat — Firearms): a natural roll within the misfire value
+    // (1; +4 once broken) misses; the firearm gains the broken condition, and a broken
+    // firearm that misfires again explodes (here: destroyed; the explosion's damage is not
+    // modelled).
+    if weapon.firearm {
+        let broken = ep.st[idx(a)].weapons.get(w).is_some_and(|s| s.broken);
+        let misfire = if broken { 5 } else { 1 };
+        if d <= misfire {
+            let what = if let Some(state) = ep.st[idx(a)].weapons.get_mut(w) {
+                if state.broken {
+                    state.destroyed = true;
+                    "MISFIRE: the broken firearm explodes (destroyed)"
+                } else {
+                    state.broken = true;
+                    "MISFIRE: the firearm is broken"
+                }
+            } else {
+                "MISFIRE"
+            };
+            ep.log_turn(a, format!("{head} -> {what}"));
+            return;
+        }
+    }
     if !hit {
         ep.log_turn(a, format!("{head} -> MISS"));
         return;

@@ -437,3 +437,85 @@ fn crb_charge_along_a_diagonal_counts_5_10_5() {
     assert_eq!(ep.position(hero_id(&ep)), Cell::new(6, 6));
     assert_eq!(dice_left(&ep), 0);
 }
+
+/// A reflexive guard: Combat Reflexes with Dex 18 (5 AoOs per round), attacks that miss on the
+/// scripted 1s.
+fn reflexive(name: &str) -> serde_json::Value {
+    let mut g = creature(name);
+    g["feats"] = serde_json::json!(["Combat Reflexes"]);
+    g["abilities"]["dex_score"] = serde_json::json!(18);
+    g
+}
+
+/// CRB — Combat: Big and Little Creatures: a Tiny creature has no reach; it must enter its
+/// opponent's square to attack in melee, which provokes from that opponent (a separate
+/// opportunity from leaving the square before); both then share the square.
+#[test]
+fn crb_tiny_creature_enters_the_opponents_square_to_attack() {
+    let mut tiny = creature("hero");
+    tiny["size"] = serde_json::json!("Tiny");
+    let enc = encounter(
+        &room(3, 8),
+        vec![
+            unit("a", "hero", tiny, (2, 2)),
+            unit("b", "guard", reflexive("guard"), (2, 4)),
+        ],
+    );
+    // Initiative 20 / 1; the guard's two AoOs miss (1, 1); the hero's attack hits (15), 1d8 = 3.
+    let mut ep = episode(enc, &[20, 1, 1, 1, 15, 3]);
+    turn_of(&mut ep, "hero");
+    let (h, g) = (cid(&ep, "hero"), cid(&ep, "guard"));
+    // From (2,2) the Tiny hero cannot reach the guard two squares away.
+    assert!(!ok(&submit(&mut ep, &[attack_with(g, 0)])[0]));
+    assert_all_ok(&submit(&mut ep, &[move_to(2, 4)]));
+    assert_eq!(ep.position(h), ep.position(g), "{}", log(&ep));
+    assert_eq!(
+        lines_with(&ep, "(leaves a threatened square)").len(),
+        1,
+        "{}",
+        log(&ep)
+    );
+    assert_eq!(
+        lines_with(&ep, "(enters its square)").len(),
+        1,
+        "{}",
+        log(&ep)
+    );
+    assert_all_ok(&submit(&mut ep, &[attack_with(g, 0)]));
+    assert_eq!(ep.hp(g), 27, "{}", log(&ep));
+    assert_eq!(dice_left(&ep), 0);
+}
+
+/// CRB — Combat: Moving Through a Square: a creature may move through a square occupied by a
+/// creature three size categories larger (or smaller), provoking on entry, but may not end its
+/// movement there; two or fewer categories apart an opponent blocks.
+#[test]
+fn crb_moving_through_a_creature_three_sizes_apart() {
+    let mut small = creature("hero");
+    small["size"] = serde_json::json!("Small");
+    let mut huge = reflexive("giant");
+    huge["size"] = serde_json::json!("Huge");
+    let enc = encounter(
+        &room(5, 10),
+        vec![
+            unit("a", "hero", small, (3, 2)),
+            unit("b", "giant", huge, (2, 4)),
+        ],
+    );
+    // Initiative 20 / 1; the giant's AoOs miss (leaving a threatened square, then entering).
+    let mut ep = episode(enc, &[20, 1, 1, 1]);
+    turn_of(&mut ep, "hero");
+    let h = cid(&ep, "hero");
+    // Cannot stop inside the giant's 3×3 space.
+    let r = submit(&mut ep, &[move_to(3, 5)]);
+    assert_eq!(r[0].reason.as_deref(), Some("unreachable_destination"));
+    assert_all_ok(&submit(&mut ep, &[move_to(3, 8)]));
+    assert_eq!(ep.position(h), pf1e_engine::Cell::new(3, 8), "{}", log(&ep));
+    assert_eq!(
+        lines_with(&ep, "(enters its square)").len(),
+        1,
+        "{}",
+        log(&ep)
+    );
+    assert_eq!(dice_left(&ep), 0, "{}", log(&ep));
+}

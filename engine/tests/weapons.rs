@@ -124,3 +124,45 @@ fn crb_disarm_failed_by_10_drops_the_attackers_weapon() {
     assert!(ep.weapon_state(h, 0).unwrap().dropped_at.is_some());
     assert!(ep.weapon_state(d, 0).unwrap().dropped_at.is_none());
 }
+
+/// Ultimate Combat — Firearms, Misfires: a natural 1 (the misfire value) misses and breaks the
+/// firearm; a broken firearm's misfire value is 4 higher, and misfiring again destroys it.
+#[test]
+fn uc_firearm_misfire_breaks_then_explodes() {
+    let mut pistol = ranged("pistol", 30, "1d8", "piercing", 20);
+    pistol["kind"] = json!("touch");
+    pistol["firearm"] = json!(true);
+    let gunner = set(creature("hero"), "attacks", json!([pistol]));
+    let enc = encounter(
+        &room(3, 8),
+        vec![
+            unit("a", "hero", gunner, (2, 1)),
+            unit("b", "dummy", creature("dummy"), (2, 5)),
+        ],
+    );
+    // Initiative 20 / 1; first shot: natural 1 (misfire even at +30); second: natural 4.
+    let mut ep = episode(enc, &[20, 1, 1, 4]);
+    turn_of(&mut ep, "hero");
+    let (h, d) = (cid(&ep, "hero"), cid(&ep, "dummy"));
+    submit(
+        &mut ep,
+        &[attack_with(d, 0), Action::new(ActionKind::EndTurn)],
+    );
+    let st = ep.weapon_state(h, 0).unwrap();
+    assert!(st.broken && !st.destroyed, "{st:?}\n{}", log(&ep));
+    assert_eq!(
+        lines_with(&ep, "MISFIRE: the firearm is broken").len(),
+        1,
+        "{}",
+        log(&ep)
+    );
+    assert_eq!(
+        ep.hp(d),
+        spec(&creature("dummy")).hp_max,
+        "a misfire misses"
+    );
+    turn_of(&mut ep, "hero");
+    submit(&mut ep, &[attack_with(d, 0)]);
+    assert!(ep.weapon_state(h, 0).unwrap().destroyed, "{}", log(&ep));
+    assert_eq!(dice_left(&ep), 0);
+}
