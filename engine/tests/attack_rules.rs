@@ -739,3 +739,78 @@ fn crb_critical_confirmation_uses_the_same_modifiers_as_the_attack() {
     assert!(lines_of(&ep, "hero")[0].contains("confirm d20=5+7=12"));
     assert_eq!(dice_left(&ep), 0);
 }
+
+// ----- Edge cases of issue 4: flanking with reach and with Large creatures; soft cover and
+// shooting into melee together --------------------------------------------------------------
+
+/// CRB — Combat Modifiers: Flanking. An ally with a reach weapon flanks from 10 ft on the
+/// opposite side (it threatens the target); in its dead zone (adjacent) it does not.
+#[test]
+fn crb_flanking_with_a_reach_weapon_ally() {
+    let longspear = || {
+        let mut w = melee("longspear", 0, "1d8", "piercing");
+        w["reach_weapon"] = json!(true);
+        w
+    };
+    // Hero west of the dummy at (2,2); ally two squares east at (2,5): threatens with reach.
+    let ally = set(creature("ally"), "attacks", json!([longspear()]));
+    let enc = encounter(
+        &room(3, 6),
+        vec![
+            unit("a", "hero", creature("hero"), (2, 2)),
+            unit("a", "ally", ally, (2, 5)),
+            unit("b", "dummy", with_ac(creature("dummy"), 50), (2, 3)),
+        ],
+    );
+    let mut ep = episode(enc, &[1, 1, 1, 10]);
+    turn_of(&mut ep, "hero");
+    let d = cid(&ep, "dummy");
+    assert_all_ok(&submit(&mut ep, &[attack(d)]));
+    assert_eq!(
+        lines_of(&ep, "hero").join("\n"),
+        "longsword vs dummy d20=10+7=17 AC 50 [flanking +2] -> MISS"
+    );
+    // Adjacent on the opposite side, the longspear's dead zone: no threat, no flanking.
+    assert_eq!(
+        melee_with_ally((2, 2), (2, 4), longspear()),
+        "longsword vs dummy d20=10+5=15 AC 50 -> MISS"
+    );
+}
+
+/// CRB — Combat Modifiers: Flanking, "if a flanker takes up more than 1 square, it gets the
+/// flanking bonus if any square it occupies counts": a Large ally whose far square is on the
+/// opposite side flanks.
+#[test]
+fn crb_flanking_with_a_large_ally_any_occupied_square_counts() {
+    let mut ogre = creature("ally");
+    ogre["size"] = json!("Large");
+    // Dummy at (2,3); hero west at (2,2); the Large ally's 2×2 space is (1,4)-(2,5): its
+    // square (2,4) is directly east of the dummy.
+    let enc = encounter(
+        &room(4, 7),
+        vec![
+            unit("a", "ally", ogre, (1, 4)),
+            unit("a", "hero", creature("hero"), (2, 2)),
+            unit("b", "dummy", with_ac(creature("dummy"), 50), (2, 3)),
+        ],
+    );
+    let mut ep = episode(enc, &[1, 1, 1, 10]);
+    turn_of(&mut ep, "hero");
+    let d = cid(&ep, "dummy");
+    assert_all_ok(&submit(&mut ep, &[attack(d)]));
+    assert_eq!(
+        lines_of(&ep, "hero").join("\n"),
+        "longsword vs dummy d20=10+7=17 AC 50 [flanking +2] -> MISS"
+    );
+}
+
+/// CRB — Combat Modifiers: Soft Cover, and Shooting into a Melee: a friend between the archer
+/// and a target it is fighting gives the target +4 AC and the archer −4 — both apply.
+#[test]
+fn crb_soft_cover_and_shooting_into_melee_together() {
+    let l = shoot_into_melee((2, 6), melee("sword", 0, "1d6", "slashing"));
+    assert_eq!(
+        l,
+        "bow vs dummy d20=10-4=6 AC 54 [into melee -4, cover +4] -> MISS"
+    );
+}
