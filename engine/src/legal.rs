@@ -425,8 +425,17 @@ fn candidate_actions(ep: &Episode, actor: CombatantId, first_only: bool) -> Vec<
         let g = &ep.enc.grid;
         for r in (pos.row - max).max(0)..=(pos.row + max).min(g.rows - 1) {
             for c in (pos.col - max).max(0)..=(pos.col + max).min(g.cols - 1) {
+                let cell = Cell::new(r, c);
+                // Cheap pre-filters (the full check below decides): a run ends on a square
+                // where the mover may stop, within its run distance.
+                if cell == pos
+                    || !unbounded.can_stop(cell)
+                    || crate::grid::distance_squares(pos, cell) > max
+                {
+                    continue;
+                }
                 let mut a = Action::new(ActionKind::Run);
-                a.destination = Some(Cell::new(r, c));
+                a.destination = Some(cell);
                 if ok(&a) {
                     push!(a);
                 }
