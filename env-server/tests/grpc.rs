@@ -1,69 +1,11 @@
 //! End-to-end tests of the gRPC service: a real server on 127.0.0.1:0 in-process, a real
 //! tonic client. Covers GetSpec/ListScenarios, full episodes through Reset/Step, Observe and
 //! Close, and the status of each kind of bad request (the server must keep serving after them).
-use pf1e_env_server::proto::environment_client::EnvironmentClient;
 use pf1e_env_server::proto::{self, scenario::Source};
-use pf1e_env_server::service::{serve, ServiceConfig};
-use tonic::transport::Channel;
 use tonic::Code;
 
-const DATA_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data");
-
-/// A running server; shuts down when dropped.
-struct TestServer {
-    client: EnvironmentClient<Channel>,
-    channel: Channel,
-    _shutdown: tokio::sync::oneshot::Sender<()>,
-}
-
-async fn start() -> TestServer {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(async move {
-        serve(listener, ServiceConfig::new(DATA_DIR), async {
-            let _ = rx.await;
-        })
-        .await
-        .expect("server runs");
-    });
-    let channel = Channel::from_shared(format!("http://{addr}"))
-        .unwrap()
-        .connect()
-        .await
-        .expect("connect to the test server");
-    TestServer {
-        client: EnvironmentClient::new(channel.clone()),
-        channel,
-        _shutdown: tx,
-    }
-}
-
-fn named(name: &str) -> Option<proto::Scenario> {
-    Some(proto::Scenario {
-        source: Some(Source::Named(name.to_string())),
-    })
-}
-
-fn controlled_sides(sides: &[&str]) -> Option<proto::Controlled> {
-    Some(proto::Controlled {
-        sides: sides.iter().map(|s| s.to_string()).collect(),
-        combatant_ids: vec![],
-    })
-}
-
-fn reset_req(scenario: &str, seed: u64, sides: &[&str]) -> proto::ResetRequest {
-    proto::ResetRequest {
-        scenario: named(scenario),
-        seed,
-        controlled: controlled_sides(sides),
-        ..Default::default()
-    }
-}
-
-fn read_data(rel: &str) -> String {
-    std::fs::read_to_string(format!("{DATA_DIR}/{rel}")).unwrap()
-}
+mod common;
+use common::*;
 
 /// An inline copy of the mirror duel (orc vs orc), with `map_edit` applied to the map text and
 /// `orc_edit` to the east orc's JSON.

@@ -3,68 +3,16 @@
 //! Snapshot/Restore/Fork, Describe/Stats, StepBatch/ResetBatch, the Session stream, Echo,
 //! limits and deadlines — and abuse: concurrent steps of one decision, 10,000 episodes,
 //! stream disconnects, malformed batch items.
+use pf1e_env_server::proto;
 use pf1e_env_server::proto::environment_client::EnvironmentClient;
-use pf1e_env_server::proto::{self, scenario::Source};
-use pf1e_env_server::service::{result_code, serve, EnvironmentService, ServiceConfig};
+use pf1e_env_server::service::{result_code, EnvironmentService, ServiceConfig};
 use std::time::Duration;
 use tokio_stream::StreamExt;
 use tonic::transport::Channel;
 use tonic::Code;
 
-const DATA_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data");
-
-struct TestServer {
-    client: EnvironmentClient<Channel>,
-    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
-    done: tokio::task::JoinHandle<()>,
-}
-
-async fn start_with(config: ServiceConfig) -> TestServer {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    let done = tokio::spawn(async move {
-        serve(listener, config, async {
-            let _ = rx.await;
-        })
-        .await
-        .expect("server runs");
-    });
-    let channel = Channel::from_shared(format!("http://{addr}"))
-        .unwrap()
-        .connect()
-        .await
-        .expect("connect to the test server");
-    TestServer {
-        client: EnvironmentClient::new(channel)
-            .max_decoding_message_size(64 << 20)
-            .max_encoding_message_size(64 << 20),
-        shutdown: Some(tx),
-        done,
-    }
-}
-
-async fn start() -> TestServer {
-    start_with(ServiceConfig::new(DATA_DIR)).await
-}
-
-fn named(name: &str) -> Option<proto::Scenario> {
-    Some(proto::Scenario {
-        source: Some(Source::Named(name.to_string())),
-    })
-}
-
-fn reset_req(scenario: &str, seed: u64, sides: &[&str]) -> proto::ResetRequest {
-    proto::ResetRequest {
-        scenario: named(scenario),
-        seed,
-        controlled: Some(proto::Controlled {
-            sides: sides.iter().map(|s| s.to_string()).collect(),
-            combatant_ids: vec![],
-        }),
-        ..Default::default()
-    }
-}
+mod common;
+use common::*;
 
 fn lean() -> Option<proto::ObservationOptions> {
     Some(proto::ObservationOptions {

@@ -1,0 +1,81 @@
+//! Shared helpers of the gRPC integration tests: an in-process server on 127.0.0.1:0 with a
+//! real tonic client, and request builders.
+#![allow(dead_code)]
+
+use pf1e_env_server::proto::environment_client::EnvironmentClient;
+use pf1e_env_server::proto::{self, scenario::Source};
+use pf1e_env_server::service::{serve, ServiceConfig};
+use tonic::transport::Channel;
+
+/// The bundled data directory.
+pub const DATA_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data");
+
+/// A running server; it shuts down when `shutdown` is sent or dropped.
+pub struct TestServer {
+    pub client: EnvironmentClient<Channel>,
+    pub channel: Channel,
+    pub shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    pub done: tokio::task::JoinHandle<()>,
+}
+
+/// Start a server with `config` and connect a client (64 MiB message limits).
+pub async fn start_with(config: ServiceConfig) -> TestServer {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let done = tokio::spawn(async move {
+        serve(listener, config, async {
+            let _ = rx.await;
+        })
+        .await
+        .expect("server runs");
+    });
+    let channel = Channel::from_shared(format!("http://{addr}"))
+        .unwrap()
+        .connect()
+        .await
+        .expect("connect to the test server");
+    TestServer {
+        client: EnvironmentClient::new(channel.clone())
+            .max_decoding_message_size(64 << 20)
+            .max_encoding_message_size(64 << 20),
+        channel,
+        shutdown: Some(tx),
+        done,
+    }
+}
+
+/// Start a server on the bundled data with the default limits.
+pub async fn start() -> TestServer {
+    start_with(ServiceConfig::new(DATA_DIR)).await
+}
+
+/// A named scenario.
+pub fn named(name: &str) -> Option<proto::Scenario> {
+    Some(proto::Scenario {
+        source: Some(Source::Named(name.to_string())),
+    })
+}
+
+/// The sides played by the client.
+pub fn controlled_sides(sides: &[&str]) -> Option<proto::Controlled> {
+    Some(proto::Controlled {
+        sides: sides.iter().map(|s| s.to_string()).collect(),
+        combatant_ids: vec![],
+    })
+}
+
+/// Reset a named scenario with `sides` controlled.
+pub fn reset_req(scenario: &str, seed: u64, sides: &[&str]) -> proto::ResetRequest {
+    proto::ResetRequest {
+        scenario: named(scenario),
+        seed,
+        controlled: controlled_sides(sides),
+        ..Default::default()
+    }
+}
+
+/// A bundled data file's text.
+pub fn read_data(rel: &str) -> String {
+    std::fs::read_to_string(format!("{DATA_DIR}/{rel}")).unwrap()
+}
