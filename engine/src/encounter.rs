@@ -121,6 +121,7 @@ impl Encounter {
                 .find(|(n, _)| n == side)
                 .expect("checked above");
             let zone = map.zone_cells(*letter);
+            let in_zone: std::collections::BTreeSet<Cell> = zone.iter().copied().collect();
             let mut next = 0usize;
             for (base_id, spec) in members {
                 let footprint_side = spec.size.footprint_side();
@@ -129,10 +130,14 @@ impl Encounter {
                     let anchor = zone[next];
                     next += 1;
                     let cells = crate::grid::footprint(anchor, footprint_side);
-                    if cells
-                        .iter()
-                        .all(|c| grid.in_bounds(*c) && grid.passable(*c) && !occupied.contains(c))
-                    {
+                    // The whole footprint must lie in the zone (a Huge creature needs 3×3
+                    // zone squares), on passable, unoccupied squares.
+                    if cells.iter().all(|c| {
+                        in_zone.contains(c)
+                            && grid.in_bounds(*c)
+                            && grid.passable(*c)
+                            && !occupied.contains(c)
+                    }) {
                         placed_at = Some((anchor, cells));
                         break;
                     }

@@ -1282,6 +1282,15 @@ fn action_from_proto(
             }
         },
     };
+    if maneuver.is_some() && kind != ActionKind::Maneuver {
+        return Err(ServiceError::invalid(
+            format!("{field}.maneuver"),
+            format!(
+                "only a `maneuver` action takes a maneuver type, not `{}`",
+                kind.name()
+            ),
+        ));
+    }
     Ok(Action {
         kind,
         target,

@@ -598,7 +598,10 @@ async fn arbitrary_actions_are_results_not_errors() {
                             col: (next() % 20) as i32,
                         }),
                         weapon: (next() % 3 == 0).then(|| (next() % 4) as u32),
-                        maneuver: (next() % 2 == 0).then(|| (next() % 18) as i32),
+                        // A maneuver type only on a maneuver (elsewhere: INVALID_ARGUMENT,
+                        // see `maneuver_type_on_another_kind_is_invalid`).
+                        maneuver: (kind == proto::ActionKind::Maneuver as i32 && next() % 2 == 0)
+                            .then(|| (next() % 18) as i32),
                     }]
                 }
                 // A random legal action.
@@ -620,4 +623,32 @@ async fn arbitrary_actions_are_results_not_errors() {
         }
         assert!(s.terminated || s.truncated);
     }
+}
+
+/// A maneuver type on an action that is not a maneuver is a malformed request naming the field
+/// (it would otherwise be silently ignored).
+#[tokio::test]
+async fn maneuver_type_on_another_kind_is_invalid() {
+    let mut t = start().await;
+    let s = t
+        .client
+        .reset(reset_req("sample_arena", 3, &["players"]))
+        .await
+        .unwrap()
+        .into_inner();
+    let d = s.decision.as_ref().expect("goblins decide");
+    let r = t
+        .client
+        .step(proto::StepRequest {
+            episode_id: s.episode_id.clone(),
+            decision_id: d.decision_id,
+            actions: vec![proto::Action {
+                kind: proto::ActionKind::EndTurn as i32,
+                maneuver: Some(proto::ManeuverType::Trip as i32),
+                ..Default::default()
+            }],
+            action_ids: vec![],
+        })
+        .await;
+    assert_status(r, Code::InvalidArgument, "actions[0].maneuver");
 }

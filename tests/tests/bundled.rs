@@ -39,3 +39,19 @@ fn every_pair_of_bundled_creatures_fights_to_the_end() {
         }
     }
 }
+
+/// A creature's whole footprint must lie in its deployment zone: the Large ogre (2×2) does not
+/// fit the mirror duel's one-square-wide zones, an error naming the side.
+#[test]
+fn large_creature_needs_a_zone_its_size() {
+    let map = common::map("mirror_duel");
+    let sides = vec![
+        ("west".to_string(), vec![common::monster("ogre")]),
+        ("east".to_string(), vec![common::monster("orc")]),
+    ];
+    let e = pf1e_engine::Encounter::build(map, sides, RulesOptions::default()).unwrap_err();
+    assert!(
+        e.field.contains("west") && e.reason.contains("too small"),
+        "{e}"
+    );
+}

@@ -113,7 +113,14 @@ pub fn encounter_with(
     let mut zones = vec![vec!['.'; cols]; rows];
     for u in &units {
         let letter = (b'A' + sides.iter().position(|s| *s == u.side).unwrap() as u8) as char;
-        zones[u.at.0 as usize][u.at.1 as usize] = letter;
+        // The unit's whole footprint is zone (a Large unit needs 2×2 zone squares).
+        let side = spec(&u.spec).size.footprint_side() as usize;
+        let (r0, c0) = (u.at.0 as usize, u.at.1 as usize);
+        for row in zones.iter_mut().skip(r0).take(side) {
+            for cell in row.iter_mut().skip(c0).take(side) {
+                *cell = letter;
+            }
+        }
     }
     let block = |lines: &[String]| -> String {
         lines.iter().map(|l| format!("  {l}\n")).collect::<String>()
