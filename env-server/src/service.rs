@@ -1654,6 +1654,27 @@ where
     }
 }
 
+impl EnvironmentService {
+    /// The shape of every plain unary RPC: run `f` on the request in the blocking pool,
+    /// honouring the request's deadline (see [`blocking`]).
+    async fn unary<Req, Resp>(
+        &self,
+        request: Request<Req>,
+        f: fn(&EnvironmentService, &Req) -> Result<Resp, ServiceError>,
+    ) -> Result<Response<Resp>, tonic::Status>
+    where
+        Req: Send + 'static,
+        Resp: Send + 'static,
+    {
+        let svc = self.clone();
+        let deadline = deadline_of(&request);
+        let req = request.into_inner();
+        blocking(deadline, move || f(&svc, &req))
+            .await
+            .map(Response::new)
+    }
+}
+
 /// Episodes a response created (Reset, Fork, Restore: the one; batches: the reset items).
 trait CreatedEpisodes {
     fn created(&self, reset_items_from: usize) -> Vec<String>;
@@ -1717,12 +1738,7 @@ impl Environment for EnvironmentService {
         &self,
         request: Request<proto::GetSpecRequest>,
     ) -> Result<Response<proto::Spec>, tonic::Status> {
-        let svc = self.clone();
-        let deadline = deadline_of(&request);
-        let req = request.into_inner();
-        blocking(deadline, move || svc.get_spec_blocking(&req))
-            .await
-            .map(Response::new)
+        self.unary(request, Self::get_spec_blocking).await
     }
 
     async fn list_scenarios(
@@ -1755,24 +1771,14 @@ impl Environment for EnvironmentService {
         &self,
         request: Request<proto::StepRequest>,
     ) -> Result<Response<proto::EpisodeState>, tonic::Status> {
-        let svc = self.clone();
-        let deadline = deadline_of(&request);
-        let req = request.into_inner();
-        blocking(deadline, move || svc.step_blocking(&req))
-            .await
-            .map(Response::new)
+        self.unary(request, Self::step_blocking).await
     }
 
     async fn observe(
         &self,
         request: Request<proto::ObserveRequest>,
     ) -> Result<Response<proto::EpisodeState>, tonic::Status> {
-        let svc = self.clone();
-        let deadline = deadline_of(&request);
-        let req = request.into_inner();
-        blocking(deadline, move || svc.observe_blocking(&req))
-            .await
-            .map(Response::new)
+        self.unary(request, Self::observe_blocking).await
     }
 
     async fn close(
@@ -1788,24 +1794,14 @@ impl Environment for EnvironmentService {
         &self,
         request: Request<proto::ValidateRequest>,
     ) -> Result<Response<proto::ActionResult>, tonic::Status> {
-        let svc = self.clone();
-        let deadline = deadline_of(&request);
-        let req = request.into_inner();
-        blocking(deadline, move || svc.validate_blocking(&req))
-            .await
-            .map(Response::new)
+        self.unary(request, Self::validate_blocking).await
     }
 
     async fn snapshot(
         &self,
         request: Request<proto::SnapshotRequest>,
     ) -> Result<Response<proto::SnapshotResponse>, tonic::Status> {
-        let svc = self.clone();
-        let deadline = deadline_of(&request);
-        let req = request.into_inner();
-        blocking(deadline, move || svc.snapshot_blocking(&req))
-            .await
-            .map(Response::new)
+        self.unary(request, Self::snapshot_blocking).await
     }
 
     async fn restore(
@@ -1840,12 +1836,7 @@ impl Environment for EnvironmentService {
         &self,
         request: Request<proto::DescribeRequest>,
     ) -> Result<Response<proto::EpisodeDescription>, tonic::Status> {
-        let svc = self.clone();
-        let deadline = deadline_of(&request);
-        let req = request.into_inner();
-        blocking(deadline, move || svc.describe_blocking(&req))
-            .await
-            .map(Response::new)
+        self.unary(request, Self::describe_blocking).await
     }
 
     async fn stats(
