@@ -149,6 +149,31 @@ pub struct Grid {
     /// encounter; not serialized.
     #[serde(skip)]
     pub(crate) loe_cache: LoeCache,
+    /// Movement steps of a 1×1 mover, per square (built once from the arrays above on first
+    /// use; terrain never changes during an encounter). Not serialized.
+    #[serde(skip)]
+    steps: std::sync::OnceLock<StepTable>,
+}
+
+/// One legal terrain step of a 1×1 mover (see [`StepTable`]).
+#[derive(Debug, Clone, Copy)]
+struct Step {
+    /// Row-major index of the square entered.
+    to: u32,
+    /// Cost in squares (terrain and climb) when the mover's 5-10-5 count is even / odd.
+    cost: [u32; 2],
+    /// A diagonal step (flips the 5-10-5 parity).
+    diagonal: bool,
+}
+
+/// The terrain steps out of every square for a 1×1 mover, in [`NEIGHBOURS`] order: on the
+/// map, passable, the corner rule met, costs precomputed ([`Grid::step_cost`] rules).
+/// Creatures are not in it: the search checks their squares separately.
+#[derive(Debug, Clone, Default)]
+struct StepTable {
+    /// `steps[first[i]..first[i + 1]]` leave square `i`.
+    first: Vec<u32>,
+    steps: Vec<Step>,
 }
 
 /// Lazily filled line-of-effect bit rows (see [`Grid`]).
@@ -213,6 +238,7 @@ impl Grid {
             blocks_los: Vec::with_capacity(n),
             cover_bonus: Vec::with_capacity(n),
             loe_cache: LoeCache::new(n),
+            steps: std::sync::OnceLock::new(),
         };
         for r in 0..rows {
             for c in 0..cols {
@@ -231,6 +257,56 @@ impl Grid {
             }
         }
         g
+    }
+
+    /// The 1×1 step table, built on first use.
+    fn step_table(&self) -> &StepTable {
+        self.steps.get_or_init(|| {
+            let (rows, cols) = (self.rows, self.cols);
+            let n = self.move_cost.len().min((rows as usize) * (cols as usize));
+            let cost_at = |r: i32, c: i32| -> u32 {
+                if (0..rows).contains(&r) && (0..cols).contains(&c) {
+                    let i = (r * cols + c) as usize;
+                    if i < n {
+                        return u32::from(self.move_cost[i]);
+                    }
+                }
+                0
+            };
+            let mut t = StepTable {
+                first: Vec::with_capacity(n + 1),
+                steps: Vec::new(),
+            };
+            for ai in 0..n {
+                t.first.push(t.steps.len() as u32);
+                let (r, c) = ((ai as i32) / cols, (ai as i32) % cols);
+                for (dr, dc) in NEIGHBOURS {
+                    let (br, bc) = (r + dr, c + dc);
+                    let m = cost_at(br, bc);
+                    if m == 0 {
+                        continue;
+                    }
+                    let diagonal = dr != 0 && dc != 0;
+                    if diagonal && (cost_at(r + dr, c) == 0 || cost_at(r, c + dc) == 0) {
+                        continue;
+                    }
+                    let bi = (br * cols + bc) as usize;
+                    let climb = (self.elevation[bi] - self.elevation[ai]).max(0) as u32;
+                    let terrain = |odd: bool| match (diagonal, m) {
+                        (false, m) => m,
+                        (true, 1) => 1 + u32::from(odd),
+                        (true, m) => m + 1,
+                    };
+                    t.steps.push(Step {
+                        to: bi as u32,
+                        cost: [terrain(false) + climb, terrain(true) + climb],
+                        diagonal,
+                    });
+                }
+            }
+            t.first.push(t.steps.len() as u32);
+            t
+        })
     }
 
     /// Row-major index of an in-bounds cell.
@@ -375,20 +451,24 @@ impl Grid {
             .move_cost
             .len()
             .min((self.rows as usize) * (self.cols as usize));
-        let mut field = PathField {
-            rows: self.rows,
-            cols: self.cols,
-            side,
-            start,
+        let mut field = FieldStates {
             dist: vec![UNREACHED; 2 * n],
             pred: vec![NO_PRED; 2 * n],
             stop: vec![false; n],
         };
+        let finish = |states: FieldStates| PathField {
+            rows: self.rows,
+            cols: self.cols,
+            side,
+            start,
+            bound: max_cost.unwrap_or(UNREACHED),
+            states: std::sync::Arc::new(states),
+        };
         let Some(start_idx) = self.index(start) else {
-            return field;
+            return finish(field);
         };
         if start_idx >= n {
-            return field;
+            return finish(field);
         }
         let in_start = |c: Cell| {
             (start.row..start.row + side).contains(&c.row)
@@ -410,7 +490,7 @@ impl Grid {
             .collect();
         if side == 1 && !FORCE_GENERIC_DIJKSTRA.with(|f| f.get()) {
             self.dijkstra_single(&mut field, start_idx, max_cost, &pass);
-            return field;
+            return finish(field);
         }
         let pass_at = |c: Cell| self.index(c).map_or(Passage::Blocked, |i| pass[i]);
         let can_enter = |a: Cell| {
@@ -485,70 +565,68 @@ impl Grid {
                 }
             }
         }
-        field
+        finish(field)
     }
 
     /// [`Grid::dijkstra`] for a 1×1 mover: the same states, costs, corner rule and tie-breaks,
     /// on flat indices (the hot path of legal actions and the default policy).
     fn dijkstra_single(
         &self,
-        field: &mut PathField,
+        field: &mut FieldStates,
         start_idx: usize,
         max_cost: Option<u32>,
         pass: &[Passage],
     ) {
-        let (rows, cols) = (self.rows, self.cols);
-        let cost_at = |r: i32, c: i32| -> u32 {
-            if (0..rows).contains(&r) && (0..cols).contains(&c) {
-                u32::from(self.move_cost[(r * cols + c) as usize])
-            } else {
-                0
-            }
-        };
+        let table = self.step_table();
+        let max_cost = max_cost.unwrap_or(u32::MAX);
         field.dist[2 * start_idx] = 0;
         field.stop[start_idx] = true;
-        let mut heap = BinaryHeap::new();
-        let (sr, sc) = ((start_idx as i32) / cols, (start_idx as i32) % cols);
-        heap.push(Reverse((0u32, sr, sc, false)));
-        while let Some(Reverse((d, r, c, odd))) = heap.pop() {
-            let ai = (r * cols + c) as usize;
-            let s = 2 * ai + usize::from(odd);
-            if d > field.dist[s] {
-                continue;
+        // A bucket queue (Dial's algorithm): every step costs at least 1, so states of cost
+        // `d` are all known when bucket `d` is reached, and nothing is added to it while it is
+        // processed. Processing a bucket in increasing state index — (row, col, parity) order —
+        // reproduces exactly the order in which a binary heap of `(cost, row, col, parity)`
+        // pops them, so predecessors (and hence paths) are identical to the generic search.
+        let mut buckets: Vec<Vec<u32>> = vec![vec![(2 * start_idx) as u32]];
+        let mut d = 0usize;
+        while d < buckets.len() {
+            let mut bucket = std::mem::take(&mut buckets[d]);
+            bucket.sort_unstable();
+            bucket.dedup();
+            let dd = d as u32;
+            for &s in &bucket {
+                let s = s as usize;
+                if dd > field.dist[s] {
+                    continue;
+                }
+                let ai = s / 2;
+                let odd = s % 2;
+                let steps = &table.steps[table.first[ai] as usize..table.first[ai + 1] as usize];
+                for step in steps {
+                    let bi = step.to as usize;
+                    if pass[bi] == Passage::Blocked {
+                        continue;
+                    }
+                    let nd = dd.saturating_add(step.cost[odd]);
+                    if nd > max_cost {
+                        continue;
+                    }
+                    let t = 2 * bi + (odd ^ usize::from(step.diagonal));
+                    if nd < field.dist[t] {
+                        field.dist[t] = nd;
+                        field.pred[t] = s as u32;
+                        field.stop[bi] = pass[bi] == Passage::Free;
+                        let k = nd as usize;
+                        if buckets.len() <= k {
+                            buckets.resize_with(k + 1, Vec::new);
+                        }
+                        buckets[k].push(t as u32);
+                    }
+                }
             }
-            for (dr, dc) in NEIGHBOURS {
-                let (br, bc) = (r + dr, c + dc);
-                let m = cost_at(br, bc);
-                if m == 0 {
-                    continue;
-                }
-                let bi = (br * cols + bc) as usize;
-                if pass[bi] == Passage::Blocked {
-                    continue;
-                }
-                let diagonal = dr != 0 && dc != 0;
-                if diagonal && (cost_at(r + dr, c) == 0 || cost_at(r, c + dc) == 0) {
-                    continue;
-                }
-                let terrain = match (diagonal, m) {
-                    (false, m) => m,
-                    (true, 1) => 1 + u32::from(odd),
-                    (true, m) => m + 1,
-                };
-                let climb = (self.elevation[bi] - self.elevation[ai]).max(0) as u32;
-                let nd = d.saturating_add(terrain + climb);
-                if max_cost.is_some_and(|mc| nd > mc) {
-                    continue;
-                }
-                let nodd = odd ^ diagonal;
-                let t = 2 * bi + usize::from(nodd);
-                if nd < field.dist[t] {
-                    field.dist[t] = nd;
-                    field.pred[t] = s as u32;
-                    field.stop[bi] = pass[bi] == Passage::Free;
-                    heap.push(Reverse((nd, br, bc, nodd)));
-                }
-            }
+            // Keep the allocation for a later bucket.
+            bucket.clear();
+            buckets[d] = bucket;
+            d += 1;
         }
     }
 }
@@ -569,9 +647,19 @@ pub struct PathField {
     cols: i32,
     side: i32,
     start: Cell,
-    /// Per (cell index × 2 + parity): cheapest cost in squares, `UNREACHED` if none.
+    /// States of cost above this bound (squares) count as unreached: see
+    /// [`PathField::bounded`]. `UNREACHED` when unbounded.
+    bound: u32,
+    /// The search result, shared by every bounded view of it.
+    states: std::sync::Arc<FieldStates>,
+}
+
+/// The raw result of a search, per state `(cell index × 2 + parity)`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct FieldStates {
+    /// Cheapest cost in squares, `UNREACHED` if none.
     dist: Vec<u32>,
-    /// Per state: predecessor state, `NO_PRED` for the start/unreached.
+    /// Predecessor state, `NO_PRED` for the start/unreached.
     pred: Vec<u32>,
     /// Per cell: every footprint square is `Free` (meaningful only when reached).
     stop: Vec<bool>,
@@ -581,18 +669,42 @@ impl PathField {
     fn index(&self, c: Cell) -> Option<usize> {
         if (0..self.rows).contains(&c.row) && (0..self.cols).contains(&c.col) {
             let i = c.row as usize * self.cols as usize + c.col as usize;
-            (i < self.stop.len()).then_some(i)
+            (i < self.states.stop.len()).then_some(i)
         } else {
             None
+        }
+    }
+
+    /// Cost of state `s` within the bound, `UNREACHED` beyond it.
+    fn dist(&self, s: usize) -> u32 {
+        let d = self.states.dist[s];
+        if d > self.bound {
+            UNREACHED
+        } else {
+            d
         }
     }
 
     /// The best state (cost, state index) for anchor `c`: lower cost, then even parity.
     fn best(&self, c: Cell) -> Option<(u32, usize)> {
         let i = self.index(c)?;
-        let (e, o) = (self.dist[2 * i], self.dist[2 * i + 1]);
+        let (e, o) = (self.dist(2 * i), self.dist(2 * i + 1));
         let (d, s) = if o < e { (o, 2 * i + 1) } else { (e, 2 * i) };
         (d != UNREACHED).then_some((d, s))
+    }
+
+    /// The same field seen with a tighter bound of `max_cost` squares (`None`: this field's
+    /// own bound): states costing more count as unreached. Cheap (the search is shared).
+    ///
+    /// Equal to a search bounded by `max_cost` from the start, paths included: every step
+    /// costs at least one square, so the states within the bound are settled, with the same
+    /// predecessors, before any state beyond it is expanded — the bound only prunes.
+    pub fn bounded(&self, max_cost: Option<u32>) -> PathField {
+        let mut view = self.clone();
+        if let Some(m) = max_cost {
+            view.bound = view.bound.min(m);
+        }
+        view
     }
 
     /// The start anchor of the search.
@@ -622,7 +734,7 @@ impl PathField {
             return true;
         }
         match (self.best(c), self.index(c)) {
-            (Some(_), Some(i)) => self.stop[i],
+            (Some(_), Some(i)) => self.states.stop[i],
             _ => false,
         }
     }
@@ -636,18 +748,18 @@ impl PathField {
         let (_, mut s) = self.best(c)?;
         let mut out = Vec::new();
         // A path never has more steps than there are states.
-        for _ in 0..=self.dist.len() {
+        for _ in 0..=self.states.dist.len() {
             let i = s / 2;
             let cell = Cell::new(
                 (i / self.cols as usize) as i32,
                 (i % self.cols as usize) as i32,
             );
-            if cell == self.start && self.dist[s] == 0 {
+            if cell == self.start && self.states.dist[s] == 0 {
                 out.reverse();
                 return Some(out);
             }
             out.push(cell);
-            let p = self.pred[s];
+            let p = self.states.pred[s];
             if p == NO_PRED {
                 return None;
             }
@@ -1017,9 +1129,7 @@ mod tests {
                 FORCE_GENERIC_DIJKSTRA.with(|f| f.set(true));
                 let slow = g.dijkstra(start, 1, max, &occupant);
                 FORCE_GENERIC_DIJKSTRA.with(|f| f.set(false));
-                assert_eq!(fast.dist, slow.dist, "{start} {max:?}");
-                assert_eq!(fast.pred, slow.pred, "{start} {max:?}");
-                assert_eq!(fast.stop, slow.stop, "{start} {max:?}");
+                assert_eq!(fast.states, slow.states, "{start} {max:?}");
             }
         }
     }

@@ -420,9 +420,20 @@ fn candidate_actions(ep: &Episode, actor: CombatantId, first_only: bool) -> Vec<
             }
         }
     }
-    if withdraw_ok {
+    // Run: the conditions that do not depend on the destination (conditions, action slot,
+    // already moved, resting) are probed once with a destination-less run, which `check`
+    // refuses with `missing_target` exactly when all of them pass (the destination is the
+    // last thing `plan_action` reads); then each destination needs only its straight-line
+    // path. `tests::run_enumeration_matches_check` pins the equivalence with `check`.
+    let run_ok = withdraw_ok
+        && matches!(
+            ep.check(actor, &Action::new(ActionKind::Run)),
+            Err(r) if r == crate::action::reasons::MISSING_TARGET
+        );
+    if run_ok {
         let max = crate::maneuvers::run_multiplier(ep, actor) * speed_squares as i32;
         let g = &ep.enc.grid;
+        let pass = ep.passage_fn(actor);
         for r in (pos.row - max).max(0)..=(pos.row + max).min(g.rows - 1) {
             for c in (pos.col - max).max(0)..=(pos.col + max).min(g.cols - 1) {
                 let cell = Cell::new(r, c);
@@ -434,9 +445,9 @@ fn candidate_actions(ep: &Episode, actor: CombatantId, first_only: bool) -> Vec<
                 {
                     continue;
                 }
-                let mut a = Action::new(ActionKind::Run);
-                a.destination = Some(cell);
-                if ok(&a) {
+                if crate::maneuvers::run_path_with(ep, actor, cell, &pass).is_ok() {
+                    let mut a = Action::new(ActionKind::Run);
+                    a.destination = Some(cell);
                     push!(a);
                 }
             }

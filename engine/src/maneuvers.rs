@@ -1037,6 +1037,17 @@ pub(crate) fn run_path(
     a: CombatantId,
     dest: Cell,
 ) -> Result<Vec<Cell>, &'static str> {
+    run_path_with(ep, a, dest, &ep.passage_fn(a))
+}
+
+/// [`run_path`] with the mover's passage function already built (`Episode::passage_fn`), so
+/// that enumerating many destinations builds it once.
+pub(crate) fn run_path_with(
+    ep: &Episode,
+    a: CombatantId,
+    dest: Cell,
+    pass: &dyn Fn(Cell) -> grid::Passage,
+) -> Result<Vec<Cell>, &'static str> {
     let start = ep.st[idx(a)].pos;
     if dest == start || !ep.enc.grid.in_bounds(dest) {
         return Err(reasons::UNREACHABLE_DESTINATION);
@@ -1046,14 +1057,14 @@ pub(crate) fn run_path(
     if grid::distance_squares(start, dest) > max_sq as i32 {
         return Err(reasons::UNREACHABLE_DESTINATION);
     }
-    let pass = ep.passage_fn(a);
     let grid = &ep.enc.grid;
     let line = crate::los::straight_line(start, dest);
     let mut prev = start;
     let mut cost = 0u32;
     let mut odd = false;
     for &c in &line {
-        for x in grid::footprint(c, side) {
+        for (dr, dc) in (0..side).flat_map(|dr| (0..side).map(move |dc| (dr, dc))) {
+            let x = Cell::new(c.row + dr, c.col + dc);
             if !grid.in_bounds(x)
                 || !grid.passable(x)
                 || grid.is_difficult(x)
@@ -1072,9 +1083,9 @@ pub(crate) fn run_path(
         prev = c;
     }
     if cost > max_sq
-        || grid::footprint(dest, side)
-            .iter()
-            .any(|x| pass(*x) != grid::Passage::Free)
+        || (0..side).any(|dr| {
+            (0..side).any(|dc| pass(Cell::new(dest.row + dr, dest.col + dc)) != grid::Passage::Free)
+        })
     {
         return Err(reasons::UNREACHABLE_DESTINATION);
     }

@@ -177,15 +177,113 @@ impl Episode {
             best
         }
     }
-    /// Dijkstra field of the mover from its position, up to `max_squares`.
+    /// Dijkstra field of the mover from its position, up to `max_squares` (squares of
+    /// movement cost).
+    ///
+    /// Memoised per thread (see [`field_memo`]): one decision asks for the same field many
+    /// times (legal-action enumeration, validation of each candidate, the observation), and
+    /// the field depends only on the encounter, the mover, the bound and every combatant's
+    /// square and life state, which form the memo key.
+    ///
+    /// A memoised search with a larger bound (or none) answers a smaller bound through a cheap
+    /// view ([`PathField::bounded`]), identical to the bounded search.
     pub(crate) fn move_field(&self, mover: CombatantId, max_squares: Option<u32>) -> PathField {
-        let pass = self.passage_fn(mover);
-        self.enc.grid.dijkstra(
-            self.st[idx(mover)].pos,
-            self.fp_side(mover),
-            max_squares,
-            &pass,
-        )
+        field_memo::get_or_compute(self, mover, max_squares, || {
+            let pass = self.passage_fn(mover);
+            self.enc.grid.dijkstra(
+                self.st[idx(mover)].pos,
+                self.fp_side(mover),
+                max_squares,
+                &pass,
+            )
+        })
+        .bounded(max_squares)
+    }
+}
+
+/// A small per-thread memo of movement fields ([`Episode::move_field`]).
+///
+/// The key is complete: the encounter (its `Arc` is held by the entry, so its address cannot
+/// be reused while cached), the mover, the bound and `(square, life state)` of every
+/// combatant — everything `passage_fn` and `Grid::dijkstra` read. A hit therefore returns
+/// exactly the field a fresh search would, whatever episode or thread asks; the memo only
+/// saves time. It holds at most [`field_memo::CAPACITY`] fields per thread (least recently
+/// used evicted), so it adds no memory per episode.
+mod field_memo {
+    use super::*;
+    use std::cell::RefCell;
+    use std::sync::Arc;
+
+    /// Most fields kept per thread.
+    pub(super) const CAPACITY: usize = 8;
+
+    struct Entry {
+        enc: Arc<crate::encounter::Encounter>,
+        mover: CombatantId,
+        /// The search's bound in squares (`None`: unbounded).
+        max: Option<u32>,
+        occupancy: Vec<(Cell, LifeState)>,
+        field: PathField,
+    }
+
+    thread_local! {
+        static MEMO: RefCell<Vec<Entry>> = const { RefCell::new(Vec::new()) };
+    }
+
+    /// Whether the entry's search answers a request bounded by `max` (its bound is no
+    /// smaller).
+    fn covers(have: Option<u32>, want: Option<u32>) -> bool {
+        match (have, want) {
+            (None, _) => true,
+            (Some(_), None) => false,
+            (Some(h), Some(w)) => h >= w,
+        }
+    }
+
+    fn matches(e: &Entry, ep: &Episode, mover: CombatantId, max: Option<u32>) -> bool {
+        e.mover == mover
+            && covers(e.max, max)
+            && Arc::ptr_eq(&e.enc, &ep.enc)
+            && e.occupancy.len() == ep.st.len()
+            && e.occupancy
+                .iter()
+                .zip(&ep.st)
+                .all(|(&(pos, life), s)| pos == s.pos && life == s.life)
+    }
+
+    pub(super) fn get_or_compute(
+        ep: &Episode,
+        mover: CombatantId,
+        max: Option<u32>,
+        compute: impl FnOnce() -> PathField,
+    ) -> PathField {
+        let hit = MEMO.with(|m| {
+            let mut m = m.borrow_mut();
+            let i = m.iter().position(|e| matches(e, ep, mover, max))?;
+            // Most recently used last.
+            let e = m.remove(i);
+            let field = e.field.clone();
+            m.push(e);
+            Some(field)
+        });
+        if let Some(field) = hit {
+            return field;
+        }
+        let field = compute();
+        MEMO.with(|m| {
+            let mut m = m.borrow_mut();
+            if m.len() >= CAPACITY {
+                m.remove(0);
+            }
+            m.push(Entry {
+                enc: Arc::clone(&ep.enc),
+                mover,
+                max,
+                occupancy: ep.st.iter().map(|s| (s.pos, s.life)).collect(),
+                field: field.clone(),
+            });
+        });
+        field
     }
 }
 

@@ -310,3 +310,35 @@ fn legal_actions_never_empty_round_trip_and_are_accepted() {
         }
     }
 }
+
+#[test]
+fn action_mask_is_exactly_the_set_of_valid_action_ids() {
+    // Completeness as well as soundness: at every decision of seeded fights, every id of the
+    // action space is legal in the mask if and only if `validate` accepts its action. This pins
+    // the shortcuts of the legal-action enumeration (the movement-field memo, the bulk run
+    // destinations) to the rules the engine applies to a submitted action.
+    for seed in 0..4u64 {
+        let mut ep = Episode::new(mixed_encounter(), seed, &[Controller::External; 4]);
+        for k in 0.. {
+            let Status::Decision(_) = ep.advance() else {
+                break;
+            };
+            assert!(k < 2000, "seed {seed}: no end");
+            let mask = ep.action_mask();
+            for (id, &m) in mask.iter().enumerate() {
+                let a = ep.action_from_id(id as u32).unwrap();
+                let valid = ep.validate(&a).unwrap().ok;
+                assert_eq!(
+                    m == 1,
+                    valid,
+                    "seed {seed}, decision {k}: id {id} ({a:?}) mask {m} but validate {valid}"
+                );
+            }
+            let legal: Vec<u32> = (0..mask.len() as u32)
+                .filter(|&i| mask[i as usize] == 1)
+                .collect();
+            let a = ep.action_from_id(legal[(k * 7 + 3) % legal.len()]).unwrap();
+            assert!(ep.submit(&[a]).unwrap()[0].ok);
+        }
+    }
+}
