@@ -189,3 +189,196 @@ impl Encounter {
         })
     }
 }
+
+impl Encounter {
+    /// Index (in [`Encounter::combatants`] list order) of the combatant whose unique id is `id`.
+    pub fn combatant_index(&self, id: &str) -> Option<usize> {
+        self.combatants.iter().position(|c| c.id == id)
+    }
+
+    /// Why combatant `index` could not start with its anchor (top-left square of its
+    /// footprint, `(row, col)`) at `anchor`: `off the map (8 rows × 20 columns)`,
+    /// `impassable square (wall)`, or for a footprint larger than one square
+    /// `2×2 footprint: square (7,5): impassable square (wall)`. The anchor is not repeated.
+    /// `None` when the whole footprint is on the map and passable. Occupancy by other
+    /// combatants is not checked here (see [`Encounter::with_starts`]).
+    ///
+    /// # Panics
+    /// If `index` is not a combatant index.
+    pub fn start_problem(&self, index: usize, anchor: Cell) -> Option<String> {
+        let side = self.combatants[index].spec.size.footprint_side();
+        let off = format!(
+            "off the map ({} rows × {} columns)",
+            self.grid.rows, self.grid.cols
+        );
+        let kind = |c: Cell| {
+            let kind = &self.map.terrain_at(c).kind;
+            if kind.is_empty() {
+                "impassable".to_string()
+            } else {
+                kind.clone()
+            }
+        };
+        for c in crate::grid::footprint(anchor, side) {
+            let problem = if !self.grid.in_bounds(c) {
+                off.clone()
+            } else if !self.grid.passable(c) {
+                format!("impassable square ({})", kind(c))
+            } else {
+                continue;
+            };
+            return Some(if c == anchor {
+                problem
+            } else {
+                format!("{side}×{side} footprint: square {c}: {problem}")
+            });
+        }
+        None
+    }
+
+    /// A copy of this encounter with the start anchors (top-left squares, `(row, col)`) of
+    /// some combatants replaced; the others keep theirs. `starts` is `(combatant id, anchor)`.
+    /// Ids, sides, specs and options are unchanged; the map and grid are shared (`Arc`).
+    ///
+    /// Every combatant's footprint (moved or not) must be on the map, on passable squares,
+    /// and overlap no other combatant's footprint. Zones do not matter: a moved combatant may
+    /// start anywhere.
+    ///
+    /// # Errors
+    /// [`EncounterError`] with field `combatant <id>` naming the moved combatant (or, for an
+    /// overlap, the first of the two in list order that was moved): an unknown id, an id given
+    /// twice, an anchor off the map, a footprint square off the map or impassable, an overlap
+    /// (the reason names the other combatant and its anchor).
+    pub fn with_starts(&self, starts: &[(&str, Cell)]) -> Result<Encounter, EncounterError> {
+        let err = |id: &str, reason: String| EncounterError {
+            field: format!("combatant {id}"),
+            reason,
+        };
+        let mut out = self.clone();
+        let mut moved = vec![false; out.combatants.len()];
+        for &(id, anchor) in starts {
+            let Some(i) = self.combatant_index(id) else {
+                return Err(err(
+                    id,
+                    format!(
+                        "unknown combatant id (the encounter has {})",
+                        self.combatants
+                            .iter()
+                            .map(|c| c.id.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ));
+            };
+            if moved[i] {
+                return Err(err(id, "start given twice".into()));
+            }
+            if let Some(problem) = self.start_problem(i, anchor) {
+                return Err(err(id, format!("start {anchor}: {problem}")));
+            }
+            moved[i] = true;
+            out.combatants[i].start = anchor;
+        }
+        let mut owner: std::collections::BTreeMap<Cell, usize> = Default::default();
+        for (i, c) in out.combatants.iter().enumerate() {
+            for cell in crate::grid::footprint(c.start, c.spec.size.footprint_side()) {
+                if let Some(&j) = owner.get(&cell) {
+                    // Name a moved one: an unmoved pair cannot overlap (built by `build`).
+                    let (a, b) = if moved[j] || !moved[i] {
+                        (j, i)
+                    } else {
+                        (i, j)
+                    };
+                    let (a, b) = (&out.combatants[a], &out.combatants[b]);
+                    return Err(err(
+                        &a.id,
+                        format!(
+                            "start {}: overlaps {} (start {}) at square {cell}",
+                            a.start, b.id, b.start
+                        ),
+                    ));
+                }
+                owner.insert(cell, i);
+            }
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Encounter {
+        let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data");
+        let map = MapSpec::load(&data.join("maps/sample_arena.yaml")).unwrap();
+        let goblin = CombatantSpec::load(&data.join("monsters/goblin.json")).unwrap();
+        let ogre = CombatantSpec::load(&data.join("monsters/ogre.json")).unwrap();
+        let sides = vec![
+            (
+                "players".to_string(),
+                vec![
+                    ("goblin".to_string(), goblin.clone()),
+                    ("goblin".to_string(), goblin),
+                ],
+            ),
+            ("monsters".to_string(), vec![("ogre".to_string(), ogre)]),
+        ];
+        Encounter::build(map, sides, RulesOptions::default()).unwrap()
+    }
+
+    #[test]
+    fn with_starts_moves_only_the_named() {
+        let enc = sample();
+        assert_eq!(enc.combatant_index("goblin-2"), Some(1));
+        let moved = enc.with_starts(&[("goblin-2", Cell::new(5, 5))]).unwrap();
+        assert_eq!(moved.combatants[1].start, Cell::new(5, 5));
+        assert_eq!(moved.combatants[0].start, enc.combatants[0].start);
+        assert_eq!(moved.combatants[2].start, enc.combatants[2].start);
+        // Two combatants may swap squares in one call.
+        let (a, b) = (enc.combatants[0].start, enc.combatants[1].start);
+        let swapped = enc.with_starts(&[("goblin", b), ("goblin-2", a)]).unwrap();
+        assert_eq!(swapped.combatants[0].start, b);
+    }
+
+    #[test]
+    fn with_starts_names_the_combatant_and_the_square() {
+        let enc = sample();
+        let e = enc.with_starts(&[("goblin", Cell::new(0, 3))]).unwrap_err();
+        assert_eq!(e.field, "combatant goblin");
+        assert!(
+            e.reason.contains("(0,3)") && e.reason.contains("wall"),
+            "{e}"
+        );
+        let e = enc.with_starts(&[("goblin", Cell::new(8, 3))]).unwrap_err();
+        assert!(e.reason.contains("off the map"), "{e}");
+        let e = enc
+            .with_starts(&[("goblin", Cell::new(-1, 3))])
+            .unwrap_err();
+        assert!(e.reason.contains("off the map"), "{e}");
+        let e = enc.with_starts(&[("goblin", Cell::new(2, 3))]).unwrap_err();
+        assert_eq!(e.reason, "start (2,3): impassable square (pillar)");
+        let ogre = enc.combatants[2].start;
+        let e = enc.with_starts(&[("goblin-2", ogre)]).unwrap_err();
+        assert_eq!(e.field, "combatant goblin-2");
+        assert!(e.reason.contains("overlaps ogre"), "{e}");
+        // The ogre is Large (2×2): its footprint must fit.
+        let e = enc.with_starts(&[("ogre", Cell::new(6, 5))]).unwrap_err();
+        assert_eq!(e.field, "combatant ogre");
+        assert!(
+            e.reason
+                .contains("start (6,5): 2×2 footprint: square (7,5): impassable square (wall)"),
+            "{e}"
+        );
+        let e = enc.with_starts(&[("ogre", Cell::new(1, 6))]).unwrap_err();
+        assert!(e.reason.contains("(1,7)"), "{e}");
+        assert!(enc.start_problem(2, Cell::new(1, 5)).is_none());
+        let e = enc.with_starts(&[("nobody", Cell::new(1, 1))]).unwrap_err();
+        assert!(e.reason.contains("unknown combatant"), "{e}");
+        let e = enc
+            .with_starts(&[("goblin", Cell::new(5, 5)), ("goblin", Cell::new(5, 6))])
+            .unwrap_err();
+        assert!(e.reason.contains("twice"), "{e}");
+        assert!(enc.start_problem(2, Cell::new(4, 1)).is_none());
+    }
+}

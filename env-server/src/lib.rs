@@ -4,8 +4,10 @@
 //! (used by the `pf1e-sim` CLI).
 #![forbid(unsafe_code)]
 
+pub mod heatmap;
 pub mod montecarlo;
 pub mod proto;
 pub mod report;
 pub mod scenarios;
 pub mod service;
+pub mod sweep;

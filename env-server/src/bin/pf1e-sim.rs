@@ -1,24 +1,38 @@
-//! `pf1e-sim`: Monte Carlo balance report of an encounter (map + sides of combatants).
+//! `pf1e-sim`: Monte Carlo balance report of an encounter (map + sides of combatants), and
+//! position sweeps (`pf1e-sim sweep`).
 //!
 //! ```text
 //! pf1e-sim --map MAP --side NAME FILE... [--side NAME FILE...] [--runs 1000] [--seed 1]
 //!          [--round-cap 100] [--transcript] [--simple-monster-death] [--lang fr|en]
 //!          [--format text|json] [--threads N]
+//! pf1e-sim sweep SPEC --out DIR [--runs N] [--seed S] [--threads N] [--format text|json]
+//!          [--data-dir DIR]
 //! ```
+//!
+//! `sweep` evaluates every placement of a sweep spec ([`pf1e_env_server::sweep`]), prints the
+//! ranked table (or the JSON document) on stdout and writes `sweep.csv`, `sweep.json` and, per
+//! swept combatant, `heatmap-<id>.png` and `heatmap-<id>.svg` into `--out`.
 //!
 //! Exit codes: 0 when the report was printed; 2 on any usage or data error, with a one-line
 //! message `pf1e-sim: error: ...` on stderr (clap's own usage errors also exit 2).
 #![forbid(unsafe_code)]
 
-use clap::{ArgAction, CommandFactory, FromArgMatches, Parser, ValueEnum};
+use clap::{ArgAction, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use pf1e_engine::encounter::RulesOptions;
 use pf1e_engine::{CombatantSpec, Encounter, MapSpec};
+use pf1e_env_server::heatmap::{render_png, render_svg, HeatmapError};
 use pf1e_env_server::montecarlo::{run_batch, BatchResult};
 use pf1e_env_server::report::{render_json, render_text, render_transcript, Lang};
+use pf1e_env_server::scenarios::ScenarioStore;
+use pf1e_env_server::sweep::{
+    assemble_report, check_runs, run_placements, SweepError, SweepPlan, SweepReport, SweepSpec,
+    MAX_SPEC_BYTES,
+};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 /// Output format.
@@ -33,11 +47,19 @@ enum Format {
 /// Monte Carlo combat simulator for Pathfinder 1e: plays an encounter many times with seeded
 /// dice and prints a balance report (win rates with 3σ bands, draws, mean rounds, attrition).
 #[derive(Debug, Parser)]
-#[command(name = "pf1e-sim", version)]
+#[command(
+    name = "pf1e-sim",
+    version,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
 struct Cli {
+    /// A subcommand; without one, the Monte Carlo report of `--map` and `--side`.
+    #[command(subcommand)]
+    command: Option<Command>,
     /// Map YAML file.
-    #[arg(long, value_name = "MAP")]
-    map: PathBuf,
+    #[arg(long, value_name = "MAP", required = true)]
+    map: Option<PathBuf>,
     /// A side: its name (as in the map's `deployment`) then one or more combatant JSON files;
     /// repeat for each side. A file may be repeated for identical combatants.
     #[arg(long, value_name = "NAME FILE", num_args = 1.., action = ArgAction::Append)]
@@ -68,6 +90,42 @@ struct Cli {
     threads: Option<usize>,
 }
 
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Position sweep: play an encounter for every placement of a sweep spec, rank the
+    /// placements by a side's win rate, write sweep.csv, sweep.json and heatmaps into --out.
+    Sweep(SweepArgs),
+}
+
+/// Arguments of `pf1e-sim sweep`.
+#[derive(Debug, Args)]
+struct SweepArgs {
+    /// Sweep spec file, YAML or JSON (see data/sweeps/).
+    #[arg(value_name = "SPEC")]
+    spec: PathBuf,
+    /// Combats per placement (1 to 1,000,000); overrides the spec's `runs`.
+    #[arg(long)]
+    runs: Option<u64>,
+    /// Base seed of the run seeds; overrides the spec's `seed`.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Directory receiving sweep.csv, sweep.json and, per swept combatant ID, heatmap-ID.png
+    /// and heatmap-ID.svg (created if missing; files of those names are replaced).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Worker threads (1 to 1024); default: one per core. The report does not depend on it.
+    #[arg(long)]
+    threads: Option<usize>,
+    /// What stdout gets: the ranked text table or the JSON document.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Data directory holding maps/, monsters/, pcs/, scenarios/; default: $PF1E_DATA_DIR,
+    /// else ./data.
+    #[arg(long, value_name = "DIR")]
+    data_dir: Option<PathBuf>,
+}
+
 /// A usage or data error: printed as `pf1e-sim: error: {0}`, exit code 2.
 #[derive(Debug)]
 struct UsageError(String);
@@ -75,6 +133,15 @@ struct UsageError(String);
 fn main() -> ExitCode {
     let matches = Cli::command().get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    if let Some(Command::Sweep(args)) = &cli.command {
+        return match sweep(args) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(UsageError(msg)) => {
+                eprintln!("pf1e-sim: error: {msg}");
+                ExitCode::from(2)
+            }
+        };
+    }
     // `--side` values grouped by occurrence: `[name, file, file…]` per `--side`.
     let sides: Vec<Vec<String>> = matches
         .get_occurrences::<String>("side")
@@ -131,7 +198,11 @@ fn run(cli: &Cli, side_args: &[Vec<String>]) -> Result<(), UsageError> {
             return Err(UsageError(format!("--side {name}: side given twice")));
         }
     }
-    let map = MapSpec::load(&cli.map).map_err(|e| UsageError(e.to_string()))?;
+    let map_path = cli
+        .map
+        .as_deref()
+        .expect("clap requires --map without a subcommand");
+    let map = MapSpec::load(map_path).map_err(|e| UsageError(e.to_string()))?;
     let mut sides = Vec::with_capacity(side_args.len());
     for values in side_args {
         let (name, files) = values
@@ -154,7 +225,7 @@ fn run(cli: &Cli, side_args: &[Vec<String>]) -> Result<(), UsageError> {
         simple_monster_death: cli.simple_monster_death,
     };
     let encounter = Encounter::build(map, sides, options)
-        .map_err(|e| UsageError(format!("{}: {e}", cli.map.display())))?;
+        .map_err(|e| UsageError(format!("{}: {e}", map_path.display())))?;
     let encounter = Arc::new(encounter);
 
     let result = match cli.threads {
@@ -207,4 +278,127 @@ fn simulate(encounter: Arc<Encounter>, cli: &Cli) -> BatchResult {
     let result = run_batch(encounter, cli.runs, cli.seed, Some(&tick));
     bar.finish_and_clear();
     result
+}
+
+impl From<SweepError> for UsageError {
+    fn from(e: SweepError) -> Self {
+        UsageError(e.to_string())
+    }
+}
+
+/// `pf1e-sim sweep`: parse the spec, apply the command-line overrides, build the plan, play
+/// every placement, print the report and write the files.
+fn sweep(args: &SweepArgs) -> Result<(), UsageError> {
+    if let Some(t) = args.threads {
+        if !(1..=MAX_THREADS).contains(&t) {
+            return Err(UsageError(format!(
+                "--threads: must be in 1..={MAX_THREADS} (got {t})"
+            )));
+        }
+    }
+    if let Some(r) = args.runs {
+        check_runs(r).map_err(|reason| UsageError(format!("--runs: {reason}")))?;
+    }
+    let origin = args.spec.display().to_string();
+    let size = std::fs::metadata(&args.spec)
+        .map_err(|e| UsageError(format!("{origin}: cannot read: {e}")))?
+        .len();
+    if size > MAX_SPEC_BYTES as u64 {
+        return Err(UsageError(format!(
+            "{origin}: longer than {MAX_SPEC_BYTES} bytes"
+        )));
+    }
+    let text = std::fs::read_to_string(&args.spec)
+        .map_err(|e| UsageError(format!("{origin}: cannot read: {e}")))?;
+    let mut spec = SweepSpec::from_str(&text, &origin)?;
+    if let Some(r) = args.runs {
+        spec.runs = Some(r);
+    }
+    if let Some(s) = args.seed {
+        spec.seed = Some(s);
+    }
+    let data_dir = args
+        .data_dir
+        .clone()
+        .or_else(|| std::env::var_os("PF1E_DATA_DIR").map(PathBuf::from))
+        .unwrap_or_else(|| PathBuf::from("data"));
+    if !data_dir.is_dir() {
+        return Err(UsageError(format!(
+            "--data-dir: {}: not a directory (give --data-dir or set PF1E_DATA_DIR)",
+            data_dir.display()
+        )));
+    }
+    let plan = SweepPlan::build(&spec, &ScenarioStore::new(data_dir))?;
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| UsageError(format!("--out: {}: {e}", args.out.display())))?;
+
+    let report = match args.threads {
+        Some(n) => rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .map_err(|e| UsageError(format!("--threads: {n}: {e}")))?
+            .install(|| play_sweep(&plan)),
+        None => play_sweep(&plan),
+    }?;
+
+    let write = |name: &str, contents: &str| -> Result<PathBuf, UsageError> {
+        let path = args.out.join(name);
+        std::fs::write(&path, contents)
+            .map_err(|e| UsageError(format!("--out: {}: {e}", path.display())))?;
+        Ok(path)
+    };
+    let mut written = vec![
+        write("sweep.csv", &report.to_csv())?,
+        write("sweep.json", &report.to_json())?,
+    ];
+    for (h, s) in report.heatmaps().iter().zip(&report.swept) {
+        let heatmap_err = |e: HeatmapError| UsageError(format!("--out: {e}"));
+        let png = args.out.join(format!("heatmap-{}.png", s.id));
+        render_png(h, &png).map_err(heatmap_err)?;
+        let svg = args.out.join(format!("heatmap-{}.svg", s.id));
+        render_svg(h, &svg).map_err(heatmap_err)?;
+        written.extend([png, svg]);
+    }
+    let out = match args.format {
+        Format::Text => report.render_text(),
+        Format::Json => report.to_json(),
+    };
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush());
+    eprintln!(
+        "pf1e-sim: wrote {}",
+        written
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    Ok(())
+}
+
+/// Play every placement of `plan` on the current rayon pool, with a progress bar (combats,
+/// ETA) on stderr when it is a terminal, and assemble the report.
+fn play_sweep(plan: &SweepPlan) -> Result<SweepReport, UsageError> {
+    let indices: Vec<usize> = (0..plan.placements.len()).collect();
+    let cancel = AtomicBool::new(false);
+    let results = if std::io::stderr().is_terminal() {
+        let bar =
+            ProgressBar::with_draw_target(Some(plan.total_combats()), ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] [{wide_bar}] {pos}/{len} combats ({per_sec}, ETA {eta})",
+            )
+            .expect("valid progress template")
+            .progress_chars("=> "),
+        );
+        let tick = |n: u64| bar.inc(n);
+        let r = run_placements(plan, &indices, Some(&tick), &cancel);
+        bar.finish_and_clear();
+        r
+    } else {
+        run_placements(plan, &indices, None, &cancel)
+    }?;
+    Ok(assemble_report(plan, results)?)
 }

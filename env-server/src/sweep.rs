@@ -1,0 +1,2712 @@
+//! Position sweeps: evaluate an encounter over many start placements of some combatants and
+//! rank the placements by a side's win rate.
+//!
+//! A **sweep spec** (YAML or JSON, [`SweepSpec`]) names a base encounter — a bundled scenario
+//! (`scenario: NAME`) or a map and sides in the scenario-file format of
+//! [`crate::scenarios`] — then, per combatant id, where it may start:
+//!
+//! ```yaml
+//! scenario: sample_arena          # or: map: sample_arena + sides: {players: [goblin], ...}
+//! placements:
+//!   goblin: { zone: A }           # every usable square of zone A (swept)
+//!   goblin-2: { cells: [[3, 1], [5, 1]] }            # a list of squares (swept)
+//!   goblin-3: { rect: { from: [4, 1], to: [6, 2] } } # a rectangle, corners included (swept)
+//!   orc: { cell: [3, 17] }        # one square (fixed, not swept)
+//! sample: { size: 50, seed: 7 }   # optional: a seeded random sample of the combinations
+//! runs: 1000                      # combats per placement (default 1000)
+//! seed: 1                         # base seed (default 1)
+//! round_cap: 100                  # optional, overrides the scenario's
+//! rank_side: players              # optional: the side whose win rate ranks placements
+//! ```
+//!
+//! Cells are `[row, col]` squares, 0-based from the top-left of the map; for a creature
+//! larger than Medium the cell is the anchor (top-left square) of its footprint. `exclude:
+//! [[r, c], ...]` removes squares from a `zone`, `rect` or `cells` set.
+//!
+//! ## Rules
+//!
+//! - **Explicit squares must be valid.** A `cell`, `cells` or `rect` square that is off the
+//!   map, impassable, whose footprint does not fit, or that overlaps a fixed combatant is an
+//!   error naming the combatant, the square and why ([`SweepError::Invalid`]). A `zone` set is
+//!   the squares where the default deployment could put the combatant (footprint inside the
+//!   zone, passable, not on a fixed combatant); the zone squares left out are listed in the
+//!   report ([`SweepPlan::unused_zone_squares`]), never dropped silently.
+//! - **Combinations.** The swept combatants, in the encounter's list order, form a product in
+//!   odometer order: the last swept combatant's candidate changes fastest; each combatant's
+//!   candidates are in their set's order (`zone` and `rect`: row-major; `cells`: as listed).
+//!   Its position is the *product index* `p`. A combination where two swept combatants
+//!   overlap cannot be played; it is **excluded**, counted per reason in the report
+//!   ([`ExcludedCombination`]), not an error.
+//! - **Combatants not mentioned** keep their default deployment square. One whose default
+//!   footprint is taken by a placed combatant *makes room*: it moves to the first free
+//!   square of its side's zone in (row, col) order (the default deployment rule); each such
+//!   move is listed with the placement ([`Displaced`]). A combination where no free square is
+//!   left is excluded.
+//! - **Placements** are the remaining combinations in product order, or, with `sample`, a
+//!   seeded random sample of `size` of them (a partial Fisher–Yates shuffle driven by a
+//!   SplitMix64 stream seeded with `sample.seed ^ SAMPLE_STREAM`, `sample.seed` defaulting to
+//!   the sweep seed), kept in product order. Placement `k` is the `k`-th of them.
+//! - **Seeds.** Run `i` of the placement with product index `p` uses the episode seed
+//!   [`run_seed`]`(seed, p, i) = splitmix64(splitmix64(splitmix64(seed) ^ p) ^ i)`. Every
+//!   (placement, run) pair gets a decorrelated seed (not `seed + p + i`, which would replay
+//!   the same dice shifted by one between neighbouring placements), and a placement's combats
+//!   do not depend on which other placements are evaluated (sampling, exclusions).
+//! - **Determinism.** Per-placement results are integer counts ([`PlacementResult`]), summed
+//!   exactly, so the report is the same for any thread count and for any split of the
+//!   placements across calls or machines ([`run_placements`] on parts, then one
+//!   [`assemble_report`]).
+//! - **Ranking and significance.** Placements are ranked by the win rate of the rank side
+//!   (default: the side of the first swept combatant, else the first side; ties: lower
+//!   placement index first). Each placement is compared with the best by a two-proportion
+//!   z-test with the pooled standard error ([`z_two_proportions`]); `z ≥ 3` (3σ) marks it as
+//!   significantly worse.
+
+use crate::heatmap::{Heatmap, HeatmapCell};
+use crate::montecarlo::{play_one, WinRate, Z_3SIGMA};
+use crate::report::{render_table, Align, TableLine, ENGINE_VERSION};
+use crate::scenarios::{
+    is_valid_name, ScenarioFile, ScenarioStore, DEFAULT_ROUND_CAP, MAX_ROUND_CAP, NAME_PATTERN,
+};
+use pf1e_engine::grid::footprint;
+use pf1e_engine::{Cell, Encounter};
+use rayon::prelude::*;
+use serde::de::{Deserializer, MapAccess, Visitor};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// Largest accepted sweep spec, in bytes.
+pub const MAX_SPEC_BYTES: usize = 1 << 20;
+/// Most combats per placement.
+pub const MAX_RUNS: u64 = 1_000_000;
+/// Most placements evaluated by one sweep (after exclusions and sampling).
+pub const MAX_PLACEMENTS: usize = 100_000;
+/// Most combats of one sweep: placements × runs.
+pub const MAX_COMBATS: u64 = 100_000_000;
+/// Most combinations in the product of the swept combatants' candidates (all are enumerated
+/// to find the excluded ones, also when sampling).
+pub const MAX_PRODUCT: u64 = 1_000_000;
+/// Most squares in one `cells` list or `exclude` list.
+pub const MAX_LISTED_CELLS: usize = 65_536;
+/// Combats per placement when the spec gives none.
+pub const DEFAULT_RUNS: u64 = 1000;
+/// Base seed when the spec gives none.
+pub const DEFAULT_SEED: u64 = 1;
+/// XORed into the sample seed to start the sampling stream, so that the sampling stream and
+/// the run seeds never share SplitMix64 states by construction (`"sweepsam"` in ASCII).
+pub const SAMPLE_STREAM: u64 = 0x7377_6565_7073_616d;
+/// Rows of the ranked table printed by [`SweepReport::render_text`]; the CSV and JSON have all.
+pub const TEXT_MAX_ROWS: usize = 40;
+
+/// The SplitMix64 increment (golden ratio): `0x9E3779B97F4A7C15`.
+const GOLDEN_GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
+/// Combats played in a row by one rayon task (and reported to `progress` at once).
+const CHUNK: u64 = 32;
+
+/// One SplitMix64 step from state `x`: `z = x + 0x9E3779B97F4A7C15`, then Stafford's
+/// "variant 13" finalizer `z ^= z >> 30; z *= 0xBF58476D1CE4E5B9; z ^= z >> 27;
+/// z *= 0x94D049BB133111EB; z ^= z >> 31` (wrapping). A bijection on `u64`;
+/// `splitmix64(0) = 0xE220A8397B1DCDAF`, the first output of a SplitMix64 generator seeded 0.
+pub fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(GOLDEN_GAMMA);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The episode seed of run `run` (0-based) of the placement whose product index is
+/// `product_index`, for the sweep seed `seed`:
+/// `splitmix64(splitmix64(splitmix64(seed) ^ product_index) ^ run)`.
+pub fn run_seed(seed: u64, product_index: u64, run: u64) -> u64 {
+    splitmix64(splitmix64(splitmix64(seed) ^ product_index) ^ run)
+}
+
+/// A SplitMix64 generator (used to draw the sample).
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        let out = splitmix64(self.0);
+        self.0 = self.0.wrapping_add(GOLDEN_GAMMA);
+        out
+    }
+    /// Uniform in `0..n` (`n ≥ 1`), by rejection: no modulo bias.
+    fn below(&mut self, n: u64) -> u64 {
+        let bound = (u64::MAX / n) * n;
+        loop {
+            let x = self.next();
+            if x < bound {
+                return x % n;
+            }
+        }
+    }
+}
+
+/// The two-proportion z statistic of `x1` successes out of `n1` against `x2` out of `n2`,
+/// with the pooled standard error: `p = (x1 + x2) / (n1 + n2)`,
+/// `se = √(p(1−p)(1/n1 + 1/n2))`, `z = (x1/n1 − x2/n2) / se`. Returns 0 when `se` is 0 (both
+/// proportions 0 or both 1) or when `n1` or `n2` is 0.
+pub fn z_two_proportions(x1: u64, n1: u64, x2: u64, n2: u64) -> f64 {
+    if n1 == 0 || n2 == 0 {
+        return 0.0;
+    }
+    let (n1f, n2f) = (n1 as f64, n2 as f64);
+    let pooled = (x1 + x2) as f64 / (n1f + n2f);
+    let se = (pooled * (1.0 - pooled) * (1.0 / n1f + 1.0 / n2f))
+        .max(0.0)
+        .sqrt();
+    if se == 0.0 {
+        return 0.0;
+    }
+    (x1 as f64 / n1f - x2 as f64 / n2f) / se
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+
+/// Error of a sweep: bad spec, bad data, limits, mismatching partial results, or
+/// cancellation.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SweepError {
+    /// The input is wrong. Display: `{field}: {reason}`.
+    #[error("{field}: {reason}")]
+    Invalid {
+        /// Where: the spec's origin and field path (`sweep.yaml: placements.goblin.cells[2]`),
+        /// a command-line flag (`--runs`), or `results[3]` for [`assemble_report`].
+        field: String,
+        /// What is wrong; for a square, it names the combatant, the square and why.
+        reason: String,
+    },
+    /// The `cancel` flag was raised before the evaluation finished.
+    #[error("cancelled")]
+    Cancelled,
+}
+
+impl SweepError {
+    /// An [`SweepError::Invalid`].
+    pub fn invalid(field: impl Into<String>, reason: impl Into<String>) -> SweepError {
+        SweepError::Invalid {
+            field: field.into(),
+            reason: reason.into(),
+        }
+    }
+
+    /// The field of an [`SweepError::Invalid`] (`None` for [`SweepError::Cancelled`]).
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            SweepError::Invalid { field, .. } => Some(field),
+            SweepError::Cancelled => None,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Spec
+
+/// A sweep spec as written (YAML or JSON; see the module documentation). Unknown fields are
+/// errors. Parse with [`SweepSpec::from_str`], then build a [`SweepPlan`].
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SweepSpec {
+    /// Where the spec came from (a file name, a request field); prefixes error fields. Not
+    /// read from the text: set by [`SweepSpec::from_str`].
+    #[serde(skip)]
+    pub origin: String,
+    /// Free text shown in the report.
+    #[serde(default)]
+    pub description: String,
+    /// A bundled scenario `<data>/scenarios/<name>.yaml` as the base encounter. Exclusive
+    /// with `map` + `sides`.
+    #[serde(default)]
+    pub scenario: Option<String>,
+    /// Map name (`<data>/maps/<map>.yaml`) of an ad-hoc base encounter, with `sides`.
+    #[serde(default)]
+    pub map: Option<String>,
+    /// Side name → combatant names (`<data>/monsters/<name>.json`, else `<data>/pcs/…`), in
+    /// order, as in a scenario file; with `map`.
+    #[serde(default, deserialize_with = "ordered_sides_opt")]
+    pub sides: Option<Vec<(String, Vec<String>)>>,
+    /// Rounds after which a combat is a draw; overrides the scenario's (default 100).
+    #[serde(default)]
+    pub round_cap: Option<u32>,
+    /// Monsters die at hp ≤ 0; overrides the scenario's (default false).
+    #[serde(default)]
+    pub simple_monster_death: Option<bool>,
+    /// Combatant id (`goblin`, `goblin-2`… as disambiguated by the encounter) → where it may
+    /// start, in file order. Combatants not listed keep their default deployment.
+    #[serde(default, deserialize_with = "ordered_placements")]
+    pub placements: Vec<(String, PlacementSpec)>,
+    /// Evaluate a seeded random sample of the combinations instead of all of them.
+    #[serde(default)]
+    pub sample: Option<SampleSpec>,
+    /// Combats per placement (1..=[`MAX_RUNS`]; default [`DEFAULT_RUNS`]).
+    #[serde(default)]
+    pub runs: Option<u64>,
+    /// Base seed of the run seeds ([`run_seed`]; default [`DEFAULT_SEED`]).
+    #[serde(default)]
+    pub seed: Option<u64>,
+    /// The side whose win rate ranks the placements (default: the side of the first swept
+    /// combatant in list order, else the first side).
+    #[serde(default)]
+    pub rank_side: Option<String>,
+}
+
+/// Where one combatant may start: exactly one of `cell`, `cells`, `rect`, `zone`, and
+/// optionally `exclude`. Squares are `[row, col]`, 0-based, anchors of the footprint.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlacementSpec {
+    /// One square: the combatant is moved there in every placement (fixed, not swept).
+    #[serde(default)]
+    pub cell: Option<Cell>,
+    /// A list of candidate squares, in this order (swept).
+    #[serde(default)]
+    pub cells: Option<Vec<Cell>>,
+    /// A rectangle of candidate squares, corners included, row-major (swept).
+    #[serde(default)]
+    pub rect: Option<RectSpec>,
+    /// A zone letter of the map: the squares of that zone where the default deployment could
+    /// put this combatant, row-major (swept). Any side's zone may be used.
+    #[serde(default)]
+    pub zone: Option<String>,
+    /// Squares removed from the `cells`, `rect` or `zone` set (each must belong to it).
+    #[serde(default)]
+    pub exclude: Vec<Cell>,
+}
+
+/// A rectangle of squares `from`..=`to` (rows `from.row..=to.row`, columns
+/// `from.col..=to.col`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RectSpec {
+    /// Top-left corner `[row, col]`.
+    pub from: Cell,
+    /// Bottom-right corner `[row, col]` (included).
+    pub to: Cell,
+}
+
+/// A seeded random sample of the (non-excluded) combinations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SampleSpec {
+    /// Placements to draw (≥ 1); when at least the number of combinations, all are taken.
+    pub size: u64,
+    /// Seed of the draw (default: the sweep's `seed`, after command-line overrides).
+    #[serde(default)]
+    pub seed: Option<u64>,
+}
+
+/// A mapping deserialized in document order, refusing duplicate keys.
+struct OrderedMap<V>(Vec<(String, V)>);
+
+impl<'de, V: Deserialize<'de>> Deserialize<'de> for OrderedMap<V> {
+    fn deserialize<D: Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        struct Vis<V>(PhantomData<V>);
+        impl<'de, V: Deserialize<'de>> Visitor<'de> for Vis<V> {
+            type Value = OrderedMap<V>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a mapping")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut out: Vec<(String, V)> = Vec::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    if out.iter().any(|(k, _)| *k == key) {
+                        return Err(serde::de::Error::custom(format!("duplicate key `{key}`")));
+                    }
+                    let value = map.next_value::<V>()?;
+                    out.push((key, value));
+                }
+                Ok(OrderedMap(out))
+            }
+        }
+        de.deserialize_map(Vis(PhantomData))
+    }
+}
+
+#[allow(clippy::type_complexity)]
+fn ordered_sides_opt<'de, D: Deserializer<'de>>(
+    de: D,
+) -> Result<Option<Vec<(String, Vec<String>)>>, D::Error> {
+    OrderedMap::deserialize(de).map(|m| Some(m.0))
+}
+
+fn ordered_placements<'de, D: Deserializer<'de>>(
+    de: D,
+) -> Result<Vec<(String, PlacementSpec)>, D::Error> {
+    OrderedMap::deserialize(de).map(|m| m.0)
+}
+
+impl SweepSpec {
+    /// Parse a spec. JSON when the text starts with `{` (after whitespace), YAML otherwise.
+    /// `origin` (a file name, a request field) prefixes every error field. Checks what needs
+    /// no data files: base encounter given once, names, runs, round cap, sample size.
+    ///
+    /// # Errors
+    /// [`SweepError::Invalid`]: too long, malformed, unknown field, bad value.
+    pub fn from_str(text: &str, origin: &str) -> Result<SweepSpec, SweepError> {
+        if text.len() > MAX_SPEC_BYTES {
+            return Err(SweepError::invalid(
+                origin,
+                format!("longer than {MAX_SPEC_BYTES} bytes"),
+            ));
+        }
+        let parsed = if text.trim_start().starts_with('{') {
+            serde_json::from_str::<SweepSpec>(text).map_err(|e| e.to_string())
+        } else {
+            serde_yaml::from_str::<SweepSpec>(text).map_err(|e| e.to_string())
+        };
+        let mut spec = parsed.map_err(|reason| SweepError::invalid(origin, reason))?;
+        spec.origin = origin.to_string();
+        spec.validate()?;
+        Ok(spec)
+    }
+
+    /// The checks that need no data files (done by [`SweepSpec::from_str`] and again by
+    /// [`SweepPlan::build`], for specs built in code): the base encounter given once, names
+    /// matching [`NAME_PATTERN`], runs, round cap, sample size. Error fields start with
+    /// [`SweepSpec::origin`].
+    ///
+    /// # Errors
+    /// [`SweepError::Invalid`] naming the field.
+    pub fn validate(&self) -> Result<(), SweepError> {
+        let spec = self;
+        let origin = self.origin.as_str();
+        let at = |path: &str| format!("{origin}: {path}");
+        match (&spec.scenario, &spec.map, &spec.sides) {
+            (Some(name), None, None) => {
+                if !is_valid_name(name) {
+                    return Err(SweepError::invalid(
+                        at("scenario"),
+                        format!("invalid name {name:?}: must match {NAME_PATTERN}"),
+                    ));
+                }
+            }
+            (None, Some(map), Some(sides)) => {
+                if !is_valid_name(map) {
+                    return Err(SweepError::invalid(
+                        at("map"),
+                        format!("invalid name {map:?}: must match {NAME_PATTERN}"),
+                    ));
+                }
+                if sides.is_empty() {
+                    return Err(SweepError::invalid(
+                        at("sides"),
+                        "must name at least one side",
+                    ));
+                }
+                for (side, names) in sides {
+                    if names.is_empty() {
+                        return Err(SweepError::invalid(
+                            at(&format!("sides.{side}")),
+                            "must list at least one combatant",
+                        ));
+                    }
+                    for (i, n) in names.iter().enumerate() {
+                        if !is_valid_name(n) {
+                            return Err(SweepError::invalid(
+                                at(&format!("sides.{side}[{i}]")),
+                                format!("invalid name {n:?}: must match {NAME_PATTERN}"),
+                            ));
+                        }
+                    }
+                }
+            }
+            (Some(_), _, _) => {
+                return Err(SweepError::invalid(
+                    at("scenario"),
+                    "give either `scenario` or `map` + `sides`, not both",
+                ))
+            }
+            (None, Some(_), None) => {
+                return Err(SweepError::invalid(
+                    at("sides"),
+                    "required with `map` (side name -> combatant names)",
+                ))
+            }
+            (None, None, Some(_)) => {
+                return Err(SweepError::invalid(at("map"), "required with `sides`"))
+            }
+            (None, None, None) => {
+                return Err(SweepError::invalid(
+                    origin,
+                    "no base encounter: give `scenario: NAME` or `map: NAME` + `sides`",
+                ))
+            }
+        }
+        if let Some(cap) = spec.round_cap {
+            if !(1..=MAX_ROUND_CAP).contains(&cap) {
+                return Err(SweepError::invalid(
+                    at("round_cap"),
+                    format!("must be in 1..={MAX_ROUND_CAP} (got {cap})"),
+                ));
+            }
+        }
+        if let Some(runs) = spec.runs {
+            check_runs(runs).map_err(|r| SweepError::invalid(at("runs"), r))?;
+        }
+        if let Some(s) = &spec.sample {
+            if s.size == 0 {
+                return Err(SweepError::invalid(at("sample.size"), "must be at least 1"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Checks a number of runs per placement: `1..=MAX_RUNS`.
+///
+/// # Errors
+/// The reason, for the caller to attach to its field.
+pub fn check_runs(runs: u64) -> Result<(), String> {
+    if (1..=MAX_RUNS).contains(&runs) {
+        Ok(())
+    } else {
+        Err(format!("must be in 1..={MAX_RUNS} (got {runs})"))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Plan
+
+/// A combatant placed at one square in every placement.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FixedCombatant {
+    /// Combatant id.
+    pub id: String,
+    /// Index in the encounter's combatant list.
+    pub index: usize,
+    /// Its start anchor `(row, col)`.
+    pub cell: Cell,
+}
+
+/// A swept combatant and its candidate start squares.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SweptCombatant {
+    /// Combatant id.
+    pub id: String,
+    /// Index in the encounter's combatant list.
+    pub index: usize,
+    /// Its side.
+    pub side: String,
+    /// How the set was given: `zone A`, `rect (1,1)-(2,4)`, `cells (3 listed)`; with
+    /// `minus N excluded` when `exclude` removed some.
+    pub source: String,
+    /// Candidate start anchors `(row, col)`, in enumeration order.
+    pub candidates: Vec<Cell>,
+}
+
+/// A square of a `zone` set that is not a candidate, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UnusedSquare {
+    /// Combatant id.
+    pub combatant: String,
+    /// The zone square `(row, col)`.
+    pub cell: Cell,
+    /// Why: impassable, footprint off the zone, on a fixed combatant, excluded.
+    pub reason: String,
+}
+
+/// A swept combatant at one square.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CombatantCell {
+    /// Combatant id.
+    pub id: String,
+    /// Start anchor `(row, col)`.
+    pub cell: Cell,
+}
+
+/// Combinations of the product that could not be played, grouped by reason.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ExcludedCombination {
+    /// Why: `goblin and goblin-2 overlap`, `no free square of zone A left for goblin-3`.
+    pub reason: String,
+    /// How many combinations of the product this reason excluded.
+    pub count: u64,
+    /// The first of them (lowest product index): the swept combatants' squares.
+    pub example: Vec<CombatantCell>,
+}
+
+/// A combatant not mentioned in the spec that moved off its default square to make room.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Displaced {
+    /// Combatant id.
+    pub id: String,
+    /// Its default deployment anchor.
+    pub from: Cell,
+    /// The first free square of its zone, where it starts instead.
+    pub to: Cell,
+}
+
+/// One placement: where every combatant starts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Placement {
+    /// Placement index `k` (position in [`SweepPlan::placements`]).
+    pub index: usize,
+    /// Position `p` in the full product (before exclusions and sampling); seeds derive from it.
+    pub product_index: u64,
+    /// Start anchor of each swept combatant, in [`SweepPlan::swept`] order.
+    pub cells: Vec<Cell>,
+    /// Start anchor `(row, col)` of every combatant, in the encounter's list order.
+    pub starts: Vec<Cell>,
+    /// Combatants moved off their default square to make room.
+    pub displaced: Vec<Displaced>,
+}
+
+/// The sample drawn, when the spec asked for one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct SampleInfo {
+    /// Size asked for.
+    pub size: u64,
+    /// Seed of the draw.
+    pub seed: u64,
+    /// Non-excluded combinations it was drawn from.
+    pub population: u64,
+}
+
+/// A built sweep: the base encounter and every placement, ready to run. Deterministic
+/// function of the spec and the data files.
+#[derive(Debug, Clone)]
+pub struct SweepPlan {
+    /// The spec's origin (file name or request field).
+    pub origin: String,
+    /// The spec's description.
+    pub description: String,
+    /// The bundled scenario used as base, if any.
+    pub scenario: Option<String>,
+    /// The base encounter (default deployment, round cap and options applied).
+    pub base: Arc<Encounter>,
+    /// Combats per placement.
+    pub runs: u64,
+    /// Base seed of [`run_seed`].
+    pub seed: u64,
+    /// Swept combatants, in the encounter's list order.
+    pub swept: Vec<SweptCombatant>,
+    /// Fixed combatants, in the encounter's list order.
+    pub fixed: Vec<FixedCombatant>,
+    /// Zone squares that are not candidates, and why.
+    pub unused_zone_squares: Vec<UnusedSquare>,
+    /// Side ranking the placements.
+    pub rank_side: String,
+    /// Number of combinations of the product.
+    pub product_size: u64,
+    /// Excluded combinations, grouped by reason (sorted by reason).
+    pub excluded: Vec<ExcludedCombination>,
+    /// The sample, when one was asked for.
+    pub sample: Option<SampleInfo>,
+    /// The placements, by placement index.
+    pub placements: Vec<Placement>,
+}
+
+/// Everything a combination needs to be checked and completed (see [`SweepPlan::build`]).
+struct Arranger<'a> {
+    enc: &'a Encounter,
+    sides: Vec<i32>,
+    fixed: &'a [FixedCombatant],
+    swept: &'a [SweptCombatant],
+    /// Combatants neither fixed nor swept, in list order.
+    others: Vec<usize>,
+    /// Owner (combatant index + 1) of each square for the current combination, valid when
+    /// `stamp[i] == generation`.
+    owner: Vec<u32>,
+    stamp: Vec<u32>,
+    generation: u32,
+}
+
+impl<'a> Arranger<'a> {
+    fn new(enc: &'a Encounter, fixed: &'a [FixedCombatant], swept: &'a [SweptCombatant]) -> Self {
+        let mentioned: Vec<usize> = fixed
+            .iter()
+            .map(|f| f.index)
+            .chain(swept.iter().map(|s| s.index))
+            .collect();
+        let n = (enc.grid.rows.max(0) as usize) * (enc.grid.cols.max(0) as usize);
+        Arranger {
+            enc,
+            sides: enc
+                .combatants
+                .iter()
+                .map(|c| c.spec.size.footprint_side())
+                .collect(),
+            fixed,
+            swept,
+            others: (0..enc.combatants.len())
+                .filter(|i| !mentioned.contains(i))
+                .collect(),
+            owner: vec![0; n],
+            stamp: vec![0; n],
+            generation: 0,
+        }
+    }
+
+    fn owner_of(&self, c: Cell) -> Option<usize> {
+        let i = self.enc.grid.index(c)?;
+        (self.stamp[i] == self.generation).then(|| self.owner[i] as usize - 1)
+    }
+
+    fn free(&self, anchor: Cell, side: i32) -> bool {
+        footprint(anchor, side)
+            .into_iter()
+            .all(|c| self.enc.grid.index(c).is_some() && self.owner_of(c).is_none())
+    }
+
+    fn take(&mut self, who: usize, anchor: Cell) {
+        for c in footprint(anchor, self.sides[who]) {
+            if let Some(i) = self.enc.grid.index(c) {
+                self.stamp[i] = self.generation;
+                self.owner[i] = who as u32 + 1;
+            }
+        }
+    }
+
+    /// Starts of every combatant for the swept combatants at `cells`, or the reason the
+    /// combination is excluded.
+    fn arrange(&mut self, cells: &[Cell]) -> Result<(Vec<Cell>, Vec<Displaced>), String> {
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.stamp.iter_mut().for_each(|s| *s = 0);
+            self.generation = 1;
+        }
+        let mut starts: Vec<Cell> = self.enc.combatants.iter().map(|c| c.start).collect();
+        for f in self.fixed {
+            self.take(f.index, f.cell);
+            starts[f.index] = f.cell;
+        }
+        for (s, &cell) in self.swept.iter().zip(cells) {
+            for c in footprint(cell, self.sides[s.index]) {
+                if let Some(o) = self.owner_of(c) {
+                    let (a, b) = if o < s.index {
+                        (o, s.index)
+                    } else {
+                        (s.index, o)
+                    };
+                    return Err(format!(
+                        "{} and {} overlap",
+                        self.enc.combatants[a].id, self.enc.combatants[b].id
+                    ));
+                }
+            }
+            self.take(s.index, cell);
+            starts[s.index] = cell;
+        }
+        let mut pending = Vec::new();
+        for j in 0..self.others.len() {
+            let o = self.others[j];
+            let default = self.enc.combatants[o].start;
+            if self.free(default, self.sides[o]) {
+                self.take(o, default);
+            } else {
+                pending.push(o);
+            }
+        }
+        let mut displaced = Vec::new();
+        for o in pending {
+            let c = &self.enc.combatants[o];
+            let letter = self
+                .enc
+                .map
+                .deployment
+                .iter()
+                .find(|(s, _)| *s == c.side)
+                .map(|(_, l)| *l)
+                .expect("every side has a deployment letter");
+            let zone = self.enc.map.zone_cells(letter);
+            let in_zone = |x: Cell| zone.binary_search(&x).is_ok();
+            let side = self.sides[o];
+            let spot = zone.iter().copied().find(|&a| {
+                footprint(a, side)
+                    .into_iter()
+                    .all(|x| in_zone(x) && self.enc.grid.passable(x))
+                    && self.free(a, side)
+            });
+            let Some(to) = spot else {
+                return Err(format!(
+                    "no free square of zone {letter} left for {} (moved off its default square)",
+                    c.id
+                ));
+            };
+            self.take(o, to);
+            starts[o] = to;
+            displaced.push(Displaced {
+                id: c.id.clone(),
+                from: c.start,
+                to,
+            });
+        }
+        Ok((starts, displaced))
+    }
+}
+
+/// Candidate cells of the product index `p` (mixed radix, the last swept combatant fastest).
+fn decode(swept: &[SweptCombatant], mut p: u64) -> Vec<Cell> {
+    let mut cells = vec![Cell::new(0, 0); swept.len()];
+    for (j, s) in swept.iter().enumerate().rev() {
+        let n = s.candidates.len() as u64;
+        cells[j] = s.candidates[(p % n) as usize];
+        p /= n;
+    }
+    cells
+}
+
+impl SweepPlan {
+    /// Build the plan of `spec`, reading the base encounter's files from `store`'s data
+    /// directory. See the module documentation for the rules.
+    ///
+    /// # Errors
+    /// [`SweepError::Invalid`] naming the field: unknown scenario/map/combatant, an
+    /// encounter error, an unknown combatant id, a placement giving not exactly one of
+    /// `cell`/`cells`/`rect`/`zone`, an invalid square (combatant + square + why), fixed
+    /// combatants overlapping, an unknown rank side, no playable combination, limits
+    /// ([`MAX_PRODUCT`], [`MAX_PLACEMENTS`], [`MAX_COMBATS`]).
+    pub fn build(spec: &SweepSpec, store: &ScenarioStore) -> Result<SweepPlan, SweepError> {
+        spec.validate()?;
+        let origin = spec.origin.as_str();
+        let at = |path: &str| format!("{origin}: {path}");
+        let runs = spec.runs.unwrap_or(DEFAULT_RUNS);
+        check_runs(runs).map_err(|r| SweepError::invalid(at("runs"), r))?;
+        let seed = spec.seed.unwrap_or(DEFAULT_SEED);
+
+        // The base encounter.
+        let (file, base_field) = match (&spec.scenario, &spec.map, &spec.sides) {
+            (Some(name), _, _) => {
+                if !is_valid_name(name) {
+                    return Err(SweepError::invalid(
+                        at("scenario"),
+                        format!("invalid name {name:?}: must match {NAME_PATTERN}"),
+                    ));
+                }
+                let path = store
+                    .data_dir()
+                    .join("scenarios")
+                    .join(format!("{name}.yaml"));
+                if !path.is_file() {
+                    return Err(SweepError::invalid(
+                        at("scenario"),
+                        format!("unknown scenario `{name}`: no file {}", path.display()),
+                    ));
+                }
+                let file = store
+                    .read_scenario_file(name)
+                    .map_err(|r| SweepError::invalid(at("scenario"), r))?;
+                (file, "scenario")
+            }
+            (None, Some(map), Some(sides)) => (
+                ScenarioFile {
+                    description: spec.description.clone(),
+                    map: map.clone(),
+                    sides: sides.clone(),
+                    round_cap: DEFAULT_ROUND_CAP,
+                    simple_monster_death: false,
+                },
+                "map",
+            ),
+            _ => {
+                return Err(SweepError::invalid(
+                    origin,
+                    "no base encounter: give `scenario: NAME` or `map: NAME` + `sides`",
+                ))
+            }
+        };
+        let mut file = file;
+        if let Some(cap) = spec.round_cap {
+            file.round_cap = cap;
+        }
+        if let Some(s) = spec.simple_monster_death {
+            file.simple_monster_death = s;
+        }
+        if !(1..=MAX_ROUND_CAP).contains(&file.round_cap) {
+            return Err(SweepError::invalid(
+                at("round_cap"),
+                format!("must be in 1..={MAX_ROUND_CAP} (got {})", file.round_cap),
+            ));
+        }
+        let base = store
+            .build_file(&file)
+            .map_err(|r| SweepError::invalid(at(base_field), r))?;
+
+        // Placements per combatant.
+        let mut fixed: Vec<FixedCombatant> = Vec::new();
+        // (combatant, candidates with the field naming each, is a zone, field of the combatant)
+        #[allow(clippy::type_complexity)]
+        let mut swept_raw: Vec<(SweptCombatant, Vec<(Cell, String)>, bool, String)> = Vec::new();
+        let mut unused = Vec::new();
+        for (id, p) in &spec.placements {
+            let field = at(&format!("placements.{id}"));
+            let Some(index) = base.combatant_index(id) else {
+                let ids: Vec<&str> = base.combatants.iter().map(|c| c.id.as_str()).collect();
+                return Err(SweepError::invalid(
+                    field,
+                    format!(
+                        "unknown combatant id `{id}` (the encounter has {})",
+                        ids.join(", ")
+                    ),
+                ));
+            };
+            let side = base.combatants[index].side.clone();
+            let given = [
+                p.cell.is_some(),
+                p.cells.is_some(),
+                p.rect.is_some(),
+                p.zone.is_some(),
+            ]
+            .iter()
+            .filter(|b| **b)
+            .count();
+            if given != 1 {
+                return Err(SweepError::invalid(
+                    field,
+                    "give exactly one of `cell`, `cells`, `rect`, `zone`",
+                ));
+            }
+            if p.exclude.len() > MAX_LISTED_CELLS {
+                return Err(SweepError::invalid(
+                    format!("{field}.exclude"),
+                    format!("more than {MAX_LISTED_CELLS} squares"),
+                ));
+            }
+            if let Some(cell) = p.cell {
+                if !p.exclude.is_empty() {
+                    return Err(SweepError::invalid(
+                        format!("{field}.exclude"),
+                        "only with `cells`, `rect` or `zone`",
+                    ));
+                }
+                if let Some(problem) = base.start_problem(index, cell) {
+                    return Err(SweepError::invalid(
+                        format!("{field}.cell"),
+                        format!("{id} start {cell}: {problem}"),
+                    ));
+                }
+                fixed.push(FixedCombatant {
+                    id: id.clone(),
+                    index,
+                    cell,
+                });
+                continue;
+            }
+            // (candidate, field naming it) before `exclude`.
+            let (set, source, is_zone): (Vec<(Cell, String)>, String, bool) =
+                if let Some(cells) = &p.cells {
+                    if cells.is_empty() {
+                        return Err(SweepError::invalid(
+                            format!("{field}.cells"),
+                            "must list at least one square",
+                        ));
+                    }
+                    if cells.len() > MAX_LISTED_CELLS {
+                        return Err(SweepError::invalid(
+                            format!("{field}.cells"),
+                            format!("more than {MAX_LISTED_CELLS} squares"),
+                        ));
+                    }
+                    let mut seen = std::collections::BTreeSet::new();
+                    let mut set = Vec::with_capacity(cells.len());
+                    for (i, &c) in cells.iter().enumerate() {
+                        if !seen.insert(c) {
+                            return Err(SweepError::invalid(
+                                format!("{field}.cells[{i}]"),
+                                format!("{id} square {c} listed twice"),
+                            ));
+                        }
+                        set.push((c, format!("{field}.cells[{i}]")));
+                    }
+                    (set, format!("cells ({} listed)", cells.len()), false)
+                } else if let Some(r) = p.rect {
+                    let rf = format!("{field}.rect");
+                    for (name, c) in [("from", r.from), ("to", r.to)] {
+                        if !base.grid.in_bounds(c) {
+                            return Err(SweepError::invalid(
+                                format!("{rf}.{name}"),
+                                format!(
+                                    "{id} square {c}: off the map ({} rows × {} columns)",
+                                    base.grid.rows, base.grid.cols
+                                ),
+                            ));
+                        }
+                    }
+                    if r.from.row > r.to.row || r.from.col > r.to.col {
+                        return Err(SweepError::invalid(
+                            rf,
+                            format!(
+                                "`from` {} must be above and left of `to` {} (or equal)",
+                                r.from, r.to
+                            ),
+                        ));
+                    }
+                    let mut set = Vec::new();
+                    for row in r.from.row..=r.to.row {
+                        for col in r.from.col..=r.to.col {
+                            set.push((Cell::new(row, col), rf.clone()));
+                        }
+                    }
+                    (set, format!("rect {}-{}", r.from, r.to), false)
+                } else {
+                    let z = p.zone.as_deref().unwrap_or_default();
+                    let zf = format!("{field}.zone");
+                    let mut chars = z.chars();
+                    let (Some(letter), None) = (chars.next(), chars.next()) else {
+                        return Err(SweepError::invalid(
+                            zf,
+                            format!("expected one zone letter, got {z:?}"),
+                        ));
+                    };
+                    let zone = base.map.zone_cells(letter);
+                    if zone.is_empty() {
+                        return Err(SweepError::invalid(
+                            zf,
+                            format!("zone letter `{letter}` does not occur in the map's `zones`"),
+                        ));
+                    }
+                    let set = zone.iter().map(|&c| (c, zf.clone())).collect();
+                    (set, format!("zone {letter}"), true)
+                };
+            let mut excluded_here = 0usize;
+            let mut set = set;
+            for (i, x) in p.exclude.iter().enumerate() {
+                let Some(pos) = set.iter().position(|(c, _)| c == x) else {
+                    return Err(SweepError::invalid(
+                        format!("{field}.exclude[{i}]"),
+                        format!("{id} square {x} is not in the set (or excluded twice)"),
+                    ));
+                };
+                let (c, _) = set.remove(pos);
+                excluded_here += 1;
+                if is_zone {
+                    unused.push(UnusedSquare {
+                        combatant: id.clone(),
+                        cell: c,
+                        reason: "excluded by `exclude`".into(),
+                    });
+                }
+            }
+            let source = if excluded_here > 0 {
+                format!("{source} minus {excluded_here} excluded")
+            } else {
+                source
+            };
+            let zone_cells: Vec<Cell> = if is_zone {
+                let letter = p.zone.as_deref().and_then(|z| z.chars().next());
+                letter.map(|l| base.map.zone_cells(l)).unwrap_or_default()
+            } else {
+                Vec::new()
+            };
+            let fp_side = base.combatants[index].spec.size.footprint_side();
+            let mut candidates = Vec::with_capacity(set.len());
+            for (c, cf) in set {
+                let mut problem = base.start_problem(index, c);
+                if problem.is_none() && is_zone {
+                    if let Some(out) = footprint(c, fp_side)
+                        .into_iter()
+                        .find(|x| zone_cells.binary_search(x).is_err())
+                    {
+                        problem = Some(format!("footprint square {out} is outside the zone"));
+                    }
+                }
+                match problem {
+                    None => candidates.push((c, cf)),
+                    Some(reason) if is_zone => unused.push(UnusedSquare {
+                        combatant: id.clone(),
+                        cell: c,
+                        reason,
+                    }),
+                    Some(reason) => {
+                        let hint = if cf.ends_with(".rect") {
+                            " (leave it out with `exclude`)"
+                        } else {
+                            ""
+                        };
+                        return Err(SweepError::invalid(
+                            cf,
+                            format!("{id} start {c}: {reason}{hint}"),
+                        ));
+                    }
+                }
+            }
+            swept_raw.push((
+                SweptCombatant {
+                    id: id.clone(),
+                    index,
+                    side,
+                    source,
+                    candidates: Vec::new(),
+                },
+                candidates,
+                is_zone,
+                field,
+            ));
+        }
+        // Fixed combatants must not overlap each other; then swept candidates on a fixed
+        // combatant are errors (explicit sets) or unused squares (zones).
+        for (i, a) in fixed.iter().enumerate() {
+            let afp = footprint(a.cell, base.combatants[a.index].spec.size.footprint_side());
+            for b in &fixed[..i] {
+                let bfp = footprint(b.cell, base.combatants[b.index].spec.size.footprint_side());
+                if afp.iter().any(|x| bfp.contains(x)) {
+                    return Err(SweepError::invalid(
+                        at(&format!("placements.{}.cell", a.id)),
+                        format!(
+                            "{} start {}: overlaps {} (fixed at {})",
+                            a.id, a.cell, b.id, b.cell
+                        ),
+                    ));
+                }
+            }
+        }
+        let mut swept = Vec::with_capacity(swept_raw.len());
+        for (mut s, candidates, is_zone, field) in swept_raw {
+            let side = base.combatants[s.index].spec.size.footprint_side();
+            for (c, cf) in candidates {
+                let fp = footprint(c, side);
+                let clash = fixed.iter().find(|f| {
+                    footprint(f.cell, base.combatants[f.index].spec.size.footprint_side())
+                        .iter()
+                        .any(|x| fp.contains(x))
+                });
+                match clash {
+                    None => s.candidates.push(c),
+                    Some(f) if is_zone => unused.push(UnusedSquare {
+                        combatant: s.id.clone(),
+                        cell: c,
+                        reason: format!("overlaps {} (fixed at {})", f.id, f.cell),
+                    }),
+                    Some(f) => {
+                        return Err(SweepError::invalid(
+                            cf,
+                            format!(
+                                "{} start {c}: overlaps {} (fixed at {})",
+                                s.id, f.id, f.cell
+                            ),
+                        ))
+                    }
+                }
+            }
+            if s.candidates.is_empty() {
+                return Err(SweepError::invalid(
+                    field,
+                    format!("{} has no usable start square in {}", s.id, s.source),
+                ));
+            }
+            swept.push(s);
+        }
+        swept.sort_by_key(|s| s.index);
+        fixed.sort_by_key(|f| f.index);
+        unused.sort_by(|a, b| {
+            let ia = base.combatant_index(&a.combatant);
+            let ib = base.combatant_index(&b.combatant);
+            (ia, a.cell).cmp(&(ib, b.cell))
+        });
+
+        // Rank side.
+        let rank_side = match &spec.rank_side {
+            Some(s) => {
+                if !base.sides.contains(s) {
+                    return Err(SweepError::invalid(
+                        at("rank_side"),
+                        format!(
+                            "unknown side `{s}` (the encounter has {})",
+                            base.sides.join(", ")
+                        ),
+                    ));
+                }
+                s.clone()
+            }
+            None => swept
+                .first()
+                .map(|s| s.side.clone())
+                .unwrap_or_else(|| base.sides[0].clone()),
+        };
+
+        // The product.
+        let mut product: u64 = 1;
+        for s in &swept {
+            product = product
+                .checked_mul(s.candidates.len() as u64)
+                .filter(|p| *p <= MAX_PRODUCT)
+                .ok_or_else(|| {
+                    SweepError::invalid(
+                        at("placements"),
+                        format!(
+                            "the product of the candidates ({}) has more than {MAX_PRODUCT} combinations",
+                            swept
+                                .iter()
+                                .map(|s| format!("{}: {}", s.id, s.candidates.len()))
+                                .collect::<Vec<_>>()
+                                .join(" × ")
+                        ),
+                    )
+                })?;
+        }
+        let mut arranger = Arranger::new(&base, &fixed, &swept);
+        let mut valid: Vec<u64> = Vec::new();
+        let mut groups: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+        for p in 0..product {
+            let cells = decode(&swept, p);
+            match arranger.arrange(&cells) {
+                Ok(_) => valid.push(p),
+                Err(reason) => groups.entry(reason).or_insert((0, p)).0 += 1,
+            }
+        }
+        let excluded: Vec<ExcludedCombination> = groups
+            .into_iter()
+            .map(|(reason, (count, first))| ExcludedCombination {
+                reason,
+                count,
+                example: swept
+                    .iter()
+                    .zip(decode(&swept, first))
+                    .map(|(s, cell)| CombatantCell {
+                        id: s.id.clone(),
+                        cell,
+                    })
+                    .collect(),
+            })
+            .collect();
+        if valid.is_empty() {
+            return Err(SweepError::invalid(
+                at("placements"),
+                format!(
+                    "every one of the {product} combinations is excluded: {}",
+                    excluded
+                        .iter()
+                        .map(|e| e.reason.as_str())
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                ),
+            ));
+        }
+
+        // Sample.
+        let population = valid.len() as u64;
+        let sample = spec.sample.map(|s| SampleInfo {
+            size: s.size,
+            seed: s.seed.unwrap_or(seed),
+            population,
+        });
+        if let Some(s) = sample {
+            if s.size < population {
+                let mut rng = SplitMix64(s.seed ^ SAMPLE_STREAM);
+                let n = s.size as usize;
+                for j in 0..n {
+                    let r = j + rng.below((valid.len() - j) as u64) as usize;
+                    valid.swap(j, r);
+                }
+                valid.truncate(n);
+                valid.sort_unstable();
+            }
+        }
+        if valid.len() > MAX_PLACEMENTS {
+            return Err(SweepError::invalid(
+                at("placements"),
+                format!(
+                    "{} placements, more than {MAX_PLACEMENTS}: give `sample: {{size: N}}` or fewer candidates",
+                    valid.len()
+                ),
+            ));
+        }
+        let combats = (valid.len() as u64).saturating_mul(runs);
+        if combats > MAX_COMBATS {
+            return Err(SweepError::invalid(
+                at("runs"),
+                format!(
+                    "{} placements × {runs} runs = {combats} combats, more than {MAX_COMBATS}",
+                    valid.len()
+                ),
+            ));
+        }
+
+        let mut placements = Vec::with_capacity(valid.len());
+        for (k, &p) in valid.iter().enumerate() {
+            let cells = decode(&swept, p);
+            let (starts, displaced) = arranger
+                .arrange(&cells)
+                .expect("a valid combination stays valid");
+            placements.push(Placement {
+                index: k,
+                product_index: p,
+                cells,
+                starts,
+                displaced,
+            });
+        }
+        let plan = SweepPlan {
+            origin: origin.to_string(),
+            description: spec.description.clone(),
+            scenario: spec.scenario.clone(),
+            base: Arc::new(base),
+            runs,
+            seed,
+            swept,
+            fixed,
+            unused_zone_squares: unused,
+            rank_side,
+            product_size: product,
+            excluded,
+            sample,
+            placements,
+        };
+        // Every placement must be a valid encounter (the engine's own check).
+        for k in 0..plan.placements.len() {
+            plan.try_encounter(k).map_err(|e| {
+                SweepError::invalid(at(&format!("placements (placement {k})")), e.to_string())
+            })?;
+        }
+        Ok(plan)
+    }
+
+    /// Combats of the whole sweep: placements × runs.
+    pub fn total_combats(&self) -> u64 {
+        self.placements.len() as u64 * self.runs
+    }
+
+    fn try_encounter(&self, k: usize) -> Result<Encounter, pf1e_engine::EncounterError> {
+        let starts: Vec<(&str, Cell)> = self
+            .base
+            .combatants
+            .iter()
+            .zip(&self.placements[k].starts)
+            .map(|(c, &s)| (c.id.as_str(), s))
+            .collect();
+        self.base.with_starts(&starts)
+    }
+
+    /// The encounter of placement `k`: the base encounter with every combatant at its start
+    /// for that placement.
+    ///
+    /// # Panics
+    /// If `k` is not a placement index (`k >= placements.len()`). Validity of the starts was
+    /// checked by [`SweepPlan::build`].
+    pub fn encounter(&self, k: usize) -> Encounter {
+        self.try_encounter(k)
+            .expect("placements were validated by SweepPlan::build")
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Runner
+
+/// The outcome counts of one placement: integers only, so partial results can be sent over
+/// the wire and merged exactly. Produced by [`run_placement`] / [`run_placements`], checked
+/// and combined by [`assemble_report`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlacementResult {
+    /// Placement index `k` in the plan.
+    pub index: u64,
+    /// The placement's product index `p` (its seeds derive from it).
+    pub product_index: u64,
+    /// Start anchor `(row, col)` of every combatant, in the encounter's list order.
+    pub starts: Vec<Cell>,
+    /// Wins per side, in the encounter's side order.
+    pub wins: Vec<u64>,
+    /// Combats without a winner.
+    pub draws: u64,
+    /// Draws caused by the round cap (a subset of `draws`).
+    pub truncated: u64,
+    /// Sum over combats of the rounds played.
+    pub rounds_sum: u64,
+    /// Combats played.
+    pub runs: u64,
+}
+
+/// Integer tallies of a set of combats.
+#[derive(Debug, Clone)]
+struct Tally {
+    wins: Vec<u64>,
+    draws: u64,
+    truncated: u64,
+    rounds: u64,
+    runs: u64,
+}
+
+impl Tally {
+    fn new(sides: usize) -> Tally {
+        Tally {
+            wins: vec![0; sides],
+            draws: 0,
+            truncated: 0,
+            rounds: 0,
+            runs: 0,
+        }
+    }
+    fn merge(mut self, other: Tally) -> Tally {
+        for (a, b) in self.wins.iter_mut().zip(other.wins) {
+            *a += b;
+        }
+        self.draws += other.draws;
+        self.truncated += other.truncated;
+        self.rounds += other.rounds;
+        self.runs += other.runs;
+        self
+    }
+}
+
+fn play_placement(
+    plan: &SweepPlan,
+    k: usize,
+    progress: Option<&(dyn Fn(u64) + Sync)>,
+    cancel: &AtomicBool,
+) -> Option<PlacementResult> {
+    if cancel.load(Ordering::Relaxed) {
+        return None;
+    }
+    let placement = &plan.placements[k];
+    let enc = Arc::new(plan.encounter(k));
+    let nsides = enc.sides.len();
+    let runs = plan.runs;
+    let tally = (0..runs.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|chunk| {
+            let mut t = Tally::new(nsides);
+            let end = ((chunk + 1) * CHUNK).min(runs);
+            for i in chunk * CHUNK..end {
+                if cancel.load(Ordering::Relaxed) {
+                    return None;
+                }
+                let seed = run_seed(plan.seed, placement.product_index, i);
+                let (_, outcome) = play_one(Arc::clone(&enc), seed);
+                match &outcome.winner {
+                    Some(w) => {
+                        if let Some(s) = enc.sides.iter().position(|s| s == w) {
+                            t.wins[s] += 1;
+                        }
+                    }
+                    None => t.draws += 1,
+                }
+                if outcome.truncated {
+                    t.truncated += 1;
+                }
+                t.rounds += u64::from(outcome.rounds);
+                t.runs += 1;
+            }
+            if let Some(p) = progress {
+                p(end - chunk * CHUNK);
+            }
+            Some(t)
+        })
+        .try_reduce(|| Tally::new(nsides), |a, b| Some(a.merge(b)))?;
+    Some(PlacementResult {
+        index: k as u64,
+        product_index: placement.product_index,
+        starts: placement.starts.clone(),
+        wins: tally.wins,
+        draws: tally.draws,
+        truncated: tally.truncated,
+        rounds_sum: tally.rounds,
+        runs: tally.runs,
+    })
+}
+
+/// Play the `plan.runs` combats of placement `k` with the default policy on every side, in
+/// parallel on the current rayon pool (chunks of 32 runs), run `i` seeded with
+/// [`run_seed`]`(plan.seed, p, i)`. `cancel` is checked before every combat. Returns `None`
+/// when cancelled. The result does not depend on the thread count.
+///
+/// # Panics
+/// If `k >= plan.placements.len()`, or if the engine asks a default-policy combatant for an
+/// external decision (an engine bug, see [`play_one`]).
+pub fn run_placement(plan: &SweepPlan, k: usize, cancel: &AtomicBool) -> Option<PlacementResult> {
+    play_placement(plan, k, None, cancel)
+}
+
+/// Play the placements `indices` (placement indices `k`, any order, no duplicates needed but
+/// allowed) in parallel on the current rayon pool; results in the order of `indices`.
+/// `progress`, when given, is called from worker threads with the number of combats just
+/// finished (a delta). `cancel` is checked before every combat.
+///
+/// # Errors
+/// [`SweepError::Invalid`] (field `indices[j]`) for an index that is not a placement of the
+/// plan; [`SweepError::Cancelled`] when `cancel` was raised before the end.
+pub fn run_placements(
+    plan: &SweepPlan,
+    indices: &[usize],
+    progress: Option<&(dyn Fn(u64) + Sync)>,
+    cancel: &AtomicBool,
+) -> Result<Vec<PlacementResult>, SweepError> {
+    for (j, &k) in indices.iter().enumerate() {
+        if k >= plan.placements.len() {
+            return Err(SweepError::invalid(
+                format!("indices[{j}]"),
+                format!(
+                    "placement {k} is not in the plan ({} placements)",
+                    plan.placements.len()
+                ),
+            ));
+        }
+    }
+    let out: Option<Vec<PlacementResult>> = indices
+        .par_iter()
+        .map(|&k| play_placement(plan, k, progress, cancel))
+        .collect();
+    out.ok_or(SweepError::Cancelled)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+/// A side of the encounter.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SideInfo {
+    /// Side name.
+    pub name: String,
+    /// Number of combatants.
+    pub combatants: usize,
+}
+
+/// One placement's statistics in the report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlacementRow {
+    /// Placement index `k`.
+    pub index: u64,
+    /// Product index `p`.
+    pub product_index: u64,
+    /// Rank by the rank side's win rate, 1 = best.
+    pub rank: u64,
+    /// Start anchor of each swept combatant, in [`SweepReport::swept`] order.
+    pub cells: Vec<Cell>,
+    /// Start anchor of every combatant, in [`SweepReport::combatants`] order.
+    pub starts: Vec<Cell>,
+    /// Combatants moved off their default square to make room.
+    pub displaced: Vec<Displaced>,
+    /// Combats played.
+    pub runs: u64,
+    /// Win statistics per side (count, rate, σ, 3σ band, Wilson interval), side order.
+    pub wins: Vec<WinRate>,
+    /// Draw statistics.
+    pub draws: WinRate,
+    /// Draws caused by the round cap.
+    pub truncated: u64,
+    /// Mean rounds per combat.
+    pub mean_rounds: f64,
+    /// Two-proportion z statistic (pooled standard error) of the best placement's win count
+    /// of the rank side against this one's; 0 for the best itself. See
+    /// [`z_two_proportions`].
+    pub z_vs_best: f64,
+    /// `z_vs_best ≥ 3`: worse than the best at 3σ.
+    pub significantly_worse: bool,
+}
+
+/// Pooled results of one start square of a swept combatant.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CellStat {
+    /// Start anchor `(row, col)`.
+    pub cell: Cell,
+    /// Placements where the combatant started there.
+    pub placements: u64,
+    /// Wins of the combatant's side, summed over those placements.
+    pub wins: u64,
+    /// Combats, summed over those placements.
+    pub runs: u64,
+    /// `wins / runs`.
+    pub rate: f64,
+}
+
+/// Per swept combatant: its side's win rate by start square (the heatmap's data).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CombatantCells {
+    /// Combatant id.
+    pub combatant: String,
+    /// Its side (whose win rate is pooled).
+    pub side: String,
+    /// One entry per candidate square evaluated at least once, row-major.
+    pub cells: Vec<CellStat>,
+}
+
+/// The report of a sweep, assembled by [`assemble_report`]. Serialized as the JSON document.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SweepReport {
+    /// The spec's origin.
+    pub origin: String,
+    /// The spec's description.
+    pub description: String,
+    /// The bundled scenario used as base, if any.
+    pub scenario: Option<String>,
+    /// Map name.
+    pub map_name: String,
+    /// Map height in squares.
+    pub rows: i32,
+    /// Map width in squares.
+    pub cols: i32,
+    /// Impassable squares `(row, col)`, row-major.
+    pub walls: Vec<Cell>,
+    /// Sides in deployment order.
+    pub sides: Vec<SideInfo>,
+    /// Combatant ids in list order.
+    pub combatants: Vec<String>,
+    /// Swept combatants and their candidates.
+    pub swept: Vec<SweptCombatant>,
+    /// Fixed combatants.
+    pub fixed: Vec<FixedCombatant>,
+    /// Zone squares that are not candidates, and why.
+    pub unused_zone_squares: Vec<UnusedSquare>,
+    /// Combats per placement.
+    pub runs: u64,
+    /// Base seed.
+    pub seed: u64,
+    /// Round cap (rounds).
+    pub round_cap: u32,
+    /// Whether monsters die at hp ≤ 0.
+    pub simple_monster_death: bool,
+    /// How run seeds are derived, in words.
+    pub seed_derivation: String,
+    /// Combinations of the product.
+    pub product_size: u64,
+    /// Excluded combinations by reason.
+    pub excluded: Vec<ExcludedCombination>,
+    /// Total excluded combinations.
+    pub excluded_count: u64,
+    /// The sample, if any.
+    pub sample: Option<SampleInfo>,
+    /// The side ranking the placements.
+    pub rank_side: String,
+    /// The significance test, in words.
+    pub significance: String,
+    /// Placement index of the best placement.
+    pub best: u64,
+    /// Placements by placement index.
+    pub placements: Vec<PlacementRow>,
+    /// Placement indices, best first.
+    pub ranking: Vec<u64>,
+    /// Per swept combatant, its side's win rate by start square.
+    pub cell_stats: Vec<CombatantCells>,
+    /// RNG stack.
+    pub rng: String,
+    /// Engine version.
+    pub engine_version: String,
+}
+
+/// The seed derivation, in words (stamped into reports).
+pub const SEED_DERIVATION: &str = "run i of the placement with product index p uses the episode \
+seed splitmix64(splitmix64(splitmix64(seed) ^ p) ^ i); splitmix64(x) is one SplitMix64 step \
+(x + 0x9E3779B97F4A7C15, then the variant-13 finalizer); p is the placement's position in the \
+full product, before exclusions and sampling";
+
+/// The significance test, in words (stamped into reports).
+pub const SIGNIFICANCE: &str = "two-proportion z-test of each placement against the best one \
+(rank side's wins), pooled standard error sqrt(p(1-p)(1/n1+1/n2)) with p = (x1+x2)/(n1+n2); \
+z >= 3 (3 sigma) marks a placement as significantly worse than the best";
+
+/// Check `results` against `plan` and build the report: every placement of the plan exactly
+/// once (any order), each matching the plan (product index, starts, runs, side count, counts
+/// adding up). Rates, 3σ bands, ranking, z-tests and per-square pooled rates are computed
+/// here, from the integer counts only, so the report depends only on the plan and the set of
+/// results.
+///
+/// # Errors
+/// [`SweepError::Invalid`] with field `results[j]` (position in `results`) for a placement
+/// index out of the plan, a duplicate, a mismatch or inconsistent counts, or field `results`
+/// naming the missing placements.
+pub fn assemble_report(
+    plan: &SweepPlan,
+    results: Vec<PlacementResult>,
+) -> Result<SweepReport, SweepError> {
+    let n = plan.placements.len();
+    let nsides = plan.base.sides.len();
+    let mut slots: Vec<Option<PlacementResult>> = vec![None; n];
+    for (j, r) in results.into_iter().enumerate() {
+        let field = format!("results[{j}]");
+        let Some(p) = usize::try_from(r.index)
+            .ok()
+            .and_then(|k| plan.placements.get(k))
+        else {
+            return Err(SweepError::invalid(
+                field,
+                format!("placement {} is not in the plan ({n} placements)", r.index),
+            ));
+        };
+        let k = p.index;
+        if slots[k].is_some() {
+            return Err(SweepError::invalid(
+                field,
+                format!("placement {k} appears twice"),
+            ));
+        }
+        if r.product_index != p.product_index || r.starts != p.starts {
+            return Err(SweepError::invalid(
+                field,
+                format!("placement {k} does not match the plan (product index or starts differ)"),
+            ));
+        }
+        if r.runs != plan.runs {
+            return Err(SweepError::invalid(
+                field,
+                format!("placement {k} has {} runs, the plan {}", r.runs, plan.runs),
+            ));
+        }
+        let won: u64 = r.wins.iter().sum();
+        if r.wins.len() != nsides
+            || won.checked_add(r.draws) != Some(r.runs)
+            || r.truncated > r.draws
+            || r.rounds_sum
+                > r.runs
+                    .saturating_mul(u64::from(plan.base.options.round_cap))
+        {
+            return Err(SweepError::invalid(
+                field,
+                format!("placement {k}: inconsistent counts"),
+            ));
+        }
+        slots[k] = Some(r);
+    }
+    let missing: Vec<String> = slots
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.is_none())
+        .map(|(k, _)| k.to_string())
+        .collect();
+    if !missing.is_empty() {
+        let shown: Vec<&str> = missing.iter().take(10).map(String::as_str).collect();
+        return Err(SweepError::invalid(
+            "results",
+            format!(
+                "{} placement(s) missing: {}{}",
+                missing.len(),
+                shown.join(", "),
+                if missing.len() > 10 { ", …" } else { "" }
+            ),
+        ));
+    }
+    let results: Vec<PlacementResult> = slots.into_iter().flatten().collect();
+    let enc = &plan.base;
+    let rs = enc
+        .sides
+        .iter()
+        .position(|s| *s == plan.rank_side)
+        .expect("rank side checked by build");
+
+    let mut ranking: Vec<usize> = (0..n).collect();
+    ranking.sort_by(|&a, &b| {
+        results[b].wins[rs]
+            .cmp(&results[a].wins[rs])
+            .then(a.cmp(&b))
+    });
+    let best = ranking[0];
+    let mut rank = vec![0u64; n];
+    for (r, &k) in ranking.iter().enumerate() {
+        rank[k] = r as u64 + 1;
+    }
+    let placements: Vec<PlacementRow> = results
+        .iter()
+        .zip(&plan.placements)
+        .map(|(r, p)| {
+            let z = if p.index == best {
+                0.0
+            } else {
+                z_two_proportions(
+                    results[best].wins[rs],
+                    results[best].runs,
+                    r.wins[rs],
+                    r.runs,
+                )
+            };
+            PlacementRow {
+                index: r.index,
+                product_index: r.product_index,
+                rank: rank[p.index],
+                cells: p.cells.clone(),
+                starts: r.starts.clone(),
+                displaced: p.displaced.clone(),
+                runs: r.runs,
+                wins: r.wins.iter().map(|&w| WinRate::new(w, r.runs)).collect(),
+                draws: WinRate::new(r.draws, r.runs),
+                truncated: r.truncated,
+                mean_rounds: if r.runs == 0 {
+                    0.0
+                } else {
+                    r.rounds_sum as f64 / r.runs as f64
+                },
+                z_vs_best: z,
+                significantly_worse: z >= Z_3SIGMA,
+            }
+        })
+        .collect();
+
+    let cell_stats = plan
+        .swept
+        .iter()
+        .enumerate()
+        .map(|(j, s)| {
+            let side = enc
+                .sides
+                .iter()
+                .position(|x| *x == s.side)
+                .expect("a combatant's side is a side");
+            let mut by_cell: BTreeMap<Cell, (u64, u64, u64)> = BTreeMap::new();
+            for (r, p) in results.iter().zip(&plan.placements) {
+                let e = by_cell.entry(p.cells[j]).or_default();
+                e.0 += 1;
+                e.1 += r.wins[side];
+                e.2 += r.runs;
+            }
+            CombatantCells {
+                combatant: s.id.clone(),
+                side: s.side.clone(),
+                cells: by_cell
+                    .into_iter()
+                    .map(|(cell, (placements, wins, runs))| CellStat {
+                        cell,
+                        placements,
+                        wins,
+                        runs,
+                        rate: if runs == 0 {
+                            0.0
+                        } else {
+                            wins as f64 / runs as f64
+                        },
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+
+    let mut walls = Vec::new();
+    for row in 0..enc.grid.rows {
+        for col in 0..enc.grid.cols {
+            let c = Cell::new(row, col);
+            if !enc.grid.passable(c) {
+                walls.push(c);
+            }
+        }
+    }
+    Ok(SweepReport {
+        origin: plan.origin.clone(),
+        description: plan.description.clone(),
+        scenario: plan.scenario.clone(),
+        map_name: enc.map.name.clone(),
+        rows: enc.grid.rows,
+        cols: enc.grid.cols,
+        walls,
+        sides: enc
+            .sides
+            .iter()
+            .map(|name| SideInfo {
+                name: name.clone(),
+                combatants: enc.combatants.iter().filter(|c| &c.side == name).count(),
+            })
+            .collect(),
+        combatants: enc.combatants.iter().map(|c| c.id.clone()).collect(),
+        swept: plan.swept.clone(),
+        fixed: plan.fixed.clone(),
+        unused_zone_squares: plan.unused_zone_squares.clone(),
+        runs: plan.runs,
+        seed: plan.seed,
+        round_cap: enc.options.round_cap,
+        simple_monster_death: enc.options.simple_monster_death,
+        seed_derivation: SEED_DERIVATION.to_string(),
+        product_size: plan.product_size,
+        excluded_count: plan.excluded.iter().map(|e| e.count).sum(),
+        excluded: plan.excluded.clone(),
+        sample: plan.sample,
+        rank_side: plan.rank_side.clone(),
+        significance: SIGNIFICANCE.to_string(),
+        best: best as u64,
+        placements,
+        ranking: ranking.iter().map(|&k| k as u64).collect(),
+        cell_stats,
+        rng: pf1e_engine::dice::RNG_VERSION.to_string(),
+        engine_version: ENGINE_VERSION.to_string(),
+    })
+}
+
+/// Quote a CSV field (RFC 4180): in double quotes, inner quotes doubled, when it contains a
+/// comma, a quote, a line break or leading/trailing spaces.
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) || s.starts_with(' ') || s.ends_with(' ') {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn pct(p: f64) -> String {
+    format!("{:.1}%", p * 100.0)
+}
+
+impl SweepReport {
+    /// The CSV file: a header, then one line per placement in placement-index order
+    /// (RFC 4180 quoting, `\n` line ends). Columns: `index`, `product_index`, `rank`, per
+    /// swept combatant `<id>_row` and `<id>_col`, `runs`, per side `<side>_wins`,
+    /// `<side>_rate`, `<side>_band3_lo`, `<side>_band3_hi`, then `draws`, `draw_rate`,
+    /// `truncated`, `mean_rounds`, `z_vs_best`, `significantly_worse`, `displaced`
+    /// (`id:(r,c)->(r,c)` joined by `;`). Rates are proportions in `[0, 1]`.
+    pub fn to_csv(&self) -> String {
+        let mut header: Vec<String> = vec!["index".into(), "product_index".into(), "rank".into()];
+        for s in &self.swept {
+            header.push(format!("{}_row", s.id));
+            header.push(format!("{}_col", s.id));
+        }
+        header.push("runs".into());
+        for s in &self.sides {
+            for suffix in ["wins", "rate", "band3_lo", "band3_hi"] {
+                header.push(format!("{}_{suffix}", s.name));
+            }
+        }
+        for h in [
+            "draws",
+            "draw_rate",
+            "truncated",
+            "mean_rounds",
+            "z_vs_best",
+            "significantly_worse",
+            "displaced",
+        ] {
+            header.push(h.into());
+        }
+        let mut out = String::new();
+        let line = |fields: Vec<String>, out: &mut String| {
+            let quoted: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
+            out.push_str(&quoted.join(","));
+            out.push('\n');
+        };
+        line(header, &mut out);
+        for p in &self.placements {
+            let mut f = vec![
+                p.index.to_string(),
+                p.product_index.to_string(),
+                p.rank.to_string(),
+            ];
+            for c in &p.cells {
+                f.push(c.row.to_string());
+                f.push(c.col.to_string());
+            }
+            f.push(p.runs.to_string());
+            for w in &p.wins {
+                f.push(w.count.to_string());
+                f.push(w.rate.to_string());
+                f.push(w.band_3sigma[0].to_string());
+                f.push(w.band_3sigma[1].to_string());
+            }
+            f.push(p.draws.count.to_string());
+            f.push(p.draws.rate.to_string());
+            f.push(p.truncated.to_string());
+            f.push(p.mean_rounds.to_string());
+            f.push(p.z_vs_best.to_string());
+            f.push(p.significantly_worse.to_string());
+            f.push(
+                p.displaced
+                    .iter()
+                    .map(|d| format!("{}:{}->{}", d.id, d.from, d.to))
+                    .collect::<Vec<_>>()
+                    .join(";"),
+            );
+            line(f, &mut out);
+        }
+        out
+    }
+
+    /// The JSON document (pretty-printed, ending with a newline): every field of the report.
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).expect("a report always serializes");
+        s.push('\n');
+        s
+    }
+
+    /// The text report (English): the setup, the exclusions, then the placements ranked best
+    /// first (at most [`TEXT_MAX_ROWS`] rows; the CSV and JSON have all) with the rank side's
+    /// win rate and 3σ band, the other sides' win rates, draws, mean rounds, the z statistic
+    /// against the best and `*` where it is ≥ 3.
+    pub fn render_text(&self) -> String {
+        let mut s = String::new();
+        s.push_str("=== Position sweep ===\n");
+        s.push_str(&format!("Spec: {}", self.origin));
+        if let Some(sc) = &self.scenario {
+            s.push_str(&format!(" (scenario {sc})"));
+        }
+        s.push('\n');
+        if !self.description.trim().is_empty() {
+            s.push_str(&format!("  {}\n", self.description.trim()));
+        }
+        s.push_str(&format!(
+            "Map: {} ({} × {} squares); sides: {}\n",
+            self.map_name,
+            self.cols,
+            self.rows,
+            self.sides
+                .iter()
+                .map(|x| format!("{} ({})", x.name, x.combatants))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        for sw in &self.swept {
+            s.push_str(&format!(
+                "Swept: {} ({}) over {}: {} squares\n",
+                sw.id,
+                self.side_of(&sw.id),
+                sw.source,
+                sw.candidates.len()
+            ));
+        }
+        for f in &self.fixed {
+            s.push_str(&format!("Fixed: {} at {}\n", f.id, f.cell));
+        }
+        for u in &self.unused_zone_squares {
+            s.push_str(&format!(
+                "  not used: {} {}: {}\n",
+                u.combatant, u.cell, u.reason
+            ));
+        }
+        let others: Vec<&str> = self
+            .combatants
+            .iter()
+            .filter(|id| {
+                !self.swept.iter().any(|x| &x.id == *id) && !self.fixed.iter().any(|x| &x.id == *id)
+            })
+            .map(String::as_str)
+            .collect();
+        if !others.is_empty() {
+            s.push_str(&format!(
+                "Default deployment (making room when a placed combatant takes their square): {}\n",
+                others.join(", ")
+            ));
+        }
+        let how = match &self.sample {
+            Some(x) if x.size < x.population => format!(
+                "a random sample (seed {}) of the {} playable of ",
+                x.seed, x.population
+            ),
+            Some(x) => format!(
+                "all {} playable (sample size {} ≥ them) of ",
+                x.population, x.size
+            ),
+            None => String::new(),
+        };
+        s.push_str(&format!(
+            "Placements: {} — {how}{} combinations ({} excluded)\n",
+            self.placements.len(),
+            self.product_size,
+            self.excluded_count,
+        ));
+        for e in &self.excluded {
+            s.push_str(&format!(
+                "  excluded: {} × {} (first: {})\n",
+                e.count,
+                e.reason,
+                e.example
+                    .iter()
+                    .map(|c| format!("{} {}", c.id, c.cell))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        s.push_str(&format!(
+            "Runs: {} per placement = {} combats; seed {}; round cap {}\n",
+            self.runs,
+            self.placements.len() as u64 * self.runs,
+            self.seed,
+            self.round_cap
+        ));
+        s.push_str(
+            "Seeds: run i of the placement with product index p uses \
+             splitmix64(splitmix64(splitmix64(seed) ^ p) ^ i)\n",
+        );
+        s.push_str(&format!(
+            "Ranking: by the win rate of {}, best first.\n\
+             Significance: two-proportion z-test against the best placement (pooled standard \
+             error);\n  * = worse than the best at 3σ (z ≥ 3).\n\n",
+            self.rank_side
+        ));
+
+        let rs = self
+            .sides
+            .iter()
+            .position(|x| x.name == self.rank_side)
+            .unwrap_or(0);
+        let mut headers: Vec<String> = vec!["Rank".into(), "#".into()];
+        headers.extend(self.swept.iter().map(|x| x.id.clone()));
+        headers.push(self.rank_side.clone());
+        headers.push("3σ band".into());
+        headers.extend(
+            self.sides
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != rs)
+                .map(|(_, x)| x.name.clone()),
+        );
+        for h in ["draws", "rounds", "z", "", "moved"] {
+            headers.push(h.into());
+        }
+        let mut aligns = vec![Align::Right, Align::Right];
+        aligns.extend(self.swept.iter().map(|_| Align::Left));
+        aligns.push(Align::Right);
+        aligns.push(Align::Left);
+        aligns.extend((1..self.sides.len()).map(|_| Align::Right));
+        aligns.extend([
+            Align::Right,
+            Align::Right,
+            Align::Right,
+            Align::Left,
+            Align::Left,
+        ]);
+        let mut lines = Vec::new();
+        for &k in self.ranking.iter().take(TEXT_MAX_ROWS) {
+            let p = &self.placements[k as usize];
+            let mut row = vec![p.rank.to_string(), p.index.to_string()];
+            row.extend(p.cells.iter().map(|c| c.to_string()));
+            let w = &p.wins[rs];
+            row.push(pct(w.rate));
+            row.push(format!(
+                "[{}, {}]",
+                pct(w.band_3sigma[0]),
+                pct(w.band_3sigma[1])
+            ));
+            row.extend(
+                p.wins
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| *i != rs)
+                    .map(|(_, w)| pct(w.rate)),
+            );
+            row.push(pct(p.draws.rate));
+            row.push(format!("{:.1}", p.mean_rounds));
+            row.push(format!("{:.2}", p.z_vs_best));
+            row.push(if p.significantly_worse { "*" } else { "" }.into());
+            row.push(
+                p.displaced
+                    .iter()
+                    .map(|d| format!("{}→{}", d.id, d.to))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            );
+            lines.push(TableLine::Row(row));
+        }
+        let header_refs: Vec<&str> = headers.iter().map(String::as_str).collect();
+        s.push_str(&render_table(&header_refs, &aligns, &lines));
+        if self.ranking.len() > TEXT_MAX_ROWS {
+            s.push_str(&format!(
+                "… {} more placements in the CSV / JSON\n",
+                self.ranking.len() - TEXT_MAX_ROWS
+            ));
+        }
+        let worse = self
+            .placements
+            .iter()
+            .filter(|p| p.significantly_worse)
+            .count();
+        s.push_str(&format!(
+            "\nSignificantly worse than the best (#{}) at 3σ: {} of {} placements.\n",
+            self.best,
+            worse,
+            self.placements.len()
+        ));
+        s.push_str(&format!(
+            "RNG: {} — engine pf1e-engine {}\n",
+            self.rng, self.engine_version
+        ));
+        s
+    }
+
+    fn side_of(&self, id: &str) -> &str {
+        self.swept
+            .iter()
+            .find(|s| s.id == id)
+            .map(|s| s.side.as_str())
+            .unwrap_or("")
+    }
+
+    /// One heatmap per swept combatant (in [`SweepReport::swept`] order): every candidate
+    /// square evaluated at least once, valued with the combatant's side's win rate pooled over
+    /// the placements where it started there (pooled wins / pooled runs), and the map's
+    /// impassable squares as walls.
+    pub fn heatmaps(&self) -> Vec<Heatmap> {
+        self.cell_stats
+            .iter()
+            .map(|cs| Heatmap {
+                title: format!(
+                    "{}: {} win rate by start square ({} runs per placement)",
+                    cs.combatant, cs.side, self.runs
+                ),
+                rows: self.rows,
+                cols: self.cols,
+                walls: self.walls.iter().map(|c| (c.row, c.col)).collect(),
+                cells: cs
+                    .cells
+                    .iter()
+                    .map(|c| HeatmapCell {
+                        row: c.cell.row,
+                        col: c.cell.col,
+                        value: c.rate,
+                        runs: c.runs,
+                    })
+                    .collect(),
+                value_label: format!("{} win rate", cs.side),
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn store() -> ScenarioStore {
+        ScenarioStore::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../data"))
+    }
+
+    fn plan(yaml: &str) -> Result<SweepPlan, SweepError> {
+        SweepPlan::build(&SweepSpec::from_str(yaml, "t.yaml")?, &store())
+    }
+
+    fn pool(n: usize) -> rayon::ThreadPool {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .unwrap()
+    }
+
+    fn all(plan: &SweepPlan) -> Vec<PlacementResult> {
+        let idx: Vec<usize> = (0..plan.placements.len()).collect();
+        run_placements(plan, &idx, None, &AtomicBool::new(false)).unwrap()
+    }
+
+    #[test]
+    fn splitmix64_reference_values() {
+        // First two outputs of the reference SplitMix64 generator (Vigna) seeded with 0.
+        assert_eq!(splitmix64(0), 0xE220_A839_7B1D_CDAF);
+        assert_eq!(splitmix64(GOLDEN_GAMMA), 0x6E78_9E6A_A1B9_65F4);
+        let mut g = SplitMix64(0);
+        assert_eq!(g.next(), 0xE220_A839_7B1D_CDAF);
+        assert_eq!(g.next(), 0x6E78_9E6A_A1B9_65F4);
+    }
+
+    #[test]
+    fn run_seeds_follow_the_documented_formula_and_are_distinct() {
+        let s = 1u64;
+        assert_eq!(
+            run_seed(s, 3, 7),
+            splitmix64(splitmix64(splitmix64(s) ^ 3) ^ 7)
+        );
+        // Not an additive scheme: (p, i) and (p + 1, i − 1) differ, and nothing repeats over
+        // a small grid.
+        assert_ne!(run_seed(s, 1, 0), run_seed(s, 0, 1));
+        let mut seen = std::collections::BTreeSet::new();
+        for p in 0..50 {
+            for i in 0..200 {
+                assert!(seen.insert(run_seed(s, p, i)), "collision at p={p} i={i}");
+            }
+        }
+        assert_ne!(run_seed(1, 0, 0), run_seed(2, 0, 0));
+    }
+
+    #[test]
+    fn z_test_hand_computed() {
+        // 600/1000 vs 520/1000: p = 0.56, se = √(0.56·0.44·0.002) = 0.0221991, z = 3.6037.
+        let z = z_two_proportions(600, 1000, 520, 1000);
+        assert!((z - 3.603_750).abs() < 1e-5, "{z}");
+        // 560 vs 520: p = 0.54, se = √(0.54·0.46·0.002) = 0.0222890, z = 1.79461.
+        let z = z_two_proportions(560, 1000, 520, 1000);
+        assert!((z - 1.794_608).abs() < 1e-5, "{z}");
+        // Unequal sizes: 30/50 vs 20/80: p = 50/130, se = √(p(1-p)(1/50+1/80)), z ≈ 3.8816.
+        let p: f64 = 50.0 / 130.0;
+        let se = (p * (1.0 - p) * (1.0 / 50.0 + 1.0 / 80.0)).sqrt();
+        let z = z_two_proportions(30, 50, 20, 80);
+        assert!((z - (0.6 - 0.25) / se).abs() < 1e-12);
+        assert_eq!(z_two_proportions(0, 10, 0, 10), 0.0);
+        assert_eq!(z_two_proportions(10, 10, 10, 10), 0.0);
+        assert_eq!(z_two_proportions(1, 0, 0, 10), 0.0);
+    }
+
+    const ZONE_SWEEP: &str =
+        "scenario: sample_arena\nplacements:\n  goblin: { zone: A }\nruns: 4\n";
+
+    #[test]
+    fn zone_sweep_lists_unused_squares_and_makes_room() {
+        let p = plan(ZONE_SWEEP).unwrap();
+        assert_eq!(p.swept.len(), 1);
+        let g = &p.swept[0];
+        assert_eq!(g.id, "goblin");
+        // Zone A: rows 1-2, columns 1-4; (2,3) is a pillar.
+        assert_eq!(g.candidates.len(), 7);
+        assert_eq!(g.candidates[0], Cell::new(1, 1));
+        assert_eq!(g.candidates[6], Cell::new(2, 4));
+        assert_eq!(p.unused_zone_squares.len(), 1);
+        assert_eq!(p.unused_zone_squares[0].cell, Cell::new(2, 3));
+        assert!(p.unused_zone_squares[0].reason.contains("pillar"));
+        assert_eq!(p.product_size, 7);
+        assert!(p.excluded.is_empty());
+        assert_eq!(p.placements.len(), 7);
+        assert_eq!(p.rank_side, "players");
+        // The goblin on goblin-2's default square (1,2): goblin-2 takes the first free zone
+        // square, (1,1), vacated by the goblin.
+        let at12 = &p.placements[1];
+        assert_eq!(at12.cells, vec![Cell::new(1, 2)]);
+        assert_eq!(
+            at12.displaced,
+            vec![Displaced {
+                id: "goblin-2".into(),
+                from: Cell::new(1, 2),
+                to: Cell::new(1, 1)
+            }]
+        );
+        assert_eq!(at12.starts[1], Cell::new(1, 1));
+        assert!(p.placements[0].displaced.is_empty());
+    }
+
+    #[test]
+    fn enumeration_order_is_odometer_in_list_order() {
+        // Spec order is goblin-2 then goblin; the product follows the list order (goblin
+        // first), the last swept combatant (goblin-2) fastest.
+        let p = plan(
+            "scenario: sample_arena\nplacements:\n  goblin-2: { cells: [[4, 1], [5, 1], [6, 1]] }\n  goblin: { rect: { from: [3, 1], to: [3, 2] } }\nruns: 2\n",
+        )
+        .unwrap();
+        assert_eq!(p.swept[0].id, "goblin");
+        assert_eq!(p.swept[1].id, "goblin-2");
+        assert_eq!(p.product_size, 6);
+        let cells: Vec<Vec<Cell>> = p.placements.iter().map(|x| x.cells.clone()).collect();
+        let c = Cell::new;
+        assert_eq!(
+            cells,
+            vec![
+                vec![c(3, 1), c(4, 1)],
+                vec![c(3, 1), c(5, 1)],
+                vec![c(3, 1), c(6, 1)],
+                vec![c(3, 2), c(4, 1)],
+                vec![c(3, 2), c(5, 1)],
+                vec![c(3, 2), c(6, 1)],
+            ]
+        );
+        for (k, x) in p.placements.iter().enumerate() {
+            assert_eq!(x.index, k);
+            assert_eq!(x.product_index, k as u64);
+        }
+    }
+
+    #[test]
+    fn overlapping_combinations_are_excluded_and_counted() {
+        let p = plan(
+            "scenario: sample_arena\nplacements:\n  goblin: { cells: [[3, 1], [3, 2]] }\n  goblin-2: { cells: [[3, 2], [3, 3]] }\nruns: 2\n",
+        )
+        .unwrap();
+        assert_eq!(p.product_size, 4);
+        assert_eq!(p.placements.len(), 3);
+        assert_eq!(p.excluded.len(), 1);
+        assert_eq!(p.excluded[0].count, 1);
+        assert_eq!(p.excluded[0].reason, "goblin and goblin-2 overlap");
+        assert_eq!(p.excluded[0].example[0].cell, Cell::new(3, 2));
+        // Placement indices skip the excluded product index 2.
+        let pis: Vec<u64> = p.placements.iter().map(|x| x.product_index).collect();
+        assert_eq!(pis, vec![0, 1, 3]);
+    }
+
+    #[test]
+    fn invalid_squares_are_errors_naming_combatant_square_and_reason() {
+        let cases = [
+            (
+                "goblin: { cells: [[3, 1], [0, 5]] }",
+                "placements.goblin.cells[1]",
+                "goblin start (0,5)",
+                "wall",
+            ),
+            (
+                "goblin: { cell: [9, 1] }",
+                "placements.goblin.cell",
+                "goblin start (9,1)",
+                "off the map",
+            ),
+            (
+                "goblin: { rect: { from: [1, 1], to: [2, 4] } }",
+                "placements.goblin.rect",
+                "goblin start (2,3)",
+                "pillar",
+            ),
+            (
+                "goblin: { cells: [[3, 2], [3, 1]] }\n  orc: { cell: [3, 1] }",
+                "placements.goblin.cells[1]",
+                "goblin start (3,1)",
+                "overlaps orc (fixed at (3,1))",
+            ),
+            (
+                "orc: { cell: [3, 1] }\n  orc-2: { cell: [3, 1] }",
+                "placements.orc-2.cell",
+                "orc-2 start (3,1)",
+                "overlaps orc",
+            ),
+            (
+                "nobody: { cell: [3, 1] }",
+                "placements.nobody",
+                "unknown combatant id",
+                "goblin-3",
+            ),
+            (
+                "goblin: { cell: [3, 1], zone: A }",
+                "placements.goblin",
+                "exactly one",
+                "",
+            ),
+            ("goblin: { zone: Q }", "placements.goblin.zone", "`Q`", ""),
+            (
+                "goblin: { zone: A, exclude: [[5, 5]] }",
+                "placements.goblin.exclude[0]",
+                "(5,5)",
+                "",
+            ),
+        ];
+        for (placements, field, needle1, needle2) in cases {
+            let y = format!("scenario: sample_arena\nplacements:\n  {placements}\n");
+            let e = plan(&y).unwrap_err();
+            let SweepError::Invalid { field: f, reason } = &e else {
+                panic!("{e}")
+            };
+            assert_eq!(f, &format!("t.yaml: {field}"), "{y}: {e}");
+            assert!(
+                reason.contains(needle1) && reason.contains(needle2),
+                "{y}: {e}"
+            );
+        }
+        // A rect with the pillar excluded is fine.
+        let p = plan("scenario: sample_arena\nplacements:\n  goblin: { rect: { from: [1, 1], to: [2, 4] }, exclude: [[2, 3]] }\n").unwrap();
+        assert_eq!(p.swept[0].candidates.len(), 7);
+        assert!(p.swept[0].source.contains("minus 1 excluded"));
+    }
+
+    #[test]
+    fn spec_errors_name_the_field() {
+        let bad = [
+            (
+                "scenario: sample_arena\nplacement: {}\n",
+                "t.yaml",
+                "placement",
+            ),
+            ("scenario: sample_arena\nruns: 0\n", "t.yaml: runs", "1..="),
+            (
+                "scenario: sample_arena\nmap: x\nsides: {a: [orc]}\n",
+                "t.yaml: scenario",
+                "not both",
+            ),
+            ("runs: 3\n", "t.yaml", "no base encounter"),
+            (
+                "map: sample_arena\n",
+                "t.yaml: sides",
+                "required with `map`",
+            ),
+            ("scenario: ../x\n", "t.yaml: scenario", "invalid name"),
+            (
+                "scenario: sample_arena\nsample: {size: 0}\n",
+                "t.yaml: sample.size",
+                "at least 1",
+            ),
+            (
+                "scenario: sample_arena\nplacements: {goblin: {cel: [1, 1]}}\n",
+                "t.yaml",
+                "cel",
+            ),
+            (
+                "{\"scenario\": \"sample_arena\", \"runz\": 3}",
+                "t.yaml",
+                "runz",
+            ),
+        ];
+        for (text, field, needle) in bad {
+            let e = SweepSpec::from_str(text, "t.yaml").unwrap_err();
+            assert_eq!(e.field(), Some(field), "{text}: {e}");
+            assert!(e.to_string().contains(needle), "{text}: {e}");
+        }
+        let e = plan("scenario: nope\n").unwrap_err();
+        assert!(e.to_string().contains("unknown scenario"), "{e}");
+        let e = plan("scenario: sample_arena\nrank_side: dragons\n").unwrap_err();
+        assert!(e.to_string().contains("unknown side"), "{e}");
+        // JSON works too.
+        let s = SweepSpec::from_str(
+            r#"{"map": "sample_arena", "sides": {"players": ["goblin"], "monsters": ["orc"]},
+                "placements": {"goblin": {"cell": [3, 3]}}, "runs": 5}"#,
+            "t.json",
+        )
+        .unwrap();
+        let p = SweepPlan::build(&s, &store()).unwrap();
+        assert_eq!(p.placements.len(), 1);
+        assert_eq!(p.fixed[0].cell, Cell::new(3, 3));
+        assert_eq!(p.runs, 5);
+    }
+
+    #[test]
+    fn sample_is_seeded_sized_sorted_and_a_subset() {
+        let y = "scenario: sample_arena\nplacements:\n  goblin: { rect: { from: [3, 1], to: [6, 6] }, exclude: [[6, 3]] }\n  orc: { rect: { from: [3, 12], to: [6, 18] }, exclude: [[6, 16]] }\nsample: { size: 25 }\nruns: 1\n";
+        let a = plan(y).unwrap();
+        let b = plan(y).unwrap();
+        assert_eq!(a.placements, b.placements);
+        assert_eq!(a.placements.len(), 25);
+        let full = plan(&y.replace("sample: { size: 25 }\n", "")).unwrap();
+        assert_eq!(a.sample.unwrap().population, full.placements.len() as u64);
+        let pis: Vec<u64> = a.placements.iter().map(|p| p.product_index).collect();
+        assert!(pis.windows(2).all(|w| w[0] < w[1]), "sorted, distinct");
+        for p in &a.placements {
+            let f = &full.placements[p.product_index as usize];
+            assert_eq!(
+                (f.cells.clone(), f.starts.clone()),
+                (p.cells.clone(), p.starts.clone())
+            );
+        }
+        // Another seed draws another sample.
+        let c = plan(&y.replace("size: 25 }", "size: 25, seed: 99 }")).unwrap();
+        assert_ne!(a.placements, c.placements);
+        // A sample at least as large as the population takes everything.
+        let d = plan(&y.replace("size: 25", "size: 100000")).unwrap();
+        assert_eq!(d.placements, full.placements);
+    }
+
+    #[test]
+    fn thread_count_does_not_change_results_and_halves_merge_exactly() {
+        let p = plan(ZONE_SWEEP).unwrap();
+        let one = pool(1).install(|| all(&p));
+        let two = pool(2).install(|| all(&p));
+        assert_eq!(one, two);
+        let whole = assemble_report(&p, one.clone()).unwrap();
+        // Two halves run separately, merged in reverse order.
+        let (a, b): (Vec<usize>, Vec<usize>) = (0..p.placements.len()).partition(|k| k % 2 == 0);
+        let cancel = AtomicBool::new(false);
+        let mut parts = run_placements(&p, &b, None, &cancel).unwrap();
+        parts.extend(run_placements(&p, &a, None, &cancel).unwrap());
+        let merged = assemble_report(&p, parts).unwrap();
+        assert_eq!(whole, merged);
+        assert_eq!(whole.to_json(), merged.to_json());
+        assert_eq!(whole.to_csv(), merged.to_csv());
+        // run_placement agrees with run_placements, and seeds follow run_seed.
+        let r3 = run_placement(&p, 3, &cancel).unwrap();
+        assert_eq!(r3, one[3]);
+        let total: u64 = one.iter().map(|r| r.runs).sum();
+        assert_eq!(total, p.total_combats());
+    }
+
+    #[test]
+    fn placement_seeds_are_the_documented_ones() {
+        let p = plan(ZONE_SWEEP).unwrap();
+        let k = 2;
+        let r = run_placement(&p, k, &AtomicBool::new(false)).unwrap();
+        let enc = Arc::new(p.encounter(k));
+        let mut wins = vec![0u64; enc.sides.len()];
+        let mut rounds = 0u64;
+        for i in 0..p.runs {
+            let (_, o) = play_one(
+                Arc::clone(&enc),
+                run_seed(p.seed, p.placements[k].product_index, i),
+            );
+            if let Some(w) = o.winner {
+                wins[enc.sides.iter().position(|s| *s == w).unwrap()] += 1;
+            }
+            rounds += u64::from(o.rounds);
+        }
+        assert_eq!(r.wins, wins);
+        assert_eq!(r.rounds_sum, rounds);
+    }
+
+    #[test]
+    fn progress_counts_every_combat_and_cancel_stops() {
+        let p = plan(ZONE_SWEEP).unwrap();
+        let count = std::sync::atomic::AtomicU64::new(0);
+        let tick = |n: u64| {
+            count.fetch_add(n, Ordering::Relaxed);
+        };
+        let idx: Vec<usize> = (0..p.placements.len()).collect();
+        run_placements(&p, &idx, Some(&tick), &AtomicBool::new(false)).unwrap();
+        assert_eq!(count.into_inner(), p.total_combats());
+        let cancelled = AtomicBool::new(true);
+        assert_eq!(
+            run_placements(&p, &idx, None, &cancelled),
+            Err(SweepError::Cancelled)
+        );
+        assert!(run_placement(&p, 0, &cancelled).is_none());
+        let e = run_placements(&p, &[99], None, &AtomicBool::new(false)).unwrap_err();
+        assert_eq!(e.field(), Some("indices[0]"));
+    }
+
+    #[test]
+    fn assemble_rejects_duplicates_missing_and_mismatches() {
+        let p = plan(ZONE_SWEEP).unwrap();
+        let res = all(&p);
+        let mut dup = res.clone();
+        dup.push(res[2].clone());
+        let e = assemble_report(&p, dup).unwrap_err();
+        assert!(e.to_string().contains("placement 2 appears twice"), "{e}");
+        let mut missing = res.clone();
+        missing.remove(4);
+        missing.remove(1);
+        let e = assemble_report(&p, missing).unwrap_err();
+        assert_eq!(e.field(), Some("results"));
+        assert!(
+            e.to_string().contains("2 placement(s) missing: 1, 4"),
+            "{e}"
+        );
+        let mut out = res.clone();
+        out[0].index = 7;
+        assert!(assemble_report(&p, out)
+            .unwrap_err()
+            .to_string()
+            .contains("not in the plan"));
+        let mut moved = res.clone();
+        moved[0].starts[0] = Cell::new(5, 5);
+        assert!(assemble_report(&p, moved)
+            .unwrap_err()
+            .to_string()
+            .contains("does not match"));
+        let mut bad = res.clone();
+        bad[0].draws += 1;
+        assert!(assemble_report(&p, bad)
+            .unwrap_err()
+            .to_string()
+            .contains("inconsistent"));
+        let mut runs = res;
+        runs[0].runs = 3;
+        assert!(assemble_report(&p, runs)
+            .unwrap_err()
+            .to_string()
+            .contains("runs"));
+    }
+
+    fn fake(p: &SweepPlan, wins: &[u64]) -> Vec<PlacementResult> {
+        p.placements
+            .iter()
+            .zip(wins)
+            .map(|(pl, &w)| PlacementResult {
+                index: pl.index as u64,
+                product_index: pl.product_index,
+                starts: pl.starts.clone(),
+                wins: vec![w, p.runs - w],
+                draws: 0,
+                truncated: 0,
+                rounds_sum: 5 * p.runs,
+                runs: p.runs,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn ranking_significance_and_heatmap_cells() {
+        let p = plan(&ZONE_SWEEP.replace("runs: 4", "runs: 1000")).unwrap();
+        let wins = [520, 600, 560, 600, 100, 0, 599];
+        let r = assemble_report(&p, fake(&p, &wins)).unwrap();
+        // Ties broken by the lower placement index.
+        assert_eq!(r.ranking, vec![1, 3, 6, 2, 0, 4, 5]);
+        assert_eq!(r.best, 1);
+        assert_eq!(r.placements[1].rank, 1);
+        assert_eq!(r.placements[1].z_vs_best, 0.0);
+        assert!((r.placements[0].z_vs_best - 3.603_750).abs() < 1e-5);
+        assert!(r.placements[0].significantly_worse);
+        assert!(!r.placements[2].significantly_worse);
+        assert!(!r.placements[3].significantly_worse);
+        assert!(r.placements[5].significantly_worse);
+        assert_eq!(
+            r.placements[2].wins[0].band_3sigma,
+            WinRate::new(560, 1000).band_3sigma
+        );
+        assert_eq!(r.placements[2].mean_rounds, 5.0);
+        // One heatmap square per candidate, the goblin's side's pooled rate.
+        let h = r.heatmaps();
+        assert_eq!(h.len(), 1);
+        assert_eq!(h[0].cells.len(), 7);
+        assert_eq!((h[0].cells[1].row, h[0].cells[1].col), (1, 2));
+        assert_eq!(h[0].cells[1].value, 0.6);
+        assert_eq!(h[0].cells[1].runs, 1000);
+        assert!(h[0].walls.contains(&(2, 3)) && h[0].walls.contains(&(0, 0)));
+        assert!(!h[0].walls.contains(&(1, 1)));
+        let text = r.render_text();
+        assert!(
+            text.contains("Ranking: by the win rate of players"),
+            "{text}"
+        );
+        assert!(text.contains("two-proportion z-test"), "{text}");
+        let csv = r.to_csv();
+        assert_eq!(csv.lines().count(), 8);
+        assert!(
+            csv.starts_with("index,product_index,rank,goblin_row,goblin_col,runs,players_wins,")
+        );
+        let json: serde_json::Value = serde_json::from_str(&r.to_json()).unwrap();
+        assert_eq!(json["placements"][1]["rank"], 1);
+        assert_eq!(json["rank_side"], "players");
+    }
+
+    #[test]
+    fn pooled_heatmap_rates_over_several_placements() {
+        let p = plan(
+            "scenario: sample_arena\nplacements:\n  goblin: { cells: [[3, 1], [3, 2]] }\n  goblin-2: { cells: [[5, 1], [5, 2]] }\nruns: 10\n",
+        )
+        .unwrap();
+        let r = assemble_report(&p, fake(&p, &[1, 3, 10, 6])).unwrap();
+        let h = r.heatmaps();
+        // goblin at (3,1): placements 0 and 1 → (1 + 3) / 20.
+        assert_eq!(h[0].cells[0].value, 0.2);
+        assert_eq!(h[0].cells[0].runs, 20);
+        // goblin-2 at (5,2): placements 1 and 3 → (3 + 6) / 20.
+        assert_eq!(h[1].cells[1].value, 0.45);
+    }
+
+    #[test]
+    fn bundled_sweep_specs_build() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/sweeps");
+        let read = |name: &str| {
+            let path = format!("{dir}/{name}");
+            let text = std::fs::read_to_string(&path).unwrap();
+            SweepPlan::build(&SweepSpec::from_str(&text, &path).unwrap(), &store()).unwrap()
+        };
+        let archer = read("sample_arena_archer.yaml");
+        assert_eq!(archer.placements.len(), 7);
+        assert_eq!((archer.runs, archer.seed), (1000, 1));
+        let rect = read("sample_arena_rect.yaml");
+        assert_eq!(rect.product_size, 92);
+        assert_eq!(rect.excluded[0].count, 2);
+        assert_eq!(rect.placements.len(), 30);
+        assert_eq!(rect.sample.unwrap().population, 90);
+        assert_eq!(rect.fixed[0].cell, Cell::new(3, 15));
+    }
+
+    #[test]
+    fn csv_quotes_when_needed() {
+        assert_eq!(csv_field("plain"), "plain");
+        assert_eq!(csv_field("a,b"), "\"a,b\"");
+        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(csv_field("two\nlines"), "\"two\nlines\"");
+    }
+
+    fn cells_yaml(cells: impl IntoIterator<Item = (i32, i32)>) -> String {
+        let v: Vec<String> = cells
+            .into_iter()
+            .map(|(r, c)| format!("[{r}, {c}]"))
+            .collect();
+        format!("{{ cells: [{}] }}", v.join(", "))
+    }
+
+    #[test]
+    fn limits_are_enforced() {
+        let row = |r: i32| (1..=18).map(move |c| (r, c));
+        // 36^4 combinations: more than MAX_PRODUCT.
+        let two_rows = || cells_yaml(row(3).chain(row(5)));
+        let y = format!(
+            "scenario: sample_arena\nplacements:\n  goblin: {0}\n  goblin-2: {0}\n  goblin-3: {0}\n  orc: {0}\n",
+            two_rows()
+        );
+        let e = plan(&y).unwrap_err();
+        assert_eq!(e.field(), Some("t.yaml: placements"));
+        assert!(
+            e.to_string().contains("more than 1000000 combinations"),
+            "{e}"
+        );
+        // 36 × 18 × 16 × 11 = 114,048 disjoint combinations: more than MAX_PLACEMENTS…
+        let row6 = cells_yaml(row(6).filter(|&(_, c)| c != 3 && c != 16));
+        let orc = cells_yaml(
+            (13..=18)
+                .map(|c| (1, c))
+                .chain([13, 14, 15, 17, 18].map(|c| (2, c))),
+        );
+        let y = format!(
+            "scenario: sample_arena\nplacements:\n  goblin: {}\n  goblin-2: {}\n  goblin-3: {row6}\n  orc: {orc}\nruns: 1\n",
+            cells_yaml(row(3).chain(row(4))),
+            cells_yaml(row(5)),
+        );
+        let e = plan(&y).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("114048 placements, more than 100000"),
+            "{e}"
+        );
+        // …unless sampled.
+        let p = plan(&format!("{y}sample: {{size: 1000}}\n")).unwrap();
+        assert_eq!(p.placements.len(), 1000);
+        assert_eq!(p.sample.unwrap().population, 114_048);
+        // Placements × runs above MAX_COMBATS.
+        let y = format!(
+            "scenario: sample_arena\nplacements:\n  goblin: {}\n  goblin-2: {row6}\nruns: 1000000\n",
+            cells_yaml(row(3).chain(row(4)).chain(row(5))),
+        );
+        let e = plan(&y).unwrap_err();
+        assert_eq!(e.field(), Some("t.yaml: runs"));
+        assert!(e.to_string().contains("more than 100000000"), "{e}");
+    }
+}
