@@ -61,6 +61,11 @@ pub const FEATURE_NAMES: [&str; 33] = [
     "weapon_broken",
 ];
 
+/// Per plane: every value of plane `p` is an integer 0–255 divided by `PLANE_DIVISORS[p]`
+/// (float32 division): cover bonus / 8, elevation level / 9, the other planes 0 or 1. So a
+/// plane travels exactly as one byte per value ([`TensorObservation::planes_u8`]).
+pub const PLANE_DIVISORS: [u8; PLANES] = [1, 1, 1, 8, 9, 1, 1, 1, 1, 1];
+
 /// Number of grid planes.
 pub const PLANES: usize = PLANE_NAMES.len();
 /// Number of features per combatant.
@@ -75,6 +80,25 @@ pub struct TensorObservation {
     /// `[combatants, FEATURES]`, combatants in list order.
     pub feature_shape: [usize; 2],
     pub features: Vec<f32>,
+}
+
+impl TensorObservation {
+    /// The planes as one byte per value, `[PLANES, rows, cols]`: value × divisor
+    /// ([`PLANE_DIVISORS`]). Exact: `byte as f32 / divisor as f32` gives back the value bit
+    /// for bit (the planes are built as such divisions).
+    pub fn planes_u8(&self) -> Vec<u8> {
+        let per_plane = self.plane_shape[1] * self.plane_shape[2];
+        self.planes
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| {
+                let d = f32::from(PLANE_DIVISORS[(i / per_plane.max(1)).min(PLANES - 1)]);
+                let b = (v * d).round().clamp(0.0, 255.0) as u8;
+                debug_assert_eq!(f32::from(b) / d, v, "plane value {v} is not byte / {d}");
+                b
+            })
+            .collect()
+    }
 }
 
 /// Build the tensor observation for `viewer`.

@@ -271,7 +271,11 @@ async fn run() {
                 .collect();
             let t = Instant::now();
             let out = c
-                .step_batch(proto::StepBatchRequest { steps, resets })
+                .step_batch(proto::StepBatchRequest {
+                    steps,
+                    resets,
+                    ..Default::default()
+                })
                 .await
                 .unwrap()
                 .into_inner();

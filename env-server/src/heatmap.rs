@@ -112,8 +112,13 @@ pub fn render_png(h: &Heatmap, path: &Path) -> Result<(), HeatmapError> {
     })
 }
 
-/// Renders `h` as PNG file contents (8-bit RGB).
-fn render_png_bytes(h: &Heatmap) -> Result<Vec<u8>, HeatmapError> {
+/// Renders `h` as PNG file contents (8-bit RGB), what [`render_png`] writes.
+///
+/// # Errors
+///
+/// [`HeatmapError::Invalid`] when the heatmap is invalid (see [`render_svg_string`]),
+/// [`HeatmapError::Render`] (without a path) when drawing or encoding fails.
+pub fn render_png_bytes(h: &Heatmap) -> Result<Vec<u8>, HeatmapError> {
     let squares = validate(h)?;
     let layout = Layout::new(h)?;
     let render_err = |e: &dyn std::fmt::Display| HeatmapError::Render {

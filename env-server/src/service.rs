@@ -22,6 +22,9 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 use tonic::{Request, Response};
 
+mod evaluate;
+pub use evaluate::{DEFAULT_MAX_EVALUATIONS, MAX_ORIGIN_LEN, PROGRESS_INTERVAL};
+
 /// Most actions accepted in one Step.
 pub const MAX_ACTIONS_PER_STEP: usize = 64;
 /// Longest accepted episode id, in bytes.
@@ -72,6 +75,22 @@ pub enum ServiceError {
     /// (DEADLINE_EXCEEDED).
     #[error("deadline exceeded before the request could be processed")]
     DeadlineExceeded,
+    /// Too many Evaluate calls at once (RESOURCE_EXHAUSTED).
+    #[error("too many evaluations running (limit {0}, --max-evaluations): retry later")]
+    TooManyEvaluations(usize),
+    /// A response would exceed the server's message limit (RESOURCE_EXHAUSTED).
+    #[error("{what} is {size} bytes, over the server's message limit of {limit} bytes (--max-message-bytes)")]
+    TooLarge {
+        /// What would be sent, e.g. `the report`.
+        what: String,
+        /// Its encoded size in bytes.
+        size: usize,
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// The server is shutting down (UNAVAILABLE).
+    #[error("the server is shutting down")]
+    ShuttingDown,
     /// A server bug or an engine panic (INTERNAL).
     #[error("internal error: {0}")]
     Internal(String),
@@ -107,7 +126,10 @@ impl From<ServiceError> for tonic::Status {
                 SubmitError::Empty => Code::InvalidArgument,
                 SubmitError::NotAwaitingDecision => Code::Internal,
             },
-            ServiceError::TooManyEpisodes(_) => Code::ResourceExhausted,
+            ServiceError::TooManyEpisodes(_)
+            | ServiceError::TooManyEvaluations(_)
+            | ServiceError::TooLarge { .. } => Code::ResourceExhausted,
+            ServiceError::ShuttingDown => Code::Unavailable,
             ServiceError::DeadlineExceeded => Code::DeadlineExceeded,
             ServiceError::Internal(_) => Code::Internal,
         };
@@ -149,6 +171,8 @@ pub struct ServiceConfig {
     pub max_message_bytes: usize,
     /// Most items in one StepBatch / ResetBatch (beyond: INVALID_ARGUMENT).
     pub max_batch_items: usize,
+    /// Most Evaluate calls at once (beyond: RESOURCE_EXHAUSTED). They share the rayon pool.
+    pub max_evaluations: usize,
 }
 
 /// Default of [`ServiceConfig::max_message_bytes`]: 16 MiB.
@@ -157,7 +181,8 @@ pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 16 << 20;
 pub const DEFAULT_MAX_BATCH_ITEMS: usize = 4096;
 
 impl ServiceConfig {
-    /// Defaults: 4096 episodes, 30 minutes idle timeout, 16 MiB messages, 4096 batch items.
+    /// Defaults: 4096 episodes, 30 minutes idle timeout, 16 MiB messages, 4096 batch items,
+    /// [`DEFAULT_MAX_EVALUATIONS`] evaluations.
     pub fn new(data_dir: impl Into<PathBuf>) -> Self {
         ServiceConfig {
             data_dir: data_dir.into(),
@@ -165,6 +190,7 @@ impl ServiceConfig {
             idle_timeout: Some(Duration::from_secs(30 * 60)),
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             max_batch_items: DEFAULT_MAX_BATCH_ITEMS,
+            max_evaluations: DEFAULT_MAX_EVALUATIONS,
         }
     }
 }
@@ -388,6 +414,11 @@ struct Counters {
     evicted: AtomicU64,
     steps: AtomicU64,
     open_streams: AtomicU64,
+    evaluations_running: AtomicU64,
+    evaluations_started: AtomicU64,
+    evaluations_completed: AtomicU64,
+    evaluations_cancelled: AtomicU64,
+    combats_evaluated: AtomicU64,
 }
 
 struct Inner {
@@ -902,6 +933,12 @@ impl EnvironmentService {
             episodes_evicted: c.evicted.load(Ordering::Relaxed),
             steps: c.steps.load(Ordering::Relaxed),
             open_streams: c.open_streams.load(Ordering::Relaxed),
+            evaluations_running: c.evaluations_running.load(Ordering::SeqCst),
+            max_evaluations: self.inner.config.max_evaluations as u64,
+            evaluations_started: c.evaluations_started.load(Ordering::SeqCst),
+            evaluations_completed: c.evaluations_completed.load(Ordering::SeqCst),
+            evaluations_cancelled: c.evaluations_cancelled.load(Ordering::SeqCst),
+            combats_evaluated: c.combats_evaluated.load(Ordering::Relaxed),
         }
     }
 
@@ -916,7 +953,8 @@ impl EnvironmentService {
         deadline: Option<Instant>,
     ) -> Result<proto::BatchResponse, ServiceError> {
         use rayon::prelude::*;
-        let n = req.steps.len() + req.resets.len();
+        let columnar = columnar_steps(req.columnar_steps.as_ref())?;
+        let n = req.steps.len() + columnar.len() + req.resets.len();
         let max = self.inner.config.max_batch_items;
         if n > max {
             return Err(ServiceError::invalid(
@@ -931,6 +969,7 @@ impl EnvironmentService {
         let steps = req
             .steps
             .par_iter()
+            .chain(columnar.par_iter())
             .map(|r| batch_item(check_deadline(deadline).and_then(|()| self.step_blocking(r))));
         let resets = req
             .resets
@@ -938,7 +977,12 @@ impl EnvironmentService {
             .map(|r| batch_item(check_deadline(deadline).and_then(|()| self.reset_blocking(r))));
         let mut items: Vec<proto::BatchItem> = steps.collect();
         items.par_extend(resets);
-        Ok(proto::BatchResponse { items })
+        let columns = if req.columnar_response {
+            Some(batch_columns(&mut items)?)
+        } else {
+            None
+        };
+        Ok(proto::BatchResponse { items, columns })
     }
 
     /// One request of a Session stream. Returns the response and the id of an episode the
@@ -1073,6 +1117,121 @@ fn error_to_proto(e: ServiceError) -> proto::Error {
         code: st.code() as i32,
         message: st.message().to_string(),
     }
+}
+
+/// `StepBatchRequest.columnar_steps` as step requests (one action id each).
+///
+/// # Errors
+/// `INVALID_ARGUMENT` when the three columns differ in length.
+fn columnar_steps(
+    c: Option<&proto::ColumnarSteps>,
+) -> Result<Vec<proto::StepRequest>, ServiceError> {
+    let Some(c) = c else {
+        return Ok(Vec::new());
+    };
+    let n = c.episode_ids.len();
+    if c.decision_ids.len() != n || c.action_ids.len() != n {
+        return Err(ServiceError::invalid(
+            "columnar_steps",
+            format!(
+                "episode_ids, decision_ids and action_ids must have the same length (got {n}, {}, {})",
+                c.decision_ids.len(),
+                c.action_ids.len()
+            ),
+        ));
+    }
+    Ok((0..n)
+        .map(|i| proto::StepRequest {
+            episode_id: c.episode_ids[i].clone(),
+            decision_id: c.decision_ids[i],
+            action_ids: vec![c.action_ids[i]],
+            ..Default::default()
+        })
+        .collect())
+}
+
+/// Move every item's tensors, mask, reward and end flags into one [`proto::BatchColumns`]
+/// (`StepBatchRequest.columnar_response`); the items keep the rest of their state.
+///
+/// # Errors
+/// `INVALID_ARGUMENT` when items with tensors disagree on the tensor shapes or the action
+/// space size (several scenarios in one columnar batch).
+fn batch_columns(items: &mut [proto::BatchItem]) -> Result<proto::BatchColumns, ServiceError> {
+    use proto::batch_item::Result as R;
+    let shapes = items.iter().find_map(|it| match &it.result {
+        Some(R::State(st)) => st.tensors.as_ref().map(|t| {
+            (
+                t.plane_shape.clone(),
+                t.feature_shape.clone(),
+                st.action_space_size,
+            )
+        }),
+        _ => None,
+    });
+    let (plane_shape, feature_shape, space) = shapes.unwrap_or_default();
+    let product = |s: &[u32]| s.iter().map(|&d| d as usize).product::<usize>();
+    let (np, nf, na) = if plane_shape.is_empty() {
+        (0, 0, 0)
+    } else {
+        (
+            product(&plane_shape),
+            product(&feature_shape),
+            space as usize,
+        )
+    };
+    let n = items.len();
+    let mut c = proto::BatchColumns {
+        items: n as u32,
+        planes: vec![0; n * np],
+        plane_shape: plane_shape.clone(),
+        features: vec![0; n * nf * 4],
+        feature_shape: feature_shape.clone(),
+        action_masks: vec![0; n * na],
+        action_space_size: space,
+        rewards: vec![0.0; n],
+        terminated: vec![0; n],
+        truncated: vec![0; n],
+    };
+    for (i, it) in items.iter_mut().enumerate() {
+        let Some(R::State(st)) = &mut it.result else {
+            continue;
+        };
+        c.rewards[i] = st.reward;
+        c.terminated[i] = u8::from(st.terminated);
+        c.truncated[i] = u8::from(st.truncated);
+        let mask = std::mem::take(&mut st.action_mask);
+        let Some(t) = st.tensors.take() else {
+            continue;
+        };
+        if t.plane_shape != plane_shape
+            || t.feature_shape != feature_shape
+            || st.action_space_size != space
+        {
+            return Err(ServiceError::invalid(
+                "columnar_response",
+                "items have different tensor shapes or action spaces (one scenario per \
+                 columnar batch)",
+            ));
+        }
+        let obs = pf1e_engine::tensor::TensorObservation {
+            plane_shape: [
+                plane_shape[0] as usize,
+                plane_shape[1] as usize,
+                plane_shape[2] as usize,
+            ],
+            planes: t.planes,
+            feature_shape: [feature_shape[0] as usize, feature_shape[1] as usize],
+            features: Vec::new(),
+        };
+        c.planes[i * np..(i + 1) * np].copy_from_slice(&obs.planes_u8());
+        for (k, v) in t.features.iter().enumerate() {
+            c.features[(i * nf + k) * 4..(i * nf + k + 1) * 4].copy_from_slice(&v.to_le_bytes());
+        }
+        if mask.len() == na {
+            c.action_masks[i * na..(i + 1) * na].copy_from_slice(&mask);
+        }
+    }
+    Ok(c)
 }
 
 fn batch_item(r: Result<proto::EpisodeState, ServiceError>) -> proto::BatchItem {
@@ -1453,6 +1612,10 @@ fn spec(name: &str, enc: &Encounter, max_batch_items: usize) -> proto::Spec {
             plane_shape: vec![PLANES as u32, enc.map.rows as u32, enc.map.cols as u32],
             feature_names: FEATURE_NAMES.iter().map(|s| s.to_string()).collect(),
             feature_shape: vec![enc.combatants.len() as u32, FEATURES as u32],
+            plane_divisors: pf1e_engine::tensor::PLANE_DIVISORS
+                .iter()
+                .map(|&d| u32::from(d))
+                .collect(),
         }),
         action_blocks: space
             .blocks()
@@ -1472,6 +1635,8 @@ fn spec(name: &str, enc: &Encounter, max_batch_items: usize) -> proto::Spec {
             stream: true,
             validate: true,
             shaped_rewards: true,
+            evaluate: true,
+            columnar_batch: true,
         }),
         rules_data_version: rules_data_version(enc),
         max_batch_items: u32::try_from(max_batch_items).unwrap_or(u32::MAX),
@@ -1576,7 +1741,7 @@ fn episode_state(id: &str, s: &Session) -> proto::EpisodeState {
                 state.observation =
                     Some(observation_to_proto(&ep.observation(Some(d.actor)), o.json));
             }
-            if o.legal_actions || o.tensors || o.mask {
+            if o.legal_actions {
                 let legal = ep.legal_actions();
                 if o.tensors || o.mask {
                     let mut mask = vec![0u8; state.action_space_size as usize];
@@ -1587,16 +1752,17 @@ fn episode_state(id: &str, s: &Session) -> proto::EpisodeState {
                     }
                     state.action_mask = mask;
                 }
-                if o.legal_actions {
-                    state.legal_actions = legal
-                        .into_iter()
-                        .map(|l| proto::LegalAction {
-                            id: l.id,
-                            action: Some(action_to_proto(&l.action)),
-                            label: l.label,
-                        })
-                        .collect();
-                }
+                state.legal_actions = legal
+                    .into_iter()
+                    .map(|l| proto::LegalAction {
+                        id: l.id,
+                        action: Some(action_to_proto(&l.action)),
+                        label: l.label,
+                    })
+                    .collect();
+            } else if o.tensors || o.mask {
+                // The mask alone: legal ids without building labels.
+                state.action_mask = ep.action_mask();
             }
             if o.tensors {
                 state.tensors = Some(tensor_to_proto(ep.observation_tensor(d.actor)));
@@ -1870,6 +2036,7 @@ impl Environment for EnvironmentService {
         let req = proto::StepBatchRequest {
             steps: Vec::new(),
             resets: request.into_inner().resets,
+            ..Default::default()
         };
         blocking_creating(svc.clone(), deadline, 0, move || {
             svc.step_batch_blocking(&req, deadline)
@@ -1952,11 +2119,21 @@ impl Environment for EnvironmentService {
             payload: request.into_inner().payload,
         }))
     }
+
+    type EvaluateStream = evaluate::EvaluateResponseStream;
+
+    async fn evaluate(
+        &self,
+        request: Request<proto::EvaluateRequest>,
+    ) -> Result<Response<Self::EvaluateStream>, tonic::Status> {
+        self.evaluate_call(request).await
+    }
 }
 
 /// Serve the Environment service, `grpc.health.v1` and server reflection on `listener` until
-/// `shutdown` resolves (then in-flight requests finish, and open Session streams end after
-/// their current item). Also closes idle episodes once a minute when `config.idle_timeout` is
+/// `shutdown` resolves (then in-flight requests finish, open Session streams end after
+/// their current item, and running Evaluate calls stop within a combat and end with
+/// UNAVAILABLE). Also closes idle episodes once a minute when `config.idle_timeout` is
 /// set. The Environment service's decoding and encoding limits are
 /// `config.max_message_bytes`.
 ///

@@ -680,6 +680,7 @@ async fn batches_keep_order_and_report_errors_inline() {
         .step_batch(proto::StepBatchRequest {
             steps: steps.clone(),
             resets: vec![reset_req("sample_arena", 99, &["players"])],
+            ..Default::default()
         })
         .await
         .unwrap()
@@ -736,6 +737,7 @@ fn batch_items_started_after_the_deadline_fail_inline() {
             &proto::StepBatchRequest {
                 steps: vec![],
                 resets: vec![reset_req("sample_arena", 0, &["players"]); 3],
+                ..Default::default()
             },
             Some(std::time::Instant::now()),
         )
@@ -1151,4 +1153,193 @@ async fn timed_out_reset_batch_leaves_no_orphans() {
         exercised,
         "no deadline passed while episodes were being created"
     );
+}
+
+/// The columnar fast path of StepBatch (columnar_steps + columnar_response) gives exactly what
+/// the message-per-item path gives: same planes (bytes / divisors, bit for bit), features,
+/// masks, rewards and end flags, for twin episodes driven with the same actions, resets
+/// included; the items then carry no tensors nor mask; bad columns are INVALID_ARGUMENT.
+#[test]
+fn columnar_batches_equal_item_batches() {
+    let svc = EnvironmentService::new(ServiceConfig::new(DATA_DIR));
+    let tensors = || {
+        let mut r = reset_req("sample_arena", 0, &["players"]);
+        r.observation = Some(proto::ObservationOptions {
+            json: Some(false),
+            tensors: true,
+            legal_actions: Some(false),
+            typed: Some(false),
+            action_mask: true,
+        });
+        r
+    };
+    let resets = |base: u64| -> Vec<proto::ResetRequest> {
+        (0..8)
+            .map(|i| {
+                let mut r = tensors();
+                r.seed = base + i;
+                r
+            })
+            .collect()
+    };
+    let batch = |req: proto::StepBatchRequest| svc.step_batch_blocking(&req, None).unwrap();
+    let state = |it: &proto::BatchItem| match it.result.as_ref().unwrap() {
+        proto::batch_item::Result::State(s) => s.clone(),
+        proto::batch_item::Result::Error(e) => panic!("{e:?}"),
+    };
+    let spec = svc
+        .get_spec_blocking(&proto::GetSpecRequest {
+            scenario: named("sample_arena"),
+        })
+        .unwrap();
+    let divisors = spec.observation_schema.unwrap().plane_divisors;
+    assert_eq!(divisors, vec![1, 1, 1, 8, 9, 1, 1, 1, 1, 1]);
+    let mut a: Vec<proto::EpisodeState> = batch(proto::StepBatchRequest {
+        resets: resets(100),
+        ..Default::default()
+    })
+    .items
+    .iter()
+    .map(state)
+    .collect();
+    let mut b: Vec<proto::EpisodeState> = a.clone();
+    let first = batch(proto::StepBatchRequest {
+        resets: resets(100),
+        columnar_response: true,
+        ..Default::default()
+    });
+    for (k, it) in first.items.iter().enumerate() {
+        b[k] = state(it);
+    }
+    let mut columns = first.columns.unwrap();
+    let mut next_seed = 1000;
+    for round in 0..40 {
+        // Compare the columns with the item path, row by row.
+        let (np, nf, na) = (
+            columns.planes.len() / 8,
+            columns.features.len() / 8,
+            columns.action_masks.len() / 8,
+        );
+        assert_eq!(columns.items, 8);
+        for i in 0..8 {
+            let want = &a[i];
+            let got = &b[i];
+            assert!(
+                got.tensors.is_none() && got.action_mask.is_empty(),
+                "thin items"
+            );
+            assert_eq!(got.episode_id.is_empty(), want.episode_id.is_empty());
+            let t = want.tensors.as_ref().unwrap();
+            let per_plane = np / divisors.len();
+            for (k, &v) in t.planes.iter().enumerate() {
+                let byte = columns.planes[i * np + k];
+                let d = divisors[k / per_plane] as f32;
+                assert_eq!(
+                    (f32::from(byte) / d).to_bits(),
+                    v.to_bits(),
+                    "round {round} item {i} plane value {k}"
+                );
+            }
+            for (k, &v) in t.features.iter().enumerate() {
+                let o = (i * nf / 4 + k) * 4;
+                let got = f32::from_le_bytes(columns.features[o..o + 4].try_into().unwrap());
+                assert_eq!(
+                    got.to_bits(),
+                    v.to_bits(),
+                    "round {round} item {i} feature {k}"
+                );
+            }
+            assert_eq!(
+                &columns.action_masks[i * na..(i + 1) * na],
+                &want.action_mask[..]
+            );
+            assert_eq!(columns.rewards[i], want.reward);
+            assert_eq!(columns.terminated[i] == 1, want.terminated);
+            assert_eq!(columns.truncated[i] == 1, want.truncated);
+        }
+        // Step the twins with the same actions (the smallest legal id above end_turn), reset
+        // the ended ones with the same seeds.
+        let mut steps_a = Vec::new();
+        let mut col = proto::ColumnarSteps::default();
+        let mut rs = Vec::new();
+        let mut order = Vec::new();
+        for i in 0..8 {
+            if done(&a[i]) {
+                let mut r = tensors();
+                r.seed = next_seed;
+                next_seed += 1;
+                rs.push(r);
+                order.push((i, true));
+            } else {
+                let id = pick(&a[i]);
+                steps_a.push(step_req(&a[i], id));
+                col.episode_ids.push(b[i].episode_id.clone());
+                col.decision_ids
+                    .push(b[i].decision.as_ref().unwrap().decision_id);
+                col.action_ids.push(id);
+                order.push((i, false));
+            }
+        }
+        let out_a = batch(proto::StepBatchRequest {
+            steps: steps_a,
+            resets: rs.clone(),
+            ..Default::default()
+        });
+        let out_b = batch(proto::StepBatchRequest {
+            columnar_steps: Some(col),
+            resets: rs,
+            columnar_response: true,
+            ..Default::default()
+        });
+        // Items come steps first, then resets: map them back to slots.
+        let slots: Vec<usize> = order
+            .iter()
+            .filter(|(_, r)| !r)
+            .chain(order.iter().filter(|(_, r)| *r))
+            .map(|(i, _)| *i)
+            .collect();
+        let cols = out_b.columns.unwrap();
+        let width = |v: &[u8]| v.len() / 8;
+        let mut reordered = proto::BatchColumns {
+            items: 8,
+            planes: vec![0; cols.planes.len()],
+            features: vec![0; cols.features.len()],
+            action_masks: vec![0; cols.action_masks.len()],
+            rewards: vec![0.0; 8],
+            terminated: vec![0; 8],
+            truncated: vec![0; 8],
+            ..cols.clone()
+        };
+        for (row, &slot) in slots.iter().enumerate() {
+            a[slot] = state(&out_a.items[row]);
+            b[slot] = state(&out_b.items[row]);
+            for (src, dst) in [
+                (&cols.planes, &mut reordered.planes),
+                (&cols.features, &mut reordered.features),
+                (&cols.action_masks, &mut reordered.action_masks),
+            ] {
+                let w = width(src);
+                dst[slot * w..(slot + 1) * w].copy_from_slice(&src[row * w..(row + 1) * w]);
+            }
+            reordered.rewards[slot] = cols.rewards[row];
+            reordered.terminated[slot] = cols.terminated[row];
+            reordered.truncated[slot] = cols.truncated[row];
+        }
+        columns = reordered;
+    }
+    // Columns of different lengths are refused, naming the field.
+    let err = svc
+        .step_batch_blocking(
+            &proto::StepBatchRequest {
+                columnar_steps: Some(proto::ColumnarSteps {
+                    episode_ids: vec!["ep-1".into()],
+                    decision_ids: vec![],
+                    action_ids: vec![0],
+                }),
+                ..Default::default()
+            },
+            None,
+        )
+        .unwrap_err();
+    assert!(format!("{err}").contains("columnar_steps"), "{err}");
 }

@@ -218,6 +218,13 @@ fn tensor_observation_shapes_and_mask() {
         assert_eq!(t.feature_shape, [n, FEATURES]);
         assert_eq!(t.features.len(), n * FEATURES);
         assert!(t.planes.iter().chain(&t.features).all(|v| v.is_finite()));
+        // The one-byte encoding of the planes is exact (BatchColumns.planes).
+        let bytes = t.planes_u8();
+        let per_plane = rows * cols;
+        for (i, (&b, &v)) in bytes.iter().zip(&t.planes).enumerate() {
+            let d = f32::from(pf1e_engine::tensor::PLANE_DIVISORS[i / per_plane]);
+            assert_eq!((f32::from(b) / d).to_bits(), v.to_bits(), "plane value {i}");
+        }
         // "me" plane marks the actor's square.
         let pos = ep.position(d.actor);
         assert_eq!(

@@ -1,6 +1,7 @@
 """pf1e_gym: Python client of the pf1e-gym environment server (gRPC package ``pf1e.env.v1``).
 
-- :class:`Pf1eClient`: thin wrapper over the generated stub (``pf1e_gym._proto``).
+- :class:`Pf1eClient`: thin wrapper over the generated stub (``pf1e_gym._proto``), incl.
+  position sweeps (``evaluate``); :mod:`pf1e_gym.ray_sweep` fans a sweep out with Ray (optional).
 - :class:`Pf1eEnv`: a Gymnasium environment, masked discrete actions.
 - :class:`Pf1eVectorEnv`: a Gymnasium ``VectorEnv`` of many episodes (batched stepping).
 - :class:`Pf1eAECEnv`: a PettingZoo AEC environment, one agent per controlled combatant.

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import queue
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import grpc
@@ -76,6 +76,58 @@ def reset_request(
         controlled=pb.Controlled(sides=list(controlled_sides), combatant_ids=list(controlled_ids)),
         **extra,
     )
+
+
+SweepSpecSource = str | os.PathLike[str]
+"""A sweep spec: its text (YAML or JSON), or a local file that the *client* reads."""
+
+ProgressCallback = Callable[[pb.EvaluateProgress], object]
+"""Called with each ``EvaluateProgress`` of an Evaluate stream (at most ~10 per second)."""
+
+
+def evaluate_request(
+    spec: SweepSpecSource,
+    *,
+    mode: int = pb.EVALUATE_MODE_UNSPECIFIED,
+    runs: int | None = None,
+    seed: int | None = None,
+    origin: str | None = None,
+    placements: Iterable[int] | None = None,
+    results: Iterable[pb.SweepPlacementResult] | None = None,
+    heatmaps: bool = False,
+    text: bool = False,
+) -> pb.EvaluateRequest:
+    """An ``EvaluateRequest``.
+
+    ``spec`` is the sweep spec's text, or a path (``pathlib.Path``) whose text is read here and
+    sent: the server never opens a path given by a client. ``origin`` labels the spec in the
+    report and in error fields; it defaults to the path for a path (so the JSON document equals
+    ``pf1e-sim sweep PATH``'s), else to ``spec`` (the server's default).
+    """
+    if isinstance(spec, os.PathLike):
+        path = os.fspath(spec)
+        with open(path, encoding="utf-8") as f:
+            spec_text = f.read()
+        if origin is None:
+            origin = path
+    elif isinstance(spec, str):
+        spec_text = spec
+    else:
+        raise TypeError(f"spec must be text or a path, not {type(spec).__name__}")
+    req = pb.EvaluateRequest(
+        spec=spec_text,
+        origin=origin or "",
+        mode=mode,
+        placements=[int(k) for k in placements or ()],
+        results=list(results or ()),
+        heatmaps=heatmaps,
+        text=text,
+    )
+    if runs is not None:
+        req.runs = int(runs)
+    if seed is not None:
+        req.seed = int(seed)
+    return req
 
 
 class Pf1eClient:
@@ -216,6 +268,140 @@ class Pf1eClient:
     def session(self) -> Session:
         """Open a ``Session`` stream (see :class:`Session`)."""
         return Session(self)
+
+    # -- Position sweeps (Evaluate) -----------------------------------------------------------
+
+    def evaluate_stream(self, request: pb.EvaluateRequest, *, timeout: float | None = None) -> Any:
+        """The raw ``Evaluate`` call: an iterator of ``EvaluateResponse`` (progress messages,
+        then one final message) that is also a ``grpc.Call`` (``.cancel()`` stops the
+        server's work). ``timeout``: deadline of the whole evaluation (``None``: none)."""
+        return self.stub.Evaluate(request, timeout=timeout)
+
+    def _evaluate_final(
+        self,
+        request: pb.EvaluateRequest,
+        on_progress: ProgressCallback | None,
+        timeout: float | None,
+    ) -> pb.EvaluateResponse:
+        call = self.evaluate_stream(request, timeout=timeout)
+        final: pb.EvaluateResponse | None = None
+        try:
+            for msg in call:
+                if msg.WhichOneof("kind") == "progress":
+                    if on_progress is not None:
+                        on_progress(msg.progress)
+                else:
+                    final = msg
+        finally:
+            if final is None:
+                # on_progress raised, or KeyboardInterrupt: stop the server's work.
+                call.cancel()
+        if final is None:
+            raise RuntimeError("Evaluate stream ended without a final message")
+        return final
+
+    def evaluate(
+        self,
+        spec: SweepSpecSource,
+        runs: int | None = None,
+        seed: int | None = None,
+        placements: Iterable[int] | None = None,
+        on_progress: ProgressCallback | None = None,
+        *,
+        origin: str | None = None,
+        heatmaps: bool = False,
+        text: bool = False,
+        timeout: float | None = None,
+    ) -> Any:
+        """Evaluate a position sweep on the server (``Evaluate``), blocking until it ends.
+
+        Args:
+            spec: the sweep spec's text (YAML or JSON, format of ``data/sweeps/*.yaml``), or a
+                ``pathlib.Path`` read here. Names in it resolve in the server's data directory.
+            runs, seed: override the spec's ``runs`` and ``seed``.
+            placements: ``None``: play every placement and return the report
+                (``pb.SweepReport``: ``json``, ``csv``, typed rows, cell statistics). A list
+                of placement indices: play only those and return their integer results
+                (``list[pb.SweepPlacementResult]``, in that order), for :meth:`assemble`.
+            on_progress: called with each ``pb.EvaluateProgress`` (combats and placements done
+                and total, elapsed seconds, ETA). If it raises, the call is cancelled — the
+                server stops its work within a combat — and the exception propagates.
+            origin: label of the spec in the report (see :func:`evaluate_request`).
+            heatmaps: with the report, one PNG per swept combatant (``cell_stats[i].png``).
+            text: with the report, the ranked text table (``text``).
+            timeout: deadline in seconds (``None``: none; the client's default ``timeout``
+                does not apply to evaluations, which may run long).
+
+        Raises:
+            grpc.RpcError: INVALID_ARGUMENT (``err.details()`` names the field, e.g.
+                ``spec: placements.goblin.cells[2]: ...``), RESOURCE_EXHAUSTED (the server
+                runs ``--max-evaluations`` already), DEADLINE_EXCEEDED, UNAVAILABLE.
+        """
+        if placements is None:
+            req = evaluate_request(
+                spec,
+                mode=pb.EVALUATE_MODE_REPORT,
+                runs=runs,
+                seed=seed,
+                origin=origin,
+                heatmaps=heatmaps,
+                text=text,
+            )
+            return self._evaluate_final(req, on_progress, timeout).report
+        if heatmaps or text:
+            raise ValueError("heatmaps and text come with a report: not with placements=")
+        req = evaluate_request(
+            spec,
+            mode=pb.EVALUATE_MODE_PARTIAL,
+            runs=runs,
+            seed=seed,
+            origin=origin,
+            placements=placements,
+        )
+        return list(self._evaluate_final(req, on_progress, timeout).partial.results)
+
+    def evaluate_plan(
+        self,
+        spec: SweepSpecSource,
+        runs: int | None = None,
+        seed: int | None = None,
+        *,
+        origin: str | None = None,
+        timeout: float | None = None,
+    ) -> pb.SweepPlanSummary:
+        """The sweep's plan without playing it: placement count, runs, combats, swept ids."""
+        req = evaluate_request(
+            spec, mode=pb.EVALUATE_MODE_PLAN, runs=runs, seed=seed, origin=origin
+        )
+        return self._evaluate_final(req, None, timeout or self.timeout).plan
+
+    def assemble(
+        self,
+        spec: SweepSpecSource,
+        results: Iterable[pb.SweepPlacementResult],
+        runs: int | None = None,
+        seed: int | None = None,
+        *,
+        origin: str | None = None,
+        heatmaps: bool = False,
+        text: bool = False,
+        timeout: float | None = None,
+    ) -> pb.SweepReport:
+        """The report from the results of every placement (gathered from
+        ``evaluate(..., placements=...)`` calls, on any servers with the same data), computed
+        by the server's own report code: equal to a single ``evaluate`` call's report. Same
+        ``spec``, ``runs``, ``seed`` and ``origin`` as the partial calls."""
+        req = evaluate_request(
+            spec,
+            mode=pb.EVALUATE_MODE_ASSEMBLE,
+            runs=runs,
+            seed=seed,
+            origin=origin,
+            results=results,
+            heatmaps=heatmaps,
+            text=text,
+        )
+        return self._evaluate_final(req, None, timeout or self.timeout).report
 
     def close(self) -> None:
         """Close the channel (if this client created it)."""

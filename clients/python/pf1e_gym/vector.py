@@ -20,6 +20,12 @@ is reproducible. A reset whose controlled side never gets a decision (the defaul
 the combat first) is retried with the next seed from ``np_random`` (``infos["reset_retries"]``
 counts them); this cannot happen in the bundled scenarios.
 
+**Columnar batches.** With tensor observations and a server that has them
+(``Spec.capabilities.columnar_batch``), each ``StepBatch`` sends the actions as three packed
+columns and receives every slot's planes (one byte per value, exact), features, masks, rewards
+and end flags as one packed array each, decoded with a handful of numpy calls instead of one
+message per slot (``columnar=False`` turns it off; the observations are identical).
+
 Rewards are those of :class:`~pf1e_gym.env.Pf1eEnv`: for the controlled side, so control one
 side per vector env (with several controlled sides the server names no reward side and the
 reward is 0: use :class:`~pf1e_gym.aec.Pf1eAECEnv` for self-play).
@@ -53,6 +59,10 @@ from pf1e_gym.client import Pf1eClient, reset_request
 
 _MAX_RESET_RETRIES = 100
 
+# One item of a batch: its state, and its observation rows (mask, planes, features); planes
+# and features are None in JSON mode.
+_Item = tuple[pb.EpisodeState, tuple[np.ndarray, np.ndarray | None, np.ndarray | None]]
+
 
 class BatchItemError(RuntimeError):
     """A ``StepBatch`` item failed (the server's inline error: ``code`` and ``message``)."""
@@ -77,6 +87,8 @@ class Pf1eVectorEnv(VectorEnv):
             when the server has it; else unary with a ``UserWarning``).
         client: an existing :class:`Pf1eClient` (not closed by :meth:`close`).
         timeout: deadline of each call, in seconds.
+        columnar: ``"auto"`` (columnar batches when batching tensor observations on a server
+            that has them), ``True`` (require them) or ``False``.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}  # noqa: RUF012
@@ -96,6 +108,7 @@ class Pf1eVectorEnv(VectorEnv):
         batch: bool | str = "auto",
         client: Pf1eClient | None = None,
         timeout: float = 60.0,
+        columnar: bool | str = "auto",
     ) -> None:
         if num_envs < 1:
             raise ValueError("num_envs must be >= 1")
@@ -117,6 +130,19 @@ class Pf1eVectorEnv(VectorEnv):
                 stacklevel=2,
             )
         self.batched = bool(has_batch and batch is not False)
+        can_columnar = (
+            self.batched and self.codec.mode == "tensor" and self.codec.caps["columnar_batch"]
+        )
+        if columnar is True and not can_columnar:
+            raise ValueError(
+                "columnar batches need StepBatch, tensor observations and a server with "
+                "capabilities.columnar_batch"
+            )
+        self.columnar = bool(can_columnar and columnar is not False)
+        divisors = list(self.spec_msg.observation_schema.plane_divisors)
+        self._plane_divisors = (
+            np.asarray(divisors, dtype=np.float32).reshape(-1, 1, 1) if divisors else None
+        )
         self.max_batch_items = int(self.spec_msg.max_batch_items) or 1024
         self._reset_extra: dict[str, Any] = self.codec.reset_kwargs()
         if self.codec.mode == "json":
@@ -139,6 +165,11 @@ class Pf1eVectorEnv(VectorEnv):
         self.closed = False
 
         self._states: list[pb.EpisodeState | None] = [None] * num_envs
+        # The current observation of every slot, updated row by row from either transport.
+        self._masks = np.zeros((num_envs, n), dtype=np.int8)
+        if self.codec.mode == "tensor":
+            self._planes = np.zeros((num_envs, *self.codec.plane_shape), dtype=np.float32)
+            self._features = np.zeros((num_envs, *self.codec.feature_shape), dtype=np.float32)
         self._autoreset = np.zeros(num_envs, dtype=np.bool_)
         self._pending_closes: list[grpc.Future] = []
 
@@ -166,8 +197,8 @@ class Pf1eVectorEnv(VectorEnv):
             self._close_slot(i)
         items = self._call([], [(i, s) for i, s in enumerate(seeds)])
         retries = self._retry_dead_resets(items, list(range(self.num_envs)))
-        for i, st in enumerate(items):
-            self._states[i] = st
+        for i, item in enumerate(items):
+            self._store(i, item)
         self._autoreset[:] = False
         codes = ["ok"] * self.num_envs
         ok = np.ones(self.num_envs, dtype=np.bool_)
@@ -178,7 +209,7 @@ class Pf1eVectorEnv(VectorEnv):
     ) -> tuple[dict[str, Any], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Step every slot (NEXT_STEP autoreset: slots that ended last step are reset)."""
         acts = np.asarray(actions).reshape(self.num_envs)
-        steps: list[tuple[int, pb.StepRequest]] = []
+        steps: list[tuple[int, tuple[str, int, int]]] = []
         resets: list[tuple[int, int]] = []
         for i in range(self.num_envs):
             st = self._states[i]
@@ -193,16 +224,7 @@ class Pf1eVectorEnv(VectorEnv):
                     raise ValueError(
                         f"action {a} of env {i} outside Discrete({self.single_action_space.n})"
                     )
-                steps.append(
-                    (
-                        i,
-                        pb.StepRequest(
-                            episode_id=st.episode_id,
-                            decision_id=st.decision.decision_id,
-                            action_ids=[a],
-                        ),
-                    )
-                )
+                steps.append((i, (st.episode_id, st.decision.decision_id, a)))
         items = self._call([r for _, r in steps], resets)
         slots = [i for i, _ in steps] + [i for i, _ in resets]
         reset_slots = [i for i, _ in resets]
@@ -215,8 +237,9 @@ class Pf1eVectorEnv(VectorEnv):
         ok = np.ones(self.num_envs, dtype=np.bool_)
         codes = ["ok"] * self.num_envs
         stepped = set()
-        for i, st in zip(slots, items, strict=True):
-            self._states[i] = st
+        for i, item in zip(slots, items, strict=True):
+            self._store(i, item)
+            st = item[0]
             if i in reset_slots:
                 continue
             stepped.add(i)
@@ -243,7 +266,7 @@ class Pf1eVectorEnv(VectorEnv):
 
     def action_masks(self) -> np.ndarray:
         """The current masks, ``(num_envs, n)`` ``int8`` (zeros for an ended slot)."""
-        return np.stack([self.codec.mask(st) for st in self._states if st is not None])
+        return self._masks.copy()
 
     @property
     def episode_ids(self) -> list[str | None]:
@@ -258,53 +281,118 @@ class Pf1eVectorEnv(VectorEnv):
             self.scenario, seed, self.controlled_sides, self.controlled_ids, **self._reset_extra
         )
 
-    def _retry_dead_resets(self, items: list[pb.EpisodeState], slots: list[int]) -> np.ndarray:
+    def _retry_dead_resets(self, items: list[_Item], slots: list[int]) -> np.ndarray:
         """Re-reset, with fresh seeds, the reset items that are already over."""
         retries = np.zeros(self.num_envs, dtype=np.int64)
         for _ in range(_MAX_RESET_RETRIES):
-            dead = [k for k, st in enumerate(items) if is_over(st)]
+            dead = [k for k, (st, _) in enumerate(items) if is_over(st)]
             if not dead:
                 return retries
             for k in dead:
                 self._pending_closes.append(
                     self.client.stub.Close.future(
-                        pb.CloseRequest(episode_id=items[k].episode_id), timeout=self.client.timeout
+                        pb.CloseRequest(episode_id=items[k][0].episode_id),
+                        timeout=self.client.timeout,
                     )
                 )
                 retries[slots[k]] += 1
             again = self._call([], [(slots[k], self._draw_seed()) for k in dead])
-            for k, st in zip(dead, again, strict=True):
-                items[k] = st
+            for k, item in zip(dead, again, strict=True):
+                items[k] = item
         raise RuntimeError(
             f"{_MAX_RESET_RETRIES} resets in a row ended before any controlled decision"
         )
 
     def _call(
-        self, steps: list[pb.StepRequest], resets: list[tuple[int, int]]
-    ) -> list[pb.EpisodeState]:
-        """Steps then resets, in order: one StepBatch per ``max_batch_items``, or unary calls."""
+        self, steps: list[tuple[str, int, int]], resets: list[tuple[int, int]]
+    ) -> list[_Item]:
+        """Steps ``(episode id, decision id, action id)`` then resets ``(slot, seed)``, in
+        order: one StepBatch per ``max_batch_items``, or unary calls. Returns each item's
+        state and observation rows."""
         self._drain_closes()
         reset_reqs = [self._reset_req(s) for _, s in resets]
         slots = list(range(len(steps))) + [i for i, _ in resets]
-        out: list[pb.EpisodeState] = []
-        if self.batched:
-            kinds = [("s", r) for r in steps] + [("r", r) for r in reset_reqs]
-            for lo in range(0, len(kinds), self.max_batch_items):
-                chunk = kinds[lo : lo + self.max_batch_items]
-                req = pb.StepBatchRequest(
-                    steps=[r for k, r in chunk if k == "s"],
-                    resets=[r for k, r in chunk if k == "r"],
+        if not self.batched:
+            t = self.client.timeout
+            futures = [
+                self.client.stub.Step.future(
+                    pb.StepRequest(episode_id=e, decision_id=d, action_ids=[a]), timeout=t
                 )
-                resp = self.client.stub.StepBatch(req, timeout=self.client.timeout)
-                for j, item in enumerate(resp.items):
-                    if item.HasField("error"):
-                        raise BatchItemError(slots[lo + j], item.error.code, item.error.message)
-                    out.append(item.state)
-            return out
-        t = self.client.timeout
-        futures = [self.client.stub.Step.future(r, timeout=t) for r in steps]
-        futures += [self.client.stub.Reset.future(r, timeout=t) for r in reset_reqs]
-        return [f.result() for f in futures]
+                for e, d, a in steps
+            ]
+            futures += [self.client.stub.Reset.future(r, timeout=t) for r in reset_reqs]
+            return [self._rows_of(f.result()) for f in futures]
+        out: list[_Item] = []
+        kinds: list[tuple[str, Any]] = [("s", x) for x in steps] + [("r", r) for r in reset_reqs]
+        for lo in range(0, len(kinds), self.max_batch_items):
+            chunk = kinds[lo : lo + self.max_batch_items]
+            chunk_steps = [x for k, x in chunk if k == "s"]
+            chunk_resets = [x for k, x in chunk if k == "r"]
+            if self.columnar:
+                req = pb.StepBatchRequest(
+                    columnar_steps=pb.ColumnarSteps(
+                        episode_ids=[e for e, _, _ in chunk_steps],
+                        decision_ids=[d for _, d, _ in chunk_steps],
+                        action_ids=[a for _, _, a in chunk_steps],
+                    ),
+                    resets=chunk_resets,
+                    columnar_response=True,
+                )
+            else:
+                req = pb.StepBatchRequest(
+                    steps=[
+                        pb.StepRequest(episode_id=e, decision_id=d, action_ids=[a])
+                        for e, d, a in chunk_steps
+                    ],
+                    resets=chunk_resets,
+                )
+            resp = self.client.stub.StepBatch(req, timeout=self.client.timeout)
+            for j, item in enumerate(resp.items):
+                if item.HasField("error"):
+                    raise BatchItemError(slots[lo + j], item.error.code, item.error.message)
+            if self.columnar:
+                out.extend(self._columns_rows(resp))
+            else:
+                out.extend(self._rows_of(item.state) for item in resp.items)
+        return out
+
+    def _rows_of(self, st: pb.EpisodeState) -> _Item:
+        """The observation rows carried by one full ``EpisodeState``."""
+        mask = self.codec.mask(st)
+        if self.codec.mode == "tensor":
+            planes, features = self.codec.tensors(st.tensors)
+            return st, (mask, planes, features)
+        return st, (mask, None, None)
+
+    def _columns_rows(self, resp: pb.BatchResponse) -> list[_Item]:
+        """Decode ``resp.columns`` with a few numpy calls: one row view per item."""
+        c = resp.columns
+        k = int(c.items)
+        if k != len(resp.items):
+            raise RuntimeError(f"columns of {k} rows for {len(resp.items)} items")
+        plane_shape, feature_shape = self.codec.plane_shape, self.codec.feature_shape
+        if tuple(c.plane_shape) != plane_shape or tuple(c.feature_shape) != feature_shape:
+            raise RuntimeError(
+                f"columnar shapes {tuple(c.plane_shape)}/{tuple(c.feature_shape)} differ from "
+                f"the spec's {plane_shape}/{feature_shape}"
+            )
+        planes = np.frombuffer(c.planes, dtype=np.uint8).reshape(k, *plane_shape)
+        # Exact: each plane value is byte / divisor in float32 (ObservationSchema).
+        planes = planes.astype(np.float32) / self._plane_divisors
+        features = np.frombuffer(c.features, dtype="<f4").reshape(k, *feature_shape)
+        masks = np.frombuffer(c.action_masks, dtype=np.int8).reshape(k, self.codec.n)
+        return [
+            (item.state, (masks[j], planes[j], features[j])) for j, item in enumerate(resp.items)
+        ]
+
+    def _store(self, slot: int, item: _Item) -> None:
+        """Make ``item`` the current state and observation of ``slot``."""
+        st, (mask, planes, features) = item
+        self._states[slot] = st
+        self._masks[slot] = mask
+        if planes is not None:
+            self._planes[slot] = planes
+            self._features[slot] = features
 
     def _close_slot(self, i: int) -> None:
         st = self._states[i]
@@ -326,22 +414,16 @@ class Pf1eVectorEnv(VectorEnv):
                 pass
 
     def _batch_obs(self) -> dict[str, Any]:
-        states = self._states
-        n = self.single_action_space.n
-        masks = np.zeros((self.num_envs, n), dtype=np.int8)
-        for i, st in enumerate(states):
-            assert st is not None
-            masks[i] = self.codec.mask(st)
+        masks = self._masks.copy()
         if self.codec.mode == "tensor":
-            planes = np.empty((self.num_envs, *self.codec.plane_shape), dtype=np.float32)
-            features = np.empty((self.num_envs, *self.codec.feature_shape), dtype=np.float32)
-            for i, st in enumerate(states):
-                assert st is not None
-                planes[i], features[i] = self.codec.tensors(st.tensors)
-            return {"action_mask": masks, "features": features, "planes": planes}
+            return {
+                "action_mask": masks,
+                "features": self._features.copy(),
+                "planes": self._planes.copy(),
+            }
         return {
             "action_mask": masks,
-            "json": tuple(st.observation.json for st in states if st is not None),
+            "json": tuple(st.observation.json for st in self._states if st is not None),
         }
 
     def _infos(self, ok: np.ndarray, codes: list[str], retries: np.ndarray) -> dict[str, Any]:
@@ -363,7 +445,7 @@ class Pf1eVectorEnv(VectorEnv):
                 ended[i] = True
                 winner[i] = st.outcome.winner or None
         every = np.ones(e, dtype=np.bool_)
-        masks = np.stack([self.codec.mask(st) for st in self._states if st is not None])
+        masks = self._masks.copy()
         code_arr = np.array(codes, dtype=object)
         return {
             "action_mask": masks,

@@ -1,11 +1,14 @@
 """Fixtures: a real pf1e-env-server process on a free port.
 
 The binary is ``$PF1E_SERVER_BIN``, else ``target/debug/pf1e-env-server`` of the repo (build it
-with ``cargo build -p pf1e-env-server``).
+with ``cargo build -p pf1e-env-server``). ``running_server(*args)`` starts more of them (the
+Ray fan-out tests use two); ``cli_sweep`` runs ``pf1e-sim sweep`` (``$PF1E_SIM_BIN``, else the
+``pf1e-sim`` next to the server binary).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pathlib
 import re
@@ -32,12 +35,20 @@ def server_binary() -> pathlib.Path:
     return path
 
 
-@pytest.fixture(scope="session")
-def server_address() -> Iterator[str]:
-    """Start the server on 127.0.0.1:0 and yield its ``host:port``; stop it afterwards."""
+@contextlib.contextmanager
+def running_server(*extra_args: str) -> Iterator[str]:
+    """Start a server on 127.0.0.1:0 (bundled data, ``extra_args`` appended) and yield its
+    ``host:port``; stop it (SIGTERM, graceful) afterwards."""
     env = dict(os.environ, RUST_LOG=os.environ.get("RUST_LOG", "warn"))
     proc = subprocess.Popen(
-        [str(server_binary()), "--addr", "127.0.0.1:0", "--data-dir", str(REPO / "data")],
+        [
+            str(server_binary()),
+            "--addr",
+            "127.0.0.1:0",
+            "--data-dir",
+            str(REPO / "data"),
+            *extra_args,
+        ],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -76,3 +87,33 @@ def server_address() -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+@pytest.fixture(scope="session")
+def server_address() -> Iterator[str]:
+    """Start the server on 127.0.0.1:0 and yield its ``host:port``; stop it afterwards."""
+    with running_server() as address:
+        yield address
+
+
+def sim_binary() -> pathlib.Path:
+    """``$PF1E_SIM_BIN``, else ``pf1e-sim`` next to the server binary."""
+    path = pathlib.Path(os.environ.get("PF1E_SIM_BIN", server_binary().parent / "pf1e-sim"))
+    if not path.is_file():
+        pytest.fail(f"{path} not found: run `cargo build -p pf1e-env-server` or set PF1E_SIM_BIN")
+    return path
+
+
+def cli_sweep(spec: pathlib.Path, runs: int, seed: int, out: pathlib.Path) -> str:
+    """``pf1e-sim sweep SPEC --format json``'s stdout (files written into ``out``)."""
+    args = ["sweep", str(spec), "--runs", str(runs), "--seed", str(seed), "--format", "json"]
+    args += ["--data-dir", str(REPO / "data"), "--out", str(out)]
+    proc = subprocess.run(
+        [str(sim_binary()), *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout

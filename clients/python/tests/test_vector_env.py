@@ -90,6 +90,23 @@ def test_vector_env_batched_equals_unary(server_address: str) -> None:
         b.close()
 
 
+def test_vector_env_columnar_equals_items(server_address: str) -> None:
+    # The columnar fast path (packed columns, planes as exact bytes) gives the same
+    # observations, masks, rewards and end flags as one message per slot, bit for bit,
+    # through autoresets; a batch width above max_batch_items is split across calls.
+    a = Pf1eVectorEnv(6, address=server_address, columnar=True)
+    b = Pf1eVectorEnv(6, address=server_address, columnar=False)
+    try:
+        assert a.columnar and not b.columnar
+        a.max_batch_items = 4
+        assert _run(a, 21, 80) == _run(b, 21, 80)
+    finally:
+        a.close()
+        b.close()
+    with pytest.raises(ValueError, match="columnar"):
+        Pf1eVectorEnv(2, address=server_address, batch=False, columnar=True)
+
+
 def test_vector_env_make_vec_and_fallback_warning(server_address: str) -> None:
     env = gymnasium.make_vec("pf1e_gym/SampleArena-v0", num_envs=3, address=server_address)
     try:

@@ -3,14 +3,15 @@
 //!
 //! ```text
 //! pf1e-env-server [--addr 127.0.0.1:50051] [--data-dir DIR] [--max-episodes N] [--idle-timeout-secs S]
-//!                 [--max-message-bytes B] [--max-batch-items N]
+//!                 [--max-message-bytes B] [--max-batch-items N] [--max-evaluations N]
 //! ```
 //! Prints `listening on ADDR (limits…)` to stderr once bound (`--addr 127.0.0.1:0` picks a
 //! free port and prints it). Logs go to stderr, filtered by `RUST_LOG` (default `info`). Stops gracefully on
 //! ctrl-c or SIGTERM. Exit status 2 for bad arguments (clap), 1 if the server cannot start.
 use clap::Parser;
 use pf1e_env_server::service::{
-    serve, ServiceConfig, DEFAULT_MAX_BATCH_ITEMS, DEFAULT_MAX_MESSAGE_BYTES,
+    serve, ServiceConfig, DEFAULT_MAX_BATCH_ITEMS, DEFAULT_MAX_EVALUATIONS,
+    DEFAULT_MAX_MESSAGE_BYTES,
 };
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -41,6 +42,11 @@ struct Args {
     #[arg(long, default_value_t = DEFAULT_MAX_BATCH_ITEMS as u64,
           value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     max_batch_items: u64,
+    /// Most Evaluate calls (position sweeps) at once; beyond: RESOURCE_EXHAUSTED. They share
+    /// the worker threads (one per core).
+    #[arg(long, default_value_t = DEFAULT_MAX_EVALUATIONS as u64,
+          value_parser = clap::value_parser!(u64).range(1..=1024))]
+    max_evaluations: u64,
 }
 
 async fn shutdown_signal() {
@@ -96,6 +102,7 @@ async fn main() -> std::process::ExitCode {
         (args.idle_timeout_secs > 0).then(|| Duration::from_secs(args.idle_timeout_secs));
     config.max_message_bytes = usize::try_from(args.max_message_bytes).unwrap_or(usize::MAX);
     config.max_batch_items = usize::try_from(args.max_batch_items).unwrap_or(usize::MAX);
+    config.max_evaluations = usize::try_from(args.max_evaluations).unwrap_or(usize::MAX);
 
     let listener = match tokio::net::TcpListener::bind(args.addr).await {
         Ok(l) => l,
@@ -113,11 +120,12 @@ async fn main() -> std::process::ExitCode {
     };
     tracing::info!(addr = %bound, data_dir = %data_dir.display(), "pf1e-env-server starting");
     eprintln!(
-        "listening on {bound} (max_episodes={}, idle_timeout_secs={}, max_message_bytes={}, max_batch_items={})",
+        "listening on {bound} (max_episodes={}, idle_timeout_secs={}, max_message_bytes={}, max_batch_items={}, max_evaluations={})",
         config.max_episodes,
         args.idle_timeout_secs,
         config.max_message_bytes,
-        config.max_batch_items
+        config.max_batch_items,
+        config.max_evaluations
     );
 
     match serve(listener, config, shutdown_signal()).await {

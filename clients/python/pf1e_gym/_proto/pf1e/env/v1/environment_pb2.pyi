@@ -74,6 +74,14 @@ class ResultCode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     RESULT_CODE_NOT_GRAPPLED: _ClassVar[ResultCode]
     RESULT_CODE_MISSING_MANEUVER: _ClassVar[ResultCode]
     RESULT_CODE_CANNOT_RUN: _ClassVar[ResultCode]
+
+class EvaluateMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    EVALUATE_MODE_UNSPECIFIED: _ClassVar[EvaluateMode]
+    EVALUATE_MODE_REPORT: _ClassVar[EvaluateMode]
+    EVALUATE_MODE_PARTIAL: _ClassVar[EvaluateMode]
+    EVALUATE_MODE_ASSEMBLE: _ClassVar[EvaluateMode]
+    EVALUATE_MODE_PLAN: _ClassVar[EvaluateMode]
 ACTION_KIND_UNSPECIFIED: ActionKind
 ACTION_KIND_END_TURN: ActionKind
 ACTION_KIND_ATTACK: ActionKind
@@ -133,6 +141,11 @@ RESULT_CODE_TARGET_TOO_LARGE: ResultCode
 RESULT_CODE_NOT_GRAPPLED: ResultCode
 RESULT_CODE_MISSING_MANEUVER: ResultCode
 RESULT_CODE_CANNOT_RUN: ResultCode
+EVALUATE_MODE_UNSPECIFIED: EvaluateMode
+EVALUATE_MODE_REPORT: EvaluateMode
+EVALUATE_MODE_PARTIAL: EvaluateMode
+EVALUATE_MODE_ASSEMBLE: EvaluateMode
+EVALUATE_MODE_PLAN: EvaluateMode
 
 class Scenario(_message.Message):
     __slots__ = ("named", "inline")
@@ -251,16 +264,18 @@ class Spec(_message.Message):
     def __init__(self, scenario: _Optional[str] = ..., map: _Optional[_Union[MapInfo, _Mapping]] = ..., sides: _Optional[_Iterable[str]] = ..., combatants: _Optional[_Iterable[_Union[CombatantInfo, _Mapping]]] = ..., action_space_size: _Optional[int] = ..., rng_version: _Optional[str] = ..., engine_version: _Optional[str] = ..., round_cap: _Optional[int] = ..., simple_monster_death: _Optional[bool] = ..., mask_polarity: _Optional[str] = ..., protocol: _Optional[str] = ..., observation_schema: _Optional[_Union[ObservationSchema, _Mapping]] = ..., action_blocks: _Optional[_Iterable[_Union[ActionBlock, _Mapping]]] = ..., reward_components: _Optional[_Iterable[str]] = ..., capabilities: _Optional[_Union[Capabilities, _Mapping]] = ..., rules_data_version: _Optional[str] = ..., max_batch_items: _Optional[int] = ...) -> None: ...
 
 class ObservationSchema(_message.Message):
-    __slots__ = ("plane_names", "plane_shape", "feature_names", "feature_shape")
+    __slots__ = ("plane_names", "plane_shape", "feature_names", "feature_shape", "plane_divisors")
     PLANE_NAMES_FIELD_NUMBER: _ClassVar[int]
     PLANE_SHAPE_FIELD_NUMBER: _ClassVar[int]
     FEATURE_NAMES_FIELD_NUMBER: _ClassVar[int]
     FEATURE_SHAPE_FIELD_NUMBER: _ClassVar[int]
+    PLANE_DIVISORS_FIELD_NUMBER: _ClassVar[int]
     plane_names: _containers.RepeatedScalarFieldContainer[str]
     plane_shape: _containers.RepeatedScalarFieldContainer[int]
     feature_names: _containers.RepeatedScalarFieldContainer[str]
     feature_shape: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, plane_names: _Optional[_Iterable[str]] = ..., plane_shape: _Optional[_Iterable[int]] = ..., feature_names: _Optional[_Iterable[str]] = ..., feature_shape: _Optional[_Iterable[int]] = ...) -> None: ...
+    plane_divisors: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, plane_names: _Optional[_Iterable[str]] = ..., plane_shape: _Optional[_Iterable[int]] = ..., feature_names: _Optional[_Iterable[str]] = ..., feature_shape: _Optional[_Iterable[int]] = ..., plane_divisors: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class ActionBlock(_message.Message):
     __slots__ = ("name", "first_id", "size")
@@ -273,7 +288,7 @@ class ActionBlock(_message.Message):
     def __init__(self, name: _Optional[str] = ..., first_id: _Optional[int] = ..., size: _Optional[int] = ...) -> None: ...
 
 class Capabilities(_message.Message):
-    __slots__ = ("json_observation", "tensor_observation", "snapshots", "batch", "stream", "validate", "shaped_rewards")
+    __slots__ = ("json_observation", "tensor_observation", "snapshots", "batch", "stream", "validate", "shaped_rewards", "evaluate", "columnar_batch")
     JSON_OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     TENSOR_OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     SNAPSHOTS_FIELD_NUMBER: _ClassVar[int]
@@ -281,6 +296,8 @@ class Capabilities(_message.Message):
     STREAM_FIELD_NUMBER: _ClassVar[int]
     VALIDATE_FIELD_NUMBER: _ClassVar[int]
     SHAPED_REWARDS_FIELD_NUMBER: _ClassVar[int]
+    EVALUATE_FIELD_NUMBER: _ClassVar[int]
+    COLUMNAR_BATCH_FIELD_NUMBER: _ClassVar[int]
     json_observation: bool
     tensor_observation: bool
     snapshots: bool
@@ -288,7 +305,9 @@ class Capabilities(_message.Message):
     stream: bool
     validate: bool
     shaped_rewards: bool
-    def __init__(self, json_observation: _Optional[bool] = ..., tensor_observation: _Optional[bool] = ..., snapshots: _Optional[bool] = ..., batch: _Optional[bool] = ..., stream: _Optional[bool] = ..., validate: _Optional[bool] = ..., shaped_rewards: _Optional[bool] = ...) -> None: ...
+    evaluate: bool
+    columnar_batch: bool
+    def __init__(self, json_observation: _Optional[bool] = ..., tensor_observation: _Optional[bool] = ..., snapshots: _Optional[bool] = ..., batch: _Optional[bool] = ..., stream: _Optional[bool] = ..., validate: _Optional[bool] = ..., shaped_rewards: _Optional[bool] = ..., evaluate: _Optional[bool] = ..., columnar_batch: _Optional[bool] = ...) -> None: ...
 
 class MapInfo(_message.Message):
     __slots__ = ("name", "rows", "cols", "square_size_ft")
@@ -542,7 +561,7 @@ class StatsRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class StatsResponse(_message.Message):
-    __slots__ = ("live_episodes", "max_episodes", "episodes_created", "episodes_closed", "episodes_evicted", "steps", "open_streams")
+    __slots__ = ("live_episodes", "max_episodes", "episodes_created", "episodes_closed", "episodes_evicted", "steps", "open_streams", "evaluations_running", "max_evaluations", "evaluations_started", "evaluations_completed", "evaluations_cancelled", "combats_evaluated")
     LIVE_EPISODES_FIELD_NUMBER: _ClassVar[int]
     MAX_EPISODES_FIELD_NUMBER: _ClassVar[int]
     EPISODES_CREATED_FIELD_NUMBER: _ClassVar[int]
@@ -550,6 +569,12 @@ class StatsResponse(_message.Message):
     EPISODES_EVICTED_FIELD_NUMBER: _ClassVar[int]
     STEPS_FIELD_NUMBER: _ClassVar[int]
     OPEN_STREAMS_FIELD_NUMBER: _ClassVar[int]
+    EVALUATIONS_RUNNING_FIELD_NUMBER: _ClassVar[int]
+    MAX_EVALUATIONS_FIELD_NUMBER: _ClassVar[int]
+    EVALUATIONS_STARTED_FIELD_NUMBER: _ClassVar[int]
+    EVALUATIONS_COMPLETED_FIELD_NUMBER: _ClassVar[int]
+    EVALUATIONS_CANCELLED_FIELD_NUMBER: _ClassVar[int]
+    COMBATS_EVALUATED_FIELD_NUMBER: _ClassVar[int]
     live_episodes: int
     max_episodes: int
     episodes_created: int
@@ -557,15 +582,59 @@ class StatsResponse(_message.Message):
     episodes_evicted: int
     steps: int
     open_streams: int
-    def __init__(self, live_episodes: _Optional[int] = ..., max_episodes: _Optional[int] = ..., episodes_created: _Optional[int] = ..., episodes_closed: _Optional[int] = ..., episodes_evicted: _Optional[int] = ..., steps: _Optional[int] = ..., open_streams: _Optional[int] = ...) -> None: ...
+    evaluations_running: int
+    max_evaluations: int
+    evaluations_started: int
+    evaluations_completed: int
+    evaluations_cancelled: int
+    combats_evaluated: int
+    def __init__(self, live_episodes: _Optional[int] = ..., max_episodes: _Optional[int] = ..., episodes_created: _Optional[int] = ..., episodes_closed: _Optional[int] = ..., episodes_evicted: _Optional[int] = ..., steps: _Optional[int] = ..., open_streams: _Optional[int] = ..., evaluations_running: _Optional[int] = ..., max_evaluations: _Optional[int] = ..., evaluations_started: _Optional[int] = ..., evaluations_completed: _Optional[int] = ..., evaluations_cancelled: _Optional[int] = ..., combats_evaluated: _Optional[int] = ...) -> None: ...
 
 class StepBatchRequest(_message.Message):
-    __slots__ = ("steps", "resets")
+    __slots__ = ("steps", "resets", "columnar_steps", "columnar_response")
     STEPS_FIELD_NUMBER: _ClassVar[int]
     RESETS_FIELD_NUMBER: _ClassVar[int]
+    COLUMNAR_STEPS_FIELD_NUMBER: _ClassVar[int]
+    COLUMNAR_RESPONSE_FIELD_NUMBER: _ClassVar[int]
     steps: _containers.RepeatedCompositeFieldContainer[StepRequest]
     resets: _containers.RepeatedCompositeFieldContainer[ResetRequest]
-    def __init__(self, steps: _Optional[_Iterable[_Union[StepRequest, _Mapping]]] = ..., resets: _Optional[_Iterable[_Union[ResetRequest, _Mapping]]] = ...) -> None: ...
+    columnar_steps: ColumnarSteps
+    columnar_response: bool
+    def __init__(self, steps: _Optional[_Iterable[_Union[StepRequest, _Mapping]]] = ..., resets: _Optional[_Iterable[_Union[ResetRequest, _Mapping]]] = ..., columnar_steps: _Optional[_Union[ColumnarSteps, _Mapping]] = ..., columnar_response: _Optional[bool] = ...) -> None: ...
+
+class ColumnarSteps(_message.Message):
+    __slots__ = ("episode_ids", "decision_ids", "action_ids")
+    EPISODE_IDS_FIELD_NUMBER: _ClassVar[int]
+    DECISION_IDS_FIELD_NUMBER: _ClassVar[int]
+    ACTION_IDS_FIELD_NUMBER: _ClassVar[int]
+    episode_ids: _containers.RepeatedScalarFieldContainer[str]
+    decision_ids: _containers.RepeatedScalarFieldContainer[int]
+    action_ids: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, episode_ids: _Optional[_Iterable[str]] = ..., decision_ids: _Optional[_Iterable[int]] = ..., action_ids: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class BatchColumns(_message.Message):
+    __slots__ = ("items", "planes", "plane_shape", "features", "feature_shape", "action_masks", "action_space_size", "rewards", "terminated", "truncated")
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    PLANES_FIELD_NUMBER: _ClassVar[int]
+    PLANE_SHAPE_FIELD_NUMBER: _ClassVar[int]
+    FEATURES_FIELD_NUMBER: _ClassVar[int]
+    FEATURE_SHAPE_FIELD_NUMBER: _ClassVar[int]
+    ACTION_MASKS_FIELD_NUMBER: _ClassVar[int]
+    ACTION_SPACE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    REWARDS_FIELD_NUMBER: _ClassVar[int]
+    TERMINATED_FIELD_NUMBER: _ClassVar[int]
+    TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    items: int
+    planes: bytes
+    plane_shape: _containers.RepeatedScalarFieldContainer[int]
+    features: bytes
+    feature_shape: _containers.RepeatedScalarFieldContainer[int]
+    action_masks: bytes
+    action_space_size: int
+    rewards: _containers.RepeatedScalarFieldContainer[float]
+    terminated: bytes
+    truncated: bytes
+    def __init__(self, items: _Optional[int] = ..., planes: _Optional[bytes] = ..., plane_shape: _Optional[_Iterable[int]] = ..., features: _Optional[bytes] = ..., feature_shape: _Optional[_Iterable[int]] = ..., action_masks: _Optional[bytes] = ..., action_space_size: _Optional[int] = ..., rewards: _Optional[_Iterable[float]] = ..., terminated: _Optional[bytes] = ..., truncated: _Optional[bytes] = ...) -> None: ...
 
 class ResetBatchRequest(_message.Message):
     __slots__ = ("resets",)
@@ -590,10 +659,12 @@ class BatchItem(_message.Message):
     def __init__(self, state: _Optional[_Union[EpisodeState, _Mapping]] = ..., error: _Optional[_Union[Error, _Mapping]] = ...) -> None: ...
 
 class BatchResponse(_message.Message):
-    __slots__ = ("items",)
+    __slots__ = ("items", "columns")
     ITEMS_FIELD_NUMBER: _ClassVar[int]
+    COLUMNS_FIELD_NUMBER: _ClassVar[int]
     items: _containers.RepeatedCompositeFieldContainer[BatchItem]
-    def __init__(self, items: _Optional[_Iterable[_Union[BatchItem, _Mapping]]] = ...) -> None: ...
+    columns: BatchColumns
+    def __init__(self, items: _Optional[_Iterable[_Union[BatchItem, _Mapping]]] = ..., columns: _Optional[_Union[BatchColumns, _Mapping]] = ...) -> None: ...
 
 class SessionRequest(_message.Message):
     __slots__ = ("request_id", "reset", "step", "observe", "validate", "close", "describe", "snapshot", "restore", "fork", "echo")
@@ -798,3 +869,205 @@ class CombatantState(_message.Message):
     conditions: _containers.RepeatedScalarFieldContainer[str]
     size: str
     def __init__(self, index: _Optional[int] = ..., id: _Optional[str] = ..., name: _Optional[str] = ..., side: _Optional[str] = ..., row: _Optional[int] = ..., col: _Optional[int] = ..., hp: _Optional[int] = ..., hp_max: _Optional[int] = ..., active: _Optional[bool] = ..., dead: _Optional[bool] = ..., dying: _Optional[bool] = ..., disabled: _Optional[bool] = ..., stabilized: _Optional[bool] = ..., ac: _Optional[int] = ..., ac_touch: _Optional[int] = ..., ac_flat_footed: _Optional[int] = ..., aoo_remaining: _Optional[int] = ..., moved_this_turn: _Optional[bool] = ..., conditions: _Optional[_Iterable[str]] = ..., size: _Optional[str] = ...) -> None: ...
+
+class EvaluateRequest(_message.Message):
+    __slots__ = ("spec", "origin", "runs", "seed", "mode", "placements", "results", "heatmaps", "text")
+    SPEC_FIELD_NUMBER: _ClassVar[int]
+    ORIGIN_FIELD_NUMBER: _ClassVar[int]
+    RUNS_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    MODE_FIELD_NUMBER: _ClassVar[int]
+    PLACEMENTS_FIELD_NUMBER: _ClassVar[int]
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    HEATMAPS_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    spec: str
+    origin: str
+    runs: int
+    seed: int
+    mode: EvaluateMode
+    placements: _containers.RepeatedScalarFieldContainer[int]
+    results: _containers.RepeatedCompositeFieldContainer[SweepPlacementResult]
+    heatmaps: bool
+    text: bool
+    def __init__(self, spec: _Optional[str] = ..., origin: _Optional[str] = ..., runs: _Optional[int] = ..., seed: _Optional[int] = ..., mode: _Optional[_Union[EvaluateMode, str]] = ..., placements: _Optional[_Iterable[int]] = ..., results: _Optional[_Iterable[_Union[SweepPlacementResult, _Mapping]]] = ..., heatmaps: _Optional[bool] = ..., text: _Optional[bool] = ...) -> None: ...
+
+class EvaluateResponse(_message.Message):
+    __slots__ = ("progress", "report", "partial", "plan")
+    PROGRESS_FIELD_NUMBER: _ClassVar[int]
+    REPORT_FIELD_NUMBER: _ClassVar[int]
+    PARTIAL_FIELD_NUMBER: _ClassVar[int]
+    PLAN_FIELD_NUMBER: _ClassVar[int]
+    progress: EvaluateProgress
+    report: SweepReport
+    partial: SweepPartialResults
+    plan: SweepPlanSummary
+    def __init__(self, progress: _Optional[_Union[EvaluateProgress, _Mapping]] = ..., report: _Optional[_Union[SweepReport, _Mapping]] = ..., partial: _Optional[_Union[SweepPartialResults, _Mapping]] = ..., plan: _Optional[_Union[SweepPlanSummary, _Mapping]] = ...) -> None: ...
+
+class EvaluateProgress(_message.Message):
+    __slots__ = ("combats_done", "combats_total", "placements_done", "placements_total", "elapsed_seconds", "eta_seconds")
+    COMBATS_DONE_FIELD_NUMBER: _ClassVar[int]
+    COMBATS_TOTAL_FIELD_NUMBER: _ClassVar[int]
+    PLACEMENTS_DONE_FIELD_NUMBER: _ClassVar[int]
+    PLACEMENTS_TOTAL_FIELD_NUMBER: _ClassVar[int]
+    ELAPSED_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    ETA_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    combats_done: int
+    combats_total: int
+    placements_done: int
+    placements_total: int
+    elapsed_seconds: float
+    eta_seconds: float
+    def __init__(self, combats_done: _Optional[int] = ..., combats_total: _Optional[int] = ..., placements_done: _Optional[int] = ..., placements_total: _Optional[int] = ..., elapsed_seconds: _Optional[float] = ..., eta_seconds: _Optional[float] = ...) -> None: ...
+
+class SweepPlanSummary(_message.Message):
+    __slots__ = ("placements", "runs", "seed", "combats", "product_size", "excluded", "swept", "sides", "rank_side", "fingerprint")
+    PLACEMENTS_FIELD_NUMBER: _ClassVar[int]
+    RUNS_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    COMBATS_FIELD_NUMBER: _ClassVar[int]
+    PRODUCT_SIZE_FIELD_NUMBER: _ClassVar[int]
+    EXCLUDED_FIELD_NUMBER: _ClassVar[int]
+    SWEPT_FIELD_NUMBER: _ClassVar[int]
+    SIDES_FIELD_NUMBER: _ClassVar[int]
+    RANK_SIDE_FIELD_NUMBER: _ClassVar[int]
+    FINGERPRINT_FIELD_NUMBER: _ClassVar[int]
+    placements: int
+    runs: int
+    seed: int
+    combats: int
+    product_size: int
+    excluded: int
+    swept: _containers.RepeatedScalarFieldContainer[str]
+    sides: _containers.RepeatedScalarFieldContainer[str]
+    rank_side: str
+    fingerprint: str
+    def __init__(self, placements: _Optional[int] = ..., runs: _Optional[int] = ..., seed: _Optional[int] = ..., combats: _Optional[int] = ..., product_size: _Optional[int] = ..., excluded: _Optional[int] = ..., swept: _Optional[_Iterable[str]] = ..., sides: _Optional[_Iterable[str]] = ..., rank_side: _Optional[str] = ..., fingerprint: _Optional[str] = ...) -> None: ...
+
+class SweepPlacementResult(_message.Message):
+    __slots__ = ("index", "product_index", "starts", "wins", "draws", "truncated", "rounds_sum", "runs", "plan_fingerprint")
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    PRODUCT_INDEX_FIELD_NUMBER: _ClassVar[int]
+    STARTS_FIELD_NUMBER: _ClassVar[int]
+    WINS_FIELD_NUMBER: _ClassVar[int]
+    DRAWS_FIELD_NUMBER: _ClassVar[int]
+    TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    ROUNDS_SUM_FIELD_NUMBER: _ClassVar[int]
+    RUNS_FIELD_NUMBER: _ClassVar[int]
+    PLAN_FINGERPRINT_FIELD_NUMBER: _ClassVar[int]
+    index: int
+    product_index: int
+    starts: _containers.RepeatedCompositeFieldContainer[Cell]
+    wins: _containers.RepeatedScalarFieldContainer[int]
+    draws: int
+    truncated: int
+    rounds_sum: int
+    runs: int
+    plan_fingerprint: str
+    def __init__(self, index: _Optional[int] = ..., product_index: _Optional[int] = ..., starts: _Optional[_Iterable[_Union[Cell, _Mapping]]] = ..., wins: _Optional[_Iterable[int]] = ..., draws: _Optional[int] = ..., truncated: _Optional[int] = ..., rounds_sum: _Optional[int] = ..., runs: _Optional[int] = ..., plan_fingerprint: _Optional[str] = ...) -> None: ...
+
+class SweepPartialResults(_message.Message):
+    __slots__ = ("results", "plan")
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    PLAN_FIELD_NUMBER: _ClassVar[int]
+    results: _containers.RepeatedCompositeFieldContainer[SweepPlacementResult]
+    plan: SweepPlanSummary
+    def __init__(self, results: _Optional[_Iterable[_Union[SweepPlacementResult, _Mapping]]] = ..., plan: _Optional[_Union[SweepPlanSummary, _Mapping]] = ...) -> None: ...
+
+class SweepReport(_message.Message):
+    __slots__ = ("json", "csv", "text", "plan", "best", "ranking", "placements", "cell_stats")
+    JSON_FIELD_NUMBER: _ClassVar[int]
+    CSV_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    PLAN_FIELD_NUMBER: _ClassVar[int]
+    BEST_FIELD_NUMBER: _ClassVar[int]
+    RANKING_FIELD_NUMBER: _ClassVar[int]
+    PLACEMENTS_FIELD_NUMBER: _ClassVar[int]
+    CELL_STATS_FIELD_NUMBER: _ClassVar[int]
+    json: str
+    csv: str
+    text: str
+    plan: SweepPlanSummary
+    best: int
+    ranking: _containers.RepeatedScalarFieldContainer[int]
+    placements: _containers.RepeatedCompositeFieldContainer[SweepRow]
+    cell_stats: _containers.RepeatedCompositeFieldContainer[SweepCellStats]
+    def __init__(self, json: _Optional[str] = ..., csv: _Optional[str] = ..., text: _Optional[str] = ..., plan: _Optional[_Union[SweepPlanSummary, _Mapping]] = ..., best: _Optional[int] = ..., ranking: _Optional[_Iterable[int]] = ..., placements: _Optional[_Iterable[_Union[SweepRow, _Mapping]]] = ..., cell_stats: _Optional[_Iterable[_Union[SweepCellStats, _Mapping]]] = ...) -> None: ...
+
+class SweepRate(_message.Message):
+    __slots__ = ("count", "rate", "band_3sigma_lo", "band_3sigma_hi")
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    RATE_FIELD_NUMBER: _ClassVar[int]
+    BAND_3SIGMA_LO_FIELD_NUMBER: _ClassVar[int]
+    BAND_3SIGMA_HI_FIELD_NUMBER: _ClassVar[int]
+    count: int
+    rate: float
+    band_3sigma_lo: float
+    band_3sigma_hi: float
+    def __init__(self, count: _Optional[int] = ..., rate: _Optional[float] = ..., band_3sigma_lo: _Optional[float] = ..., band_3sigma_hi: _Optional[float] = ...) -> None: ...
+
+class SweepDisplaced(_message.Message):
+    __slots__ = ("id", "from_cell", "to_cell")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    FROM_CELL_FIELD_NUMBER: _ClassVar[int]
+    TO_CELL_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    from_cell: Cell
+    to_cell: Cell
+    def __init__(self, id: _Optional[str] = ..., from_cell: _Optional[_Union[Cell, _Mapping]] = ..., to_cell: _Optional[_Union[Cell, _Mapping]] = ...) -> None: ...
+
+class SweepRow(_message.Message):
+    __slots__ = ("index", "product_index", "rank", "cells", "starts", "displaced", "runs", "wins", "draws", "truncated", "mean_rounds", "z_vs_best", "significantly_worse")
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    PRODUCT_INDEX_FIELD_NUMBER: _ClassVar[int]
+    RANK_FIELD_NUMBER: _ClassVar[int]
+    CELLS_FIELD_NUMBER: _ClassVar[int]
+    STARTS_FIELD_NUMBER: _ClassVar[int]
+    DISPLACED_FIELD_NUMBER: _ClassVar[int]
+    RUNS_FIELD_NUMBER: _ClassVar[int]
+    WINS_FIELD_NUMBER: _ClassVar[int]
+    DRAWS_FIELD_NUMBER: _ClassVar[int]
+    TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    MEAN_ROUNDS_FIELD_NUMBER: _ClassVar[int]
+    Z_VS_BEST_FIELD_NUMBER: _ClassVar[int]
+    SIGNIFICANTLY_WORSE_FIELD_NUMBER: _ClassVar[int]
+    index: int
+    product_index: int
+    rank: int
+    cells: _containers.RepeatedCompositeFieldContainer[Cell]
+    starts: _containers.RepeatedCompositeFieldContainer[Cell]
+    displaced: _containers.RepeatedCompositeFieldContainer[SweepDisplaced]
+    runs: int
+    wins: _containers.RepeatedCompositeFieldContainer[SweepRate]
+    draws: SweepRate
+    truncated: int
+    mean_rounds: float
+    z_vs_best: float
+    significantly_worse: bool
+    def __init__(self, index: _Optional[int] = ..., product_index: _Optional[int] = ..., rank: _Optional[int] = ..., cells: _Optional[_Iterable[_Union[Cell, _Mapping]]] = ..., starts: _Optional[_Iterable[_Union[Cell, _Mapping]]] = ..., displaced: _Optional[_Iterable[_Union[SweepDisplaced, _Mapping]]] = ..., runs: _Optional[int] = ..., wins: _Optional[_Iterable[_Union[SweepRate, _Mapping]]] = ..., draws: _Optional[_Union[SweepRate, _Mapping]] = ..., truncated: _Optional[int] = ..., mean_rounds: _Optional[float] = ..., z_vs_best: _Optional[float] = ..., significantly_worse: _Optional[bool] = ...) -> None: ...
+
+class SweepCellRate(_message.Message):
+    __slots__ = ("cell", "placements", "wins", "runs", "rate")
+    CELL_FIELD_NUMBER: _ClassVar[int]
+    PLACEMENTS_FIELD_NUMBER: _ClassVar[int]
+    WINS_FIELD_NUMBER: _ClassVar[int]
+    RUNS_FIELD_NUMBER: _ClassVar[int]
+    RATE_FIELD_NUMBER: _ClassVar[int]
+    cell: Cell
+    placements: int
+    wins: int
+    runs: int
+    rate: float
+    def __init__(self, cell: _Optional[_Union[Cell, _Mapping]] = ..., placements: _Optional[int] = ..., wins: _Optional[int] = ..., runs: _Optional[int] = ..., rate: _Optional[float] = ...) -> None: ...
+
+class SweepCellStats(_message.Message):
+    __slots__ = ("combatant", "side", "cells", "png")
+    COMBATANT_FIELD_NUMBER: _ClassVar[int]
+    SIDE_FIELD_NUMBER: _ClassVar[int]
+    CELLS_FIELD_NUMBER: _ClassVar[int]
+    PNG_FIELD_NUMBER: _ClassVar[int]
+    combatant: str
+    side: str
+    cells: _containers.RepeatedCompositeFieldContainer[SweepCellRate]
+    png: bytes
+    def __init__(self, combatant: _Optional[str] = ..., side: _Optional[str] = ..., cells: _Optional[_Iterable[_Union[SweepCellRate, _Mapping]]] = ..., png: _Optional[bytes] = ...) -> None: ...

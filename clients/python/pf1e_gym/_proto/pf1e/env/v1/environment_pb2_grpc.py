@@ -115,6 +115,11 @@ class EnvironmentStub:
                 request_serializer=pf1e_dot_env_dot_v1_dot_environment__pb2.EchoRequest.SerializeToString,
                 response_deserializer=pf1e_dot_env_dot_v1_dot_environment__pb2.EchoResponse.FromString,
                 _registered_method=True)
+        self.Evaluate = channel.unary_stream(
+                '/pf1e.env.v1.Environment/Evaluate',
+                request_serializer=pf1e_dot_env_dot_v1_dot_environment__pb2.EvaluateRequest.SerializeToString,
+                response_deserializer=pf1e_dot_env_dot_v1_dot_environment__pb2.EvaluateResponse.FromString,
+                _registered_method=True)
 
 
 class EnvironmentServicer:
@@ -241,6 +246,23 @@ class EnvironmentServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Evaluate(self, request, context):
+        """Position sweep (bulk evaluation): play an encounter for many start placements of some
+        combatants, `runs` default-policy combats each, and rank the placements by a side's win
+        rate — the same computation as `pf1e-sim sweep`, with the same report. The stream carries
+        `progress` messages (at most about 10 per second) and ends with one final message: the
+        `report`, the `partial` results of a subset of placements (to fan the work out over
+        several servers, then ASSEMBLE them), or the `plan` summary. Cancelling the call (or its
+        deadline passing, or the server shutting down) stops the server's work within a combat.
+        Errors: INVALID_ARGUMENT (the message names the field: `spec: placements.goblin.cells[2]`,
+        `runs`, `placements[3]`, `results[0]`…), RESOURCE_EXHAUSTED (more than the server's
+        `--max-evaluations` calls at once, or a final message over `--max-message-bytes`),
+        DEADLINE_EXCEEDED, UNAVAILABLE (server shutting down), INTERNAL.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_EnvironmentServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -323,6 +345,11 @@ def add_EnvironmentServicer_to_server(servicer, server):
                     servicer.Echo,
                     request_deserializer=pf1e_dot_env_dot_v1_dot_environment__pb2.EchoRequest.FromString,
                     response_serializer=pf1e_dot_env_dot_v1_dot_environment__pb2.EchoResponse.SerializeToString,
+            ),
+            'Evaluate': grpc.unary_stream_rpc_method_handler(
+                    servicer.Evaluate,
+                    request_deserializer=pf1e_dot_env_dot_v1_dot_environment__pb2.EvaluateRequest.FromString,
+                    response_serializer=pf1e_dot_env_dot_v1_dot_environment__pb2.EvaluateResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -758,6 +785,33 @@ class Environment:
             '/pf1e.env.v1.Environment/Echo',
             pf1e_dot_env_dot_v1_dot_environment__pb2.EchoRequest.SerializeToString,
             pf1e_dot_env_dot_v1_dot_environment__pb2.EchoResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Evaluate(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/pf1e.env.v1.Environment/Evaluate',
+            pf1e_dot_env_dot_v1_dot_environment__pb2.EvaluateRequest.SerializeToString,
+            pf1e_dot_env_dot_v1_dot_environment__pb2.EvaluateResponse.FromString,
             options,
             channel_credentials,
             insecure,
