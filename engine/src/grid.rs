@@ -775,17 +775,26 @@ impl PathField {
         if self.index(self.start).is_none() {
             out.push((self.start, 0));
         }
-        for r in 0..self.rows {
-            for c in 0..self.cols {
-                let cell = Cell::new(r, c);
-                if self.can_stop(cell) {
-                    if let Some(d) = self.cost(cell) {
-                        out.push((cell, d));
-                    }
-                }
+        let n = self.states.stop.len();
+        for i in 0..n {
+            let cell = Cell::new(
+                (i / self.cols as usize) as i32,
+                (i % self.cols as usize) as i32,
+            );
+            if cell == self.start {
+                out.push((cell, 0));
+                continue;
+            }
+            let (e, o) = (self.dist(2 * i), self.dist(2 * i + 1));
+            let d = e.min(o);
+            if d != UNREACHED && self.states.stop[i] {
+                out.push((cell, d));
             }
         }
-        out.sort_by_key(|(c, _)| *c);
+        // Already in (row, col) order but for an off-map start pushed first.
+        if out.first().is_some_and(|(c, _)| self.index(*c).is_none()) {
+            out.sort_by_key(|(c, _)| *c);
+        }
         out
     }
 }

@@ -445,7 +445,7 @@ fn candidate_actions(ep: &Episode, actor: CombatantId, first_only: bool) -> Vec<
                 {
                     continue;
                 }
-                if crate::maneuvers::run_path_with(ep, actor, cell, &pass).is_ok() {
+                if crate::maneuvers::run_destination_ok(ep, actor, cell, &pass).is_ok() {
                     let mut a = Action::new(ActionKind::Run);
                     a.destination = Some(cell);
                     push!(a);

@@ -341,6 +341,11 @@ pub fn soft_cover(
 /// Deterministic; used for charge and run paths (CRB — Combat: Charge, Run). Lines longer than
 /// [`MAX_LINE_SQUARES`] are truncated.
 pub fn straight_line(a: Cell, b: Cell) -> Vec<Cell> {
+    straight_line_iter(a, b).collect()
+}
+
+/// The squares of [`straight_line`] one by one, without allocating.
+pub fn straight_line_iter(a: Cell, b: Cell) -> impl Iterator<Item = Cell> {
     let (x1, y1) = (i64::from(b.col), i64::from(b.row));
     let (mut x, mut y) = (i64::from(a.col), i64::from(a.row));
     let dx = (x1 - x).abs();
@@ -348,8 +353,11 @@ pub fn straight_line(a: Cell, b: Cell) -> Vec<Cell> {
     let sx = if x < x1 { 1 } else { -1 };
     let sy = if y < y1 { 1 } else { -1 };
     let mut err = dx + dy;
-    let mut out = Vec::new();
-    while (x, y) != (x1, y1) && out.len() < MAX_LINE_SQUARES {
+    let mut n = 0usize;
+    std::iter::from_fn(move || {
+        if (x, y) == (x1, y1) || n >= MAX_LINE_SQUARES {
+            return None;
+        }
         let e2 = 2 * err;
         if e2 >= dy {
             err += dy;
@@ -359,10 +367,10 @@ pub fn straight_line(a: Cell, b: Cell) -> Vec<Cell> {
             err += dx;
             y += sy;
         }
+        n += 1;
         // Every step stays between a and b, so it fits in i32.
-        out.push(Cell::new(y as i32, x as i32));
-    }
-    out
+        Some(Cell::new(y as i32, x as i32))
+    })
 }
 
 #[cfg(test)]

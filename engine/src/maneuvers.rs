@@ -1048,21 +1048,46 @@ pub(crate) fn run_path_with(
     dest: Cell,
     pass: &dyn Fn(Cell) -> grid::Passage,
 ) -> Result<Vec<Cell>, &'static str> {
+    run_destination_ok(ep, a, dest, pass)?;
+    Ok(crate::los::straight_line(ep.st[idx(a)].pos, dest))
+}
+
+/// Whether [`run_path_with`] would accept `dest`, without building the path (legal-action
+/// enumeration).
+pub(crate) fn run_destination_ok(
+    ep: &Episode,
+    a: CombatantId,
+    dest: Cell,
+    pass: &dyn Fn(Cell) -> grid::Passage,
+) -> Result<(), &'static str> {
     let start = ep.st[idx(a)].pos;
     if dest == start || !ep.enc.grid.in_bounds(dest) {
         return Err(reasons::UNREACHABLE_DESTINATION);
     }
-    let side = ep.fp_side(a);
     let max_sq = rules::budget_squares(ep, a, run_multiplier(ep, a));
     if grid::distance_squares(start, dest) > max_sq as i32 {
         return Err(reasons::UNREACHABLE_DESTINATION);
     }
+    run_line_ok(ep, a, start, dest, max_sq, pass)
+}
+
+/// The checks of [`run_path_with`] along the straight line from `start` to `dest` (no
+/// allocation): every footprint square on the map, passable, not difficult, not blocked; the
+/// 5-10-5 cost within `max_sq` squares; the destination free to stop on.
+fn run_line_ok(
+    ep: &Episode,
+    a: CombatantId,
+    start: Cell,
+    dest: Cell,
+    max_sq: u32,
+    pass: &dyn Fn(Cell) -> grid::Passage,
+) -> Result<(), &'static str> {
+    let side = ep.fp_side(a);
     let grid = &ep.enc.grid;
-    let line = crate::los::straight_line(start, dest);
     let mut prev = start;
     let mut cost = 0u32;
     let mut odd = false;
-    for &c in &line {
+    for c in crate::los::straight_line_iter(start, dest) {
         for (dr, dc) in (0..side).flat_map(|dr| (0..side).map(move |dc| (dr, dc))) {
             let x = Cell::new(c.row + dr, c.col + dc);
             if !grid.in_bounds(x)
@@ -1089,7 +1114,7 @@ pub(crate) fn run_path_with(
     {
         return Err(reasons::UNREACHABLE_DESTINATION);
     }
-    Ok(line)
+    Ok(())
 }
 
 /// Execute a run: endurance check beyond Con rounds (DC 10 + checks made, Constitution check,

@@ -7,7 +7,7 @@
 //! Starts the server in-process on 127.0.0.1:0 and measures from a Rust tonic client on the
 //! same machine: the echo RPC (the transport floor, with a payload of the size of a step
 //! response), unary Step (p50/p99, steps/s), Session stream ping-pong, and StepBatch with 64
-//! and 256 episodes (env steps/s). Every step uses tensor observations + the action mask (no
+//! and 256 episodes (env steps/s), one message per item and columnar. Every step uses tensor observations + the action mask (no
 //! JSON, no legal list: the RL hot path) on `sample_arena`, with the default-policy monsters;
 //! finished episodes are reset. Latencies are printed with their ratio to the echo floor.
 //! Not a test: figures depend on the machine.
@@ -230,9 +230,10 @@ async fn run() {
     };
     row("stream ping-pong Step", &stream);
 
-    // 4. StepBatch with 64 and 256 episodes; finished slots are reset in the next call (finished episodes stay open: the
-    // benchmark server allows 100,000).
-    for n in [64usize, 256] {
+    // 4. StepBatch with 64 and 256 episodes, one message per item and columnar (packed
+    // columns in and out); finished slots are reset in the next call (finished episodes stay
+    // open: the benchmark server allows 100,000).
+    for (n, columnar) in [(64usize, false), (256, false), (64, true), (256, true)] {
         let mut seed = 100_000 * n as u64;
         let resets = (0..n)
             .map(|_| {
@@ -255,13 +256,10 @@ async fn run() {
             .collect();
         let mut samples = Vec::new();
         let mut env_steps = 0u64;
+        let mut bytes = 0usize;
         let t0 = Instant::now();
         while t0.elapsed() < WINDOW {
             let (live, ended): (Vec<usize>, Vec<usize>) = (0..n).partition(|&i| !done(&slots[i]));
-            let steps = live
-                .iter()
-                .map(|&i| step_req(&slots[i], &mut rng))
-                .collect();
             let resets = ended
                 .iter()
                 .map(|_| {
@@ -269,21 +267,47 @@ async fn run() {
                     reset_req(seed)
                 })
                 .collect();
-            let t = Instant::now();
-            let out = c
-                .step_batch(proto::StepBatchRequest {
-                    steps,
+            let req = if columnar {
+                let mut col = proto::ColumnarSteps::default();
+                for &i in &live {
+                    let r = step_req(&slots[i], &mut rng);
+                    col.episode_ids.push(r.episode_id);
+                    col.decision_ids.push(r.decision_id);
+                    col.action_ids.push(r.action_ids[0]);
+                }
+                proto::StepBatchRequest {
+                    columnar_steps: Some(col),
+                    resets,
+                    columnar_response: true,
+                    ..Default::default()
+                }
+            } else {
+                proto::StepBatchRequest {
+                    steps: live
+                        .iter()
+                        .map(|&i| step_req(&slots[i], &mut rng))
+                        .collect(),
                     resets,
                     ..Default::default()
-                })
-                .await
-                .unwrap()
-                .into_inner();
+                }
+            };
+            let t = Instant::now();
+            let out = c.step_batch(req).await.unwrap().into_inner();
             samples.push(t.elapsed());
+            bytes += out.encoded_len();
             env_steps += live.len() as u64;
-            for (slot, item) in live.iter().chain(&ended).zip(out.items) {
+            let cols = out.columns.unwrap_or_default();
+            let width = cols.action_masks.len() / (cols.items.max(1) as usize);
+            for (row, (slot, item)) in live.iter().chain(&ended).zip(out.items).enumerate() {
                 match item.result {
-                    Some(proto::batch_item::Result::State(s)) => slots[*slot] = s,
+                    Some(proto::batch_item::Result::State(mut s)) => {
+                        if columnar {
+                            // The mask travels in the columns; put it back for `pick`.
+                            s.action_mask =
+                                cols.action_masks[row * width..(row + 1) * width].to_vec();
+                        }
+                        slots[*slot] = s
+                    }
                     other => panic!("{other:?}"),
                 }
             }
@@ -292,13 +316,15 @@ async fn run() {
             samples,
             elapsed: t0.elapsed(),
         };
+        let label = format!("StepBatch × {n}{}", if columnar { " columnar" } else { "" });
         println!(
-            "StepBatch × {n:<17} p50 {:>8.1} µs  p99 {:>8.1} µs  {:>9.0} env steps/s  p50 = {:>5.1}× echo ({:.2}× per env step)",
+            "{label:<28} p50 {:>8.1} µs  p99 {:>8.1} µs  {:>9.0} env steps/s  p50 = {:>5.1}× echo ({:.2}× per env step), {:.0} B per env step",
             us(l.pct(0.5)),
             us(l.pct(0.99)),
             env_steps as f64 / l.elapsed.as_secs_f64(),
             l.pct(0.5).as_secs_f64() / floor.as_secs_f64(),
             l.pct(0.5).as_secs_f64() / floor.as_secs_f64() / n as f64,
+            bytes as f64 / (l.samples.len() * n) as f64,
         );
     }
     println!(
