@@ -84,6 +84,14 @@ impl Lat {
     }
 }
 
+/// Resident set size of this process (Linux `/proc/self/status`), in bytes.
+fn rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
 fn us(d: Duration) -> f64 {
     d.as_secs_f64() * 1e6
 }
@@ -326,6 +334,39 @@ async fn run() {
             l.pct(0.5).as_secs_f64() / floor.as_secs_f64() / n as f64,
             bytes as f64 / (l.samples.len() * n) as f64,
         );
+    }
+    // 5. Memory per live episode, server session included: resident set size before and after
+    // opening 20,000 more episodes (lean observations; the responses are dropped).
+    {
+        let before = rss_bytes();
+        let n = 20_000u64;
+        for chunk in 0..(n / 1000) {
+            let resets = (0..1000)
+                .map(|i| {
+                    let mut r = reset_req(9_000_000 + chunk * 1000 + i);
+                    r.observation = Some(proto::ObservationOptions {
+                        json: Some(false),
+                        tensors: false,
+                        legal_actions: Some(false),
+                        typed: Some(false),
+                        action_mask: false,
+                    });
+                    r
+                })
+                .collect();
+            c.reset_batch(proto::ResetBatchRequest { resets })
+                .await
+                .unwrap();
+        }
+        if let (Some(a), Some(b)) = (before, rss_bytes()) {
+            let per = b.saturating_sub(a) as f64 / n as f64;
+            println!(
+                "memory: {:.1} KiB per live episode (server session included, RSS delta over {n} \
+                 episodes) → {:.0} live episodes in 4 GiB",
+                per / 1024.0,
+                (4u64 << 30) as f64 / per.max(1.0)
+            );
+        }
     }
     println!(
         "unary Step: {:.0} steps/s; stream: {:.0} steps/s",
