@@ -987,6 +987,32 @@ impl EnvironmentService {
 
     /// One request of a Session stream. Returns the response and the id of an episode the
     /// request created (reset, restore, fork), or closed.
+    /// [`Self::session_item`] run in place ([`inline`]): a panic becomes an inline error.
+    fn session_item_inline(
+        &self,
+        req: proto::SessionRequest,
+    ) -> (proto::SessionResponse, StreamEffect) {
+        let request_id = req.request_id;
+        let mut out = None;
+        let r = inline(|| {
+            out = Some(self.session_item(req, None));
+            Ok(())
+        });
+        match (r, out) {
+            (Ok(()), Some(done)) => done,
+            (r, _) => (
+                proto::SessionResponse {
+                    request_id,
+                    kind: Some(proto::session_response::Kind::Error(error_to_proto(
+                        r.err()
+                            .unwrap_or_else(|| ServiceError::Internal("engine panicked".into())),
+                    ))),
+                },
+                StreamEffect::None,
+            ),
+        }
+    }
+
     fn session_item(
         &self,
         req: proto::SessionRequest,
@@ -1820,7 +1846,40 @@ where
     }
 }
 
+/// Run short engine work on the calling (runtime) thread, a panic becoming an internal error.
+///
+/// One env step (`Step`, `Observe`, `Validate`, and their Session-stream items) is tens of
+/// microseconds of engine work, about what a hop to the blocking pool and back costs in
+/// thread wake-ups, so these run in place; everything that creates episodes or may be long
+/// (Reset, batches, Evaluate, snapshots) goes through [`blocking`].
+fn inline<T>(f: impl FnOnce() -> Result<T, ServiceError>) -> Result<T, ServiceError> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(e) => {
+            let what = e
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| e.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            Err(ServiceError::Internal(format!("engine panicked: {what}")))
+        }
+    }
+}
+
 impl EnvironmentService {
+    /// A short unary RPC run in place ([`inline`]), honouring the request's deadline.
+    fn unary_inline<Req, Resp>(
+        &self,
+        request: Request<Req>,
+        f: fn(&EnvironmentService, &Req) -> Result<Resp, ServiceError>,
+    ) -> Result<Response<Resp>, tonic::Status> {
+        let deadline = deadline_of(&request);
+        let req = request.into_inner();
+        inline(|| check_deadline(deadline).and_then(|()| f(self, &req)))
+            .map(Response::new)
+            .map_err(tonic::Status::from)
+    }
+
     /// The shape of every plain unary RPC: run `f` on the request in the blocking pool,
     /// honouring the request's deadline (see [`blocking`]).
     async fn unary<Req, Resp>(
@@ -1937,14 +1996,14 @@ impl Environment for EnvironmentService {
         &self,
         request: Request<proto::StepRequest>,
     ) -> Result<Response<proto::EpisodeState>, tonic::Status> {
-        self.unary(request, Self::step_blocking).await
+        self.unary_inline(request, Self::step_blocking)
     }
 
     async fn observe(
         &self,
         request: Request<proto::ObserveRequest>,
     ) -> Result<Response<proto::EpisodeState>, tonic::Status> {
-        self.unary(request, Self::observe_blocking).await
+        self.unary_inline(request, Self::observe_blocking)
     }
 
     async fn close(
@@ -1960,7 +2019,7 @@ impl Environment for EnvironmentService {
         &self,
         request: Request<proto::ValidateRequest>,
     ) -> Result<Response<proto::ActionResult>, tonic::Status> {
-        self.unary(request, Self::validate_blocking).await
+        self.unary_inline(request, Self::validate_blocking)
     }
 
     async fn snapshot(
@@ -2079,27 +2138,37 @@ impl Environment for EnvironmentService {
                 };
                 let request_id = req.request_id;
                 let svc = guard.svc.clone();
-                let response =
-                    match tokio::task::spawn_blocking(move || svc.session_item(req, None)).await {
-                        Ok((resp, effect)) => {
-                            match effect {
-                                StreamEffect::Created(id) => {
-                                    guard.owned.insert(id);
-                                }
-                                StreamEffect::Closed(id) => {
-                                    guard.owned.remove(&id);
-                                }
-                                StreamEffect::None => {}
+                use proto::session_request::Kind as Q;
+                let short = matches!(
+                    req.kind,
+                    Some(Q::Step(_) | Q::Observe(_) | Q::Validate(_) | Q::Echo(_))
+                );
+                let item = if short {
+                    // Short engine work in place (see `inline`), a panic reported inline.
+                    Ok(svc.session_item_inline(req))
+                } else {
+                    tokio::task::spawn_blocking(move || svc.session_item(req, None)).await
+                };
+                let response = match item {
+                    Ok((resp, effect)) => {
+                        match effect {
+                            StreamEffect::Created(id) => {
+                                guard.owned.insert(id);
                             }
-                            resp
+                            StreamEffect::Closed(id) => {
+                                guard.owned.remove(&id);
+                            }
+                            StreamEffect::None => {}
                         }
-                        Err(e) => proto::SessionResponse {
-                            request_id,
-                            kind: Some(proto::session_response::Kind::Error(error_to_proto(
-                                ServiceError::Internal(format!("engine panicked: {e}")),
-                            ))),
-                        },
-                    };
+                        resp
+                    }
+                    Err(e) => proto::SessionResponse {
+                        request_id,
+                        kind: Some(proto::session_response::Kind::Error(error_to_proto(
+                            ServiceError::Internal(format!("engine panicked: {e}")),
+                        ))),
+                    },
+                };
                 if tx.send(Ok(response)).await.is_err() {
                     break;
                 }
