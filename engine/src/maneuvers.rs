@@ -131,6 +131,12 @@ pub(crate) fn power_attack_x(ep: &Episode, a: CombatantId) -> i32 {
     ep.spec(a).bab.max(0) / 4 + 1
 }
 
+/// The damage bonus of Power Attack with melee weapon `w` for a given X: 2X, 3X two-handed,
+/// X with a secondary natural attack (CRB — Feats: Power Attack).
+pub(crate) fn power_attack_damage(w: &AttackSpec, x: i32) -> i32 {
+    power_attack_halves(w) * x / 2
+}
+
 /// The damage bonus factor of Power Attack for weapon `w`, in halves of X: 4 (2X) normally,
 /// 6 (3X) two-handed, 2 (X) with a secondary natural attack.
 fn power_attack_halves(w: &AttackSpec) -> i32 {

@@ -1103,9 +1103,23 @@ pub(crate) fn execute(ep: &mut Episode, a: CombatantId, plan: Plan) {
             ep.st[idx(a)].power_attack = on;
             let x = crate::maneuvers::power_attack_x(ep, a);
             let what = if on {
+                // The damage bonus per melee attack of its stat block (CRB — Feats: Power
+                // Attack: +2X, +3X two-handed, +X secondary natural attacks).
+                let mut bonuses: Vec<String> = Vec::new();
+                for w in ep.spec(a).attacks.iter().filter(|w| !w.is_ranged()) {
+                    let b = crate::maneuvers::power_attack_damage(w, x);
+                    let s = format!("+{b} {}", w.name);
+                    if !bonuses.contains(&s) {
+                        bonuses.push(s);
+                    }
+                }
                 format!(
-                    "activates Power Attack (-{x} melee attack and CMB, +{} damage)",
-                    2 * x
+                    "activates Power Attack (-{x} melee attack and CMB; damage {})",
+                    if bonuses.is_empty() {
+                        "unchanged: no melee attack".to_string()
+                    } else {
+                        bonuses.join(", ")
+                    }
                 )
             } else {
                 "deactivates Power Attack".to_string()

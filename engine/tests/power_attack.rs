@@ -36,6 +36,11 @@ fn crb_power_attack_minus_x_attack_plus_2x_damage() {
     let pa = Action::new(ActionKind::ActivatePowerAttack);
     assert_all_ok(&submit(&mut ep, &[pa, attack(d)]));
     assert!(ep.power_attack_on(cid(&ep, "hero")));
+    assert!(
+        log(&ep).contains("activates Power Attack (-2 melee attack and CMB; damage +4 longsword)"),
+        "{}",
+        log(&ep)
+    );
     assert!(log(&ep).contains("d20=10+3=13"), "{}", log(&ep));
     assert_eq!(ep.hp(d), 30 - 8);
     assert_eq!(dice_left(&ep), 0);
@@ -48,6 +53,8 @@ fn crb_power_attack_plus_3x_two_handed() {
         &mut ep,
         &[Action::new(ActionKind::ActivatePowerAttack), attack(d)],
     );
+    // The transcript names the two-handed bonus, 3X (X = 2).
+    assert!(log(&ep).contains("damage +6 longsword)"), "{}", log(&ep));
     assert_eq!(ep.hp(d), 30 - (4 + 6));
 }
 
