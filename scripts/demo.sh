@@ -13,6 +13,9 @@ root=$(pwd)
 episodes=${1:-20}
 
 cargo build --release --locked --bin pf1e-env-server --bin pf1e-sim
+# Where cargo put them (CARGO_TARGET_DIR or .cargo/config may move the target directory).
+target=$(cargo metadata --format-version 1 --no-deps --locked \
+  | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
@@ -20,7 +23,7 @@ fi
 .venv/bin/python -m pip install --quiet -e clients/python
 
 log=$(mktemp)
-./target/release/pf1e-env-server --addr 127.0.0.1:0 --data-dir "$root/data" 2>"$log" &
+"$target/release/pf1e-env-server" --addr 127.0.0.1:0 --data-dir "$root/data" 2>"$log" &
 server=$!
 trap 'kill $server 2>/dev/null || true; rm -f "$log"' EXIT
 addr=""
@@ -39,7 +42,7 @@ echo "== Python agent: $episodes episodes as the goblins (random legal actions) 
 .venv/bin/python clients/python/examples/random_agent.py --address "$addr" --episodes "$episodes" --seed 1
 echo
 echo "== Monte Carlo report: 3 goblins vs 2 orcs, 1000 runs, seed 1 =="
-./target/release/pf1e-sim \
+"$target/release/pf1e-sim" \
   --map data/maps/sample_arena.yaml \
   --side players data/monsters/goblin.json data/monsters/goblin.json data/monsters/goblin.json \
   --side monsters data/monsters/orc.json data/monsters/orc.json \

@@ -21,6 +21,9 @@ echo "== Python: lint =="
 .venv/bin/ruff check clients/python
 
 echo "== Python: tests (against the real server binary) =="
-export PF1E_SERVER_BIN="$root/target/debug/pf1e-env-server"
+# Where cargo put the binaries (CARGO_TARGET_DIR or .cargo/config may move the target dir).
+target=$(cargo metadata --format-version 1 --no-deps --locked \
+  | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+export PF1E_SERVER_BIN="$target/debug/pf1e-env-server"
 export PF1E_DATA_DIR="$root/data"
 .venv/bin/python -m pytest -q clients/python/tests
