@@ -467,6 +467,13 @@ fn candidate_actions(ep: &Episode, actor: CombatantId, first_only: bool) -> Vec<
 
 /// Whether `actor` has any legal action besides `end_turn` now (cheap: stops at the first).
 pub(crate) fn any_besides_end_turn(ep: &Episode, actor: CombatantId) -> bool {
+    // Every candidate kind but the free toggles (never probed) needs one of these slots
+    // (`ActionKind::slot`, `Episode::slot_free`): with none left the answer is no, without
+    // searching — the common case at the end of a turn.
+    let b = ep.budget(actor);
+    if !(b.standard || b.move_action || b.full_round || b.five_foot_step) {
+        return false;
+    }
     let space = ActionSpace::of(&ep.enc);
     let pos = ep.st[actor.0 as usize].pos;
     candidate_actions(ep, actor, true)
