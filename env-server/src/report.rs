@@ -48,6 +48,32 @@ pub enum Align {
     Right,
 }
 
+/// Whether `c` is escaped by [`escape_controls`].
+fn needs_escape(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// `text` with every control character (C0, DEL and C1, incl. ESC, BEL, CR, LF, tab and the
+/// 8-bit CSI U+009B) and every Unicode bidirectional embedding, override or isolate
+/// (U+202A–U+202E, U+2066–U+2069) written as its Rust escape (`\u{1b}`, `\u{7}`, `\n`,
+/// `\t`, `\u{202e}`), so that a string from a spec, a data file, a request or a path cannot
+/// drive the terminal showing a text report (colours, cursor moves, bell, title changes) or
+/// reorder what it shows. Borrowed when there is nothing to escape.
+pub fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(needs_escape) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if needs_escape(c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Pad `text` with spaces to `width` display columns (no-op if already as wide or wider).
 pub fn pad(text: &str, width: usize, align: Align) -> String {
     let fill = width.saturating_sub(text.width());
@@ -182,15 +208,16 @@ pub fn render_text(result: &BatchResult, lang: Lang) -> String {
         "=== Balance report ===".into()
     });
     line(if fr {
-        format!("Carte : {}", result.map_name)
+        format!("Carte : {}", escape_controls(&result.map_name))
     } else {
-        format!("Map : {}", result.map_name)
+        format!("Map : {}", escape_controls(&result.map_name))
     });
     for side in &result.sides {
         let plural = if side.combatants == 1 { "" } else { "s" };
         line(format!(
             "{} : {} combatant{plural}",
-            side.name, side.combatants
+            escape_controls(&side.name),
+            side.combatants
         ));
     }
     let smd = match (result.simple_monster_death, fr) {
@@ -219,14 +246,14 @@ pub fn render_text(result: &BatchResult, lang: Lang) -> String {
         line(if fr {
             format!(
                 "Victoires {} : {} ({}) — bande 3σ : {band}",
-                side.name,
+                escape_controls(&side.name),
                 percent(w.rate),
                 w.count
             )
         } else {
             format!(
                 "Wins {} : {} ({}) — 3σ band : {band}",
-                side.name,
+                escape_controls(&side.name),
                 percent(w.rate),
                 w.count
             )
@@ -286,8 +313,8 @@ pub fn attrition_table(combatants: &[CombatantSummary], lang: Lang) -> String {
         .iter()
         .map(|c| {
             TableLine::Row(vec![
-                c.id.clone(),
-                c.side.clone(),
+                escape_controls(&c.id).into_owned(),
+                escape_controls(&c.side).into_owned(),
                 format!("{:.2}", c.mean_hits),
                 format!("{:.2}", c.mean_crits),
                 format!("{:.1}", c.mean_damage_dealt),
@@ -409,6 +436,23 @@ pub fn render_json(result: &BatchResult, with_transcript: bool) -> String {
 mod tests {
     use super::*;
     use crate::montecarlo::{SideSummary, WinRate};
+
+    #[test]
+    fn control_characters_are_escaped() {
+        assert!(matches!(
+            escape_controls("Arène d'essai"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        assert_eq!(
+            escape_controls("a\u{1b}[31mb\u{7}\tc\r\nd\u{9b}2J\u{7f}"),
+            "a\\u{1b}[31mb\\u{7}\\tc\\r\\nd\\u{9b}2J\\u{7f}"
+        );
+        // Bidirectional overrides and isolates cannot reorder what a terminal shows.
+        assert_eq!(
+            escape_controls("x\u{202e}y\u{2066}z"),
+            "x\\u{202e}y\\u{2066}z"
+        );
+    }
 
     fn log(round: Option<u32>, actor: Option<&str>, message: &str) -> LogLine {
         LogLine {

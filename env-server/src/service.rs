@@ -78,15 +78,17 @@ pub enum ServiceError {
     /// Too many Evaluate calls at once (RESOURCE_EXHAUSTED).
     #[error("too many evaluations running (limit {0}, --max-evaluations): retry later")]
     TooManyEvaluations(usize),
-    /// A response would exceed the server's message limit (RESOURCE_EXHAUSTED).
-    #[error("{what} is {size} bytes, over the server's message limit of {limit} bytes (--max-message-bytes)")]
+    /// A response would exceed the server's message limit (OUT_OF_RANGE).
+    #[error("{what} {size} bytes, over the server's message limit of {limit} bytes (--max-message-bytes){hint}")]
     TooLarge {
-        /// What would be sent, e.g. `the report`.
+        /// What would be sent and how its size is known, e.g. `the report could take up to`.
         what: String,
-        /// Its encoded size in bytes.
+        /// Its encoded size (or a bound of it) in bytes.
         size: usize,
         /// The limit in bytes.
         limit: usize,
+        /// What to reduce, starting with its separator (`; …`), or empty.
+        hint: String,
     },
     /// The server is shutting down (UNAVAILABLE).
     #[error("the server is shutting down")]
@@ -126,9 +128,10 @@ impl From<ServiceError> for tonic::Status {
                 SubmitError::Empty => Code::InvalidArgument,
                 SubmitError::NotAwaitingDecision => Code::Internal,
             },
-            ServiceError::TooManyEpisodes(_)
-            | ServiceError::TooManyEvaluations(_)
-            | ServiceError::TooLarge { .. } => Code::ResourceExhausted,
+            ServiceError::TooManyEpisodes(_) | ServiceError::TooManyEvaluations(_) => {
+                Code::ResourceExhausted
+            }
+            ServiceError::TooLarge { .. } => Code::OutOfRange,
             ServiceError::ShuttingDown => Code::Unavailable,
             ServiceError::DeadlineExceeded => Code::DeadlineExceeded,
             ServiceError::Internal(_) => Code::Internal,

@@ -63,7 +63,7 @@
 
 use crate::heatmap::{Heatmap, HeatmapCell};
 use crate::montecarlo::{play_one, WinRate, Z_3SIGMA};
-use crate::report::{render_table, Align, TableLine, ENGINE_VERSION};
+use crate::report::{escape_controls as esc, render_table, Align, TableLine, ENGINE_VERSION};
 use crate::scenarios::{
     is_valid_name, ScenarioFile, ScenarioStore, DEFAULT_ROUND_CAP, MAX_ROUND_CAP, NAME_PATTERN,
 };
@@ -292,6 +292,8 @@ pub struct RectSpec {
 #[serde(deny_unknown_fields)]
 pub struct SampleSpec {
     /// Placements to draw (≥ 1); when at least the number of combinations, all are taken.
+    /// At most [`MAX_PLACEMENTS`] unless the combinations are fewer (error field
+    /// `sample.size`).
     pub size: u64,
     /// Seed of the draw (default: the sweep's `seed`, after command-line overrides).
     #[serde(default)]
@@ -1184,6 +1186,16 @@ impl SweepPlan {
             population,
         });
         if let Some(s) = sample {
+            if s.size.min(population) > MAX_PLACEMENTS as u64 {
+                return Err(SweepError::invalid(
+                    at("sample.size"),
+                    format!(
+                        "must be at most {MAX_PLACEMENTS}, the most placements of one sweep \
+                         (got {}; {population} playable combinations)",
+                        s.size
+                    ),
+                ));
+            }
             if s.size < population {
                 let mut rng = SplitMix64(s.seed ^ SAMPLE_STREAM);
                 let n = s.size as usize;
@@ -1821,6 +1833,20 @@ fn pct(p: f64) -> String {
     format!("{:.1}%", p * 100.0)
 }
 
+/// The `moved` cell of the text table: `goblin-2→(1,1) orc→(3,17)`.
+fn moved_text(displaced: &[Displaced]) -> String {
+    displaced
+        .iter()
+        .map(|d| format!("{}→{}", esc(&d.id), d.to))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `n` and a noun, singular when `n` is 1: `1 square`, `7 squares`.
+fn count_of(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 impl SweepReport {
     /// The CSV file: a header, then one line per placement in placement-index order
     /// (RFC 4180 quoting, `\n` line ends). Columns: `index`, `product_index`, `rank`, per
@@ -1829,6 +1855,23 @@ impl SweepReport {
     /// `truncated`, `mean_rounds`, `z_vs_best`, `significantly_worse`, `displaced`
     /// (`id:(r,c)->(r,c)` joined by `;`). Rates are proportions in `[0, 1]`.
     pub fn to_csv(&self) -> String {
+        let mut out = String::new();
+        self.csv_lines(|l| {
+            out.push_str(l);
+            out.push('\n');
+        });
+        out
+    }
+
+    /// Length in bytes of [`SweepReport::to_csv`], without building it.
+    fn csv_len(&self) -> usize {
+        let mut n = 0;
+        self.csv_lines(|l| n += l.len() + 1);
+        n
+    }
+
+    /// Each line of the CSV file, without its line end.
+    fn csv_lines(&self, mut emit: impl FnMut(&str)) {
         let mut header: Vec<String> = vec!["index".into(), "product_index".into(), "rank".into()];
         for s in &self.swept {
             header.push(format!("{}_row", s.id));
@@ -1851,13 +1894,11 @@ impl SweepReport {
         ] {
             header.push(h.into());
         }
-        let mut out = String::new();
-        let line = |fields: Vec<String>, out: &mut String| {
+        let mut line = |fields: Vec<String>| {
             let quoted: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
-            out.push_str(&quoted.join(","));
-            out.push('\n');
+            emit(&quoted.join(","));
         };
-        line(header, &mut out);
+        line(header);
         for p in &self.placements {
             let mut f = vec![
                 p.index.to_string(),
@@ -1888,9 +1929,8 @@ impl SweepReport {
                     .collect::<Vec<_>>()
                     .join(";"),
             );
-            line(f, &mut out);
+            line(f);
         }
-        out
     }
 
     /// The JSON document (pretty-printed, ending with a newline): every field of the report.
@@ -1904,53 +1944,65 @@ impl SweepReport {
     /// first (at most [`TEXT_MAX_ROWS`] rows; the CSV and JSON have all) with the rank side's
     /// win rate and 3σ band, the other sides' win rates, draws, mean rounds, the z statistic
     /// against the best and `*` where it is ≥ 3.
+    ///
+    /// Strings that come from the spec, the request, the data files or the command line
+    /// (origin, description, map, side and combatant names, reasons) are written with their
+    /// control characters escaped ([`crate::report::escape_controls`]: `\u{1b}`, `\u{7}`), so
+    /// the report cannot carry terminal escape sequences; a description's line breaks start
+    /// new indented lines. The JSON and CSV keep the strings as they are (JSON escapes them).
     pub fn render_text(&self) -> String {
         let mut s = String::new();
         s.push_str("=== Position sweep ===\n");
-        s.push_str(&format!("Spec: {}", self.origin));
+        s.push_str(&format!("Spec: {}", esc(&self.origin)));
         if let Some(sc) = &self.scenario {
-            s.push_str(&format!(" (scenario {sc})"));
+            s.push_str(&format!(" (scenario {})", esc(sc)));
         }
         s.push('\n');
-        if !self.description.trim().is_empty() {
-            s.push_str(&format!("  {}\n", self.description.trim()));
+        for line in self.description.trim().lines().map(str::trim_end) {
+            if line.is_empty() {
+                s.push('\n');
+            } else {
+                s.push_str(&format!("  {}\n", esc(line)));
+            }
         }
         s.push_str(&format!(
             "Map: {} ({} × {} squares); sides: {}\n",
-            self.map_name,
+            esc(&self.map_name),
             self.cols,
             self.rows,
             self.sides
                 .iter()
-                .map(|x| format!("{} ({})", x.name, x.combatants))
+                .map(|x| format!("{} ({})", esc(&x.name), x.combatants))
                 .collect::<Vec<_>>()
                 .join(", ")
         ));
         for sw in &self.swept {
             s.push_str(&format!(
-                "Swept: {} ({}) over {}: {} squares\n",
-                sw.id,
-                self.side_of(&sw.id),
-                sw.source,
-                sw.candidates.len()
+                "Swept: {} ({}) over {}: {}\n",
+                esc(&sw.id),
+                esc(self.side_of(&sw.id)),
+                esc(&sw.source),
+                count_of(sw.candidates.len() as u64, "square", "squares")
             ));
         }
         for f in &self.fixed {
-            s.push_str(&format!("Fixed: {} at {}\n", f.id, f.cell));
+            s.push_str(&format!("Fixed: {} at {}\n", esc(&f.id), f.cell));
         }
         for u in &self.unused_zone_squares {
             s.push_str(&format!(
                 "  not used: {} {}: {}\n",
-                u.combatant, u.cell, u.reason
+                esc(&u.combatant),
+                u.cell,
+                esc(&u.reason)
             ));
         }
-        let others: Vec<&str> = self
+        let others: Vec<String> = self
             .combatants
             .iter()
             .filter(|id| {
                 !self.swept.iter().any(|x| &x.id == *id) && !self.fixed.iter().any(|x| &x.id == *id)
             })
-            .map(String::as_str)
+            .map(|id| esc(id).into_owned())
             .collect();
         if !others.is_empty() {
             s.push_str(&format!(
@@ -1970,27 +2022,31 @@ impl SweepReport {
             None => String::new(),
         };
         s.push_str(&format!(
-            "Placements: {} — {how}{} combinations ({} excluded)\n",
+            "Placements: {} — {how}{} ({} excluded)\n",
             self.placements.len(),
-            self.product_size,
+            count_of(self.product_size, "combination", "combinations"),
             self.excluded_count,
         ));
         for e in &self.excluded {
             s.push_str(&format!(
                 "  excluded: {} × {} (first: {})\n",
                 e.count,
-                e.reason,
+                esc(&e.reason),
                 e.example
                     .iter()
-                    .map(|c| format!("{} {}", c.id, c.cell))
+                    .map(|c| format!("{} {}", esc(&c.id), c.cell))
                     .collect::<Vec<_>>()
                     .join(", ")
             ));
         }
         s.push_str(&format!(
-            "Runs: {} per placement = {} combats; seed {}; round cap {}\n",
+            "Runs: {} per placement = {}; seed {}; round cap {}\n",
             self.runs,
-            self.placements.len() as u64 * self.runs,
+            count_of(
+                self.placements.len() as u64 * self.runs,
+                "combat",
+                "combats"
+            ),
             self.seed,
             self.round_cap
         ));
@@ -2002,7 +2058,7 @@ impl SweepReport {
             "Ranking: by the win rate of {}, best first.\n\
              Significance: two-proportion z-test against the best placement (pooled standard \
              error);\n  * = worse than the best at 3σ (z ≥ 3).\n\n",
-            self.rank_side
+            esc(&self.rank_side)
         ));
 
         let rs = self
@@ -2011,15 +2067,15 @@ impl SweepReport {
             .position(|x| x.name == self.rank_side)
             .unwrap_or(0);
         let mut headers: Vec<String> = vec!["Rank".into(), "#".into()];
-        headers.extend(self.swept.iter().map(|x| x.id.clone()));
-        headers.push(self.rank_side.clone());
+        headers.extend(self.swept.iter().map(|x| esc(&x.id).into_owned()));
+        headers.push(esc(&self.rank_side).into_owned());
         headers.push("3σ band".into());
         headers.extend(
             self.sides
                 .iter()
                 .enumerate()
                 .filter(|(i, _)| *i != rs)
-                .map(|(_, x)| x.name.clone()),
+                .map(|(_, x)| esc(&x.name).into_owned()),
         );
         for h in ["draws", "rounds", "z", "", "moved"] {
             headers.push(h.into());
@@ -2059,21 +2115,19 @@ impl SweepReport {
             row.push(format!("{:.1}", p.mean_rounds));
             row.push(format!("{:.2}", p.z_vs_best));
             row.push(if p.significantly_worse { "*" } else { "" }.into());
-            row.push(
-                p.displaced
-                    .iter()
-                    .map(|d| format!("{}→{}", d.id, d.to))
-                    .collect::<Vec<_>>()
-                    .join(" "),
-            );
+            row.push(moved_text(&p.displaced));
             lines.push(TableLine::Row(row));
         }
         let header_refs: Vec<&str> = headers.iter().map(String::as_str).collect();
         s.push_str(&render_table(&header_refs, &aligns, &lines));
         if self.ranking.len() > TEXT_MAX_ROWS {
             s.push_str(&format!(
-                "… {} more placements in the CSV / JSON\n",
-                self.ranking.len() - TEXT_MAX_ROWS
+                "… {} more in the CSV / JSON\n",
+                count_of(
+                    (self.ranking.len() - TEXT_MAX_ROWS) as u64,
+                    "placement",
+                    "placements"
+                )
             ));
         }
         let worse = self
@@ -2082,10 +2136,10 @@ impl SweepReport {
             .filter(|p| p.significantly_worse)
             .count();
         s.push_str(&format!(
-            "\nSignificantly worse than the best (#{}) at 3σ: {} of {} placements.\n",
+            "\nSignificantly worse than the best (#{}) at 3σ: {} of {}.\n",
             self.best,
             worse,
-            self.placements.len()
+            count_of(self.placements.len() as u64, "placement", "placements")
         ));
         s.push_str(&format!(
             "RNG: {} — engine pf1e-engine {}\n",
@@ -2111,8 +2165,10 @@ impl SweepReport {
             .iter()
             .map(|cs| Heatmap {
                 title: format!(
-                    "{}: {} win rate by start square ({} runs per placement)",
-                    cs.combatant, cs.side, self.runs
+                    "{}: {} win rate by start square ({} per placement)",
+                    cs.combatant,
+                    cs.side,
+                    count_of(self.runs, "run", "runs")
                 ),
                 rows: self.rows,
                 cols: self.cols,
@@ -2130,6 +2186,262 @@ impl SweepReport {
                 value_label: format!("{} win rate", cs.side),
             })
             .collect()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Size bounds
+
+/// Which rendering a [`SweepPlan::widest_report`] is the widest for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Widest {
+    /// [`SweepReport::to_json`].
+    Json,
+    /// [`SweepReport::to_csv`].
+    Csv,
+    /// [`SweepReport::render_text`].
+    Text,
+    /// A binary encoding (protobuf): every float non-zero, every integer and flag at its
+    /// largest.
+    Binary,
+}
+
+/// A float with the longest text `serde_json` writes for any `f64`: 24 characters,
+/// `-2.2250738585072014e-308`.
+pub const JSON_WIDEST_FLOAT: f64 = -f64::MIN_POSITIVE;
+
+/// A float whose `Display` text (the CSV's: no exponent) is 41 characters, `0.`, 22 zeros and
+/// 17 digits: longer than that of any win rate or 3σ band bound of a report (at most 40, see
+/// [`SweepPlan::widest_report`]).
+pub const CSV_WIDEST_FLOAT: f64 = 1.234_567_890_123_456_7e-23;
+
+/// A float whose `Display` text is 24 characters (`0.0000012345678901234567`): at least that
+/// of any mean round count or z statistic of a report.
+pub const CSV_WIDE_FLOAT: f64 = 1.234_567_890_123_456_7e-6;
+
+/// Up to this many runs per placement, [`SweepPlan::widest_report`] finds the widest rendering
+/// of each win-rate field by trying every count `0..=runs` (the reports that can be large have
+/// many placements, hence few runs: placements × runs ≤ [`MAX_COMBATS`]); above, it uses
+/// [`JSON_WIDEST_FLOAT`] / [`CSV_WIDEST_FLOAT`].
+pub const ENUMERATED_RUNS: u64 = 20_000;
+
+/// A [`WinRate`] whose every float field is, separately, the one with the longest `len` among
+/// the win rates of `0..=runs` counts out of `runs` (`generic` in every field above
+/// [`ENUMERATED_RUNS`]); its count is `runs`.
+fn widest_win_rate(runs: u64, len: impl Fn(f64) -> usize, generic: f64) -> WinRate {
+    let mut widest = WinRate {
+        count: runs,
+        runs,
+        rate: generic,
+        sigma: generic,
+        band_3sigma: [generic; 2],
+        wilson_3sigma: [generic; 2],
+    };
+    if runs > ENUMERATED_RUNS {
+        return widest;
+    }
+    let mut lens = [0usize; 6];
+    let mut best = [0f64; 6];
+    for k in 0..=runs {
+        let w = WinRate::new(k, runs);
+        let values = [
+            w.rate,
+            w.sigma,
+            w.band_3sigma[0],
+            w.band_3sigma[1],
+            w.wilson_3sigma[0],
+            w.wilson_3sigma[1],
+        ];
+        for ((l, b), v) in lens.iter_mut().zip(&mut best).zip(values) {
+            let n = len(v);
+            if n > *l {
+                *l = n;
+                *b = v;
+            }
+        }
+    }
+    widest.rate = best[0];
+    widest.sigma = best[1];
+    widest.band_3sigma = [best[2], best[3]];
+    widest.wilson_3sigma = [best[4], best[5]];
+    widest
+}
+
+fn json_len(x: f64) -> usize {
+    serde_json::to_string(&x).map_or(0, |s| s.len())
+}
+
+fn display_len(x: f64) -> usize {
+    x.to_string().len()
+}
+
+/// Upper bounds, in bytes, of the renderings of a plan's report, known before any combat is
+/// played ([`SweepPlan::report_size_bound`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReportSizeBound {
+    /// [`SweepReport::to_json`].
+    pub json: usize,
+    /// [`SweepReport::to_csv`].
+    pub csv: usize,
+    /// [`SweepReport::render_text`] (0 when not asked for).
+    pub text: usize,
+}
+
+/// An `io::Write` that only counts bytes.
+struct ByteCount(usize);
+
+impl std::io::Write for ByteCount {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl SweepPlan {
+    /// A report of this plan whose `widest` rendering is at least as long as that of any
+    /// report the plan's results can give: the structure is the plan's (placements, squares,
+    /// moves, exclusions, cells: exact), and every number is at its widest for `widest`.
+    ///
+    /// - Integers at their largest: counts and `truncated` = runs, per-square wins = runs,
+    ///   `rank` = placements, `best` and every `ranking` entry = placements − 1 (binary).
+    /// - Win-rate fields (rate, σ, band and Wilson bounds: functions of the count out of
+    ///   `runs`), for JSON and CSV: each the longest over every possible count (up to
+    ///   [`ENUMERATED_RUNS`] runs), else [`JSON_WIDEST_FLOAT`] / [`CSV_WIDEST_FLOAT`].
+    /// - [`Widest::Json`]: the other floats [`JSON_WIDEST_FLOAT`] (no `f64` is longer in
+    ///   JSON), `significantly_worse` false (`false` is longer than `true`).
+    /// - [`Widest::Csv`]: mean rounds and z [`CSV_WIDE_FLOAT`]. A report's floats are 0 or at
+    ///   least 2⁻⁷³ and at most 100,000 (the largest round cap), so their `Display` is at most
+    ///   40 characters: rates and mean rounds are multiples of 1/runs ≥ 10⁻⁶ (at most 24
+    ///   characters), a z statistic is 0 or in [√(2/runs), √(2·runs)] (at most 21); a band
+    ///   bound p − 3σ is 0, at least p/2, or (Sterbenz) an exact difference of floats within
+    ///   a factor 2 of p ≥ 10⁻⁶, a multiple of 2⁻⁷³.
+    /// - [`Widest::Text`]: rates 100 %, mean rounds = the round cap, z = 9999.99 (a pooled
+    ///   two-proportion z of equal sizes is at most √(2·runs) ≤ 1415), every placement
+    ///   significantly worse, shown rows the highest placement indices, and every row with
+    ///   the widest square of each swept combatant and the longest `moved` list of the plan.
+    /// - [`Widest::Binary`]: every float non-zero, every flag true.
+    pub fn widest_report(&self, widest: Widest) -> SweepReport {
+        let n = self.placements.len();
+        let runs = self.runs;
+        let nsides = self.base.sides.len();
+        let results = self
+            .placements
+            .iter()
+            .map(|p| {
+                let mut wins = vec![0; nsides];
+                wins[0] = runs;
+                PlacementResult {
+                    index: p.index as u64,
+                    product_index: p.product_index,
+                    starts: p.starts.clone(),
+                    wins,
+                    draws: 0,
+                    truncated: 0,
+                    rounds_sum: runs,
+                    runs,
+                }
+            })
+            .collect();
+        let mut r = assemble_report(self, results).expect("results made from the plan fit it");
+        let cap = f64::from(self.base.options.round_cap);
+        let uniform = |x: f64| WinRate {
+            count: runs,
+            runs,
+            rate: x,
+            sigma: x,
+            band_3sigma: [x, x],
+            wilson_3sigma: [x, x],
+        };
+        // (win rates, mean rounds, z, per-square rates, significantly worse)
+        let (rate, mean, z, x, worse) = match widest {
+            Widest::Json => (
+                widest_win_rate(runs, json_len, JSON_WIDEST_FLOAT),
+                JSON_WIDEST_FLOAT,
+                JSON_WIDEST_FLOAT,
+                JSON_WIDEST_FLOAT,
+                false,
+            ),
+            Widest::Csv => (
+                widest_win_rate(runs, display_len, CSV_WIDEST_FLOAT),
+                CSV_WIDE_FLOAT,
+                CSV_WIDE_FLOAT,
+                CSV_WIDE_FLOAT,
+                false,
+            ),
+            Widest::Text => (uniform(1.0), cap, 9999.99, 1.0, true),
+            Widest::Binary => (uniform(0.5), 1.0, 1.0, 0.5, true),
+        };
+        let last = n.saturating_sub(1) as u64;
+        // The widest square of each swept combatant and the longest list of moves.
+        let (cells, displaced) = if widest == Widest::Text {
+            let cells: Vec<Cell> = (0..self.swept.len())
+                .map(|j| {
+                    self.placements
+                        .iter()
+                        .map(|p| p.cells[j])
+                        .max_by_key(|c| c.to_string().len())
+                        .unwrap_or(Cell::new(0, 0))
+                })
+                .collect();
+            let displaced = self
+                .placements
+                .iter()
+                .map(|p| &p.displaced)
+                .max_by_key(|d| moved_text(d).len())
+                .cloned()
+                .unwrap_or_default();
+            (Some(cells), Some(displaced))
+        } else {
+            (None, None)
+        };
+        for row in &mut r.placements {
+            row.rank = n as u64;
+            row.wins = vec![rate.clone(); nsides];
+            row.draws = rate.clone();
+            row.truncated = runs;
+            row.mean_rounds = mean;
+            row.z_vs_best = z;
+            row.significantly_worse = worse;
+            if let (Some(c), Some(d)) = (&cells, &displaced) {
+                row.cells.clone_from(c);
+                row.displaced.clone_from(d);
+            }
+        }
+        for cs in &mut r.cell_stats {
+            for c in &mut cs.cells {
+                c.wins = c.runs;
+                c.rate = x;
+            }
+        }
+        r.best = last;
+        r.ranking = if widest == Widest::Text {
+            (0..n as u64).rev().collect()
+        } else {
+            vec![last; n]
+        };
+        r
+    }
+
+    /// Upper bounds of the sizes of this plan's JSON document, CSV file and (when `text`) text
+    /// report, whatever the results: the sizes of the [`SweepPlan::widest_report`]s, measured
+    /// without keeping them. Costs about as much as rendering the report once.
+    pub fn report_size_bound(&self, text: bool) -> ReportSizeBound {
+        let mut json = ByteCount(0);
+        serde_json::to_writer_pretty(&mut json, &self.widest_report(Widest::Json))
+            .expect("a report always serializes");
+        ReportSizeBound {
+            // `to_json` ends with a newline.
+            json: json.0 + 1,
+            csv: self.widest_report(Widest::Csv).csv_len(),
+            text: if text {
+                self.widest_report(Widest::Text).render_text().len()
+            } else {
+                0
+            },
+        }
     }
 }
 
@@ -2708,5 +3020,169 @@ mod tests {
         let e = plan(&y).unwrap_err();
         assert_eq!(e.field(), Some("t.yaml: runs"));
         assert!(e.to_string().contains("more than 100000000"), "{e}");
+    }
+
+    #[test]
+    fn a_sample_above_the_placement_limit_names_sample_size() {
+        let row = |r: i32| (1..=18).map(move |c| (r, c));
+        let row6 = cells_yaml(row(6).filter(|&(_, c)| c != 3 && c != 16));
+        let orc = cells_yaml(
+            (13..=18)
+                .map(|c| (1, c))
+                .chain([13, 14, 15, 17, 18].map(|c| (2, c))),
+        );
+        // 114,048 playable combinations.
+        let y = format!(
+            "scenario: sample_arena\nplacements:\n  goblin: {}\n  goblin-2: {}\n  goblin-3: {row6}\n  orc: {orc}\nruns: 1\n",
+            cells_yaml(row(3).chain(row(4))),
+            cells_yaml(row(5)),
+        );
+        let e = plan(&format!("{y}sample: {{size: 100001}}\n")).unwrap_err();
+        assert_eq!(e.field(), Some("t.yaml: sample.size"), "{e}");
+        let msg = e.to_string();
+        assert!(msg.contains("at most 100000"), "{msg}");
+        assert!(msg.contains("got 100001"), "{msg}");
+        assert!(!msg.contains("give `sample"), "{msg}");
+        assert_eq!(
+            plan(&format!("{y}sample: {{size: 100000}}\n"))
+                .unwrap()
+                .placements
+                .len(),
+            100_000
+        );
+        // A size above the limit is fine when the combinations are fewer: all are taken.
+        let p = plan(&format!("{ZONE_SWEEP}sample: {{size: 5000000}}\n")).unwrap();
+        assert_eq!(p.placements.len(), 7);
+    }
+
+    #[test]
+    fn widest_floats_are_the_widest() {
+        assert_eq!(serde_json::to_string(&JSON_WIDEST_FLOAT).unwrap().len(), 24);
+        assert_eq!(CSV_WIDEST_FLOAT.to_string().len(), 41);
+        // The tightest band bound: p = 8/72, 3σ = 1/9 in exact arithmetic.
+        let w = WinRate::new(8, 72);
+        assert!(w.band_3sigma[0].to_string().len() <= 40, "{:?}", w);
+    }
+
+    /// Random and extreme counts for every placement of `p`, drawn from `seed`.
+    fn random_results(p: &SweepPlan, seed: u64) -> Vec<PlacementResult> {
+        let mut g = SplitMix64(seed);
+        let nsides = p.base.sides.len();
+        let cap = u64::from(p.base.options.round_cap);
+        p.placements
+            .iter()
+            .map(|pl| {
+                let runs = p.runs;
+                let mut left = runs;
+                let mut wins = vec![0; nsides];
+                for w in wins.iter_mut() {
+                    *w = match g.below(4) {
+                        0 => 0,
+                        1 => left,
+                        _ => g.below(left + 1),
+                    };
+                    left -= *w;
+                }
+                let truncated = g.below(left + 1);
+                PlacementResult {
+                    index: pl.index as u64,
+                    product_index: pl.product_index,
+                    starts: pl.starts.clone(),
+                    wins,
+                    draws: left,
+                    truncated,
+                    rounds_sum: g.below(runs * cap + 1),
+                    runs,
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn report_size_bounds_hold_for_any_results() {
+        let rect = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../data/sweeps/sample_arena_rect.yaml"
+        ))
+        .unwrap();
+        // 30 sampled placements, and all 90 (more rows than the text shows); 72 runs gives the
+        // tightest band bounds (8/72 − 3σ is 0 in exact arithmetic).
+        for (text, runs) in [
+            (rect.clone(), 72),
+            (rect.replace("sample: { size: 30, seed: 7 }", ""), 72),
+            (rect.replace("sample: { size: 30, seed: 7 }", ""), 1),
+            (ZONE_SWEEP.to_string(), 1_000_000),
+        ] {
+            let mut spec = SweepSpec::from_str(&text, "t.yaml").unwrap();
+            spec.runs = Some(runs);
+            let p = SweepPlan::build(&spec, &store()).unwrap();
+            let b = p.report_size_bound(true);
+            assert_eq!(b.json, p.widest_report(Widest::Json).to_json().len());
+            assert_eq!(b.csv, p.widest_report(Widest::Csv).to_csv().len());
+            let mut most = (0, 0, 0);
+            for seed in 0..40 {
+                let mut results = random_results(&p, seed);
+                if seed == 0 {
+                    // The band bound that cancels: 8 of 72.
+                    for r in &mut results {
+                        r.wins.iter_mut().for_each(|w| *w = 0);
+                        r.wins[0] = 8.min(runs);
+                        r.draws = runs - r.wins[0];
+                        r.truncated = 0;
+                    }
+                }
+                let r = assemble_report(&p, results).unwrap();
+                let (j, c, t) = (r.to_json().len(), r.to_csv().len(), r.render_text().len());
+                assert!(j <= b.json, "json {j} > {}", b.json);
+                assert!(c <= b.csv, "csv {c} > {}", b.csv);
+                assert!(t <= b.text, "text {t} > {}", b.text);
+                most = (most.0.max(j), most.1.max(c), most.2.max(t));
+            }
+            // Bounds, not wild guesses: the JSON (most of a report) within 25 %.
+            assert!(4 * b.json < 5 * most.0, "{b:?} {most:?}");
+            assert!(b.csv < 3 * most.1, "{b:?} {most:?}");
+            assert!(4 * b.text < 5 * most.2, "{b:?} {most:?}");
+            eprintln!(
+                "{} placements × {runs} runs: bound {b:?}, largest seen {most:?}",
+                p.placements.len()
+            );
+        }
+    }
+
+    #[test]
+    fn text_escapes_control_characters_and_says_one_in_the_singular() {
+        let y = "scenario: sample_arena\ndescription: \"line1\\nline2 \\e[31mRED\\e[0m \\u0007bell \\u009b2J\"\nplacements:\n  goblin: { cells: [[3, 1]] }\nruns: 1\n";
+        let p = SweepPlan::build(
+            &SweepSpec::from_str(y, "t\u{1b}]0;x\u{7}.yaml").unwrap(),
+            &store(),
+        )
+        .unwrap();
+        assert_eq!(
+            p.description,
+            "line1\nline2 \u{1b}[31mRED\u{1b}[0m \u{7}bell \u{9b}2J"
+        );
+        let r = assemble_report(&p, all(&p)).unwrap();
+        let text = r.render_text();
+        assert!(
+            !text.chars().any(|c| c.is_control() && c != '\n'),
+            "{text:?}"
+        );
+        assert!(
+            text.contains("  line1\n  line2 \\u{1b}[31mRED\\u{1b}[0m \\u{7}bell \\u{9b}2J\n"),
+            "{text}"
+        );
+        assert!(text.contains("Spec: t\\u{1b}]0;x\\u{7}.yaml"), "{text}");
+        // The JSON keeps the strings (escaped by JSON itself).
+        let json: serde_json::Value = serde_json::from_str(&r.to_json()).unwrap();
+        assert_eq!(json["description"], p.description.as_str());
+        // One square, one combination, one combat, one placement, one run.
+        assert!(text.contains("over cells (1 listed): 1 square\n"), "{text}");
+        assert!(
+            text.contains("Placements: 1 — 1 combination (0 excluded)"),
+            "{text}"
+        );
+        assert!(text.contains("Runs: 1 per placement = 1 combat;"), "{text}");
+        assert!(text.contains("at 3σ: 0 of 1 placement.\n"), "{text}");
+        assert!(r.heatmaps()[0].title.ends_with("(1 run per placement)"));
     }
 }

@@ -122,6 +122,41 @@ fn expect_invalid(r: Result<(Vec<proto::EvaluateProgress>, Kind), tonic::Status>
     }
 }
 
+/// Progress messages are at least 100 ms apart (the first and the last included), so no
+/// second holds more than 10; the ETA is absent (not 0) until a combat has finished, then
+/// positive until the end.
+fn assert_paced(progress: &[proto::EvaluateProgress]) {
+    for w in progress.windows(2) {
+        let gap = w[1].elapsed_seconds - w[0].elapsed_seconds;
+        assert!(
+            gap >= 0.1 - 1e-9,
+            "{gap} s between {:?} and {:?}",
+            w[0],
+            w[1]
+        );
+    }
+    for (i, p) in progress.iter().enumerate() {
+        let in_a_second = progress[i..]
+            .iter()
+            .take_while(|q| q.elapsed_seconds < p.elapsed_seconds + 1.0)
+            .count();
+        assert!(in_a_second <= 10, "{in_a_second} messages within a second");
+        match p.eta_seconds {
+            None => assert_eq!(p.combats_done, 0, "{p:?}"),
+            Some(eta) => assert!(
+                eta > 0.0 || p.combats_done == p.combats_total,
+                "an ETA of 0 before the end: {p:?}"
+            ),
+        }
+    }
+}
+
+/// The encoded size of a final message.
+fn final_size(kind: Kind) -> usize {
+    use prost::Message;
+    proto::EvaluateResponse { kind: Some(kind) }.encoded_len()
+}
+
 /// A long evaluation (7 placements × 100,000 runs) for the cancellation tests.
 fn long_request() -> proto::EvaluateRequest {
     request(ARCHER, 100_000, 1, EvaluateMode::Report)
@@ -201,10 +236,12 @@ async fn report_equals_in_process_and_cli_json() {
         assert!((row.z_vs_best - j["z_vs_best"].as_f64().unwrap()).abs() < 1e-9);
     }
 
-    // Progress: totals at once, never backwards, complete before the report.
+    // Progress: totals at once, never backwards, complete before the report, 100 ms apart.
     assert!(progress.len() >= 2, "{progress:?}");
     assert_eq!(progress[0].combats_total, 7 * runs);
     assert_eq!(progress[0].placements_total, 7);
+    assert_eq!(progress[0].eta_seconds, None, "no ETA before a combat ends");
+    assert_paced(&progress);
     for w in progress.windows(2) {
         assert!(w[0].combats_done <= w[1].combats_done);
         assert!(w[0].placements_done <= w[1].placements_done);
@@ -415,7 +452,15 @@ async fn bad_requests_are_invalid_argument_naming_the_field() {
     }
     let s = stats(c).await;
     assert_eq!(s.evaluations_running, 0, "failed calls release their slot");
-    assert_eq!(s.evaluations_completed, 0);
+    // Refused before their work began: not started, so neither completed nor cancelled.
+    assert_eq!(
+        (
+            s.evaluations_started,
+            s.evaluations_completed,
+            s.evaluations_cancelled
+        ),
+        (0, 0, 0)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -498,6 +543,7 @@ async fn more_than_max_evaluations_is_resource_exhausted() {
     report(&mut t.client, request(ARCHER, 5, 1, EvaluateMode::Report)).await;
     let s = stats(&mut t.client).await;
     assert_eq!(s.max_evaluations, 1);
+    // The refused call is not counted: started = completed + cancelled.
     assert_eq!(
         (
             s.evaluations_started,
@@ -525,7 +571,15 @@ async fn deadline_stops_the_work() {
     assert_eq!(err.code(), Code::DeadlineExceeded, "{err:?}");
     assert!(t0.elapsed() < Duration::from_secs(2), "{:?}", t0.elapsed());
     wait_idle(&mut t.client, Duration::from_secs(2)).await;
-    assert_eq!(stats(&mut t.client).await.evaluations_cancelled, 1);
+    let s = stats(&mut t.client).await;
+    assert_eq!(
+        (
+            s.evaluations_started,
+            s.evaluations_completed,
+            s.evaluations_cancelled
+        ),
+        (1, 0, 1)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -559,22 +613,161 @@ async fn shutdown_ends_running_evaluations() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_report_over_the_message_limit_is_resource_exhausted() {
+async fn a_report_over_the_message_limit_is_refused_before_playing() {
+    // The real size of a report…
+    let mut t = start().await;
+    let mut req = request(ARCHER, 5, 1, EvaluateMode::Report);
+    let size = final_size(Kind::Report(report(&mut t.client, req.clone()).await));
+    // …is within the bound: a server whose limit is one byte less refuses the same call
+    // before playing, and at once even when it would play 700,000 combats.
     let mut config = ServiceConfig::new(DATA_DIR);
-    config.max_message_bytes = 4096;
-    let mut t = start_with(config).await;
-    let s = collect(&mut t.client, request(ARCHER, 5, 1, EvaluateMode::Report))
+    config.max_message_bytes = size - 1;
+    let mut small = start_with(config).await;
+    for runs in [5, 100_000] {
+        req.runs = Some(runs);
+        let t0 = Instant::now();
+        let s = collect(&mut small.client, req.clone())
+            .await
+            .expect_err("too large");
+        assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
+        assert_eq!(s.code(), Code::OutOfRange, "{s:?}");
+        for needle in [
+            "the report could take up to",
+            &format!("limit of {} bytes (--max-message-bytes)", size - 1),
+            "refused before playing",
+            "evaluate fewer placements (`sample: {size: N}` in the spec; about ",
+            " of the 7 would fit)",
+            "raise the server's --max-message-bytes",
+        ] {
+            assert!(s.message().contains(needle), "{needle:?}: {}", s.message());
+        }
+        assert!(!s.message().contains("`text`"), "{}", s.message());
+    }
+    // With the text and the heatmaps, leaving them out is named too.
+    req.runs = Some(5);
+    req.text = true;
+    req.heatmaps = true;
+    let s = collect(&mut small.client, req.clone())
         .await
         .expect_err("too large");
-    assert_eq!(s.code(), Code::ResourceExhausted, "{s:?}");
+    assert_eq!(s.code(), Code::OutOfRange, "{s:?}");
+    for needle in ["leave out `text`", "leave out `heatmaps`", "PNG heatmaps ≈"] {
+        assert!(s.message().contains(needle), "{needle:?}: {}", s.message());
+    }
+    // ASSEMBLE is checked the same way, before rendering anything.
+    let mut all = request(ARCHER, 5, 1, EvaluateMode::Partial);
+    all.placements = (0..7).collect();
+    let mut asm = request(ARCHER, 5, 1, EvaluateMode::Assemble);
+    asm.results = partial(&mut t.client, all).await;
+    let s = collect(&mut small.client, asm)
+        .await
+        .expect_err("too large");
+    assert_eq!(s.code(), Code::OutOfRange, "{s:?}");
     assert!(
-        s.message().contains("--max-message-bytes"),
+        s.message().contains("refused before playing"),
         "{}",
         s.message()
     );
-    // PARTIAL results of the same sweep fit.
-    let mut req = request(ARCHER, 5, 1, EvaluateMode::Partial);
+    // A sample of 3 placements fits, and is the only call that played.
+    let mut sampled = request(ARCHER, 5, 1, EvaluateMode::Report);
+    sampled.spec.push_str("sample: {size: 3}\n");
+    report(&mut small.client, sampled).await;
+    let s = stats(&mut small.client).await;
+    assert_eq!(s.combats_evaluated, 15, "only the call that fits played");
+    assert_eq!(
+        (
+            s.evaluations_started,
+            s.evaluations_completed,
+            s.evaluations_running
+        ),
+        (1, 1, 0)
+    );
+
+    // PARTIAL results are bounded too: 23 placements do not fit 1 KiB, 2 do.
+    let mut config = ServiceConfig::new(DATA_DIR);
+    config.max_message_bytes = 1024;
+    let mut tiny = start_with(config).await;
+    let mut req = proto::EvaluateRequest {
+        spec: "scenario: sample_arena\nplacements:\n  \
+               goblin: {rect: {from: [3, 1], to: [6, 6]}, exclude: [[6, 3]]}\n"
+            .into(),
+        runs: Some(5),
+        mode: EvaluateMode::Partial as i32,
+        ..Default::default()
+    };
+    let s = collect(&mut tiny.client, req.clone())
+        .await
+        .expect_err("too large");
+    assert_eq!(s.code(), Code::OutOfRange, "{s:?}");
+    assert!(
+        s.message().contains("the partial results could take up to")
+            && s.message().contains("fewer placements per PARTIAL call")
+            && s.message().contains("of these 23 would fit"),
+        "{}",
+        s.message()
+    );
     req.placements = vec![0, 1];
-    assert_eq!(partial(&mut t.client, req).await.len(), 2);
-    assert_eq!(stats(&mut t.client).await.evaluations_running, 0);
+    let results = partial(&mut tiny.client, req).await;
+    assert_eq!(results.len(), 2);
+    let s = stats(&mut tiny.client).await;
+    assert_eq!((s.evaluations_started, s.evaluations_completed), (1, 1));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_is_paced_and_has_no_eta_until_a_combat_ends() {
+    let mut t = start().await;
+    let mut stream = t
+        .client
+        .evaluate(long_request())
+        .await
+        .unwrap()
+        .into_inner();
+    let t0 = Instant::now();
+    let mut progress = Vec::new();
+    while t0.elapsed() < Duration::from_millis(1500) {
+        match stream.message().await.unwrap().unwrap().kind.unwrap() {
+            Kind::Progress(p) => progress.push(p),
+            other => panic!("finished early: {other:?}"),
+        }
+    }
+    drop(stream);
+    assert!(progress.len() >= 5, "{progress:?}");
+    assert_eq!(progress[0].combats_done, 0);
+    assert_eq!(progress[0].eta_seconds, None);
+    assert!(progress.iter().any(|p| p.eta_seconds.is_some()));
+    assert_paced(&progress);
+    wait_idle(&mut t.client, Duration::from_secs(5)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn report_text_escapes_control_characters() {
+    let mut t = start().await;
+    let spec = "scenario: sample_arena\n\
+                description: \"line1\\nline2 \\e[31mRED\\e[0m \\u0007bell\"\n\
+                placements: {goblin: {cells: [[3, 1], [3, 2]]}}\n";
+    let req = proto::EvaluateRequest {
+        spec: spec.into(),
+        runs: Some(2),
+        text: true,
+        ..Default::default()
+    };
+    let r = report(&mut t.client, req).await;
+    assert!(
+        !r.text.chars().any(|c| c.is_control() && c != '\n'),
+        "{:?}",
+        r.text
+    );
+    assert!(
+        r.text
+            .contains("  line1\n  line2 \\u{1b}[31mRED\\u{1b}[0m \\u{7}bell\n"),
+        "{}",
+        r.text
+    );
+    // The JSON document keeps the description as it is (JSON escapes it).
+    let doc: serde_json::Value = serde_json::from_str(&r.json).unwrap();
+    assert_eq!(
+        doc["description"],
+        "line1\nline2 \u{1b}[31mRED\u{1b}[0m \u{7}bell"
+    );
+    assert!(r.json.contains(r"\u001b[31mRED"), "{}", r.json);
 }

@@ -362,3 +362,144 @@ fn overlapping_combinations_are_reported_not_errors() {
     );
     assert!(dir.join("out/heatmap-goblin-2.png").is_file());
 }
+
+/// A directory that exists and in which no file can be created, if this system has one:
+/// a read-only directory (0o555) for a normal user; for root, who may write there anyway,
+/// Linux's /sys (sysfs refuses new files to everyone).
+fn unwritable_dir(dir: &TempDir) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let ro = dir.join("read-only");
+    std::fs::create_dir_all(&ro).unwrap();
+    std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).unwrap();
+    let cannot_write = |d: &Path| {
+        let probe = d.join("pf1e-test-probe");
+        let created = std::fs::write(&probe, b"x").is_ok();
+        if created {
+            let _ = std::fs::remove_file(&probe);
+        }
+        d.is_dir() && !created
+    };
+    if cannot_write(&ro) {
+        return Some(ro);
+    }
+    let sys = PathBuf::from("/sys");
+    cannot_write(&sys).then_some(sys)
+}
+
+#[test]
+fn out_problems_exit_2_before_playing() {
+    let dir = TempDir::new("out");
+    let spec = dir.file("s.yaml", ZONE_SPEC);
+    // 7 placements × 1,000,000 runs would take very long: every check comes first.
+    let run = |out: &str| {
+        let t0 = std::time::Instant::now();
+        let o = sweep(&spec, &["--out", out, "--runs", "1000000"]);
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(60),
+            "{:?}",
+            t0.elapsed()
+        );
+        o
+    };
+    // An existing regular file.
+    let file = dir.file("plain.txt", "not a directory");
+    assert_error(&run(&file), &["--out: ", "plain.txt: is not a directory"]);
+    // A directory that cannot be created (its parent is a file).
+    let under = format!("{file}/sub");
+    assert_error(
+        &run(&under),
+        &["--out: ", "plain.txt/sub: cannot create the directory: "],
+    );
+    // One of the files to replace is a directory, or read-only.
+    let out = dir.join("out");
+    std::fs::create_dir_all(out.join("sweep.csv")).unwrap();
+    assert_error(
+        &run(&out.display().to_string()),
+        &["--out: ", "sweep.csv: is a directory"],
+    );
+    std::fs::remove_dir(out.join("sweep.csv")).unwrap();
+    // An existing directory where no file can be created.
+    match unwritable_dir(&dir) {
+        Some(ro) => {
+            let o = run(&ro.display().to_string());
+            assert_error(&o, &["--out: ", "cannot create files in it: "]);
+            assert!(
+                stderr(&o).contains(&ro.display().to_string()),
+                "{}",
+                stderr(&o)
+            );
+        }
+        None => eprintln!("no unwritable directory on this system: that case is not tested"),
+    }
+    // Nothing is left behind by the checks.
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), 0);
+}
+
+#[test]
+fn text_report_escapes_control_characters() {
+    let dir = TempDir::new("escape");
+    let spec = dir.file(
+        "s.yaml",
+        "scenario: sample_arena\n\
+         description: \"line1\\nline2 \\e[31mRED\\e[0m \\u0007bell\"\n\
+         placements:\n  goblin: { cells: [[3, 1]] }\nruns: 1\n",
+    );
+    let o = sweep(&spec, &["--out", &dir.join("out").display().to_string()]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        !text.chars().any(|c| c.is_control() && c != '\n'),
+        "{text:?}"
+    );
+    assert!(
+        text.contains("  line1\n  line2 \\u{1b}[31mRED\\u{1b}[0m \\u{7}bell\n"),
+        "{text}"
+    );
+    // One of everything, in the singular.
+    assert!(text.contains(": 1 square\n"), "{text}");
+    assert!(text.contains("= 1 combat;"), "{text}");
+    // The JSON file keeps the description (JSON escapes it).
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("out/sweep.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        json["description"],
+        "line1\nline2 \u{1b}[31mRED\u{1b}[0m \u{7}bell"
+    );
+    // Errors quoting a control character stay on one line, escaped.
+    let bad = dir.file(
+        "bad.yaml",
+        "scenario: sample_arena\nplacements: {\"a\\nb\\e[2J\": {cell: [3, 3]}}\n",
+    );
+    let o = sweep(&bad, &["--out", &dir.join("out").display().to_string()]);
+    assert_error(&o, &["placements.a\\nb\\u{1b}[2J", "unknown combatant id"]);
+    assert!(!stderr(&o).contains('\u{1b}'), "{}", stderr(&o));
+}
+
+#[test]
+fn a_sample_over_the_placement_limit_names_sample_size() {
+    let dir = TempDir::new("sample");
+    // 36 × 18 × 16 × 11 = 114,048 playable combinations; a sample of 100,001 is too many.
+    let cells = |it: &mut dyn Iterator<Item = (i32, i32)>| {
+        let v: Vec<String> = it.map(|(r, c)| format!("[{r}, {c}]")).collect();
+        format!("{{ cells: [{}] }}", v.join(", "))
+    };
+    let row = |r: i32| (1..=18).map(move |c| (r, c));
+    let spec = format!(
+        "scenario: sample_arena\nplacements:\n  goblin: {}\n  goblin-2: {}\n  goblin-3: {}\n  orc: {}\nruns: 1\nsample: {{size: 100001}}\n",
+        cells(&mut row(3).chain(row(4))),
+        cells(&mut row(5)),
+        cells(&mut row(6).filter(|&(_, c)| c != 3 && c != 16)),
+        cells(
+            &mut (13..=18)
+                .map(|c| (1, c))
+                .chain([13, 14, 15, 17, 18].map(|c| (2, c)))
+        ),
+    );
+    let spec = dir.file("big.yaml", &spec);
+    let o = sweep(&spec, &["--out", &dir.join("out").display().to_string()]);
+    assert_error(
+        &o,
+        &["big.yaml: sample.size: ", "at most 100000", "got 100001"],
+    );
+}

@@ -138,6 +138,9 @@ class Pf1eClient:
             else ``127.0.0.1:50051``.
         channel: an existing channel to use instead (not closed by :meth:`close`).
         timeout: deadline of each call, in seconds.
+        options: more gRPC channel options (``(name, value)`` pairs, e.g. keepalive
+            settings), after the defaults (256 MiB receive, 64 MiB send limits); not with
+            ``channel``.
     """
 
     def __init__(
@@ -146,6 +149,7 @@ class Pf1eClient:
         *,
         channel: grpc.Channel | None = None,
         timeout: float = 60.0,
+        options: Sequence[tuple[str, Any]] = (),
     ) -> None:
         self.address = resolve_address(address)
         self._owns_channel = channel is None
@@ -157,6 +161,7 @@ class Pf1eClient:
                 options=[
                     ("grpc.max_receive_message_length", 256 << 20),
                     ("grpc.max_send_message_length", 64 << 20),
+                    *options,
                 ],
             )
         )
@@ -335,7 +340,9 @@ class Pf1eClient:
         Raises:
             grpc.RpcError: INVALID_ARGUMENT (``err.details()`` names the field, e.g.
                 ``spec: placements.goblin.cells[2]: ...``), RESOURCE_EXHAUSTED (the server
-                runs ``--max-evaluations`` already), DEADLINE_EXCEEDED, UNAVAILABLE.
+                runs ``--max-evaluations`` already), OUT_OF_RANGE (the report would exceed
+                the server's ``--max-message-bytes``: checked before playing), DEADLINE_EXCEEDED,
+                UNAVAILABLE.
         """
         if placements is None:
             req = evaluate_request(

@@ -12,6 +12,7 @@ import contextlib
 import os
 import pathlib
 import re
+import signal
 import subprocess
 import threading
 import time
@@ -36,9 +37,20 @@ def server_binary() -> pathlib.Path:
 
 
 @contextlib.contextmanager
-def running_server(*extra_args: str) -> Iterator[str]:
+def running_server(*extra_args: str, data_dir: pathlib.Path | None = None) -> Iterator[str]:
     """Start a server on 127.0.0.1:0 (bundled data, ``extra_args`` appended) and yield its
     ``host:port``; stop it (SIGTERM, graceful) afterwards."""
+    with running_server_process(*extra_args, data_dir=data_dir) as (address, _proc):
+        yield address
+
+
+@contextlib.contextmanager
+def running_server_process(
+    *extra_args: str, data_dir: pathlib.Path | None = None
+) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """:func:`running_server`, yielding ``(host:port, process)`` (for tests that stop, freeze
+    or kill it). ``data_dir``: instead of the bundled ``data/``. At the end a stopped
+    (SIGSTOP) process is continued before SIGTERM; a dead one is only reaped."""
     env = dict(os.environ, RUST_LOG=os.environ.get("RUST_LOG", "warn"))
     proc = subprocess.Popen(
         [
@@ -46,7 +58,7 @@ def running_server(*extra_args: str) -> Iterator[str]:
             "--addr",
             "127.0.0.1:0",
             "--data-dir",
-            str(REPO / "data"),
+            str(data_dir or REPO / "data"),
             *extra_args,
         ],
         stdin=subprocess.DEVNULL,
@@ -79,8 +91,10 @@ def running_server(*extra_args: str) -> Iterator[str]:
         proc.wait()
         pytest.fail("server did not print 'listening on ...':\n" + "".join(lines))
     try:
-        yield found[0]
+        yield found[0], proc
     finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGCONT)  # in case a test froze it
         proc.terminate()  # SIGTERM: graceful shutdown
         try:
             proc.wait(timeout=20)

@@ -14,16 +14,21 @@
 //! swept combatant, `heatmap-<id>.png` and `heatmap-<id>.svg` into `--out`.
 //!
 //! Exit codes: 0 when the report was printed; 2 on any usage or data error, with a one-line
-//! message `pf1e-sim: error: ...` on stderr (clap's own usage errors also exit 2).
+//! message `pf1e-sim: error: ...` on stderr (clap's own usage errors also exit 2). Control
+//! characters in that line (from a path, a spec or a data file) are escaped (`\u{1b}`), so it
+//! stays one line and cannot drive the terminal; so are those of the text reports.
+//!
+//! `sweep` checks `--out` before playing: it is created if missing, must be a directory in
+//! which a file can be created, and the files to be replaced must be writable files.
 #![forbid(unsafe_code)]
 
 use clap::{ArgAction, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{HumanCount, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use pf1e_engine::encounter::RulesOptions;
 use pf1e_engine::{CombatantSpec, Encounter, MapSpec};
 use pf1e_env_server::heatmap::{render_png, render_svg, HeatmapError};
 use pf1e_env_server::montecarlo::{run_batch, BatchResult};
-use pf1e_env_server::report::{render_json, render_text, render_transcript, Lang};
+use pf1e_env_server::report::{escape_controls, render_json, render_text, render_transcript, Lang};
 use pf1e_env_server::scenarios::ScenarioStore;
 use pf1e_env_server::sweep::{
     assemble_report, check_runs, run_placements, SweepError, SweepPlan, SweepReport, SweepSpec,
@@ -137,7 +142,7 @@ fn main() -> ExitCode {
         return match sweep(args) {
             Ok(()) => ExitCode::SUCCESS,
             Err(UsageError(msg)) => {
-                eprintln!("pf1e-sim: error: {msg}");
+                eprintln!("pf1e-sim: error: {}", escape_controls(&msg));
                 ExitCode::from(2)
             }
         };
@@ -150,7 +155,7 @@ fn main() -> ExitCode {
     match run(&cli, &sides) {
         Ok(()) => ExitCode::SUCCESS,
         Err(UsageError(msg)) => {
-            eprintln!("pf1e-sim: error: {msg}");
+            eprintln!("pf1e-sim: error: {}", escape_controls(&msg));
             ExitCode::from(2)
         }
     }
@@ -267,17 +272,34 @@ fn simulate(encounter: Arc<Encounter>, cli: &Cli) -> BatchResult {
     }
     let bar =
         ProgressBar::with_draw_target(Some(u64::from(cli.runs)), ProgressDrawTarget::stderr());
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{spinner} [{elapsed_precise}] [{wide_bar}] {pos}/{len} combats ({per_sec}, ETA {eta})",
-        )
-        .expect("valid progress template")
-        .progress_chars("=> "),
-    );
+    bar.set_style(combat_bar_style());
     let tick = |n: u64| bar.inc(n);
     let result = run_batch(encounter, cli.runs, cli.seed, Some(&tick));
     bar.finish_and_clear();
     result
+}
+
+/// The progress bar of combats: `[00:00:03] [=====>    ] 20000/70000 combats (6,679/s, ETA 8s)`
+/// (a whole number of combats per second, with thousands separators).
+fn combat_bar_style() -> ProgressStyle {
+    ProgressStyle::with_template(
+        "{spinner} [{elapsed_precise}] [{wide_bar}] {pos}/{len} combats ({rate}, ETA {eta})",
+    )
+    .expect("valid progress template")
+    .with_key("rate", |s: &ProgressState, w: &mut dyn std::fmt::Write| {
+        let _ = write!(w, "{}", per_second(s.per_sec()));
+    })
+    .progress_chars("=> ")
+}
+
+/// A rate as a whole number per second with thousands separators: `6,679/s`; `-/s` while
+/// unknown.
+fn per_second(rate: f64) -> String {
+    if rate.is_finite() && rate >= 0.0 {
+        format!("{}/s", HumanCount(rate.round() as u64))
+    } else {
+        "-/s".into()
+    }
 }
 
 impl From<SweepError> for UsageError {
@@ -329,8 +351,12 @@ fn sweep(args: &SweepArgs) -> Result<(), UsageError> {
         )));
     }
     let plan = SweepPlan::build(&spec, &ScenarioStore::new(data_dir))?;
-    std::fs::create_dir_all(&args.out)
-        .map_err(|e| UsageError(format!("--out: {}: {e}", args.out.display())))?;
+    let mut names = vec!["sweep.csv".to_string(), "sweep.json".to_string()];
+    for s in &plan.swept {
+        names.push(format!("heatmap-{}.png", s.id));
+        names.push(format!("heatmap-{}.svg", s.id));
+    }
+    prepare_out(&args.out, &names)?;
 
     let report = match args.threads {
         Some(n) => rayon::ThreadPoolBuilder::new()
@@ -367,14 +393,50 @@ fn sweep(args: &SweepArgs) -> Result<(), UsageError> {
     let _ = stdout
         .write_all(out.as_bytes())
         .and_then(|()| stdout.flush());
-    eprintln!(
-        "pf1e-sim: wrote {}",
-        written
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
+    let written: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
+    eprintln!("pf1e-sim: wrote {}", escape_controls(&written.join(", ")));
+    Ok(())
+}
+
+/// Make `out` ready before any combat is played: create it if missing (with its parents),
+/// check that it is a directory in which a file can be created (a probe file, removed at
+/// once), and that each of `names` there is missing or a writable file. Errors name `--out`.
+fn prepare_out(out: &Path, names: &[String]) -> Result<(), UsageError> {
+    let err = |path: &Path, what: String| UsageError(format!("--out: {}: {what}", path.display()));
+    match std::fs::metadata(out) {
+        Ok(m) if !m.is_dir() => return Err(err(out, "is not a directory".into())),
+        Ok(_) => {}
+        // Missing (or unreachable: the error of the creation says why).
+        Err(_) => std::fs::create_dir_all(out)
+            .map_err(|e| err(out, format!("cannot create the directory: {e}")))?,
+    }
+    let probe = out.join(format!(".pf1e-sim-probe-{}", std::process::id()));
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+        .map_err(|e| err(out, format!("cannot create files in it: {e}")))?;
+    let written = file.write_all(b"pf1e-sim probe\n");
+    drop(file);
+    let removed = std::fs::remove_file(&probe);
+    written
+        .and(removed)
+        .map_err(|e| err(out, format!("cannot write files in it: {e}")))?;
+    for name in names {
+        let path = out.join(name);
+        match std::fs::metadata(&path) {
+            Ok(m) if m.is_dir() => return Err(err(&path, "is a directory".into())),
+            // Opened for writing without truncating: nothing changes yet.
+            Ok(_) => {
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&path)
+                    .map_err(|e| err(&path, format!("cannot be replaced: {e}")))?;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(err(&path, e.to_string())),
+        }
+    }
     Ok(())
 }
 
@@ -386,13 +448,7 @@ fn play_sweep(plan: &SweepPlan) -> Result<SweepReport, UsageError> {
     let results = if std::io::stderr().is_terminal() {
         let bar =
             ProgressBar::with_draw_target(Some(plan.total_combats()), ProgressDrawTarget::stderr());
-        bar.set_style(
-            ProgressStyle::with_template(
-                "{spinner} [{elapsed_precise}] [{wide_bar}] {pos}/{len} combats ({per_sec}, ETA {eta})",
-            )
-            .expect("valid progress template")
-            .progress_chars("=> "),
-        );
+        bar.set_style(combat_bar_style());
         let tick = |n: u64| bar.inc(n);
         let r = run_placements(plan, &indices, Some(&tick), &cancel);
         bar.finish_and_clear();
@@ -401,4 +457,18 @@ fn play_sweep(plan: &SweepPlan) -> Result<SweepReport, UsageError> {
         run_placements(plan, &indices, None, &cancel)
     }?;
     Ok(assemble_report(plan, results)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::per_second;
+
+    #[test]
+    fn the_progress_rate_is_a_whole_number_per_second() {
+        assert_eq!(per_second(6_679.233_6), "6,679/s");
+        assert_eq!(per_second(0.4), "0/s");
+        assert_eq!(per_second(1_234_567.5), "1,234,568/s");
+        assert_eq!(per_second(f64::NAN), "-/s");
+        assert_eq!(per_second(f64::INFINITY), "-/s");
+    }
 }

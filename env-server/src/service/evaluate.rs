@@ -8,14 +8,34 @@
 //!    until the call's work has stopped, whatever way the call ends.
 //! 2. **Preparation** (blocking pool): the spec is parsed ([`SweepSpec::from_str`]), the
 //!    overrides applied, the plan built ([`SweepPlan::build`], names resolved in the server's
-//!    data directory only) and the subset or the results checked against it. Errors are the
-//!    call's status (INVALID_ARGUMENT naming the field).
+//!    data directory only), the subset or the results checked against it (ASSEMBLE: the report
+//!    is assembled here, so bad results are refused before the work starts), and the size of
+//!    the final message bounded ([`check_final_size`]): a report or partial results that could
+//!    exceed `--max-message-bytes` are refused now with OUT_OF_RANGE, naming what to reduce,
+//!    rather than after every combat. Errors are the call's status (INVALID_ARGUMENT naming
+//!    the field, OUT_OF_RANGE).
 //! 3. **Work** (one `spawn_blocking` thread driving the global rayon pool) while a driver task
-//!    on the runtime forwards progress at most every [`PROGRESS_INTERVAL`] and watches for the
-//!    end of the call: the client cancelling or going away (the response stream is dropped),
-//!    the deadline, or server shutdown. Any of them raises the work's `cancel` flag, which
-//!    [`run_placements`] checks before every combat, so the work stops within one combat per
-//!    worker thread; only then is the slot released.
+//!    on the runtime forwards progress and watches for the end of the call: the client
+//!    cancelling or going away (the response stream is dropped), the deadline, or server
+//!    shutdown. Any of them raises the work's `cancel` flag, which [`run_placements`] checks
+//!    before every combat, so the work stops within one combat per worker thread; only then is
+//!    the slot released. The final message's real size is checked again before it is sent
+//!    (a safety net for the PNG heatmaps, whose size is estimated: OUT_OF_RANGE too).
+//!
+//! **Progress** messages (PARTIAL and REPORT) are at least [`PROGRESS_INTERVAL`] apart, the
+//! first, sent at once with the totals, included, so a second never holds more than 10 (a
+//! slow reader may miss some: they are dropped rather than queued). The last one before the
+//! final message is complete. `eta_seconds` is absent — not 0 — while no combat has
+//! finished (the first message, and any sent before the first combats end): readers must
+//! test its presence (`HasField("eta_seconds")` in Python, `Option` in Rust); 0 means done.
+//!
+//! **Counters** (`Stats`): a call counts as started (`evaluations_started`) once it has
+//! passed every check and its work begins; calls refused earlier (INVALID_ARGUMENT,
+//! OUT_OF_RANGE before playing, RESOURCE_EXHAUSTED for want of a slot) are not counted at
+//! all. Every started call then ends as exactly one of `evaluations_completed` (its final
+//! message was sent) or `evaluations_cancelled` (it stopped before that: client cancelled or
+//! gone, deadline, shutdown, or a failure after its work began — INTERNAL, the size safety
+//! net), so `started = completed + cancelled` whenever `evaluations_running` is 0.
 //!
 //! Placements are played one [`run_placements`] call each (the runs of a placement are
 //! themselves parallel), so that whole placements can be counted in the progress; the results
@@ -26,7 +46,7 @@ use crate::heatmap::Heatmap;
 use crate::proto;
 use crate::sweep::{
     assemble_report, check_runs, run_placements, PlacementResult, SweepError, SweepPlan,
-    SweepReport, SweepSpec, MAX_PLACEMENTS,
+    SweepReport, SweepSpec, Widest, MAX_PLACEMENTS,
 };
 use pf1e_engine::Cell;
 use prost::Message;
@@ -38,7 +58,8 @@ use tonic::{Request, Response};
 
 /// Default of [`super::ServiceConfig::max_evaluations`].
 pub const DEFAULT_MAX_EVALUATIONS: usize = 2;
-/// Shortest time between two progress messages of one call (so at most 10 per second).
+/// Shortest time between two progress messages of one call, the first and the last
+/// included (so at most 10 in any second).
 pub const PROGRESS_INTERVAL: Duration = Duration::from_millis(100);
 /// Longest accepted `EvaluateRequest.origin`, in bytes.
 pub const MAX_ORIGIN_LEN: usize = 256;
@@ -72,8 +93,8 @@ struct Job {
 enum Work {
     /// Play these placements, then send the report (`report`) or the results.
     Play { indices: Vec<usize>, report: bool },
-    /// Assemble the report from these results.
-    Assemble(Vec<PlacementResult>),
+    /// Render this report, assembled from the request's results.
+    Assemble(Box<SweepReport>),
     /// Send the plan summary.
     Plan,
 }
@@ -122,16 +143,17 @@ impl From<SweepError> for ServiceError {
 }
 
 impl EnvironmentService {
-    /// Take an evaluation slot, or RESOURCE_EXHAUSTED.
+    /// Take an evaluation slot, or RESOURCE_EXHAUSTED. (The call counts as started only
+    /// when its work begins, in [`drive`].)
     fn acquire_evaluation(&self) -> Result<EvaluationSlot, ServiceError> {
         let max = self.inner.config.max_evaluations;
-        let c = &self.inner.counters;
-        c.evaluations_running
+        self.inner
+            .counters
+            .evaluations_running
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
                 (n < max as u64).then_some(n + 1)
             })
             .map_err(|_| ServiceError::TooManyEvaluations(max))?;
-        c.evaluations_started.fetch_add(1, Ordering::SeqCst);
         Ok(EvaluationSlot { svc: self.clone() })
     }
 
@@ -218,10 +240,18 @@ impl EnvironmentService {
                         ));
                     }
                 }
-                Work::Assemble(req.results.iter().map(result_from_proto).collect())
+                let results = req.results.iter().map(result_from_proto).collect();
+                Work::Assemble(Box::new(assemble_report(&plan, results)?))
             }
             Mode::Plan => Work::Plan,
         };
+        check_final_size(
+            &plan,
+            &work,
+            req.heatmaps,
+            req.text,
+            self.inner.config.max_message_bytes,
+        )?;
         Ok(Job {
             plan,
             work,
@@ -326,6 +356,8 @@ async fn drive(
     deadline: Option<Instant>,
     tx: tokio::sync::mpsc::Sender<Result<proto::EvaluateResponse, tonic::Status>>,
 ) {
+    let counters = &svc.inner.counters;
+    counters.evaluations_started.fetch_add(1, Ordering::SeqCst);
     let cancel = Arc::new(AtomicBool::new(false));
     let progress = Arc::new(Progress::default());
     let plan = Arc::new(job.plan);
@@ -344,6 +376,7 @@ async fn drive(
             placements_done: p.placements.load(Ordering::Relaxed),
             placements_total,
             elapsed_seconds: elapsed,
+            // Unknown (absent, not 0) until a combat has finished.
             eta_seconds: (done > 0)
                 .then(|| elapsed * (combats_total.saturating_sub(done)) as f64 / done as f64),
         }
@@ -351,9 +384,16 @@ async fn drive(
     let progress_msg = |p: proto::EvaluateProgress| proto::EvaluateResponse {
         kind: Some(proto::evaluate_response::Kind::Progress(p)),
     };
+    // When the last progress message was queued, and what it said.
+    let mut last_at: Option<tokio::time::Instant> = None;
+    let mut last_sent: Option<proto::EvaluateProgress> = None;
     if plays {
         // Totals first, so the client knows the size of the job at once.
-        let _ = tx.try_send(Ok(progress_msg(snapshot(&progress))));
+        let p = snapshot(&progress);
+        if tx.try_send(Ok(progress_msg(p))).is_ok() {
+            last_at = Some(tokio::time::Instant::now());
+            last_sent = Some(p);
+        }
     }
 
     let work = {
@@ -370,11 +410,11 @@ async fn drive(
     };
     tokio::pin!(work);
     let mut shutdown = svc.inner.shutdown.subscribe();
-    let mut tick = tokio::time::interval_at(
-        tokio::time::Instant::now() + PROGRESS_INTERVAL,
-        PROGRESS_INTERVAL,
+    // The next progress message is due at least PROGRESS_INTERVAL after the previous one.
+    let next_progress = tokio::time::sleep_until(
+        last_at.unwrap_or_else(tokio::time::Instant::now) + PROGRESS_INTERVAL,
     );
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    tokio::pin!(next_progress);
     let expiry = async move {
         match deadline {
             Some(d) => tokio::time::sleep_until(d.into()).await,
@@ -383,23 +423,27 @@ async fn drive(
     };
     tokio::pin!(expiry);
     let mut stop: Option<Stop> = None;
-    let mut last_sent = 0u64;
     let joined = loop {
         tokio::select! {
             r = &mut work => break r,
-            _ = tick.tick(), if plays && stop.is_none() => {
+            () = &mut next_progress, if plays && stop.is_none() => {
                 let p = snapshot(&progress);
-                if p.combats_done != last_sent {
-                    last_sent = p.combats_done;
+                let now = tokio::time::Instant::now();
+                if last_sent.as_ref().map(|l| l.combats_done) != Some(p.combats_done) {
                     match tx.try_send(Ok(progress_msg(p))) {
+                        Ok(()) => {
+                            last_at = Some(now);
+                            last_sent = Some(p);
+                        }
                         // A slow reader misses a progress message, nothing else.
-                        Ok(()) | Err(tokio::sync::mpsc::error::TrySendError::Full(_)) => {}
+                        Err(tokio::sync::mpsc::error::TrySendError::Full(_)) => {}
                         Err(tokio::sync::mpsc::error::TrySendError::Closed(_)) => {
                             stop = Some(Stop::ClientGone);
                             cancel.store(true, Ordering::SeqCst);
                         }
                     }
                 }
+                next_progress.as_mut().reset(now + PROGRESS_INTERVAL);
             }
             () = tx.closed(), if stop.is_none() => {
                 stop = Some(Stop::ClientGone);
@@ -415,53 +459,86 @@ async fn drive(
             }
         }
     };
-    // The work has stopped (spawn_blocking cannot be aborted: `joined` is its end).
-    let counters = &svc.inner.counters;
-    let outcome: Result<proto::evaluate_response::Kind, ServiceError> = match (stop, joined) {
+    // The work has stopped (spawn_blocking cannot be aborted: `joined` is its end). From here
+    // the call ends as exactly one of completed or cancelled.
+    let outcome: Result<proto::EvaluateResponse, ServiceError> = match (stop, joined) {
         (Some(s), _) => {
-            counters
-                .evaluations_cancelled
-                .fetch_add(1, Ordering::SeqCst);
             tracing::debug!(reason = ?s, "evaluation cancelled");
             match s {
                 // Nobody is listening any more.
-                Stop::ClientGone => return,
+                Stop::ClientGone => {
+                    counters
+                        .evaluations_cancelled
+                        .fetch_add(1, Ordering::SeqCst);
+                    return;
+                }
+                // Counted below, with the calls that send no final message.
                 Stop::Deadline => Err(ServiceError::DeadlineExceeded),
                 Stop::Shutdown => Err(ServiceError::ShuttingDown),
             }
         }
         (None, Ok(r)) => r,
         (None, Err(e)) => Err(ServiceError::Internal(format!("engine panicked: {e}"))),
-    };
-    let outcome = outcome.and_then(|kind| {
+    }
+    .and_then(|kind| {
         let msg = proto::EvaluateResponse { kind: Some(kind) };
-        let size = msg.encoded_len();
-        let limit = svc.inner.config.max_message_bytes;
-        if size > limit {
-            return Err(ServiceError::TooLarge {
-                what: "the final Evaluate message".into(),
-                size,
-                limit,
-            });
-        }
+        check_message_size(&msg, svc.inner.config.max_message_bytes)?;
         Ok(msg)
     });
-    match outcome {
+    let sent = match outcome {
         Ok(msg) => {
+            let mut ok = true;
             if plays {
-                let _ = tx.send(Ok(progress_msg(snapshot(&progress)))).await;
+                let p = snapshot(&progress);
+                let complete = |q: &proto::EvaluateProgress| {
+                    q.combats_done == combats_total && q.placements_done == placements_total
+                };
+                // The last progress message is complete; it too keeps its distance.
+                if !last_sent.as_ref().is_some_and(complete) {
+                    if let Some(t) = last_at {
+                        tokio::time::sleep_until(t + PROGRESS_INTERVAL).await;
+                    }
+                    let p = proto::EvaluateProgress {
+                        elapsed_seconds: started.elapsed().as_secs_f64(),
+                        ..p
+                    };
+                    ok = tx.send(Ok(progress_msg(p))).await.is_ok();
+                }
             }
-            if tx.send(Ok(msg)).await.is_ok() {
-                counters
-                    .evaluations_completed
-                    .fetch_add(1, Ordering::SeqCst);
-            }
+            ok && tx.send(Ok(msg)).await.is_ok()
         }
         Err(e) => {
+            tracing::debug!(error = %e, "evaluation ended without its final message");
             let _ = tx.send(Err(e.into())).await;
+            false
         }
+    };
+    if sent {
+        counters
+            .evaluations_completed
+            .fetch_add(1, Ordering::SeqCst);
+    } else {
+        counters
+            .evaluations_cancelled
+            .fetch_add(1, Ordering::SeqCst);
     }
     drop(slot);
+}
+
+/// The safety net: `msg` must fit `limit` (OUT_OF_RANGE otherwise). [`check_final_size`]
+/// refuses, before playing, the calls whose final message could not fit, so this fires only
+/// when a PNG heatmap came out larger than estimated.
+fn check_message_size(msg: &proto::EvaluateResponse, limit: usize) -> Result<(), ServiceError> {
+    let size = msg.encoded_len();
+    if size > limit {
+        return Err(ServiceError::TooLarge {
+            what: "the final Evaluate message is".into(),
+            size,
+            limit,
+            hint: "; evaluate fewer placements, or leave out `heatmaps` or `text`".into(),
+        });
+    }
+    Ok(())
 }
 
 /// Resolves when the server starts shutting down (never if the sender is gone).
@@ -485,12 +562,9 @@ fn do_work(
     use proto::evaluate_response::Kind;
     match work {
         Work::Plan => Ok(Kind::Plan(plan_summary(plan))),
-        Work::Assemble(results) => {
-            let report = assemble_report(plan, results)?;
-            Ok(Kind::Report(report_to_proto(
-                plan, &report, heatmaps, text,
-            )?))
-        }
+        Work::Assemble(report) => Ok(Kind::Report(report_to_proto(
+            plan, &report, heatmaps, text,
+        )?)),
         Work::Play { indices, report } => {
             let results = play(svc, plan, &indices, progress, cancel)?;
             if report {
@@ -654,14 +728,35 @@ fn report_to_proto(
     } else {
         Vec::new()
     };
-    Ok(proto::SweepReport {
-        json: report.to_json(),
-        csv: report.to_csv(),
-        text: if text {
-            report.render_text()
-        } else {
-            String::new()
-        },
+    let text = if text {
+        report.render_text()
+    } else {
+        String::new()
+    };
+    Ok(report_message(
+        plan,
+        report,
+        report.to_json(),
+        report.to_csv(),
+        text,
+        pngs,
+    ))
+}
+
+/// The report message with the given renderings.
+fn report_message(
+    plan: &SweepPlan,
+    report: &SweepReport,
+    json: String,
+    csv: String,
+    text: String,
+    pngs: Vec<Vec<u8>>,
+) -> proto::SweepReport {
+    let mut pngs = pngs.into_iter();
+    proto::SweepReport {
+        json,
+        csv,
+        text,
         plan: Some(plan_summary(plan)),
         best: report.best,
         ranking: report.ranking.clone(),
@@ -695,8 +790,7 @@ fn report_to_proto(
         cell_stats: report
             .cell_stats
             .iter()
-            .enumerate()
-            .map(|(i, cs)| proto::SweepCellStats {
+            .map(|cs| proto::SweepCellStats {
                 combatant: cs.combatant.clone(),
                 side: cs.side.clone(),
                 cells: cs
@@ -710,14 +804,313 @@ fn report_to_proto(
                         rate: c.rate,
                     })
                     .collect(),
-                png: pngs.get(i).cloned().unwrap_or_default(),
+                png: pngs.next().unwrap_or_default(),
             })
             .collect(),
-    })
+    }
 }
 
 /// A heatmap as PNG bytes.
 fn png_bytes(h: &Heatmap) -> Result<Vec<u8>, ServiceError> {
     crate::heatmap::render_png_bytes(h)
         .map_err(|e| ServiceError::Internal(format!("heatmap: render: {e}")))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Size of the final message, before playing
+
+/// Bytes added to the PNG size estimate ([`png_size_estimates`]).
+const PNG_SLACK: usize = 8 << 10;
+
+/// Bytes of a length-delimited field (1-byte key) of `len` bytes; 0 when empty (omitted).
+fn field_len(len: usize) -> usize {
+    if len == 0 {
+        0
+    } else {
+        1 + prost::encoding::encoded_len_varint(len as u64) + len
+    }
+}
+
+/// Estimated sizes of the PNG heatmaps of `plan`'s report: 1.5 times the size of each
+/// heatmap drawn with the plan's squares, title and scale and varied values (every colour
+/// band, every label width: what compresses worst), plus [`PNG_SLACK`]. PNG sizes depend on
+/// the values through the compression, so this is an estimate, not a bound (real heatmaps
+/// come out within a few % of the varied one); the picture's dimensions and text do not
+/// depend on the values.
+fn png_size_estimates(plan: &SweepPlan) -> Result<Vec<usize>, ServiceError> {
+    let mut report = plan.widest_report(Widest::Binary);
+    for cs in &mut report.cell_stats {
+        for (i, c) in cs.cells.iter_mut().enumerate() {
+            c.rate = ((i * 37) % 101) as f64 / 100.0;
+        }
+    }
+    report
+        .heatmaps()
+        .iter()
+        .map(|h| png_bytes(h).map(|b| b.len() + b.len() / 2 + PNG_SLACK))
+        .collect()
+}
+
+/// What a report message could weigh, in bytes.
+struct ReportBound {
+    /// The whole `EvaluateResponse`.
+    total: usize,
+    json: usize,
+    csv: usize,
+    text: usize,
+    pngs: usize,
+}
+
+/// An upper bound of the size of the final `EvaluateResponse` carrying `plan`'s report
+/// (exact bounds for the JSON, CSV, text and typed fields, [`SweepPlan::report_size_bound`]
+/// and [`SweepPlan::widest_report`]; an estimate for the PNG heatmaps).
+fn report_bound(plan: &SweepPlan, heatmaps: bool, text: bool) -> Result<ReportBound, ServiceError> {
+    let texts = plan.report_size_bound(text);
+    let pngs = if heatmaps {
+        png_size_estimates(plan)?
+    } else {
+        Vec::new()
+    };
+    let png_total = pngs.iter().sum();
+    let typed = report_message(
+        plan,
+        &plan.widest_report(Widest::Binary),
+        String::new(),
+        String::new(),
+        String::new(),
+        pngs.into_iter().map(|n| vec![1u8; n]).collect(),
+    );
+    let report =
+        typed.encoded_len() + field_len(texts.json) + field_len(texts.csv) + field_len(texts.text);
+    Ok(ReportBound {
+        total: 1 + prost::encoding::encoded_len_varint(report as u64) + report,
+        json: texts.json,
+        csv: texts.csv,
+        text: texts.text,
+        pngs: png_total,
+    })
+}
+
+/// An upper bound of the size of the final `EvaluateResponse` carrying the partial results
+/// of `indices`: every count at its largest (varints only grow with the value).
+fn partial_bound(plan: &SweepPlan, indices: &[usize]) -> usize {
+    let summary = plan_summary(plan);
+    let runs = plan.runs;
+    let cap = u64::from(plan.base.options.round_cap);
+    let nsides = plan.base.sides.len();
+    let results = indices
+        .iter()
+        .map(|&k| {
+            let p = &plan.placements[k];
+            proto::SweepPlacementResult {
+                index: k as u64,
+                product_index: p.product_index,
+                starts: p.starts.iter().copied().map(cell_to_proto).collect(),
+                wins: vec![runs; nsides],
+                draws: runs,
+                truncated: runs,
+                rounds_sum: runs.saturating_mul(cap),
+                runs,
+                plan_fingerprint: summary.fingerprint.clone(),
+            }
+        })
+        .collect();
+    proto::EvaluateResponse {
+        kind: Some(proto::evaluate_response::Kind::Partial(
+            proto::SweepPartialResults {
+                results,
+                plan: Some(summary),
+            },
+        )),
+    }
+    .encoded_len()
+}
+
+/// About how many of `n` placements fit `limit` when all of them take up to `size` bytes
+/// (proportionally: an underestimate when a fixed part dominates).
+fn placements_that_fit(n: usize, size: usize, limit: usize) -> usize {
+    ((n as f64) * (limit as f64) / (size.max(1) as f64)).floor() as usize
+}
+
+/// Refuse, before any combat, a call whose final message could exceed `limit`
+/// (`--max-message-bytes`): OUT_OF_RANGE naming the bound, its parts and what to reduce.
+/// PLAN answers are small and not checked.
+fn check_final_size(
+    plan: &SweepPlan,
+    work: &Work,
+    heatmaps: bool,
+    text: bool,
+    limit: usize,
+) -> Result<(), ServiceError> {
+    let too_large = |what: &str, size: usize, hint: String| ServiceError::TooLarge {
+        what: what.into(),
+        size,
+        limit,
+        hint,
+    };
+    match work {
+        Work::Plan => Ok(()),
+        Work::Play {
+            indices,
+            report: false,
+        } => {
+            let size = partial_bound(plan, indices);
+            if size <= limit {
+                return Ok(());
+            }
+            let k = placements_that_fit(indices.len(), size, limit);
+            Err(too_large(
+                "the partial results could take up to",
+                size,
+                format!(
+                    "; refused before playing. To fit: ask for fewer placements per PARTIAL \
+                     call (about {k} of these {} would fit), or raise the server's \
+                     --max-message-bytes",
+                    indices.len()
+                ),
+            ))
+        }
+        Work::Play { report: true, .. } | Work::Assemble(_) => {
+            let b = report_bound(plan, heatmaps, text)?;
+            if b.total <= limit {
+                return Ok(());
+            }
+            let n = plan.placements.len();
+            let mut parts = vec![format!("JSON ≤ {}", b.json), format!("CSV ≤ {}", b.csv)];
+            // The text and the heatmaps hardly depend on the number of placements.
+            let fixed = b.text + b.pngs;
+            let k = if limit > fixed {
+                placements_that_fit(n, b.total - fixed, limit - fixed)
+            } else {
+                0
+            };
+            // (When the text and heatmaps alone are too large, fewer placements cannot help.)
+            let mut ways = Vec::new();
+            if k > 0 {
+                ways.push(format!(
+                    "evaluate fewer placements (`sample: {{size: N}}` in the spec; about {k} of \
+                     the {n} would fit)"
+                ));
+            }
+            if text {
+                parts.push(format!("text ≤ {}", b.text));
+                ways.push("leave out `text`".into());
+            }
+            if heatmaps {
+                parts.push(format!("PNG heatmaps ≈ {}", b.pngs));
+                ways.push("leave out `heatmaps`".into());
+            }
+            ways.push("raise the server's --max-message-bytes".into());
+            Err(too_large(
+                "the report could take up to",
+                b.total,
+                format!(
+                    "; refused before playing. Parts: {} bytes. To fit: {}",
+                    parts.join(", "),
+                    ways.join(", ")
+                ),
+            ))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenarios::ScenarioStore;
+
+    fn plan(yaml: &str) -> SweepPlan {
+        let store = ScenarioStore::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../data"));
+        SweepPlan::build(&SweepSpec::from_str(yaml, "t.yaml").unwrap(), &store).unwrap()
+    }
+
+    #[test]
+    fn the_end_of_work_size_check_is_out_of_range() {
+        let msg = proto::EvaluateResponse {
+            kind: Some(proto::evaluate_response::Kind::Report(proto::SweepReport {
+                json: "x".repeat(100),
+                ..Default::default()
+            })),
+        };
+        let size = msg.encoded_len();
+        assert!(check_message_size(&msg, size).is_ok());
+        let e = check_message_size(&msg, size - 1).unwrap_err();
+        let status = tonic::Status::from(e);
+        assert_eq!(status.code(), tonic::Code::OutOfRange);
+        assert!(
+            status
+                .message()
+                .starts_with(&format!("the final Evaluate message is {size} bytes, over")),
+            "{}",
+            status.message()
+        );
+        assert!(status.message().contains("--max-message-bytes"));
+    }
+
+    #[test]
+    fn bounds_hold_for_varied_results() {
+        let p = plan(
+            "scenario: sample_arena\nplacements:\n  goblin: { zone: A }\n  goblin-2: { rect: { from: [3, 1], to: [6, 2] } }\nruns: 3\n",
+        );
+        let mut g = 0x1234_5678_u64;
+        let mut next = |n: u64| {
+            g = crate::sweep::splitmix64(g);
+            g % (n + 1)
+        };
+        let b = report_bound(&p, true, true).unwrap();
+        let all: Vec<usize> = (0..p.placements.len()).collect();
+        let partial = partial_bound(&p, &all);
+        for round in 0..6 {
+            let results: Vec<PlacementResult> = p
+                .placements
+                .iter()
+                .map(|pl| {
+                    let w = if round == 0 { 0 } else { next(p.runs) };
+                    let l = if round == 1 { 0 } else { next(p.runs - w) };
+                    PlacementResult {
+                        index: pl.index as u64,
+                        product_index: pl.product_index,
+                        starts: pl.starts.clone(),
+                        wins: vec![w, l],
+                        draws: p.runs - w - l,
+                        truncated: 0,
+                        rounds_sum: next(p.runs * 100),
+                        runs: p.runs,
+                    }
+                })
+                .collect();
+            let fp = plan_fingerprint(&p);
+            let msg = proto::EvaluateResponse {
+                kind: Some(proto::evaluate_response::Kind::Partial(
+                    proto::SweepPartialResults {
+                        results: results.iter().map(|r| result_to_proto(r, &fp)).collect(),
+                        plan: Some(plan_summary(&p)),
+                    },
+                )),
+            };
+            assert!(
+                msg.encoded_len() <= partial,
+                "{} > {partial}",
+                msg.encoded_len()
+            );
+            let report = assemble_report(&p, results).unwrap();
+            let pngs: usize = report
+                .heatmaps()
+                .iter()
+                .map(|h| png_bytes(h).unwrap().len())
+                .sum();
+            assert!(pngs <= b.pngs, "PNG {pngs} > estimate {}", b.pngs);
+            let msg = proto::EvaluateResponse {
+                kind: Some(proto::evaluate_response::Kind::Report(
+                    report_to_proto(&p, &report, true, true).unwrap(),
+                )),
+            };
+            assert!(
+                msg.encoded_len() <= b.total,
+                "{} > {}",
+                msg.encoded_len(),
+                b.total
+            );
+        }
+    }
 }

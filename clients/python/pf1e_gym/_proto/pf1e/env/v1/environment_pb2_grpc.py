@@ -256,7 +256,8 @@ class EnvironmentServicer:
         deadline passing, or the server shutting down) stops the server's work within a combat.
         Errors: INVALID_ARGUMENT (the message names the field: `spec: placements.goblin.cells[2]`,
         `runs`, `placements[3]`, `results[0]`…), RESOURCE_EXHAUSTED (more than the server's
-        `--max-evaluations` calls at once, or a final message over `--max-message-bytes`),
+        `--max-evaluations` calls at once), OUT_OF_RANGE (a final message that could exceed
+        `--max-message-bytes`: refused before playing, naming what to reduce),
         DEADLINE_EXCEEDED, UNAVAILABLE (server shutting down), INTERNAL.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
