@@ -957,7 +957,7 @@ impl EnvironmentService {
     ) -> Result<proto::BatchResponse, ServiceError> {
         use rayon::prelude::*;
         let columnar = columnar_steps(req.columnar_steps.as_ref())?;
-        let n = req.steps.len() + columnar.len() + req.resets.len();
+        let n = req.steps.len() + columnar.len() + req.resets.len() + req.close_episode_ids.len();
         let max = self.inner.config.max_batch_items;
         if n > max {
             return Err(ServiceError::invalid(
@@ -968,6 +968,23 @@ impl EnvironmentService {
                 },
                 format!("{n} items: at most {max} per batch"),
             ));
+        }
+        for (i, id) in req.close_episode_ids.iter().enumerate() {
+            check_episode_id(id).map_err(|e| match e {
+                ServiceError::InvalidArgument { reason, .. } => {
+                    ServiceError::invalid(format!("close_episode_ids[{i}]"), reason)
+                }
+                other => other,
+            })?;
+        }
+        let mut closed = 0u32;
+        for id in &req.close_episode_ids {
+            let close = proto::CloseRequest {
+                episode_id: id.clone(),
+            };
+            if self.close_episode(&close).is_ok() {
+                closed += 1;
+            }
         }
         let steps = req
             .steps
@@ -985,7 +1002,11 @@ impl EnvironmentService {
         } else {
             None
         };
-        Ok(proto::BatchResponse { items, columns })
+        Ok(proto::BatchResponse {
+            items,
+            columns,
+            closed,
+        })
     }
 
     /// One request of a Session stream. Returns the response and the id of an episode the
@@ -1666,6 +1687,7 @@ fn spec(name: &str, enc: &Encounter, max_batch_items: usize) -> proto::Spec {
             shaped_rewards: true,
             evaluate: true,
             columnar_batch: true,
+            batch_close: true,
         }),
         rules_data_version: rules_data_version(enc),
         max_batch_items: u32::try_from(max_batch_items).unwrap_or(u32::MAX),

@@ -1343,3 +1343,67 @@ fn columnar_batches_equal_item_batches() {
         .unwrap_err();
     assert!(format!("{err}").contains("columnar_steps"), "{err}");
 }
+
+/// StepBatchRequest.close_episode_ids closes episodes in the same call: open ones are closed
+/// and counted, unknown ones skipped, a malformed id is INVALID_ARGUMENT naming its index,
+/// and the ids count towards the batch limit.
+#[test]
+fn batches_close_episodes() {
+    let mut config = ServiceConfig::new(DATA_DIR);
+    config.max_batch_items = 4;
+    let svc = EnvironmentService::new(config);
+    let open = svc
+        .step_batch_blocking(
+            &proto::StepBatchRequest {
+                resets: vec![reset_req("sample_arena", 1, &["players"]); 3],
+                ..Default::default()
+            },
+            None,
+        )
+        .unwrap();
+    let ids: Vec<String> = open
+        .items
+        .iter()
+        .map(|it| match it.result.as_ref().unwrap() {
+            proto::batch_item::Result::State(s) => s.episode_id.clone(),
+            proto::batch_item::Result::Error(e) => panic!("{e:?}"),
+        })
+        .collect();
+    let live = |svc: &EnvironmentService| svc.stats().live_episodes;
+    assert_eq!(live(&svc), 3);
+    let out = svc
+        .step_batch_blocking(
+            &proto::StepBatchRequest {
+                close_episode_ids: vec![ids[0].clone(), "ep-unknown".into(), ids[1].clone()],
+                resets: vec![reset_req("sample_arena", 2, &["players"])],
+                ..Default::default()
+            },
+            None,
+        )
+        .unwrap();
+    assert_eq!(out.closed, 2);
+    assert_eq!(out.items.len(), 1);
+    assert_eq!(live(&svc), 2);
+    let err = svc
+        .step_batch_blocking(
+            &proto::StepBatchRequest {
+                close_episode_ids: vec![ids[2].clone(), String::new()],
+                ..Default::default()
+            },
+            None,
+        )
+        .unwrap_err();
+    assert!(format!("{err}").contains("close_episode_ids[1]"), "{err}");
+    assert_eq!(live(&svc), 2, "nothing closed by a refused call");
+    let err = svc
+        .step_batch_blocking(
+            &proto::StepBatchRequest {
+                close_episode_ids: vec![ids[2].clone(); 3],
+                resets: vec![reset_req("sample_arena", 3, &["players"]); 2],
+                ..Default::default()
+            },
+            None,
+        )
+        .unwrap_err();
+    assert!(format!("{err}").contains("at most 4"), "{err}");
+}

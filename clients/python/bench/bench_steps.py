@@ -193,9 +193,9 @@ def main(argv: list[str] | None = None) -> int:
                     cur[0], *_ = env.step(acts)
                     return width
 
-                # The echo payload: one StepBatch response of this width.
-                one = pb.BatchResponse(items=[pb.BatchItem(state=env._states[0])] * width)
-                floor = echo(len(one.SerializeToString()))
+                # The echo payload: the size of a real StepBatch response of this width.
+                batch_step()
+                floor = echo(env.last_batch_bytes)
                 calls, steps, lat, dt = measure(batch_step, args.seconds)
                 rows.append((f"batch {width}", calls, steps, lat, dt, float(np.median(floor))))
                 env.close()

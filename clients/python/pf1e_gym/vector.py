@@ -172,6 +172,11 @@ class Pf1eVectorEnv(VectorEnv):
             self._features = np.zeros((num_envs, *self.codec.feature_shape), dtype=np.float32)
         self._autoreset = np.zeros(num_envs, dtype=np.bool_)
         self._pending_closes: list[grpc.Future] = []
+        # Episodes to close with the next StepBatch (servers with capability batch_close).
+        self._batch_close = self.batched and self.codec.caps.get("batch_close", False)
+        self._closing: list[str] = []
+        #: Size in bytes of the last StepBatch response (benchmarks: the echo payload).
+        self.last_batch_bytes = 0
 
     # -- Gymnasium API ---------------------------------------------------------------------
 
@@ -258,6 +263,9 @@ class Pf1eVectorEnv(VectorEnv):
         """Close every episode on the server, then the connection (if this env made it)."""
         for i in range(self.num_envs):
             self._close_slot(i)
+        closing, self._closing = self._closing, []
+        for episode_id in closing:
+            self._close_now(episode_id)
         self._drain_closes()
         if self._owns_client:
             self.client.close()
@@ -289,12 +297,7 @@ class Pf1eVectorEnv(VectorEnv):
             if not dead:
                 return retries
             for k in dead:
-                self._pending_closes.append(
-                    self.client.stub.Close.future(
-                        pb.CloseRequest(episode_id=items[k][0].episode_id),
-                        timeout=self.client.timeout,
-                    )
-                )
+                self._close_id(items[k][0].episode_id)
                 retries[slots[k]] += 1
             again = self._call([], [(slots[k], self._draw_seed()) for k in dead])
             for k, item in zip(dead, again, strict=True):
@@ -324,8 +327,16 @@ class Pf1eVectorEnv(VectorEnv):
             return [self._rows_of(f.result()) for f in futures]
         out: list[_Item] = []
         kinds: list[tuple[str, Any]] = [("s", x) for x in steps] + [("r", r) for r in reset_reqs]
-        for lo in range(0, len(kinds), self.max_batch_items):
-            chunk = kinds[lo : lo + self.max_batch_items]
+        # Closes ride along with the first chunk (they count towards the batch limit).
+        closing, self._closing = self._closing, []
+        room = self.max_batch_items // 2
+        for episode_id in closing[room:]:  # more than a batch can carry: Close calls
+            self._close_now(episode_id)
+        closing = closing[:room]
+        width = max(1, self.max_batch_items - len(closing))
+        for lo in range(0, max(len(kinds), 1), width):
+            chunk = kinds[lo : lo + width]
+            close_ids = closing if lo == 0 else []
             chunk_steps = [x for k, x in chunk if k == "s"]
             chunk_resets = [x for k, x in chunk if k == "r"]
             if self.columnar:
@@ -337,6 +348,7 @@ class Pf1eVectorEnv(VectorEnv):
                     ),
                     resets=chunk_resets,
                     columnar_response=True,
+                    close_episode_ids=close_ids,
                 )
             else:
                 req = pb.StepBatchRequest(
@@ -345,11 +357,15 @@ class Pf1eVectorEnv(VectorEnv):
                         for e, d, a in chunk_steps
                     ],
                     resets=chunk_resets,
+                    close_episode_ids=close_ids,
                 )
             resp = self.client.stub.StepBatch(req, timeout=self.client.timeout)
+            self.last_batch_bytes = resp.ByteSize()
             for j, item in enumerate(resp.items):
                 if item.HasField("error"):
                     raise BatchItemError(slots[lo + j], item.error.code, item.error.message)
+            if not chunk:
+                continue
             if self.columnar:
                 out.extend(self._columns_rows(resp))
             else:
@@ -399,9 +415,20 @@ class Pf1eVectorEnv(VectorEnv):
         if st is None:
             return
         self._states[i] = None
+        self._close_id(st.episode_id)
+
+    def _close_id(self, episode_id: str) -> None:
+        """Close a server episode: with the next StepBatch when the server takes closes in
+        batches, else with a Close call now (awaited before the next call)."""
+        if self._batch_close:
+            self._closing.append(episode_id)
+        else:
+            self._close_now(episode_id)
+
+    def _close_now(self, episode_id: str) -> None:
         self._pending_closes.append(
             self.client.stub.Close.future(
-                pb.CloseRequest(episode_id=st.episode_id), timeout=self.client.timeout
+                pb.CloseRequest(episode_id=episode_id), timeout=self.client.timeout
             )
         )
 

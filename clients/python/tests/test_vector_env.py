@@ -107,6 +107,31 @@ def test_vector_env_columnar_equals_items(server_address: str) -> None:
         Pf1eVectorEnv(2, address=server_address, batch=False, columnar=True)
 
 
+def test_vector_env_closes_finished_episodes_in_its_batches(server_address: str) -> None:
+    # Autoreset replaces finished episodes; with capability batch_close their Close rides in
+    # the next StepBatch: the server holds exactly num_envs live episodes of this env while it
+    # runs (no leak), and none after close().
+    client = Pf1eClient(server_address)
+    try:
+        live = lambda: client.stub.Stats(pb.StatsRequest()).live_episodes  # noqa: E731
+        before = live()
+        env = Pf1eVectorEnv(5, address=server_address)
+        assert env._batch_close
+        rng = np.random.default_rng(4)
+        obs, _ = env.reset(seed=4)
+        ended = 0
+        for _ in range(120):
+            obs, _, term, trunc, _ = env.step(_random_actions(rng, obs["action_mask"]))
+            ended += int(np.sum(term | trunc))
+        assert ended > 0, "no episode ended: the test would not exercise autoreset"
+        # Episodes that ended at the last step are closed at the next one.
+        assert before + 5 <= live() <= before + 5 + int(np.sum(term | trunc))
+        env.close()
+        assert live() == before
+    finally:
+        client.close()
+
+
 def test_vector_env_make_vec_and_fallback_warning(server_address: str) -> None:
     env = gymnasium.make_vec("pf1e_gym/SampleArena-v0", num_envs=3, address=server_address)
     try:

@@ -288,7 +288,7 @@ class ActionBlock(_message.Message):
     def __init__(self, name: _Optional[str] = ..., first_id: _Optional[int] = ..., size: _Optional[int] = ...) -> None: ...
 
 class Capabilities(_message.Message):
-    __slots__ = ("json_observation", "tensor_observation", "snapshots", "batch", "stream", "validate", "shaped_rewards", "evaluate", "columnar_batch")
+    __slots__ = ("json_observation", "tensor_observation", "snapshots", "batch", "stream", "validate", "shaped_rewards", "evaluate", "columnar_batch", "batch_close")
     JSON_OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     TENSOR_OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     SNAPSHOTS_FIELD_NUMBER: _ClassVar[int]
@@ -298,6 +298,7 @@ class Capabilities(_message.Message):
     SHAPED_REWARDS_FIELD_NUMBER: _ClassVar[int]
     EVALUATE_FIELD_NUMBER: _ClassVar[int]
     COLUMNAR_BATCH_FIELD_NUMBER: _ClassVar[int]
+    BATCH_CLOSE_FIELD_NUMBER: _ClassVar[int]
     json_observation: bool
     tensor_observation: bool
     snapshots: bool
@@ -307,7 +308,8 @@ class Capabilities(_message.Message):
     shaped_rewards: bool
     evaluate: bool
     columnar_batch: bool
-    def __init__(self, json_observation: _Optional[bool] = ..., tensor_observation: _Optional[bool] = ..., snapshots: _Optional[bool] = ..., batch: _Optional[bool] = ..., stream: _Optional[bool] = ..., validate: _Optional[bool] = ..., shaped_rewards: _Optional[bool] = ..., evaluate: _Optional[bool] = ..., columnar_batch: _Optional[bool] = ...) -> None: ...
+    batch_close: bool
+    def __init__(self, json_observation: _Optional[bool] = ..., tensor_observation: _Optional[bool] = ..., snapshots: _Optional[bool] = ..., batch: _Optional[bool] = ..., stream: _Optional[bool] = ..., validate: _Optional[bool] = ..., shaped_rewards: _Optional[bool] = ..., evaluate: _Optional[bool] = ..., columnar_batch: _Optional[bool] = ..., batch_close: _Optional[bool] = ...) -> None: ...
 
 class MapInfo(_message.Message):
     __slots__ = ("name", "rows", "cols", "square_size_ft")
@@ -591,16 +593,18 @@ class StatsResponse(_message.Message):
     def __init__(self, live_episodes: _Optional[int] = ..., max_episodes: _Optional[int] = ..., episodes_created: _Optional[int] = ..., episodes_closed: _Optional[int] = ..., episodes_evicted: _Optional[int] = ..., steps: _Optional[int] = ..., open_streams: _Optional[int] = ..., evaluations_running: _Optional[int] = ..., max_evaluations: _Optional[int] = ..., evaluations_started: _Optional[int] = ..., evaluations_completed: _Optional[int] = ..., evaluations_cancelled: _Optional[int] = ..., combats_evaluated: _Optional[int] = ...) -> None: ...
 
 class StepBatchRequest(_message.Message):
-    __slots__ = ("steps", "resets", "columnar_steps", "columnar_response")
+    __slots__ = ("steps", "resets", "columnar_steps", "columnar_response", "close_episode_ids")
     STEPS_FIELD_NUMBER: _ClassVar[int]
     RESETS_FIELD_NUMBER: _ClassVar[int]
     COLUMNAR_STEPS_FIELD_NUMBER: _ClassVar[int]
     COLUMNAR_RESPONSE_FIELD_NUMBER: _ClassVar[int]
+    CLOSE_EPISODE_IDS_FIELD_NUMBER: _ClassVar[int]
     steps: _containers.RepeatedCompositeFieldContainer[StepRequest]
     resets: _containers.RepeatedCompositeFieldContainer[ResetRequest]
     columnar_steps: ColumnarSteps
     columnar_response: bool
-    def __init__(self, steps: _Optional[_Iterable[_Union[StepRequest, _Mapping]]] = ..., resets: _Optional[_Iterable[_Union[ResetRequest, _Mapping]]] = ..., columnar_steps: _Optional[_Union[ColumnarSteps, _Mapping]] = ..., columnar_response: _Optional[bool] = ...) -> None: ...
+    close_episode_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, steps: _Optional[_Iterable[_Union[StepRequest, _Mapping]]] = ..., resets: _Optional[_Iterable[_Union[ResetRequest, _Mapping]]] = ..., columnar_steps: _Optional[_Union[ColumnarSteps, _Mapping]] = ..., columnar_response: _Optional[bool] = ..., close_episode_ids: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ColumnarSteps(_message.Message):
     __slots__ = ("episode_ids", "decision_ids", "action_ids")
@@ -659,12 +663,14 @@ class BatchItem(_message.Message):
     def __init__(self, state: _Optional[_Union[EpisodeState, _Mapping]] = ..., error: _Optional[_Union[Error, _Mapping]] = ...) -> None: ...
 
 class BatchResponse(_message.Message):
-    __slots__ = ("items", "columns")
+    __slots__ = ("items", "columns", "closed")
     ITEMS_FIELD_NUMBER: _ClassVar[int]
     COLUMNS_FIELD_NUMBER: _ClassVar[int]
+    CLOSED_FIELD_NUMBER: _ClassVar[int]
     items: _containers.RepeatedCompositeFieldContainer[BatchItem]
     columns: BatchColumns
-    def __init__(self, items: _Optional[_Iterable[_Union[BatchItem, _Mapping]]] = ..., columns: _Optional[_Union[BatchColumns, _Mapping]] = ...) -> None: ...
+    closed: int
+    def __init__(self, items: _Optional[_Iterable[_Union[BatchItem, _Mapping]]] = ..., columns: _Optional[_Union[BatchColumns, _Mapping]] = ..., closed: _Optional[int] = ...) -> None: ...
 
 class SessionRequest(_message.Message):
     __slots__ = ("request_id", "reset", "step", "observe", "validate", "close", "describe", "snapshot", "restore", "fork", "echo")
