@@ -369,8 +369,11 @@ fn candidate_actions(ep: &Episode, actor: CombatantId, first_only: bool) -> Vec<
         field
     };
     if move_ok && !targets.is_empty() {
+        let squares = rules::squares_by_cost(&unbounded);
         for &t in &targets {
-            if rules::path_toward_in(ep, &unbounded, actor, t, None, speed_squares).is_some() {
+            if rules::path_toward_sorted(ep, &unbounded, &squares, actor, t, None, speed_squares)
+                .is_some()
+            {
                 let mut a = Action::new(ActionKind::Move);
                 a.target = Some(t);
                 push!(a);

@@ -266,7 +266,9 @@ pub(crate) fn default_policy(ep: &Episode, a: CombatantId) -> Vec<Action> {
     }
     // 3. One 5-foot step suffices.
     if can_move {
-        let field = ep.move_field(a, Some(1));
+        // The unbounded field: when no 5-foot step will do, the move toward the target (step
+        // 4) needs it anyway, and the memo then serves it (a bound only prunes).
+        let field = ep.move_field(a, None);
         for (dr, dc) in STEP_DIRECTIONS {
             let c = Cell::new(pos.row + dr, pos.col + dc);
             if !(field.can_stop(c) && field.cost(c) == Some(1)) {

@@ -718,6 +718,28 @@ pub(crate) fn path_toward_in(
     weapon: Option<usize>,
     budget: u32,
 ) -> Option<Vec<Cell>> {
+    path_toward_sorted(ep, field, &squares_by_cost(field), a, t, weapon, budget)
+}
+
+/// The stoppable squares of `field`, cheapest first (ties by (row, col)): the search order of
+/// [`path_toward`].
+pub(crate) fn squares_by_cost(field: &PathField) -> Vec<(Cell, u32)> {
+    let mut squares = field.stoppable();
+    squares.sort_by_key(|(c, k)| (*k, *c));
+    squares
+}
+
+/// [`path_toward_in`] with the field's squares already sorted ([`squares_by_cost`]), for
+/// callers that ask about several targets.
+pub(crate) fn path_toward_sorted(
+    ep: &Episode,
+    field: &PathField,
+    squares: &[(Cell, u32)],
+    a: CombatantId,
+    t: CombatantId,
+    weapon: Option<usize>,
+    budget: u32,
+) -> Option<Vec<Cell>> {
     let start = ep.st[idx(a)].pos;
     let n_w = ep.spec(a).attacks.len();
     let weapons: Vec<usize> = match weapon {
@@ -725,9 +747,7 @@ pub(crate) fn path_toward_in(
         None => (0..n_w).collect(),
     };
     // Cheapest square first (ties by (row, col)) from which a weapon can attack.
-    let mut squares = field.stoppable();
-    squares.sort_by_key(|(c, k)| (*k, *c));
-    let best = squares.into_iter().find(|(cell, _)| {
+    let best = squares.iter().copied().find(|(cell, _)| {
         weapons
             .iter()
             .any(|&w| can_weapon_attack(ep, a, *cell, w, t).is_ok())
