@@ -957,16 +957,27 @@ impl EnvironmentService {
     ) -> Result<proto::BatchResponse, ServiceError> {
         use rayon::prelude::*;
         let columnar = columnar_steps(req.columnar_steps.as_ref())?;
-        let n = req.steps.len() + columnar.len() + req.resets.len() + req.close_episode_ids.len();
+        let counts = [
+            ("steps", req.steps.len()),
+            ("columnar_steps", columnar.len()),
+            ("resets", req.resets.len()),
+            ("close_episode_ids", req.close_episode_ids.len()),
+        ];
+        let n: usize = counts.iter().map(|(_, k)| k).sum();
         let max = self.inner.config.max_batch_items;
         if n > max {
+            let parts: Vec<String> = counts
+                .iter()
+                .filter(|(_, k)| *k > 0)
+                .map(|(name, k)| format!("{name} {k}"))
+                .collect();
+            let field = counts
+                .iter()
+                .max_by_key(|(_, k)| *k)
+                .map_or("steps", |(name, _)| name);
             return Err(ServiceError::invalid(
-                if req.resets.is_empty() {
-                    "steps"
-                } else {
-                    "resets"
-                },
-                format!("{n} items: at most {max} per batch"),
+                field,
+                format!("{n} items ({}): at most {max} per batch", parts.join(", ")),
             ));
         }
         for (i, id) in req.close_episode_ids.iter().enumerate() {
@@ -997,11 +1008,7 @@ impl EnvironmentService {
             .map(|r| batch_item(check_deadline(deadline).and_then(|()| self.reset_blocking(r))));
         let mut items: Vec<proto::BatchItem> = steps.collect();
         items.par_extend(resets);
-        let columns = if req.columnar_response {
-            Some(batch_columns(&mut items)?)
-        } else {
-            None
-        };
+        let columns = req.columnar_response.then(|| batch_columns(&mut items));
         Ok(proto::BatchResponse {
             items,
             columns,
@@ -1201,12 +1208,11 @@ fn columnar_steps(
 }
 
 /// Move every item's tensors, mask, reward and end flags into one [`proto::BatchColumns`]
-/// (`StepBatchRequest.columnar_response`); the items keep the rest of their state.
-///
-/// # Errors
-/// `INVALID_ARGUMENT` when items with tensors disagree on the tensor shapes or the action
-/// space size (several scenarios in one columnar batch).
-fn batch_columns(items: &mut [proto::BatchItem]) -> Result<proto::BatchColumns, ServiceError> {
+/// (`StepBatchRequest.columnar_response`); the items keep the rest of their state. The
+/// columns take the shapes of the first item with tensors; an item of another shape (a batch
+/// mixing scenarios) keeps its tensors and mask in its `EpisodeState` and has zeros in the
+/// tensor and mask columns — nothing is refused after the work is done.
+fn batch_columns(items: &mut [proto::BatchItem]) -> proto::BatchColumns {
     use proto::batch_item::Result as R;
     let shapes = items.iter().find_map(|it| match &it.result {
         Some(R::State(st)) => st.tensors.as_ref().map(|t| {
@@ -1249,20 +1255,19 @@ fn batch_columns(items: &mut [proto::BatchItem]) -> Result<proto::BatchColumns, 
         c.rewards[i] = st.reward;
         c.terminated[i] = u8::from(st.terminated);
         c.truncated[i] = u8::from(st.truncated);
+        let same_shape = st.tensors.as_ref().is_some_and(|t| {
+            t.plane_shape == plane_shape
+                && t.feature_shape == feature_shape
+                && st.action_space_size == space
+        });
+        if !same_shape {
+            // No tensors, or another scenario's shapes: the item keeps what it has.
+            continue;
+        }
         let mask = std::mem::take(&mut st.action_mask);
         let Some(t) = st.tensors.take() else {
             continue;
         };
-        if t.plane_shape != plane_shape
-            || t.feature_shape != feature_shape
-            || st.action_space_size != space
-        {
-            return Err(ServiceError::invalid(
-                "columnar_response",
-                "items have different tensor shapes or action spaces (one scenario per \
-                 columnar batch)",
-            ));
-        }
         let obs = pf1e_engine::tensor::TensorObservation {
             plane_shape: [
                 plane_shape[0] as usize,
@@ -1281,7 +1286,7 @@ fn batch_columns(items: &mut [proto::BatchItem]) -> Result<proto::BatchColumns, 
             c.action_masks[i * na..(i + 1) * na].copy_from_slice(&mask);
         }
     }
-    Ok(c)
+    c
 }
 
 fn batch_item(r: Result<proto::EpisodeState, ServiceError>) -> proto::BatchItem {
@@ -2103,7 +2108,13 @@ impl Environment for EnvironmentService {
         let svc = self.clone();
         let deadline = deadline_of(&request);
         let req = request.into_inner();
-        let first_reset = req.steps.len();
+        // Items come steps, columnar steps, then resets: only the resets create episodes
+        // (closed again if the call finishes after its deadline).
+        let first_reset = req.steps.len()
+            + req
+                .columnar_steps
+                .as_ref()
+                .map_or(0, |c| c.episode_ids.len());
         blocking_creating(svc.clone(), deadline, first_reset, move || {
             svc.step_batch_blocking(&req, deadline)
         })

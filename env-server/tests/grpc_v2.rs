@@ -1406,4 +1406,175 @@ fn batches_close_episodes() {
         )
         .unwrap_err();
     assert!(format!("{err}").contains("at most 4"), "{err}");
+    // The message names the largest part and every part.
+    assert!(
+        format!("{err}").starts_with("close_episode_ids: 5 items (resets 2, close_episode_ids 3)"),
+        "{err}"
+    );
+}
+
+/// A columnar StepBatch that finishes after its deadline closes only the episodes its resets
+/// created, never the existing episodes it stepped (items come steps, columnar steps, then
+/// resets).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn timed_out_columnar_batch_keeps_the_stepped_episodes() {
+    let t = start().await;
+    let mut c = t.client.clone();
+    let stats = |c: &EnvironmentClient<Channel>| {
+        let mut c = c.clone();
+        async move { c.stats(proto::StatsRequest {}).await.unwrap().into_inner() }
+    };
+    let opened = c
+        .reset_batch(proto::ResetBatchRequest {
+            resets: (0..64)
+                .map(|i| {
+                    let mut r = reset_req("sample_arena", i, &["players"]);
+                    r.observation = lean();
+                    r
+                })
+                .collect(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let mut states: Vec<proto::EpisodeState> = opened
+        .items
+        .into_iter()
+        .map(|it| match it.result.unwrap() {
+            proto::batch_item::Result::State(s) => s,
+            proto::batch_item::Result::Error(e) => panic!("{e:?}"),
+        })
+        .collect();
+    let mut exercised = false;
+    for ms in [20u64, 40, 80, 160, 320, 640, 1280, 2560] {
+        let before = stats(&t.client).await;
+        let live: Vec<usize> = (0..states.len()).filter(|&i| !done(&states[i])).collect();
+        let mut col = proto::ColumnarSteps::default();
+        for &i in &live {
+            col.episode_ids.push(states[i].episode_id.clone());
+            col.decision_ids
+                .push(states[i].decision.as_ref().unwrap().decision_id);
+            col.action_ids.push(0); // end_turn: always legal
+        }
+        let resets: Vec<_> = (0..3000)
+            .map(|i| {
+                let mut r = reset_req("sample_arena", 10_000 + i, &["players"]);
+                r.observation = lean();
+                r
+            })
+            .collect();
+        let mut req = tonic::Request::new(proto::StepBatchRequest {
+            columnar_steps: Some(col),
+            resets,
+            columnar_response: true,
+            ..Default::default()
+        });
+        req.set_timeout(Duration::from_millis(ms));
+        match c.step_batch(req).await {
+            Ok(r) => {
+                // In time: keep the stepped states, close the resets, try a shorter case.
+                let items = r.into_inner().items;
+                for (k, item) in items.into_iter().enumerate() {
+                    let proto::batch_item::Result::State(st) = item.result.unwrap() else {
+                        continue;
+                    };
+                    if k < live.len() {
+                        states[live[k]] = st;
+                    } else {
+                        let close = proto::CloseRequest {
+                            episode_id: st.episode_id,
+                        };
+                        c.close(close).await.unwrap();
+                    }
+                }
+                continue;
+            }
+            // The server's DEADLINE_EXCEEDED, or the client's own timer first (CANCELLED).
+            Err(status) => assert!(
+                matches!(status.code(), Code::DeadlineExceeded | Code::Cancelled),
+                "{status:?}"
+            ),
+        }
+        // The work finishes in the background and closes the resets it created.
+        let mut after = stats(&t.client).await;
+        for _ in 0..400 {
+            if after.episodes_closed - before.episodes_closed
+                == after.episodes_created - before.episodes_created
+            {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+            after = stats(&t.client).await;
+        }
+        assert_eq!(after.live_episodes, before.live_episodes, "after {ms} ms");
+        for s in &states {
+            let observed = c
+                .observe(proto::ObserveRequest {
+                    episode_id: s.episode_id.clone(),
+                })
+                .await;
+            assert!(
+                observed.is_ok(),
+                "{} was closed: {observed:?}",
+                s.episode_id
+            );
+        }
+        exercised = true;
+        break;
+    }
+    assert!(exercised, "no timeout was reached");
+}
+
+/// A columnar batch mixing scenarios is not refused after the work: items of the first
+/// shape are in the columns, the others keep their tensors and mask in their EpisodeState.
+#[test]
+fn columnar_batch_mixing_scenarios_keeps_other_shapes_in_the_items() {
+    let svc = EnvironmentService::new(ServiceConfig::new(DATA_DIR));
+    let with_tensors = |name: &str, seed: u64| {
+        let mut r = reset_req(name, seed, &[]);
+        r.observation = Some(proto::ObservationOptions {
+            json: Some(false),
+            tensors: true,
+            legal_actions: Some(false),
+            typed: Some(false),
+            action_mask: true,
+        });
+        r
+    };
+    let mut first = with_tensors("sample_arena", 1);
+    first.controlled = controlled_sides(&["players"]);
+    let mut second = with_tensors("mirror_duel", 2);
+    second.controlled = None;
+    let spec = svc
+        .get_spec_blocking(&proto::GetSpecRequest {
+            scenario: named("mirror_duel"),
+        })
+        .unwrap();
+    second.controlled = controlled_sides(&[spec.sides[0].as_str()]);
+    let out = svc
+        .step_batch_blocking(
+            &proto::StepBatchRequest {
+                resets: vec![first, second],
+                columnar_response: true,
+                ..Default::default()
+            },
+            None,
+        )
+        .unwrap();
+    let state = |k: usize| match out.items[k].result.as_ref().unwrap() {
+        proto::batch_item::Result::State(s) => s.clone(),
+        proto::batch_item::Result::Error(e) => panic!("{e:?}"),
+    };
+    let (a, b) = (state(0), state(1));
+    let cols = out.columns.unwrap();
+    assert!(
+        a.tensors.is_none() && a.action_mask.is_empty(),
+        "first shape: in the columns"
+    );
+    assert!(cols.planes[..cols.planes.len() / 2].iter().any(|&v| v > 0));
+    assert!(
+        b.tensors.is_some() && !b.action_mask.is_empty(),
+        "other shape: kept in the item"
+    );
+    assert!(cols.planes[cols.planes.len() / 2..].iter().all(|&v| v == 0));
 }

@@ -26,6 +26,11 @@ columns and receives every slot's planes (one byte per value, exact), features, 
 and end flags as one packed array each, decoded with a handful of numpy calls instead of one
 message per slot (``columnar=False`` turns it off; the observations are identical).
 
+**Errors.** ``step()`` raises :class:`BatchItemError` when the server refuses a slot's item
+(the other items of that call may have been applied) and ``grpc.RpcError`` when the call
+fails (a deadline, say: the server may still have applied it). Either way the env no longer
+knows every slot's current decision: call ``reset()`` before stepping again.
+
 Rewards are those of :class:`~pf1e_gym.env.Pf1eEnv`: for the controlled side, so control one
 side per vector env (with several controlled sides the server names no reward side and the
 reward is 0: use :class:`~pf1e_gym.aec.Pf1eAECEnv` for self-play).
@@ -219,7 +224,10 @@ class Pf1eVectorEnv(VectorEnv):
         for i in range(self.num_envs):
             st = self._states[i]
             if st is None:
-                raise RuntimeError("call reset() before step()")
+                raise RuntimeError(
+                    "no episode in this slot: call reset() first (also after a step() that "
+                    "raised: the server may have applied part of it)"
+                )
             if self._autoreset[i]:
                 self._close_slot(i)
                 resets.append((i, self._draw_seed()))
@@ -363,6 +371,10 @@ class Pf1eVectorEnv(VectorEnv):
             self.last_batch_bytes = resp.ByteSize()
             for j, item in enumerate(resp.items):
                 if item.HasField("error"):
+                    # The episodes this response created would never be used: close them.
+                    for k in range(len(chunk_steps), len(resp.items)):
+                        if resp.items[k].HasField("state"):
+                            self._close_now(resp.items[k].state.episode_id)
                     raise BatchItemError(slots[lo + j], item.error.code, item.error.message)
             if not chunk:
                 continue
