@@ -4,7 +4,8 @@
 //!
 //! Usage: `cargo run --release -p pf1e-engine --example timing`
 //!
-//! `TIMING_SEEDS=N` plays N timed episodes (default 200). Instruction counts, stable under
+//! `TIMING_SEEDS=N` plays N timed episodes (default 200); `TIMING_JSON=0` leaves the JSON
+//! observation out. Instruction counts, stable under
 //! load: `TIMING_SEEDS=30 valgrind --tool=callgrind --toggle-collect='*timing::measured*'
 //! target/release/examples/timing`.
 use pf1e_engine::data::CombatantSpec;
@@ -61,6 +62,8 @@ fn measured(enc: &Arc<Encounter>, seeds: std::ops::Range<u64>) -> (usize, [f64; 
 fn play(enc: &Arc<Encounter>, seeds: std::ops::Range<u64>) -> (usize, [f64; 5]) {
     let mut t = [0f64; 5];
     let mut n = 0usize;
+    // TIMING_JSON=0 leaves the JSON observation out (the RL hot path only).
+    let json = std::env::var("TIMING_JSON").map_or(true, |v| v != "0");
     for seed in seeds {
         let mut ep = Episode::new(enc.clone(), seed, &[Controller::External; 3]);
         loop {
@@ -74,9 +77,11 @@ fn play(enc: &Arc<Encounter>, seeds: std::ops::Range<u64>) -> (usize, [f64; 5]) 
             let s = Instant::now();
             let _tensor = ep.observation_tensor(d.actor);
             t[2] += s.elapsed().as_secs_f64();
-            let s = Instant::now();
-            let _json = ep.observation(None);
-            t[3] += s.elapsed().as_secs_f64();
+            if json {
+                let s = Instant::now();
+                let _json = ep.observation(None);
+                t[3] += s.elapsed().as_secs_f64();
+            }
             n += 1;
             let legal: Vec<u32> = (0..mask.len() as u32)
                 .filter(|&i| mask[i as usize] == 1)
