@@ -83,21 +83,31 @@ pub struct TensorObservation {
 }
 
 impl TensorObservation {
-    /// The planes as one byte per value, `[PLANES, rows, cols]`: value × divisor
-    /// ([`PLANE_DIVISORS`]). Exact: `byte as f32 / divisor as f32` gives back the value bit
-    /// for bit (the planes are built as such divisions).
+    /// The planes as one byte per value, `[PLANES, rows, cols]` (see [`planes_to_u8`]).
     pub fn planes_u8(&self) -> Vec<u8> {
-        let per_plane = self.plane_shape[1] * self.plane_shape[2];
-        self.planes
-            .iter()
-            .enumerate()
-            .map(|(i, &v)| {
-                let d = f32::from(PLANE_DIVISORS[(i / per_plane.max(1)).min(PLANES - 1)]);
-                let b = (v * d).round().clamp(0.0, 255.0) as u8;
-                debug_assert_eq!(f32::from(b) / d, v, "plane value {v} is not byte / {d}");
-                b
-            })
-            .collect()
+        let mut out = vec![0; self.planes.len()];
+        planes_to_u8(
+            &self.planes,
+            self.plane_shape[1] * self.plane_shape[2],
+            &mut out,
+        );
+        out
+    }
+}
+
+/// Encode planes `[PLANES, rows, cols]` (`cells_per_plane` = rows × cols values each) as one
+/// byte per value into `out` (same length): value × divisor ([`PLANE_DIVISORS`]). Exact:
+/// `byte as f32 / divisor as f32` gives back the value bit for bit (the planes are built as
+/// such divisions).
+///
+/// # Panics
+/// If `out` is shorter than `planes`.
+pub fn planes_to_u8(planes: &[f32], cells_per_plane: usize, out: &mut [u8]) {
+    assert!(out.len() >= planes.len(), "output shorter than the planes");
+    for (i, (&v, b)) in planes.iter().zip(out.iter_mut()).enumerate() {
+        let d = f32::from(PLANE_DIVISORS[(i / cells_per_plane.max(1)).min(PLANES - 1)]);
+        *b = (v * d).round().clamp(0.0, 255.0) as u8;
+        debug_assert_eq!(f32::from(*b) / d, v, "plane value {v} is not byte / {d}");
     }
 }
 

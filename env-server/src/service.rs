@@ -1024,24 +1024,15 @@ impl EnvironmentService {
         req: proto::SessionRequest,
     ) -> (proto::SessionResponse, StreamEffect) {
         let request_id = req.request_id;
-        let mut out = None;
-        let r = inline(|| {
-            out = Some(self.session_item(req, None));
-            Ok(())
-        });
-        match (r, out) {
-            (Ok(()), Some(done)) => done,
-            (r, _) => (
+        inline(|| Ok(self.session_item(req, None))).unwrap_or_else(|e| {
+            (
                 proto::SessionResponse {
                     request_id,
-                    kind: Some(proto::session_response::Kind::Error(error_to_proto(
-                        r.err()
-                            .unwrap_or_else(|| ServiceError::Internal("engine panicked".into())),
-                    ))),
+                    kind: Some(proto::session_response::Kind::Error(error_to_proto(e))),
                 },
                 StreamEffect::None,
-            ),
-        }
+            )
+        })
     }
 
     fn session_item(
@@ -1268,17 +1259,11 @@ fn batch_columns(items: &mut [proto::BatchItem]) -> proto::BatchColumns {
         let Some(t) = st.tensors.take() else {
             continue;
         };
-        let obs = pf1e_engine::tensor::TensorObservation {
-            plane_shape: [
-                plane_shape[0] as usize,
-                plane_shape[1] as usize,
-                plane_shape[2] as usize,
-            ],
-            planes: t.planes,
-            feature_shape: [feature_shape[0] as usize, feature_shape[1] as usize],
-            features: Vec::new(),
-        };
-        c.planes[i * np..(i + 1) * np].copy_from_slice(&obs.planes_u8());
+        pf1e_engine::tensor::planes_to_u8(
+            &t.planes,
+            (plane_shape[1] * plane_shape[2]) as usize,
+            &mut c.planes[i * np..(i + 1) * np],
+        );
         for (k, v) in t.features.iter().enumerate() {
             c.features[(i * nf + k) * 4..(i * nf + k + 1) * 4].copy_from_slice(&v.to_le_bytes());
         }
