@@ -104,10 +104,15 @@ impl TensorObservation {
 /// If `out` is shorter than `planes`.
 pub fn planes_to_u8(planes: &[f32], cells_per_plane: usize, out: &mut [u8]) {
     assert!(out.len() >= planes.len(), "output shorter than the planes");
-    for (i, (&v, b)) in planes.iter().zip(out.iter_mut()).enumerate() {
-        let d = f32::from(PLANE_DIVISORS[(i / cells_per_plane.max(1)).min(PLANES - 1)]);
-        *b = (v * d).round().clamp(0.0, 255.0) as u8;
-        debug_assert_eq!(f32::from(*b) / d, v, "plane value {v} is not byte / {d}");
+    let per = cells_per_plane.max(1);
+    for (p, (src, dst)) in planes.chunks(per).zip(out.chunks_mut(per)).enumerate() {
+        let d = f32::from(PLANE_DIVISORS[p.min(PLANES - 1)]);
+        for (&v, b) in src.iter().zip(dst.iter_mut()) {
+            // Round half up; `as u8` saturates (negative and NaN → 0, above 255 → 255). For
+            // the non-negative values planes hold this is `round()`, without its libm call.
+            *b = (v * d + 0.5) as u8;
+            debug_assert_eq!(f32::from(*b) / d, v, "plane value {v} is not byte / {d}");
+        }
     }
 }
 
@@ -204,5 +209,33 @@ pub(crate) fn build(ep: &Episode, viewer: CombatantId) -> TensorObservation {
         planes,
         feature_shape: [n, FEATURES],
         features,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every byte of every plane, divided as the planes are built, encodes back to itself.
+    #[test]
+    fn planes_to_u8_round_trips_every_byte_of_every_plane() {
+        let cells = 256;
+        let mut planes = vec![0f32; PLANES * cells];
+        for p in 0..PLANES {
+            for b in 0..cells {
+                planes[p * cells + b] = b as f32 / f32::from(PLANE_DIVISORS[p]);
+            }
+        }
+        let mut out = vec![0u8; planes.len()];
+        planes_to_u8(&planes, cells, &mut out);
+        for (i, &b) in out.iter().enumerate() {
+            assert_eq!(
+                usize::from(b),
+                i % cells,
+                "plane {}, byte {}",
+                i / cells,
+                i % cells
+            );
+        }
     }
 }
