@@ -174,6 +174,8 @@ struct StepTable {
     /// `steps[first[i]..first[i + 1]]` leave square `i`.
     first: Vec<u32>,
     steps: Vec<Step>,
+    /// The largest cost of any step (squares; 0 when there is none).
+    max_cost: u32,
 }
 
 /// Lazily filled line-of-effect bit rows (see [`Grid`]).
@@ -276,6 +278,7 @@ impl Grid {
             let mut t = StepTable {
                 first: Vec::with_capacity(n + 1),
                 steps: Vec::new(),
+                max_cost: 0,
             };
             for ai in 0..n {
                 t.first.push(t.steps.len() as u32);
@@ -305,6 +308,12 @@ impl Grid {
                 }
             }
             t.first.push(t.steps.len() as u32);
+            t.max_cost = t
+                .steps
+                .iter()
+                .map(|s| s.cost[0].max(s.cost[1]))
+                .max()
+                .unwrap_or(0);
             t
         })
     }
@@ -446,11 +455,38 @@ impl Grid {
         max_cost: Option<u32>,
         passage: &dyn Fn(Cell) -> Passage,
     ) -> PathField {
-        let side = clamp_side(side);
-        let n = self
-            .move_cost
+        let n = self.search_cells();
+        let pass: Vec<Passage> = (0..n)
+            .map(|i| {
+                passage(Cell::new(
+                    (i / self.cols as usize) as i32,
+                    (i % self.cols as usize) as i32,
+                ))
+            })
+            .collect();
+        self.dijkstra_passages(start, side, max_cost, pass)
+    }
+
+    /// Squares a search covers: the map's, bounded by the terrain arrays.
+    pub(crate) fn search_cells(&self) -> usize {
+        self.move_cost
             .len()
-            .min((self.rows as usize) * (self.cols as usize));
+            .min((self.rows as usize) * (self.cols as usize))
+    }
+
+    /// [`Grid::dijkstra`] with the passage of every square given as a row-major vector of
+    /// [`Grid::search_cells`] entries (the mover's own start squares are made `Free` here).
+    /// Missing entries count as `Free`.
+    pub(crate) fn dijkstra_passages(
+        &self,
+        start: Cell,
+        side: i32,
+        max_cost: Option<u32>,
+        mut pass: Vec<Passage>,
+    ) -> PathField {
+        let side = clamp_side(side);
+        let n = self.search_cells();
+        pass.resize(n, Passage::Free);
         let mut field = FieldStates {
             dist: vec![UNREACHED; 2 * n],
             pred: vec![NO_PRED; 2 * n],
@@ -470,24 +506,14 @@ impl Grid {
         if start_idx >= n {
             return finish(field);
         }
-        let in_start = |c: Cell| {
-            (start.row..start.row + side).contains(&c.row)
-                && (start.col..start.col + side).contains(&c.col)
-        };
-        // Passage per square, with the mover's own start squares Free.
-        let pass: Vec<Passage> = (0..n)
-            .map(|i| {
-                let c = Cell::new(
-                    (i / self.cols as usize) as i32,
-                    (i % self.cols as usize) as i32,
-                );
-                if in_start(c) {
-                    Passage::Free
-                } else {
-                    passage(c)
+        // The mover's own start squares are Free.
+        for r in start.row..start.row + side {
+            for c in start.col..start.col + side {
+                if let Some(i) = self.index(Cell::new(r, c)).filter(|&i| i < n) {
+                    pass[i] = Passage::Free;
                 }
-            })
-            .collect();
+            }
+        }
         if side == 1 && !FORCE_GENERIC_DIJKSTRA.with(|f| f.get()) {
             self.dijkstra_single(&mut field, start_idx, max_cost, &pass);
             return finish(field);
@@ -583,49 +609,59 @@ impl Grid {
         field.stop[start_idx] = true;
         // A bucket queue (Dial's algorithm): every step costs at least 1, so states of cost
         // `d` are all known when bucket `d` is reached, and nothing is added to it while it is
-        // processed. Processing a bucket in increasing state index — (row, col, parity) order —
-        // reproduces exactly the order in which a binary heap of `(cost, row, col, parity)`
-        // pops them, so predecessors (and hence paths) are identical to the generic search.
-        let mut buckets: Vec<Vec<u32>> = vec![vec![(2 * start_idx) as u32]];
+        // processed. Each bucket is a bitset of states, so it is visited in increasing state
+        // index — (row, col, parity) order — which reproduces exactly the order in which a
+        // binary heap of `(cost, row, col, parity)` pops them: predecessors (and hence paths)
+        // are identical to the generic search. A step costs at most `table.max_cost`, so a
+        // ring of more buckets than that never wraps onto a pending one.
+        let words = (2 * field.stop.len()).div_ceil(64);
+        let ring = (table.max_cost as usize + 1).next_power_of_two();
+        let mut buckets = vec![0u64; ring * words];
+        let mut pending = 1usize;
+        let s0 = 2 * start_idx;
+        buckets[s0 / 64] |= 1 << (s0 % 64);
         let mut d = 0usize;
-        while d < buckets.len() {
-            let mut bucket = std::mem::take(&mut buckets[d]);
-            bucket.sort_unstable();
-            bucket.dedup();
+        while pending > 0 {
+            let base = (d % ring) * words;
             let dd = d as u32;
-            for &s in &bucket {
-                let s = s as usize;
-                if dd > field.dist[s] {
-                    continue;
-                }
-                let ai = s / 2;
-                let odd = s % 2;
-                let steps = &table.steps[table.first[ai] as usize..table.first[ai + 1] as usize];
-                for step in steps {
-                    let bi = step.to as usize;
-                    if pass[bi] == Passage::Blocked {
+            for w in 0..words {
+                // Nothing joins this bucket while it is processed (steps cost ≥ 1).
+                let mut bits = std::mem::take(&mut buckets[base + w]);
+                while bits != 0 {
+                    let s = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    pending -= 1;
+                    if dd > field.dist[s] {
                         continue;
                     }
-                    let nd = dd.saturating_add(step.cost[odd]);
-                    if nd > max_cost {
-                        continue;
-                    }
-                    let t = 2 * bi + (odd ^ usize::from(step.diagonal));
-                    if nd < field.dist[t] {
-                        field.dist[t] = nd;
-                        field.pred[t] = s as u32;
-                        field.stop[bi] = pass[bi] == Passage::Free;
-                        let k = nd as usize;
-                        if buckets.len() <= k {
-                            buckets.resize_with(k + 1, Vec::new);
+                    let ai = s / 2;
+                    let odd = s % 2;
+                    let steps =
+                        &table.steps[table.first[ai] as usize..table.first[ai + 1] as usize];
+                    for step in steps {
+                        let bi = step.to as usize;
+                        if pass[bi] == Passage::Blocked {
+                            continue;
                         }
-                        buckets[k].push(t as u32);
+                        let nd = dd.saturating_add(step.cost[odd]);
+                        if nd > max_cost {
+                            continue;
+                        }
+                        let t = 2 * bi + (odd ^ usize::from(step.diagonal));
+                        if nd < field.dist[t] {
+                            field.dist[t] = nd;
+                            field.pred[t] = s as u32;
+                            field.stop[bi] = pass[bi] == Passage::Free;
+                            let k = (nd as usize % ring) * words + t / 64;
+                            let bit = 1u64 << (t % 64);
+                            if buckets[k] & bit == 0 {
+                                buckets[k] |= bit;
+                                pending += 1;
+                            }
+                        }
                     }
                 }
             }
-            // Keep the allocation for a later bucket.
-            bucket.clear();
-            buckets[d] = bucket;
             d += 1;
         }
     }
@@ -1139,6 +1175,72 @@ mod tests {
                 let slow = g.dijkstra(start, 1, max, &occupant);
                 FORCE_GENERIC_DIJKSTRA.with(|f| f.set(false));
                 assert_eq!(fast.states, slow.states, "{start} {max:?}");
+            }
+        }
+    }
+
+    /// The same on larger pseudo-random maps: several bitset words per bucket, steps costing
+    /// up to 3 + 9 squares (difficult diagonal, climbing nine levels), so the bucket ring
+    /// wraps many times.
+    #[test]
+    fn single_square_dijkstra_matches_generic_on_random_maps() {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        for round in 0..6 {
+            let (rows, cols) = (9 + round, 23 + 3 * round);
+            let mut terrain = Vec::new();
+            let mut elevation = Vec::new();
+            for _ in 0..rows {
+                let t: String = (0..cols)
+                    .map(|_| match next(10) {
+                        0 => '#',
+                        1 | 2 => 'T',
+                        _ => '.',
+                    })
+                    .collect();
+                let e: String = (0..cols)
+                    .map(|_| match next(6) {
+                        0 => char::from(b'0' + next(10) as u8),
+                        _ => '.',
+                    })
+                    .collect();
+                terrain.push(t);
+                elevation.push(e);
+            }
+            let t: Vec<&str> = terrain.iter().map(String::as_str).collect();
+            let e: Vec<&str> = elevation.iter().map(String::as_str).collect();
+            let g = grid_of(&t, Some(&e));
+            let occupied: Vec<(Cell, Passage)> = (0..12)
+                .map(|k| {
+                    let cell = c(next(rows as u64) as i32, next(cols as u64) as i32);
+                    let p = if k % 2 == 0 {
+                        Passage::Blocked
+                    } else {
+                        Passage::PassThrough
+                    };
+                    (cell, p)
+                })
+                .collect();
+            let occupant = |cell: Cell| {
+                occupied
+                    .iter()
+                    .find(|(o, _)| *o == cell)
+                    .map_or(Passage::Free, |(_, p)| *p)
+            };
+            for _ in 0..4 {
+                let start = c(next(rows as u64) as i32, next(cols as u64) as i32);
+                for max in [None, Some(3), Some(17)] {
+                    let fast = g.dijkstra(start, 1, max, &occupant);
+                    FORCE_GENERIC_DIJKSTRA.with(|f| f.set(true));
+                    let slow = g.dijkstra(start, 1, max, &occupant);
+                    FORCE_GENERIC_DIJKSTRA.with(|f| f.set(false));
+                    assert_eq!(fast.states, slow.states, "round {round} {start} {max:?}");
+                }
             }
         }
     }

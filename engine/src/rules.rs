@@ -143,6 +143,41 @@ impl Episode {
     /// Square).
     pub(crate) fn passage_fn(&self, mover: CombatantId) -> impl Fn(Cell) -> Passage + '_ {
         let mut occ: Vec<(Cell, Passage)> = Vec::new();
+        self.each_occupied(mover, |c, p| occ.push((c, p)));
+        move |cell: Cell| {
+            let mut best = Passage::Free;
+            for (c, p) in &occ {
+                if *c == cell {
+                    if *p == Passage::Blocked {
+                        return Passage::Blocked;
+                    }
+                    best = *p;
+                }
+            }
+            best
+        }
+    }
+
+    /// [`Self::passage_fn`] for every square of the map at once, row-major
+    /// ([`crate::grid::Grid::search_cells`] entries): the same classification, built in one
+    /// pass over the combatants instead of one per square.
+    pub(crate) fn passage_map(&self, mover: CombatantId) -> Vec<Passage> {
+        let g = &self.enc.grid;
+        let n = g.search_cells();
+        let mut pass = vec![Passage::Free; n];
+        self.each_occupied(mover, |c, p| {
+            if let Some(i) = g.index(c).filter(|&i| i < n) {
+                if pass[i] != Passage::Blocked {
+                    pass[i] = p;
+                }
+            }
+        });
+        pass
+    }
+
+    /// Calls `f(square, passage)` for every square of every combatant but `mover` and the
+    /// dead, in list order ([`Self::passage_fn`]'s classification).
+    fn each_occupied(&self, mover: CombatantId, mut f: impl FnMut(Cell, Passage)) {
         for o in self.ids() {
             if o == mover || self.st[idx(o)].life == LifeState::Dead {
                 continue;
@@ -161,20 +196,8 @@ impl Episode {
                 Passage::PassThrough
             };
             for c in self.cells_of(o) {
-                occ.push((c, p));
+                f(c, p);
             }
-        }
-        move |cell: Cell| {
-            let mut best = Passage::Free;
-            for (c, p) in &occ {
-                if *c == cell {
-                    if *p == Passage::Blocked {
-                        return Passage::Blocked;
-                    }
-                    best = *p;
-                }
-            }
-            best
         }
     }
     /// Dijkstra field of the mover from its position, up to `max_squares` (squares of
@@ -189,12 +212,11 @@ impl Episode {
     /// view ([`PathField::bounded`]), identical to the bounded search.
     pub(crate) fn move_field(&self, mover: CombatantId, max_squares: Option<u32>) -> PathField {
         field_memo::get_or_compute(self, mover, max_squares, || {
-            let pass = self.passage_fn(mover);
-            self.enc.grid.dijkstra(
+            self.enc.grid.dijkstra_passages(
                 self.st[idx(mover)].pos,
                 self.fp_side(mover),
                 max_squares,
-                &pass,
+                self.passage_map(mover),
             )
         })
         .bounded(max_squares)
@@ -1802,4 +1824,63 @@ fn bypasses_dr(w: &AttackSpec, bypass: &[String]) -> bool {
                 .iter()
                 .any(|c| c.types.iter().any(|t| t.to_lowercase() == b))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::data::CombatantSpec;
+    use crate::episode::{Controller, Episode, Status};
+    use crate::map::MapSpec;
+    use crate::{Encounter, RulesOptions};
+    use std::sync::Arc;
+
+    /// `passage_map` classifies every square exactly as `passage_fn` does, for every mover,
+    /// at every decision of random episodes (a 2×2 ogre among goblins and orcs: footprints,
+    /// allies, enemies, the unconscious and the dead).
+    #[test]
+    fn passage_map_matches_passage_fn() {
+        let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data");
+        let map = MapSpec::load(&data.join("maps/sample_arena.yaml")).unwrap();
+        let m = |n: &str| {
+            let spec = CombatantSpec::load(&data.join(format!("monsters/{n}.json"))).unwrap();
+            (n.to_string(), spec)
+        };
+        let sides = vec![
+            (
+                "players".to_string(),
+                vec![m("goblin"), m("goblin"), m("orc")],
+            ),
+            ("monsters".to_string(), vec![m("ogre"), m("orc")]),
+        ];
+        let enc = Arc::new(Encounter::build(map, sides, RulesOptions::default()).unwrap());
+        let g = &enc.grid;
+        let mut checked = 0;
+        for seed in 0..6u64 {
+            let mut ep = Episode::new(enc.clone(), seed, &[Controller::External; 3]);
+            for k in 0..200usize {
+                let Status::Decision(_) = ep.advance() else {
+                    break;
+                };
+                for mover in ep.ids() {
+                    let map = ep.passage_map(mover);
+                    let f = ep.passage_fn(mover);
+                    for (i, p) in map.iter().enumerate() {
+                        let cell = crate::grid::Cell::new(
+                            (i / g.cols as usize) as i32,
+                            (i % g.cols as usize) as i32,
+                        );
+                        assert_eq!(*p, f(cell), "seed {seed}, mover {mover:?}, {cell}");
+                        checked += 1;
+                    }
+                }
+                let mask = ep.action_mask();
+                let legal: Vec<u32> = (0..mask.len() as u32)
+                    .filter(|&i| mask[i as usize] == 1)
+                    .collect();
+                let a = ep.action_from_id(legal[(k * 7 + seed as usize) % legal.len()]);
+                ep.submit(&[a.unwrap()]).unwrap();
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
+    }
 }
