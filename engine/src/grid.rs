@@ -491,6 +491,7 @@ impl Grid {
             dist: vec![UNREACHED; 2 * n],
             pred: vec![NO_PRED; 2 * n],
             stop: vec![false; n],
+            ..FieldStates::default()
         };
         let finish = |states: FieldStates| PathField {
             rows: self.rows,
@@ -691,7 +692,7 @@ pub struct PathField {
 }
 
 /// The raw result of a search, per state `(cell index × 2 + parity)`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 struct FieldStates {
     /// Cheapest cost in squares, `UNREACHED` if none.
     dist: Vec<u32>,
@@ -699,7 +700,20 @@ struct FieldStates {
     pred: Vec<u32>,
     /// Per cell: every footprint square is `Free` (meaningful only when reached).
     stop: Vec<bool>,
+    /// The stoppable squares of the unbounded search with their costs, in (row, col) order
+    /// (start included), computed on first use.
+    stoppable: std::sync::OnceLock<Vec<(Cell, u32)>>,
+    /// The same squares cheapest first, ties by (row, col), computed on first use.
+    by_cost: std::sync::OnceLock<Vec<(Cell, u32)>>,
 }
+
+/// Equal searches: the caches derived from them do not count.
+impl PartialEq for FieldStates {
+    fn eq(&self, other: &Self) -> bool {
+        self.dist == other.dist && self.pred == other.pred && self.stop == other.stop
+    }
+}
+impl Eq for FieldStates {}
 
 impl PathField {
     fn index(&self, c: Cell) -> Option<usize> {
@@ -807,11 +821,44 @@ impl PathField {
     /// All reachable anchor cells where the mover may stop, in (row, col) order, with costs in
     /// squares (all within the search's `max_cost`). Includes the start with cost 0.
     pub fn stoppable(&self) -> Vec<(Cell, u32)> {
+        self.stoppable_iter().collect()
+    }
+
+    /// [`PathField::stoppable`] without collecting: the squares come from a list shared by
+    /// every view of the search, computed once.
+    pub fn stoppable_iter(&self) -> impl Iterator<Item = (Cell, u32)> + '_ {
+        let bound = self.bound;
+        self.states
+            .stoppable
+            .get_or_init(|| self.unbounded_stoppable())
+            .iter()
+            .copied()
+            .filter(move |&(_, d)| d <= bound)
+    }
+
+    /// The stoppable squares cheapest first, ties by (row, col) (start included, cost 0), all
+    /// within the bound: a prefix of a list shared by every view of the search, sorted once.
+    pub fn by_cost(&self) -> &[(Cell, u32)] {
+        let all = self.states.by_cost.get_or_init(|| {
+            let mut v = self
+                .states
+                .stoppable
+                .get_or_init(|| self.unbounded_stoppable())
+                .clone();
+            v.sort_by_key(|&(c, k)| (k, c));
+            v
+        });
+        &all[..all.partition_point(|&(_, d)| d <= self.bound)]
+    }
+
+    /// The stoppable squares ignoring this view's bound (see [`PathField::stoppable`]).
+    fn unbounded_stoppable(&self) -> Vec<(Cell, u32)> {
         let mut out: Vec<(Cell, u32)> = Vec::new();
         if self.index(self.start).is_none() {
             out.push((self.start, 0));
         }
-        let n = self.states.stop.len();
+        let st = &self.states;
+        let n = st.stop.len();
         for i in 0..n {
             let cell = Cell::new(
                 (i / self.cols as usize) as i32,
@@ -821,9 +868,8 @@ impl PathField {
                 out.push((cell, 0));
                 continue;
             }
-            let (e, o) = (self.dist(2 * i), self.dist(2 * i + 1));
-            let d = e.min(o);
-            if d != UNREACHED && self.states.stop[i] {
+            let d = st.dist[2 * i].min(st.dist[2 * i + 1]);
+            if d != UNREACHED && st.stop[i] {
                 out.push((cell, d));
             }
         }

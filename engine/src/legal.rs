@@ -299,13 +299,10 @@ fn candidate_actions(ep: &Episode, actor: CombatantId, first_only: bool) -> Vec<
     let withdraw_ok = budget.full_round && !ep.turn.moved && can_walk;
     let step_ok = budget.five_foot_step && speed_squares > 0 && can_walk;
     // One unbounded field serves every movement kind: bounding Dijkstra only prunes squares
-    // beyond the bound, so costs and paths within it are the same. When only the first action
-    // is wanted, a 1-square field is enough to find a 5-foot step or a move.
-    let field = if first_only {
-        ep.move_field(actor, Some(1))
-    } else {
-        ep.move_field(actor, None)
-    };
+    // beyond the bound, so costs and paths within it are the same. The probe for a first
+    // action asks for it too: the actor's next decision (its mask, or the default policy)
+    // needs the same field, which the per-thread memo then already holds.
+    let field = ep.move_field(actor, None);
     if step_ok {
         for (dr, dc) in STEP_DIRECTIONS {
             let c = Cell::new(pos.row + dr, pos.col + dc);
@@ -316,9 +313,8 @@ fn candidate_actions(ep: &Episode, actor: CombatantId, first_only: bool) -> Vec<
             }
         }
     }
-    let stoppable = field.stoppable();
     if move_ok && (speed_squares > 0 || !first_only) {
-        for &(cell, cost) in &stoppable {
+        for (cell, cost) in field.stoppable_iter() {
             if cell != pos && cost <= speed_squares {
                 let mut a = Action::new(ActionKind::Move);
                 a.destination = Some(cell);
@@ -363,15 +359,11 @@ fn candidate_actions(ep: &Episode, actor: CombatantId, first_only: bool) -> Vec<
             }
         }
     }
-    let unbounded = if first_only {
-        ep.move_field(actor, None)
-    } else {
-        field
-    };
+    let unbounded = field;
     if move_ok && !targets.is_empty() {
         let squares = rules::squares_by_cost(&unbounded);
         for &t in &targets {
-            if rules::path_toward_sorted(ep, &unbounded, &squares, actor, t, None, speed_squares)
+            if rules::path_toward_sorted(ep, &unbounded, squares, actor, t, None, speed_squares)
                 .is_some()
             {
                 let mut a = Action::new(ActionKind::Move);
@@ -381,7 +373,7 @@ fn candidate_actions(ep: &Episode, actor: CombatantId, first_only: bool) -> Vec<
         }
     }
     if withdraw_ok {
-        for (cell, cost) in unbounded.stoppable() {
+        for (cell, cost) in unbounded.stoppable_iter() {
             if cell != pos && cost <= 2 * speed_squares {
                 let mut a = Action::new(ActionKind::Withdraw);
                 a.destination = Some(cell);

@@ -353,8 +353,7 @@ fn flee_square(ep: &Episode, a: CombatantId, _enemy: CombatantId) -> Option<Cell
     let here = ep.position(a);
     let now = nearest(here);
     field
-        .stoppable()
-        .into_iter()
+        .stoppable_iter()
         .filter(|(c, _)| *c != here && nearest(*c) > now)
         .filter_map(|(c, k)| {
             let path = field.path_to(c)?;

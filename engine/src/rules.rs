@@ -740,15 +740,13 @@ pub(crate) fn path_toward_in(
     weapon: Option<usize>,
     budget: u32,
 ) -> Option<Vec<Cell>> {
-    path_toward_sorted(ep, field, &squares_by_cost(field), a, t, weapon, budget)
+    path_toward_sorted(ep, field, squares_by_cost(field), a, t, weapon, budget)
 }
 
 /// The stoppable squares of `field`, cheapest first (ties by (row, col)): the search order of
 /// [`path_toward`].
-pub(crate) fn squares_by_cost(field: &PathField) -> Vec<(Cell, u32)> {
-    let mut squares = field.stoppable();
-    squares.sort_by_key(|(c, k)| (*k, *c));
-    squares
+pub(crate) fn squares_by_cost(field: &PathField) -> &[(Cell, u32)] {
+    field.by_cost()
 }
 
 /// [`path_toward_in`] with the field's squares already sorted ([`squares_by_cost`]), for
