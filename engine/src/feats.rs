@@ -212,9 +212,29 @@ pub fn resolution_lines(spec: &CombatantSpec) -> Vec<String> {
 
 /// Whether `spec` has the feat (case-insensitive base name).
 pub fn has(spec: &CombatantSpec, name: &str) -> bool {
-    spec.feats
-        .iter()
-        .any(|f| split_name(f).0.eq_ignore_ascii_case(name))
+    spec.feats.iter().any(|f| base_is(f, name))
+}
+
+/// `split_name(feat).0.eq_ignore_ascii_case(name)` for a `name` without parentheses or
+/// surrounding spaces, without searching the whole string first (the rules ask this often).
+fn base_is(feat: &str, name: &str) -> bool {
+    let f = feat.trim_start();
+    let Some(head) = f.get(..name.len()) else {
+        return false;
+    };
+    if !head.eq_ignore_ascii_case(name) {
+        return false;
+    }
+    // The base is `name` when what follows is only spaces (then no parenthesised argument)
+    // or spaces and an argument in parentheses closed somewhere after its opening.
+    let rest = f[name.len()..].trim_start();
+    if rest.is_empty() {
+        return true;
+    }
+    if name.contains('(') || name.contains(')') || name.trim() != name {
+        return split_name(feat).0.eq_ignore_ascii_case(name);
+    }
+    rest.starts_with('(') && rest.rfind(')').is_some_and(|b| b > 0)
 }
 
 /// The modifiers `spec`'s feats give to its own rolls.
@@ -270,5 +290,49 @@ pub fn crit_range(spec: &CombatantSpec, w: &crate::data::AttackSpec) -> i32 {
         21 - 2 * width
     } else {
         w.crit_range
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fast base-name comparison agrees with `split_name` on awkward spellings.
+    #[test]
+    fn base_is_agrees_with_split_name() {
+        let feats = [
+            "Run",
+            " run ",
+            "Run(x)",
+            "Run (a) (b",
+            "Run (a",
+            "Run ) (",
+            "Run Fast",
+            "Runx",
+            "Power Attack",
+            "Weapon Focus (longsword)",
+            "weapon focus( longsword )",
+            "(x)",
+            "",
+            "   ",
+            "Éclair",
+        ];
+        let names = [
+            "Run",
+            "Power Attack",
+            "Weapon Focus",
+            "",
+            "Run (a)",
+            "Éclair",
+        ];
+        for f in feats {
+            for n in names {
+                assert_eq!(
+                    base_is(f, n),
+                    split_name(f).0.eq_ignore_ascii_case(n),
+                    "{f:?} vs {n:?}"
+                );
+            }
+        }
     }
 }

@@ -840,12 +840,25 @@ impl PathField {
     /// within the bound: a prefix of a list shared by every view of the search, sorted once.
     pub fn by_cost(&self) -> &[(Cell, u32)] {
         let all = self.states.by_cost.get_or_init(|| {
-            let mut v = self
+            let by_cell = self
                 .states
                 .stoppable
-                .get_or_init(|| self.unbounded_stoppable())
-                .clone();
-            v.sort_by_key(|&(c, k)| (k, c));
+                .get_or_init(|| self.unbounded_stoppable());
+            // A counting sort by cost: stable, and the input is in (row, col) order, so the
+            // result is in (cost, row, col) order.
+            let top = by_cell.iter().map(|&(_, k)| k as usize).max().unwrap_or(0);
+            let mut first = vec![0usize; top + 2];
+            for &(_, k) in by_cell {
+                first[k as usize + 1] += 1;
+            }
+            for k in 1..first.len() {
+                first[k] += first[k - 1];
+            }
+            let mut v = vec![(Cell::new(0, 0), 0u32); by_cell.len()];
+            for &(c, k) in by_cell {
+                v[first[k as usize]] = (c, k);
+                first[k as usize] += 1;
+            }
             v
         });
         &all[..all.partition_point(|&(_, d)| d <= self.bound)]

@@ -428,7 +428,7 @@ fn candidate_actions(ep: &Episode, actor: CombatantId, first_only: bool) -> Vec<
     if run_ok {
         let max = crate::maneuvers::run_multiplier(ep, actor) * speed_squares as i32;
         let g = &ep.enc.grid;
-        let pass = ep.passage_fn(actor);
+        let run_ok_to = crate::maneuvers::run_destination_checker(ep, actor);
         for r in (pos.row - max).max(0)..=(pos.row + max).min(g.rows - 1) {
             for c in (pos.col - max).max(0)..=(pos.col + max).min(g.cols - 1) {
                 let cell = Cell::new(r, c);
@@ -440,7 +440,7 @@ fn candidate_actions(ep: &Episode, actor: CombatantId, first_only: bool) -> Vec<
                 {
                     continue;
                 }
-                if crate::maneuvers::run_destination_ok(ep, actor, cell, &pass).is_ok() {
+                if run_ok_to(cell).is_ok() {
                     let mut a = Action::new(ActionKind::Run);
                     a.destination = Some(cell);
                     push!(a);

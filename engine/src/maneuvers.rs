@@ -1077,16 +1077,44 @@ pub(crate) fn run_destination_ok(
     run_line_ok(ep, a, start, dest, max_sq, pass)
 }
 
+/// [`run_destination_ok`] for many destinations of one decision: the run budget and the
+/// passage of every square are computed once (the legal-action enumeration asks about every
+/// square within run distance).
+pub(crate) fn run_destination_checker(
+    ep: &Episode,
+    a: CombatantId,
+) -> impl Fn(Cell) -> Result<(), &'static str> + '_ {
+    let start = ep.st[idx(a)].pos;
+    let max_sq = rules::budget_squares(ep, a, run_multiplier(ep, a));
+    let grid = &ep.enc.grid;
+    let map = ep.passage_map(a);
+    move |dest: Cell| {
+        if dest == start || !grid.in_bounds(dest) {
+            return Err(reasons::UNREACHABLE_DESTINATION);
+        }
+        if grid::distance_squares(start, dest) > max_sq as i32 {
+            return Err(reasons::UNREACHABLE_DESTINATION);
+        }
+        let pass = |c: Cell| {
+            grid.index(c)
+                .and_then(|i| map.get(i))
+                .copied()
+                .unwrap_or(grid::Passage::Free)
+        };
+        run_line_ok(ep, a, start, dest, max_sq, &pass)
+    }
+}
+
 /// The checks of [`run_path_with`] along the straight line from `start` to `dest` (no
 /// allocation): every footprint square on the map, passable, not difficult, not blocked; the
 /// 5-10-5 cost within `max_sq` squares; the destination free to stop on.
-fn run_line_ok(
+fn run_line_ok<P: Fn(Cell) -> grid::Passage + ?Sized>(
     ep: &Episode,
     a: CombatantId,
     start: Cell,
     dest: Cell,
     max_sq: u32,
-    pass: &dyn Fn(Cell) -> grid::Passage,
+    pass: &P,
 ) -> Result<(), &'static str> {
     let side = ep.fp_side(a);
     let grid = &ep.enc.grid;

@@ -342,3 +342,49 @@ fn action_mask_is_exactly_the_set_of_valid_action_ids() {
         }
     }
 }
+
+/// A turn goes on while an action besides `end_turn` is legal, even when every square the
+/// mover could reach costs 2 (CRB — Combat: Difficult Terrain; no 5-foot step into it): after
+/// its standard action the hero, hemmed in by difficult terrain, still gets its move action.
+/// (The "anything left?" probe once searched only squares 1 square away and ended the turn.)
+#[test]
+fn a_move_action_costing_two_squares_keeps_the_turn_going() {
+    let terrain: Vec<String> = ["######", "#..TT#", "#TTTT#", "######"]
+        .map(String::from)
+        .to_vec();
+    let enc = encounter(
+        &terrain,
+        vec![
+            unit("a", "hero", creature("hero"), (1, 1)),
+            unit("b", "dummy", creature("dummy"), (1, 2)),
+        ],
+    );
+    // Initiative 20 / 1; the attack rolls a natural 1 (a miss, no damage roll).
+    let mut ep = episode(enc, &[20, 1, 1]);
+    turn_of(&mut ep, "hero");
+    let d = cid(&ep, "dummy");
+    assert_all_ok(&submit(&mut ep, &[attack(d)]));
+    match ep.advance() {
+        Status::Decision(dec) => {
+            assert_eq!(dec.actor, cid(&ep, "hero"));
+            assert!(
+                dec.budget.move_action && !dec.budget.standard,
+                "{:?}",
+                dec.budget
+            );
+        }
+        other => panic!("the hero's turn ended: {other:?}"),
+    }
+    let legal = ep.legal_actions();
+    assert!(
+        legal
+            .iter()
+            .any(|l| l.action.kind == ActionKind::Move && l.action.destination.is_some()),
+        "{legal:?}"
+    );
+    assert!(!legal
+        .iter()
+        .any(|l| l.action.kind == ActionKind::FiveFootStep));
+    assert_all_ok(&submit(&mut ep, &[move_to(2, 2)]));
+    assert_eq!(ep.position(cid(&ep, "hero")), pf1e_engine::Cell::new(2, 2));
+}
