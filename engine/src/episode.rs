@@ -220,6 +220,8 @@ pub struct Episode {
     /// `(threatener, mover)` pairs whose "leaving a threatened square" opportunity was used
     /// this round (CRB — Combat: Attacks of Opportunity, "Moving out of more than one square…").
     pub(crate) move_aoo_provoked: BTreeSet<(CombatantId, CombatantId)>,
+    /// Movement fields computed last (a cache: see `rules::FieldSlot`).
+    pub(crate) field_slot: crate::rules::FieldSlot,
 }
 
 impl Episode {
@@ -298,6 +300,7 @@ impl Episode {
             log: Vec::new(),
             attrition: vec![Attrition::default(); n],
             move_aoo_provoked: BTreeSet::new(),
+            field_slot: Default::default(),
         }
     }
 
@@ -701,6 +704,7 @@ impl Episode {
             log: s.log,
             attrition: s.attrition,
             move_aoo_provoked: s.move_aoo_provoked,
+            field_slot: Default::default(),
         })
     }
 

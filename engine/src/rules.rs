@@ -223,14 +223,19 @@ impl Episode {
     }
 }
 
-/// A small per-thread memo of movement fields ([`Episode::move_field`]).
+/// Memos of movement fields ([`Episode::move_field`]), in two tiers: the episode's own
+/// [`FieldSlot`] (its last few fields, so that an episode stepped once per batch, between
+/// hundreds of others on the same thread, still finds the field its previous decision
+/// computed) and a small per-thread memo (fields shared between episodes and policies).
 ///
 /// The key is complete: the encounter (its `Arc` is held by the entry, so its address cannot
 /// be reused while cached), the mover, the bound and `(square, life state)` of every
 /// combatant — everything `passage_fn` and `Grid::dijkstra` read. A hit therefore returns
-/// exactly the field a fresh search would, whatever episode or thread asks; the memo only
-/// saves time. It holds at most [`field_memo::CAPACITY`] fields per thread (least recently
-/// used evicted), so it adds no memory per episode.
+/// exactly the field a fresh search would, whatever episode or thread asks; the memos only
+/// save time. The thread memo holds at most [`field_memo::CAPACITY`] fields per thread; an
+/// episode at most [`field_memo::SLOT_CAPACITY`] fields, and none on maps of more than
+/// [`field_memo::SLOT_MAX_CELLS`] squares (bounded memory per episode: about 4 KiB per
+/// field on the 20 × 8 sample arena).
 mod field_memo {
     use super::*;
     use std::cell::RefCell;
@@ -238,8 +243,13 @@ mod field_memo {
 
     /// Most fields kept per thread.
     pub(super) const CAPACITY: usize = 8;
+    /// Most fields kept per episode.
+    pub(super) const SLOT_CAPACITY: usize = 1;
+    /// Episodes on larger maps keep no fields of their own.
+    pub(super) const SLOT_MAX_CELLS: usize = 1024;
 
-    struct Entry {
+    #[derive(Clone)]
+    pub(super) struct Entry {
         enc: Arc<crate::encounter::Encounter>,
         mover: CombatantId,
         /// The search's bound in squares (`None`: unbounded).
@@ -273,39 +283,81 @@ mod field_memo {
                 .all(|(&(pos, life), s)| pos == s.pos && life == s.life)
     }
 
+    /// Find a matching entry, make it the most recently used (last), return its field.
+    fn lookup(
+        m: &mut Vec<Entry>,
+        ep: &Episode,
+        mover: CombatantId,
+        max: Option<u32>,
+    ) -> Option<PathField> {
+        let i = m.iter().position(|e| matches(e, ep, mover, max))?;
+        let e = m.remove(i);
+        let field = e.field.clone();
+        m.push(e);
+        Some(field)
+    }
+
+    fn remember(m: &mut Vec<Entry>, cap: usize, e: Entry) {
+        if m.len() >= cap {
+            m.remove(0);
+        }
+        m.push(e);
+    }
+
     pub(super) fn get_or_compute(
         ep: &Episode,
         mover: CombatantId,
         max: Option<u32>,
         compute: impl FnOnce() -> PathField,
     ) -> PathField {
-        let hit = MEMO.with(|m| {
-            let mut m = m.borrow_mut();
-            let i = m.iter().position(|e| matches(e, ep, mover, max))?;
-            // Most recently used last.
-            let e = m.remove(i);
-            let field = e.field.clone();
-            m.push(e);
-            Some(field)
-        });
-        if let Some(field) = hit {
-            return field;
-        }
-        let field = compute();
-        MEMO.with(|m| {
-            let mut m = m.borrow_mut();
-            if m.len() >= CAPACITY {
-                m.remove(0);
+        let use_slot = ep.enc.grid.search_cells() <= SLOT_MAX_CELLS;
+        if use_slot {
+            if let Some(field) = lookup(&mut ep.field_slot.lock(), ep, mover, max) {
+                return field;
             }
-            m.push(Entry {
-                enc: Arc::clone(&ep.enc),
-                mover,
-                max,
-                occupancy: ep.st.iter().map(|s| (s.pos, s.life)).collect(),
-                field: field.clone(),
-            });
-        });
+        }
+        let hit = MEMO.with(|m| lookup(&mut m.borrow_mut(), ep, mover, max));
+        let (field, fresh) = match hit {
+            Some(field) => (field, false),
+            None => (compute(), true),
+        };
+        let entry = || Entry {
+            enc: Arc::clone(&ep.enc),
+            mover,
+            max,
+            occupancy: ep.st.iter().map(|s| (s.pos, s.life)).collect(),
+            field: field.clone(),
+        };
+        if fresh {
+            MEMO.with(|m| remember(&mut m.borrow_mut(), CAPACITY, entry()));
+        }
+        if use_slot {
+            remember(&mut ep.field_slot.lock(), SLOT_CAPACITY, entry());
+        }
         field
+    }
+}
+
+/// The movement field an episode computed last (see `field_memo`): a cache, not state —
+/// it never changes what the episode does, and a clone (snapshot, fork) shares the fields.
+#[derive(Default)]
+pub(crate) struct FieldSlot(std::sync::Mutex<Vec<field_memo::Entry>>);
+
+impl FieldSlot {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<field_memo::Entry>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl Clone for FieldSlot {
+    fn clone(&self) -> Self {
+        FieldSlot(std::sync::Mutex::new(self.lock().clone()))
+    }
+}
+
+impl std::fmt::Debug for FieldSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "FieldSlot({} fields)", self.lock().len())
     }
 }
 
