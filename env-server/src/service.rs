@@ -1238,14 +1238,33 @@ fn batch_columns(items: &mut [proto::BatchItem]) -> proto::BatchColumns {
         rewards: vec![0.0; n],
         terminated: vec![0; n],
         truncated: vec![0; n],
+        decision_ids: vec![0; n],
+        actor_indices: vec![-1; n],
+        rounds: vec![0; n],
+        result_ok: vec![0; n],
+        result_codes: vec![proto::ResultCode::Unspecified as i32; n],
+        errors: 0,
     };
     for (i, it) in items.iter_mut().enumerate() {
         let Some(R::State(st)) = &mut it.result else {
+            c.errors += 1;
             continue;
         };
         c.rewards[i] = st.reward;
         c.terminated[i] = u8::from(st.terminated);
         c.truncated[i] = u8::from(st.truncated);
+        match (&st.decision, &st.outcome) {
+            (Some(d), _) => {
+                c.decision_ids[i] = d.decision_id;
+                c.actor_indices[i] = i32::try_from(d.actor_index).unwrap_or(-1);
+                c.rounds[i] = d.round;
+            }
+            (None, Some(o)) => c.rounds[i] = o.rounds,
+            (None, None) => {}
+        }
+        let first = st.results.first();
+        c.result_ok[i] = u8::from(first.is_none_or(|r| r.ok));
+        c.result_codes[i] = first.map_or(proto::ResultCode::Ok as i32, |r| r.code);
         let same_shape = st.tensors.as_ref().is_some_and(|t| {
             t.plane_shape == plane_shape
                 && t.feature_shape == feature_shape
@@ -1678,6 +1697,7 @@ fn spec(name: &str, enc: &Encounter, max_batch_items: usize) -> proto::Spec {
             evaluate: true,
             columnar_batch: true,
             batch_close: true,
+            columnar_decisions: true,
         }),
         rules_data_version: rules_data_version(enc),
         max_batch_items: u32::try_from(max_batch_items).unwrap_or(u32::MAX),

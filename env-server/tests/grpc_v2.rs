@@ -1213,6 +1213,7 @@ fn columnar_batches_equal_item_batches() {
     }
     let mut columns = first.columns.unwrap();
     let mut next_seed = 1000;
+    let (mut seen_results, mut seen_over) = (false, false);
     for round in 0..40 {
         // Compare the columns with the item path, row by row.
         let (np, nf, na) = (
@@ -1256,7 +1257,29 @@ fn columnar_batches_equal_item_batches() {
             assert_eq!(columns.rewards[i], want.reward);
             assert_eq!(columns.terminated[i] == 1, want.terminated);
             assert_eq!(columns.truncated[i] == 1, want.truncated);
+            // The decision and result columns.
+            match (&want.decision, &want.outcome) {
+                (Some(d), _) => {
+                    assert_eq!(columns.decision_ids[i], d.decision_id);
+                    assert_eq!(columns.actor_indices[i], d.actor_index as i32);
+                    assert_eq!(columns.rounds[i], d.round);
+                }
+                (None, o) => {
+                    assert_eq!(columns.decision_ids[i], 0);
+                    assert_eq!(columns.actor_indices[i], -1);
+                    assert_eq!(columns.rounds[i], o.as_ref().unwrap().rounds);
+                }
+            }
+            let r = want.results.first();
+            assert_eq!(columns.result_ok[i] == 1, r.is_none_or(|r| r.ok));
+            assert_eq!(
+                columns.result_codes[i],
+                r.map_or(proto::ResultCode::Ok as i32, |r| r.code)
+            );
+            seen_results |= r.is_some_and(|r| !r.ok);
+            seen_over |= want.decision.is_none();
         }
+        assert_eq!(columns.errors, 0);
         // Step the twins with the same actions (the smallest legal id above end_turn), reset
         // the ended ones with the same seeds.
         let mut steps_a = Vec::new();
@@ -1271,7 +1294,12 @@ fn columnar_batches_equal_item_batches() {
                 rs.push(r);
                 order.push((i, true));
             } else {
-                let id = pick(&a[i]);
+                // Now and then an illegal id (masked out): a rejected result in both paths.
+                let id = if round % 5 == 3 && i == 0 {
+                    a[i].action_mask.iter().position(|&m| m == 0).unwrap() as u32
+                } else {
+                    pick(&a[i])
+                };
                 steps_a.push(step_req(&a[i], id));
                 col.episode_ids.push(b[i].episode_id.clone());
                 col.decision_ids
@@ -1324,9 +1352,18 @@ fn columnar_batches_equal_item_batches() {
             reordered.rewards[slot] = cols.rewards[row];
             reordered.terminated[slot] = cols.terminated[row];
             reordered.truncated[slot] = cols.truncated[row];
+            reordered.decision_ids[slot] = cols.decision_ids[row];
+            reordered.actor_indices[slot] = cols.actor_indices[row];
+            reordered.rounds[slot] = cols.rounds[row];
+            reordered.result_ok[slot] = cols.result_ok[row];
+            reordered.result_codes[slot] = cols.result_codes[row];
         }
         columns = reordered;
     }
+    assert!(
+        seen_results && seen_over,
+        "the rounds saw rejections and ended episodes"
+    );
     // Columns of different lengths are refused, naming the field.
     let err = svc
         .step_batch_blocking(
@@ -1577,4 +1614,61 @@ fn columnar_batch_mixing_scenarios_keeps_other_shapes_in_the_items() {
         "other shape: kept in the item"
     );
     assert!(cols.planes[cols.planes.len() / 2..].iter().all(|&v| v == 0));
+}
+
+/// Error items of a columnar batch are counted in `columns.errors`, and their rows say "no
+/// decision, not ok" (an unknown episode and a wrong decision id, between two good rows).
+#[test]
+fn columnar_error_rows_are_counted_and_empty() {
+    let svc = EnvironmentService::new(ServiceConfig::new(DATA_DIR));
+    let mut r = reset_req("sample_arena", 7, &["players"]);
+    r.observation = Some(proto::ObservationOptions {
+        json: Some(false),
+        tensors: true,
+        legal_actions: Some(false),
+        typed: Some(false),
+        action_mask: true,
+    });
+    let st = svc.reset_blocking(&r).unwrap();
+    let d = st.decision.as_ref().unwrap().decision_id;
+    let col = proto::ColumnarSteps {
+        episode_ids: vec![
+            st.episode_id.clone(),
+            "ep-999999".into(),
+            st.episode_id.clone(),
+        ],
+        decision_ids: vec![d, 1, d + 100],
+        action_ids: vec![0, 0, 0],
+    };
+    let out = svc
+        .step_batch_blocking(
+            &proto::StepBatchRequest {
+                columnar_steps: Some(col),
+                resets: vec![r],
+                columnar_response: true,
+                ..Default::default()
+            },
+            None,
+        )
+        .unwrap();
+    let c = out.columns.unwrap();
+    let is_err: Vec<bool> = out
+        .items
+        .iter()
+        .map(|it| matches!(it.result, Some(proto::batch_item::Result::Error(_))))
+        .collect();
+    // Row 0 ends the turn (ok), row 1 names no episode, row 2 names a decision that is not
+    // the current one, row 3 is a reset.
+    assert_eq!(is_err, vec![false, true, true, false]);
+    assert_eq!(c.errors, 2);
+    for row in [1, 2] {
+        assert_eq!(c.decision_ids[row], 0);
+        assert_eq!(c.actor_indices[row], -1);
+        assert_eq!(c.result_ok[row], 0);
+        assert_eq!(c.result_codes[row], proto::ResultCode::Unspecified as i32);
+    }
+    assert_eq!(c.result_ok[0], 1);
+    assert_eq!(c.result_codes[0], proto::ResultCode::Ok as i32);
+    assert_eq!(c.result_ok[3], 1);
+    assert!(c.decision_ids[3] > 0 && c.actor_indices[3] >= 0);
 }
