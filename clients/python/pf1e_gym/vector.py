@@ -58,15 +58,110 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from pf1e_gym._codec import ObsCodec, is_over, result_code_name, side_reward
+from pf1e_gym._codec import ObsCodec, result_code_name, side_reward
 from pf1e_gym._proto.pf1e.env.v1 import environment_pb2 as pb
 from pf1e_gym.client import Pf1eClient, reset_request
 
 _MAX_RESET_RETRIES = 100
 
-# One item of a batch: its state, and its observation rows (mask, planes, features); planes
-# and features are None in JSON mode.
-_Item = tuple[pb.EpisodeState, tuple[np.ndarray, np.ndarray | None, np.ndarray | None]]
+_CODE_NAMES = {v.number: result_code_name(v.number) for v in pb.ResultCode.DESCRIPTOR.values}
+
+
+class _Rows:
+    """The k results of one ``_call`` as arrays, one row per item (steps first, then resets).
+
+    Built either from columns (``BatchColumns`` with ``columnar_decisions``: no per-item work)
+    or from full ``EpisodeState`` messages. ``state(j)`` is the row's message (only opened for
+    resets, ended episodes and JSON observations)."""
+
+    def __init__(self, n_actions: int, states: Sequence[pb.EpisodeState]) -> None:
+        k = len(states)
+        self.k = k
+        self._states = states
+        self.masks = np.zeros((k, n_actions), dtype=np.int8)
+        # Float planes, or (columns) the bytes they are encoded as: see ``_store``.
+        self.planes: np.ndarray | None = None
+        self.planes_u8: np.ndarray | None = None
+        self.features: np.ndarray | None = None
+        self.rewards = np.zeros(k, dtype=np.float32)
+        self.terminated = np.zeros(k, dtype=np.bool_)
+        self.truncated = np.zeros(k, dtype=np.bool_)
+        self.decision_ids = np.zeros(k, dtype=np.int64)
+        self.actor = np.full(k, -1, dtype=np.int64)
+        self.rounds = np.zeros(k, dtype=np.int64)
+        self.result_ok = np.ones(k, dtype=np.bool_)
+        self.result_codes = np.full(k, pb.RESULT_CODE_OK, dtype=np.int64)
+
+    @classmethod
+    def of_states(
+        cls, codec: ObsCodec, states: Sequence[pb.EpisodeState], tensors: bool = True
+    ) -> _Rows:
+        """Rows read from full states, one message at a time (``tensors=False``: not the
+        planes and features, which come in columns)."""
+        r = cls(codec.n, states)
+        if codec.mode == "tensor" and tensors:
+            r.planes = np.zeros((r.k, *codec.plane_shape), dtype=np.float32)
+            r.features = np.zeros((r.k, *codec.feature_shape), dtype=np.float32)
+        for j, st in enumerate(states):
+            r.masks[j] = codec.mask(st)
+            if r.planes is not None and r.features is not None:
+                r.planes[j], r.features[j] = codec.tensors(st.tensors)
+            r.rewards[j] = side_reward(st)
+            r.terminated[j] = st.terminated
+            r.truncated[j] = st.truncated
+            if st.HasField("decision"):
+                r.decision_ids[j] = st.decision.decision_id
+                r.actor[j] = st.decision.actor_index
+                r.rounds[j] = st.decision.round
+            else:
+                r.rounds[j] = st.outcome.rounds
+            if st.results:
+                r.result_ok[j] = st.results[0].ok
+                r.result_codes[j] = st.results[0].code
+        return r
+
+    @classmethod
+    def concat(cls, parts: list[_Rows]) -> _Rows:
+        if len(parts) == 1:
+            return parts[0]
+        states = [p.state(j) for p in parts for j in range(p.k)]
+        r = cls(parts[0].masks.shape[1], states)
+        for name in (
+            "masks",
+            "rewards",
+            "terminated",
+            "truncated",
+            "decision_ids",
+            "actor",
+            "rounds",
+            "result_ok",
+            "result_codes",
+        ):
+            setattr(r, name, np.concatenate([getattr(p, name) for p in parts]))
+        for name in ("planes", "planes_u8", "features"):
+            if getattr(parts[0], name) is not None:
+                setattr(r, name, np.concatenate([getattr(p, name) for p in parts]))
+        return r
+
+    def state(self, j: int) -> pb.EpisodeState:
+        return self._states[j]
+
+
+class _ItemStates(Sequence):
+    """The states of a batch response's items, read on demand (most rows never are)."""
+
+    def __init__(self, items: Any) -> None:
+        self._items = items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, j: Any) -> Any:
+        return self._items[j].state
+
+    def over(self) -> np.ndarray:
+        """Rows with no decision (the episode is over)."""
+        return self.actor < 0
 
 
 class BatchItemError(RuntimeError):
@@ -169,8 +264,13 @@ class Pf1eVectorEnv(VectorEnv):
         self.render_mode = None
         self.closed = False
 
-        self._states: list[pb.EpisodeState | None] = [None] * num_envs
-        # The current observation of every slot, updated row by row from either transport.
+        # Per slot: the server's episode id and the current decision (from either transport).
+        self._episode_ids: list[str | None] = [None] * num_envs
+        self._decision_ids = np.zeros(num_envs, dtype=np.int64)
+        self._actor = np.full(num_envs, -1, dtype=np.int64)
+        self._round = np.zeros(num_envs, dtype=np.int64)
+        self._json: list[str] = [""] * num_envs
+        # The current observation of every slot.
         self._masks = np.zeros((num_envs, n), dtype=np.int8)
         if self.codec.mode == "tensor":
             self._planes = np.zeros((num_envs, *self.codec.plane_shape), dtype=np.float32)
@@ -180,8 +280,15 @@ class Pf1eVectorEnv(VectorEnv):
         # Episodes to close with the next StepBatch (servers with capability batch_close).
         self._batch_close = self.batched and self.codec.caps.get("batch_close", False)
         self._closing: list[str] = []
-        #: Size in bytes of the last StepBatch response (benchmarks: the echo payload).
-        self.last_batch_bytes = 0
+        # Decision and result columns in columnar responses (capability columnar_decisions).
+        self._col_decisions = self.columnar and self.codec.caps.get("columnar_decisions", False)
+        self._last_response: pb.BatchResponse | None = None
+
+    @property
+    def last_batch_bytes(self) -> int:
+        """Size in bytes of the last StepBatch response (benchmarks: the echo payload)."""
+        r = self._last_response
+        return 0 if r is None else r.ByteSize()
 
     # -- Gymnasium API ---------------------------------------------------------------------
 
@@ -205,13 +312,13 @@ class Pf1eVectorEnv(VectorEnv):
             super().reset(seed=seeds[0])
         for i in range(self.num_envs):
             self._close_slot(i)
-        items = self._call([], [(i, s) for i, s in enumerate(seeds)])
-        retries = self._retry_dead_resets(items, list(range(self.num_envs)))
-        for i, item in enumerate(items):
-            self._store(i, item)
+        slots = np.arange(self.num_envs)
+        rows = self._call([], [(i, s) for i, s in enumerate(seeds)])
+        self._store(slots, rows, slots)
+        retries = self._retry_dead_resets(slots)
         self._autoreset[:] = False
-        codes = ["ok"] * self.num_envs
         ok = np.ones(self.num_envs, dtype=np.bool_)
+        codes = np.full(self.num_envs, pb.RESULT_CODE_OK, dtype=np.int64)
         return self._batch_obs(), self._infos(ok, codes, retries)
 
     def step(
@@ -219,53 +326,61 @@ class Pf1eVectorEnv(VectorEnv):
     ) -> tuple[dict[str, Any], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Step every slot (NEXT_STEP autoreset: slots that ended last step are reset)."""
         acts = np.asarray(actions).reshape(self.num_envs)
-        steps: list[tuple[int, tuple[str, int, int]]] = []
-        resets: list[tuple[int, int]] = []
-        for i in range(self.num_envs):
-            st = self._states[i]
-            if st is None:
-                raise RuntimeError(
-                    "no episode in this slot: call reset() first (also after a step() that "
-                    "raised: the server may have applied part of it)"
-                )
-            if self._autoreset[i]:
-                self._close_slot(i)
-                resets.append((i, self._draw_seed()))
-            else:
-                a = int(acts[i])
-                if not 0 <= a < self.single_action_space.n:
-                    raise ValueError(
-                        f"action {a} of env {i} outside Discrete({self.single_action_space.n})"
-                    )
-                steps.append((i, (st.episode_id, st.decision.decision_id, a)))
-        items = self._call([r for _, r in steps], resets)
-        slots = [i for i, _ in steps] + [i for i, _ in resets]
-        reset_slots = [i for i, _ in resets]
-        reset_items = items[len(steps) :]
-        retries = self._retry_dead_resets(reset_items, reset_slots)
-        items = items[: len(steps)] + reset_items
-        rewards = np.zeros(self.num_envs, dtype=np.float32)
-        terminated = np.zeros(self.num_envs, dtype=np.bool_)
-        truncated = np.zeros(self.num_envs, dtype=np.bool_)
-        ok = np.ones(self.num_envs, dtype=np.bool_)
-        codes = ["ok"] * self.num_envs
-        stepped = set()
-        for i, item in zip(slots, items, strict=True):
-            self._store(i, item)
-            st = item[0]
-            if i in reset_slots:
-                continue
-            stepped.add(i)
-            rewards[i] = side_reward(st)
-            terminated[i] = st.terminated
-            truncated[i] = st.truncated
-            if st.results:
-                ok[i] = st.results[0].ok
-                codes[i] = result_code_name(st.results[0].code)
-        self._autoreset[:] = False
-        for i in stepped:
-            self._autoreset[i] = is_over(self._states[i])  # type: ignore[arg-type]
-        return self._batch_obs(), rewards, terminated, truncated, self._infos(ok, codes, retries)
+        if any(e is None for e in self._episode_ids):
+            raise RuntimeError(
+                "no episode in this slot: call reset() first (also after a step() that "
+                "raised: the server may have applied part of it)"
+            )
+        reset_slots = np.flatnonzero(self._autoreset)
+        step_slots = np.flatnonzero(~self._autoreset)
+        a = acts[step_slots].astype(np.int64)
+        n = self.single_action_space.n
+        bad = np.flatnonzero((a < 0) | (a >= n))
+        if len(bad):
+            i = int(step_slots[bad[0]])
+            raise ValueError(f"action {int(acts[i])} of env {i} outside Discrete({n})")
+        for i in reset_slots:
+            self._close_slot(int(i))
+        steps = list(
+            zip(
+                [self._episode_ids[i] for i in step_slots],
+                self._decision_ids[step_slots].tolist(),
+                a.tolist(),
+                strict=True,
+            )
+        )
+        resets = [(int(i), self._draw_seed()) for i in reset_slots]
+        rows = self._call(steps, resets)  # type: ignore[arg-type]
+        slots = np.concatenate([step_slots, reset_slots])
+        self._store(slots, rows, reset_slots)
+        retries = self._retry_dead_resets(reset_slots)
+        e = self.num_envs
+        stepped = np.zeros(e, dtype=np.bool_)
+        stepped[step_slots] = True
+        rewards = np.zeros(e, dtype=np.float32)
+        terminated = np.zeros(e, dtype=np.bool_)
+        truncated = np.zeros(e, dtype=np.bool_)
+        ok = np.ones(e, dtype=np.bool_)
+        codes = np.full(e, pb.RESULT_CODE_OK, dtype=np.int64)
+        m = len(step_slots)
+        rewards[step_slots] = rows.rewards[:m]
+        terminated[step_slots] = rows.terminated[:m]
+        truncated[step_slots] = rows.truncated[:m]
+        ok[step_slots] = rows.result_ok[:m]
+        codes[step_slots] = rows.result_codes[:m]
+        self._autoreset[:] = stepped & (self._actor < 0)
+        # Winners of the episodes that ended at this step.
+        ended_rows = np.flatnonzero(rows.terminated[:m] | rows.truncated[:m])
+        winners = {
+            int(step_slots[j]): rows.state(int(j)).outcome.winner or None for j in ended_rows
+        }
+        return (
+            self._batch_obs(),
+            rewards,
+            terminated,
+            truncated,
+            self._infos(ok, codes, retries, winners),
+        )
 
     def close_extras(self, **kwargs: Any) -> None:
         """Close every episode on the server, then the connection (if this env made it)."""
@@ -287,7 +402,7 @@ class Pf1eVectorEnv(VectorEnv):
     @property
     def episode_ids(self) -> list[str | None]:
         """The server's episode id of each slot."""
-        return [st.episode_id if st is not None else None for st in self._states]
+        return list(self._episode_ids)
 
     def _draw_seed(self) -> int:
         return int(self.np_random.integers(0, 2**63))
@@ -297,29 +412,27 @@ class Pf1eVectorEnv(VectorEnv):
             self.scenario, seed, self.controlled_sides, self.controlled_ids, **self._reset_extra
         )
 
-    def _retry_dead_resets(self, items: list[_Item], slots: list[int]) -> np.ndarray:
-        """Re-reset, with fresh seeds, the reset items that are already over."""
+    def _retry_dead_resets(self, slots: np.ndarray) -> np.ndarray:
+        """Re-reset, with fresh seeds, the just-reset ``slots`` whose episode is already over."""
         retries = np.zeros(self.num_envs, dtype=np.int64)
         for _ in range(_MAX_RESET_RETRIES):
-            dead = [k for k, (st, _) in enumerate(items) if is_over(st)]
+            dead = [int(i) for i in slots if self._actor[i] < 0]
             if not dead:
                 return retries
-            for k in dead:
-                self._close_id(items[k][0].episode_id)
-                retries[slots[k]] += 1
-            again = self._call([], [(slots[k], self._draw_seed()) for k in dead])
-            for k, item in zip(dead, again, strict=True):
-                items[k] = item
+            for i in dead:
+                self._close_slot(i)
+                retries[i] += 1
+            dead_arr = np.asarray(dead, dtype=np.int64)
+            rows = self._call([], [(i, self._draw_seed()) for i in dead])
+            self._store(dead_arr, rows, dead_arr)
         raise RuntimeError(
             f"{_MAX_RESET_RETRIES} resets in a row ended before any controlled decision"
         )
 
-    def _call(
-        self, steps: list[tuple[str, int, int]], resets: list[tuple[int, int]]
-    ) -> list[_Item]:
+    def _call(self, steps: list[tuple[str, int, int]], resets: list[tuple[int, int]]) -> _Rows:
         """Steps ``(episode id, decision id, action id)`` then resets ``(slot, seed)``, in
-        order: one StepBatch per ``max_batch_items``, or unary calls. Returns each item's
-        state and observation rows."""
+        order: one StepBatch per ``max_batch_items``, or unary calls. Returns one row per
+        item."""
         self._drain_closes()
         reset_reqs = [self._reset_req(s) for _, s in resets]
         slots = list(range(len(steps))) + [i for i, _ in resets]
@@ -332,8 +445,8 @@ class Pf1eVectorEnv(VectorEnv):
                 for e, d, a in steps
             ]
             futures += [self.client.stub.Reset.future(r, timeout=t) for r in reset_reqs]
-            return [self._rows_of(f.result()) for f in futures]
-        out: list[_Item] = []
+            return _Rows.of_states(self.codec, [f.result() for f in futures])
+        parts: list[_Rows] = []
         kinds: list[tuple[str, Any]] = [("s", x) for x in steps] + [("r", r) for r in reset_reqs]
         # Closes ride along with the first chunk (they count towards the batch limit).
         closing, self._closing = self._closing, []
@@ -368,32 +481,35 @@ class Pf1eVectorEnv(VectorEnv):
                     close_episode_ids=close_ids,
                 )
             resp = self.client.stub.StepBatch(req, timeout=self.client.timeout)
-            self.last_batch_bytes = resp.ByteSize()
-            for j, item in enumerate(resp.items):
-                if item.HasField("error"):
-                    # The episodes this response created would never be used: close them.
-                    for k in range(len(chunk_steps), len(resp.items)):
-                        if resp.items[k].HasField("state"):
-                            self._close_now(resp.items[k].state.episode_id)
-                    raise BatchItemError(slots[lo + j], item.error.code, item.error.message)
+            self._last_response = resp
+            self._raise_item_errors(
+                resp, len(chunk_steps), [slots[lo + j] for j in range(len(chunk))]
+            )
             if not chunk:
                 continue
+            states = _ItemStates(resp.items)
             if self.columnar:
-                out.extend(self._columns_rows(resp))
+                parts.append(self._columns_rows(resp, states))
             else:
-                out.extend(self._rows_of(item.state) for item in resp.items)
-        return out
+                parts.append(_Rows.of_states(self.codec, states))
+        if not parts:
+            return _Rows.of_states(self.codec, [])
+        return _Rows.concat(parts)
 
-    def _rows_of(self, st: pb.EpisodeState) -> _Item:
-        """The observation rows carried by one full ``EpisodeState``."""
-        mask = self.codec.mask(st)
-        if self.codec.mode == "tensor":
-            planes, features = self.codec.tensors(st.tensors)
-            return st, (mask, planes, features)
-        return st, (mask, None, None)
+    def _raise_item_errors(self, resp: pb.BatchResponse, n_steps: int, slots: list[int]) -> None:
+        """Raise :class:`BatchItemError` for the first failed item (closing the episodes the
+        response's resets created: they would never be used)."""
+        if self._col_decisions and resp.HasField("columns") and resp.columns.errors == 0:
+            return
+        for j, item in enumerate(resp.items):
+            if item.HasField("error"):
+                for k in range(n_steps, len(resp.items)):
+                    if resp.items[k].HasField("state"):
+                        self._close_now(resp.items[k].state.episode_id)
+                raise BatchItemError(slots[j], item.error.code, item.error.message)
 
-    def _columns_rows(self, resp: pb.BatchResponse) -> list[_Item]:
-        """Decode ``resp.columns`` with a few numpy calls: one row view per item."""
+    def _columns_rows(self, resp: pb.BatchResponse, states: Sequence[pb.EpisodeState]) -> _Rows:
+        """Decode ``resp.columns`` with a few numpy calls."""
         c = resp.columns
         k = int(c.items)
         if k != len(resp.items):
@@ -404,30 +520,67 @@ class Pf1eVectorEnv(VectorEnv):
                 f"columnar shapes {tuple(c.plane_shape)}/{tuple(c.feature_shape)} differ from "
                 f"the spec's {plane_shape}/{feature_shape}"
             )
-        planes = np.frombuffer(c.planes, dtype=np.uint8).reshape(k, *plane_shape)
-        # Exact: each plane value is byte / divisor in float32 (ObservationSchema).
-        planes = planes.astype(np.float32) / self._plane_divisors
-        features = np.frombuffer(c.features, dtype="<f4").reshape(k, *feature_shape)
-        masks = np.frombuffer(c.action_masks, dtype=np.int8).reshape(k, self.codec.n)
-        return [
-            (item.state, (masks[j], planes[j], features[j])) for j, item in enumerate(resp.items)
-        ]
+        if self._col_decisions and len(c.decision_ids) == k:
+            r = _Rows(self.codec.n, states)
+            r.rewards = np.asarray(c.rewards, dtype=np.float32)
+            r.terminated = np.frombuffer(c.terminated, dtype=np.uint8).astype(np.bool_)
+            r.truncated = np.frombuffer(c.truncated, dtype=np.uint8).astype(np.bool_)
+            r.decision_ids = np.asarray(c.decision_ids, dtype=np.int64)
+            r.actor = np.asarray(c.actor_indices, dtype=np.int64)
+            r.rounds = np.asarray(c.rounds, dtype=np.int64)
+            r.result_ok = np.frombuffer(c.result_ok, dtype=np.uint8).astype(np.bool_)
+            r.result_codes = np.asarray(c.result_codes, dtype=np.int64)
+        else:
+            # An older server: the rest of each row from its item.
+            r = _Rows.of_states(self.codec, states, tensors=False)
+        r.masks = np.frombuffer(c.action_masks, dtype=np.int8).reshape(k, self.codec.n)
+        r.planes_u8 = np.frombuffer(c.planes, dtype=np.uint8).reshape(k, *plane_shape)
+        r.features = np.frombuffer(c.features, dtype="<f4").reshape(k, *feature_shape)
+        return r
 
-    def _store(self, slot: int, item: _Item) -> None:
-        """Make ``item`` the current state and observation of ``slot``."""
-        st, (mask, planes, features) = item
-        self._states[slot] = st
-        self._masks[slot] = mask
-        if planes is not None:
-            self._planes[slot] = planes
-            self._features[slot] = features
+    def _store(self, slots: np.ndarray, rows: _Rows, new_episodes: np.ndarray) -> None:
+        """Make row j the current decision and observation of ``slots[j]``; the slots in
+        ``new_episodes`` (resets) also take the row's episode id.
+
+        The planes and features are new arrays each time (never written after they were
+        returned to the caller, so observations are returned without a copy)."""
+        if rows.k != len(slots):
+            raise RuntimeError(f"{rows.k} results for {len(slots)} slots")
+        self._masks[slots] = rows.masks
+        self._decision_ids[slots] = rows.decision_ids
+        self._actor[slots] = rows.actor
+        self._round[slots] = rows.rounds
+        if self.codec.mode == "tensor" and (rows.planes is not None or rows.planes_u8 is not None):
+            every = rows.k == self.num_envs
+            if rows.planes_u8 is not None and every:
+                # Exact: each plane value is byte / divisor in float32 (ObservationSchema).
+                u8 = np.empty((self.num_envs, *self.codec.plane_shape), dtype=np.uint8)
+                u8[slots] = rows.planes_u8
+                self._planes = np.divide(u8, self._plane_divisors, dtype=np.float32)
+            else:
+                planes = rows.planes
+                if planes is None:
+                    planes = np.divide(rows.planes_u8, self._plane_divisors, dtype=np.float32)
+                new = np.empty_like(self._planes) if every else self._planes.copy()
+                new[slots] = planes
+                self._planes = new
+            features = np.empty_like(self._features) if every else self._features.copy()
+            features[slots] = rows.features
+            self._features = features
+        if len(new_episodes):
+            where = {int(i): j for j, i in enumerate(slots)}
+            for i in new_episodes:
+                self._episode_ids[int(i)] = rows.state(where[int(i)]).episode_id
+        if self.codec.mode == "json":
+            for j, i in enumerate(slots):
+                self._json[int(i)] = rows.state(j).observation.json
 
     def _close_slot(self, i: int) -> None:
-        st = self._states[i]
-        if st is None:
+        episode_id = self._episode_ids[i]
+        if episode_id is None:
             return
-        self._states[i] = None
-        self._close_id(st.episode_id)
+        self._episode_ids[i] = None
+        self._close_id(episode_id)
 
     def _close_id(self, episode_id: str) -> None:
         """Close a server episode: with the next StepBatch when the server takes closes in
@@ -455,52 +608,42 @@ class Pf1eVectorEnv(VectorEnv):
     def _batch_obs(self) -> dict[str, Any]:
         masks = self._masks.copy()
         if self.codec.mode == "tensor":
-            return {
-                "action_mask": masks,
-                "features": self._features.copy(),
-                "planes": self._planes.copy(),
-            }
-        return {
-            "action_mask": masks,
-            "json": tuple(st.observation.json for st in self._states if st is not None),
-        }
+            # New arrays at every step (``_store``): no copy needed.
+            return {"action_mask": masks, "features": self._features, "planes": self._planes}
+        return {"action_mask": masks, "json": tuple(self._json)}
 
-    def _infos(self, ok: np.ndarray, codes: list[str], retries: np.ndarray) -> dict[str, Any]:
+    def _infos(
+        self,
+        ok: np.ndarray,
+        codes: np.ndarray,
+        retries: np.ndarray,
+        winners: dict[int, str | None] | None = None,
+    ) -> dict[str, Any]:
         e = self.num_envs
-        actor = np.full(e, -1, dtype=np.int64)
-        rnd = np.zeros(e, dtype=np.int64)
-        dec = np.zeros(e, dtype=np.int64)
         winner = np.full(e, None, dtype=object)
-        ended = np.zeros(e, dtype=np.bool_)
-        for i, st in enumerate(self._states):
-            assert st is not None
-            if st.HasField("decision"):
-                actor[i] = st.decision.actor_index
-                rnd[i] = st.decision.round
-                dec[i] = st.decision.decision_id
-            else:
-                rnd[i] = st.outcome.rounds
-            if st.terminated or st.truncated:
-                ended[i] = True
-                winner[i] = st.outcome.winner or None
+        ended_mask = np.zeros(e, dtype=np.bool_)
+        for i, w in (winners or {}).items():
+            winner[i] = w
+            ended_mask[i] = True
         every = np.ones(e, dtype=np.bool_)
-        masks = self._masks.copy()
-        code_arr = np.array(codes, dtype=object)
+        code_arr = np.array(
+            [_CODE_NAMES.get(int(c)) or result_code_name(int(c)) for c in codes], dtype=object
+        )
         return {
-            "action_mask": masks,
+            "action_mask": self._masks.copy(),
             "_action_mask": every,
-            "actor_index": actor,
+            "actor_index": self._actor.copy(),
             "_actor_index": every,
-            "round": rnd,
+            "round": self._round.copy(),
             "_round": every,
-            "decision_id": dec,
+            "decision_id": np.where(self._actor >= 0, self._decision_ids, 0),
             "_decision_id": every,
             "result_ok": ok,
             "_result_ok": every,
             "result_code": code_arr,
             "_result_code": every,
             "winner": winner,
-            "_winner": ended,
+            "_winner": ended_mask,
             "reset_retries": retries,
             "_reset_retries": retries > 0,
         }

@@ -19,11 +19,16 @@ def _random_actions(rng: np.random.Generator, masks: np.ndarray) -> np.ndarray:
 
 
 def _run(env: Pf1eVectorEnv, seed: int, steps: int) -> list[tuple]:
+    """Random legal actions (every 7th step, slot 0 an illegal one: a rejected result);
+    everything a step returns, infos included, as comparable values."""
     rng = np.random.default_rng(seed)
-    obs, _ = env.reset(seed=seed)
-    out = []
-    for _ in range(steps):
-        obs, rew, term, trunc, _ = env.step(_random_actions(rng, obs["action_mask"]))
+    obs, info = env.reset(seed=seed)
+    out = [_info_key(info)]
+    for t in range(steps):
+        acts = _random_actions(rng, obs["action_mask"])
+        if t % 7 == 3 and obs["action_mask"][0].sum() > 0:
+            acts[0] = int(np.flatnonzero(obs["action_mask"][0] == 0)[0])
+        obs, rew, term, trunc, info = env.step(acts)
         out.append(
             (
                 obs["planes"].tobytes(),
@@ -32,9 +37,17 @@ def _run(env: Pf1eVectorEnv, seed: int, steps: int) -> list[tuple]:
                 rew.tobytes(),
                 term.tobytes(),
                 trunc.tobytes(),
+                _info_key(info),
             )
         )
     return out
+
+
+def _info_key(info: dict) -> tuple:
+    return tuple(
+        (k, v.tobytes() if v.dtype != object else tuple(v.tolist()))
+        for k, v in sorted(info.items())
+    )
 
 
 def test_vector_env_next_step_autoreset(server_address: str) -> None:
@@ -98,8 +111,20 @@ def test_vector_env_columnar_equals_items(server_address: str) -> None:
     b = Pf1eVectorEnv(6, address=server_address, columnar=False)
     try:
         assert a.columnar and not b.columnar
+        assert a._col_decisions
         a.max_batch_items = 4
-        assert _run(a, 21, 80) == _run(b, 21, 80)
+        want = _run(b, 21, 80)
+        assert any(
+            not ok
+            for step in want[1:]
+            for k, v in step[-1]
+            if k == "result_ok"
+            for ok in np.frombuffer(v, dtype=np.bool_)
+        ), "no rejected action"
+        assert _run(a, 21, 80) == want
+        # A server without the decision columns: the rest of each row from its item.
+        a._col_decisions = False
+        assert _run(a, 21, 80) == want
     finally:
         a.close()
         b.close()

@@ -288,7 +288,7 @@ class ActionBlock(_message.Message):
     def __init__(self, name: _Optional[str] = ..., first_id: _Optional[int] = ..., size: _Optional[int] = ...) -> None: ...
 
 class Capabilities(_message.Message):
-    __slots__ = ("json_observation", "tensor_observation", "snapshots", "batch", "stream", "validate", "shaped_rewards", "evaluate", "columnar_batch", "batch_close")
+    __slots__ = ("json_observation", "tensor_observation", "snapshots", "batch", "stream", "validate", "shaped_rewards", "evaluate", "columnar_batch", "batch_close", "columnar_decisions")
     JSON_OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     TENSOR_OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     SNAPSHOTS_FIELD_NUMBER: _ClassVar[int]
@@ -299,6 +299,7 @@ class Capabilities(_message.Message):
     EVALUATE_FIELD_NUMBER: _ClassVar[int]
     COLUMNAR_BATCH_FIELD_NUMBER: _ClassVar[int]
     BATCH_CLOSE_FIELD_NUMBER: _ClassVar[int]
+    COLUMNAR_DECISIONS_FIELD_NUMBER: _ClassVar[int]
     json_observation: bool
     tensor_observation: bool
     snapshots: bool
@@ -309,7 +310,8 @@ class Capabilities(_message.Message):
     evaluate: bool
     columnar_batch: bool
     batch_close: bool
-    def __init__(self, json_observation: _Optional[bool] = ..., tensor_observation: _Optional[bool] = ..., snapshots: _Optional[bool] = ..., batch: _Optional[bool] = ..., stream: _Optional[bool] = ..., validate: _Optional[bool] = ..., shaped_rewards: _Optional[bool] = ..., evaluate: _Optional[bool] = ..., columnar_batch: _Optional[bool] = ..., batch_close: _Optional[bool] = ...) -> None: ...
+    columnar_decisions: bool
+    def __init__(self, json_observation: _Optional[bool] = ..., tensor_observation: _Optional[bool] = ..., snapshots: _Optional[bool] = ..., batch: _Optional[bool] = ..., stream: _Optional[bool] = ..., validate: _Optional[bool] = ..., shaped_rewards: _Optional[bool] = ..., evaluate: _Optional[bool] = ..., columnar_batch: _Optional[bool] = ..., batch_close: _Optional[bool] = ..., columnar_decisions: _Optional[bool] = ...) -> None: ...
 
 class MapInfo(_message.Message):
     __slots__ = ("name", "rows", "cols", "square_size_ft")
@@ -617,7 +619,7 @@ class ColumnarSteps(_message.Message):
     def __init__(self, episode_ids: _Optional[_Iterable[str]] = ..., decision_ids: _Optional[_Iterable[int]] = ..., action_ids: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class BatchColumns(_message.Message):
-    __slots__ = ("items", "planes", "plane_shape", "features", "feature_shape", "action_masks", "action_space_size", "rewards", "terminated", "truncated")
+    __slots__ = ("items", "planes", "plane_shape", "features", "feature_shape", "action_masks", "action_space_size", "rewards", "terminated", "truncated", "decision_ids", "actor_indices", "rounds", "result_ok", "result_codes", "errors")
     ITEMS_FIELD_NUMBER: _ClassVar[int]
     PLANES_FIELD_NUMBER: _ClassVar[int]
     PLANE_SHAPE_FIELD_NUMBER: _ClassVar[int]
@@ -628,6 +630,12 @@ class BatchColumns(_message.Message):
     REWARDS_FIELD_NUMBER: _ClassVar[int]
     TERMINATED_FIELD_NUMBER: _ClassVar[int]
     TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    DECISION_IDS_FIELD_NUMBER: _ClassVar[int]
+    ACTOR_INDICES_FIELD_NUMBER: _ClassVar[int]
+    ROUNDS_FIELD_NUMBER: _ClassVar[int]
+    RESULT_OK_FIELD_NUMBER: _ClassVar[int]
+    RESULT_CODES_FIELD_NUMBER: _ClassVar[int]
+    ERRORS_FIELD_NUMBER: _ClassVar[int]
     items: int
     planes: bytes
     plane_shape: _containers.RepeatedScalarFieldContainer[int]
@@ -638,7 +646,13 @@ class BatchColumns(_message.Message):
     rewards: _containers.RepeatedScalarFieldContainer[float]
     terminated: bytes
     truncated: bytes
-    def __init__(self, items: _Optional[int] = ..., planes: _Optional[bytes] = ..., plane_shape: _Optional[_Iterable[int]] = ..., features: _Optional[bytes] = ..., feature_shape: _Optional[_Iterable[int]] = ..., action_masks: _Optional[bytes] = ..., action_space_size: _Optional[int] = ..., rewards: _Optional[_Iterable[float]] = ..., terminated: _Optional[bytes] = ..., truncated: _Optional[bytes] = ...) -> None: ...
+    decision_ids: _containers.RepeatedScalarFieldContainer[int]
+    actor_indices: _containers.RepeatedScalarFieldContainer[int]
+    rounds: _containers.RepeatedScalarFieldContainer[int]
+    result_ok: bytes
+    result_codes: _containers.RepeatedScalarFieldContainer[ResultCode]
+    errors: int
+    def __init__(self, items: _Optional[int] = ..., planes: _Optional[bytes] = ..., plane_shape: _Optional[_Iterable[int]] = ..., features: _Optional[bytes] = ..., feature_shape: _Optional[_Iterable[int]] = ..., action_masks: _Optional[bytes] = ..., action_space_size: _Optional[int] = ..., rewards: _Optional[_Iterable[float]] = ..., terminated: _Optional[bytes] = ..., truncated: _Optional[bytes] = ..., decision_ids: _Optional[_Iterable[int]] = ..., actor_indices: _Optional[_Iterable[int]] = ..., rounds: _Optional[_Iterable[int]] = ..., result_ok: _Optional[bytes] = ..., result_codes: _Optional[_Iterable[_Union[ResultCode, str]]] = ..., errors: _Optional[int] = ...) -> None: ...
 
 class ResetBatchRequest(_message.Message):
     __slots__ = ("resets",)
