@@ -13,6 +13,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// The allocator of the shipped binaries (see `pf1e-env-server`), so figures match them.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Combats per criterion iteration.
 const K: u32 = 64;
 

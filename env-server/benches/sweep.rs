@@ -14,6 +14,10 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
+/// The allocator of the shipped binaries (see `pf1e-env-server`), so figures match them.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn spec_text(runs: u64) -> String {
     format!(
         "scenario: sample_arena\nplacements:\n  goblin: {{ rect: {{ from: [3, 1], to: [4, 5] }} }}\nruns: {runs}\nseed: 1\n"

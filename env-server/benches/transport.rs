@@ -19,6 +19,10 @@ use std::time::{Duration, Instant};
 use tokio_stream::StreamExt;
 use tonic::transport::Channel;
 
+/// The allocator of the shipped binaries (see `pf1e-env-server`), so figures match them.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const DATA_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data");
 /// Time spent measuring each figure.
 const WINDOW: Duration = Duration::from_secs(4);

@@ -11,6 +11,10 @@ use pf1e_env_server::proto::{self, scenario::Source};
 use pf1e_env_server::service::{EnvironmentService, ServiceConfig};
 use std::time::Instant;
 
+/// The allocator of the shipped binaries (see `pf1e-env-server`), so figures match them.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const DATA_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data");
 
 fn reset_req(seed: u64) -> proto::ResetRequest {

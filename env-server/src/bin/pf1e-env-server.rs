@@ -17,6 +17,11 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+/// mimalloc instead of the system allocator: the engine allocates many small, short-lived
+/// vectors per decision, and glibc malloc spent about 15% of the server's time on them.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// gRPC environment server for pf1e-gym.
 #[derive(Debug, Parser)]
 #[command(version, about)]
