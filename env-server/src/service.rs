@@ -997,18 +997,31 @@ impl EnvironmentService {
                 closed += 1;
             }
         }
-        let steps = req
-            .steps
-            .par_iter()
-            .chain(columnar.par_iter())
-            .map(|r| batch_item(check_deadline(deadline).and_then(|()| self.step_blocking(r))));
-        let resets = req
-            .resets
-            .par_iter()
-            .map(|r| batch_item(check_deadline(deadline).and_then(|()| self.reset_blocking(r))));
-        let mut items: Vec<proto::BatchItem> = steps.collect();
-        items.par_extend(resets);
-        let columns = req.columnar_response.then(|| batch_columns(&mut items));
+        // With a columnar response, each worker also takes its item's tensors and mask out
+        // in column encoding (the conversion runs in parallel; `batch_columns` only copies).
+        let columnar_response = req.columnar_response;
+        let finish = |mut item: proto::BatchItem| {
+            let row = if columnar_response {
+                take_row(&mut item)
+            } else {
+                None
+            };
+            (item, row)
+        };
+        let steps = req.steps.par_iter().chain(columnar.par_iter()).map(|r| {
+            finish(batch_item(
+                check_deadline(deadline).and_then(|()| self.step_blocking(r)),
+            ))
+        });
+        let resets = req.resets.par_iter().map(|r| {
+            finish(batch_item(
+                check_deadline(deadline).and_then(|()| self.reset_blocking(r)),
+            ))
+        });
+        let mut done: Vec<(proto::BatchItem, Option<Row>)> = steps.collect();
+        done.par_extend(resets);
+        let (mut items, rows): (Vec<proto::BatchItem>, Vec<Option<Row>>) = done.into_iter().unzip();
+        let columns = columnar_response.then(|| batch_columns(&mut items, rows));
         Ok(proto::BatchResponse {
             items,
             columns,
@@ -1203,36 +1216,103 @@ fn columnar_steps(
 /// columns take the shapes of the first item with tensors; an item of another shape (a batch
 /// mixing scenarios) keeps its tensors and mask in its `EpisodeState` and has zeros in the
 /// tensor and mask columns — nothing is refused after the work is done.
-fn batch_columns(items: &mut [proto::BatchItem]) -> proto::BatchColumns {
-    use proto::batch_item::Result as R;
-    let shapes = items.iter().find_map(|it| match &it.result {
-        Some(R::State(st)) => st.tensors.as_ref().map(|t| {
-            (
-                t.plane_shape.clone(),
-                t.feature_shape.clone(),
-                st.action_space_size,
-            )
-        }),
-        _ => None,
-    });
-    let (plane_shape, feature_shape, space) = shapes.unwrap_or_default();
-    let product = |s: &[u32]| s.iter().map(|&d| d as usize).product::<usize>();
-    let (np, nf, na) = if plane_shape.is_empty() {
-        (0, 0, 0)
-    } else {
-        (
-            product(&plane_shape),
-            product(&feature_shape),
-            space as usize,
-        )
+/// One item's tensors and mask in column encoding (planes one byte per value, features
+/// little-endian `f32` bytes), taken out of its `EpisodeState` by [`take_row`] in the worker
+/// that stepped it, so that the conversion runs in parallel.
+struct Row {
+    plane_shape: Vec<u32>,
+    feature_shape: Vec<u32>,
+    space: u32,
+    planes: Vec<u8>,
+    features: Vec<u8>,
+    mask: Vec<u8>,
+}
+
+impl Row {
+    fn same_shape(&self, other: &Row) -> bool {
+        self.plane_shape == other.plane_shape
+            && self.feature_shape == other.feature_shape
+            && self.space == other.space
+    }
+}
+
+/// The item's tensors and mask as a [`Row`] (removed from the state), if it has tensors.
+fn take_row(item: &mut proto::BatchItem) -> Option<Row> {
+    let Some(proto::batch_item::Result::State(st)) = &mut item.result else {
+        return None;
     };
+    let t = st.tensors.take()?;
+    let per_plane = t
+        .plane_shape
+        .get(1..3)
+        .map_or(1, |s| s.iter().product::<u32>()) as usize;
+    let mut planes = vec![0u8; t.planes.len()];
+    pf1e_engine::tensor::planes_to_u8(&t.planes, per_plane, &mut planes);
+    let mut features = Vec::with_capacity(t.features.len() * 4);
+    for v in &t.features {
+        features.extend_from_slice(&v.to_le_bytes());
+    }
+    Some(Row {
+        plane_shape: t.plane_shape,
+        feature_shape: t.feature_shape,
+        space: st.action_space_size,
+        planes,
+        features,
+        mask: std::mem::take(&mut st.action_mask),
+    })
+}
+
+/// Put a row that does not fit the batch's columns back into its item, as it was.
+fn restore_row(item: &mut proto::BatchItem, row: Row) {
+    let Some(proto::batch_item::Result::State(st)) = &mut item.result else {
+        return;
+    };
+    let per_plane = row
+        .plane_shape
+        .get(1..3)
+        .map_or(1, |s| s.iter().product::<u32>()) as usize;
+    let divisors = pf1e_engine::tensor::PLANE_DIVISORS;
+    let planes = row
+        .planes
+        .iter()
+        .enumerate()
+        .map(|(i, &b)| {
+            f32::from(b) / f32::from(divisors[(i / per_plane.max(1)).min(divisors.len() - 1)])
+        })
+        .collect();
+    let features = row
+        .features
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    st.tensors = Some(proto::TensorObservation {
+        plane_shape: row.plane_shape,
+        planes,
+        feature_shape: row.feature_shape,
+        features,
+    });
+    st.action_mask = row.mask;
+}
+
+/// The columns of a batch whose items' tensors were taken out as `rows` (same order): the
+/// rows of the first row's shapes go into the columns; an item of another scenario's shapes
+/// (or without tensors) keeps its tensors and mask, and its column rows stay zero.
+fn batch_columns(items: &mut [proto::BatchItem], rows: Vec<Option<Row>>) -> proto::BatchColumns {
+    use proto::batch_item::Result as R;
+    let first = rows.iter().flatten().next();
+    let (plane_shape, feature_shape, space) = first.map_or_else(Default::default, |r| {
+        (r.plane_shape.clone(), r.feature_shape.clone(), r.space)
+    });
+    let (np, nf, na) = first.map_or((0, 0, 0), |r| {
+        (r.planes.len(), r.features.len(), r.space as usize)
+    });
     let n = items.len();
     let mut c = proto::BatchColumns {
         items: n as u32,
         planes: vec![0; n * np],
-        plane_shape: plane_shape.clone(),
-        features: vec![0; n * nf * 4],
-        feature_shape: feature_shape.clone(),
+        plane_shape,
+        features: vec![0; n * nf],
+        feature_shape,
         action_masks: vec![0; n * na],
         action_space_size: space,
         rewards: vec![0.0; n],
@@ -1245,8 +1325,30 @@ fn batch_columns(items: &mut [proto::BatchItem]) -> proto::BatchColumns {
         result_codes: vec![proto::ResultCode::Unspecified as i32; n],
         errors: 0,
     };
-    for (i, it) in items.iter_mut().enumerate() {
-        let Some(R::State(st)) = &mut it.result else {
+    let template = rows.iter().flatten().next().map(|r| Row {
+        plane_shape: r.plane_shape.clone(),
+        feature_shape: r.feature_shape.clone(),
+        space: r.space,
+        planes: Vec::new(),
+        features: Vec::new(),
+        mask: Vec::new(),
+    });
+    for (i, (it, row)) in items.iter_mut().zip(rows).enumerate() {
+        if let Some(row) = row {
+            let fits = template.as_ref().is_some_and(|t| t.same_shape(&row))
+                && row.planes.len() == np
+                && row.features.len() == nf
+                && row.mask.len() == na;
+            if fits {
+                c.planes[i * np..(i + 1) * np].copy_from_slice(&row.planes);
+                c.features[i * nf..(i + 1) * nf].copy_from_slice(&row.features);
+                c.action_masks[i * na..(i + 1) * na].copy_from_slice(&row.mask);
+            } else {
+                // Another scenario's shapes: the item keeps what it had.
+                restore_row(it, row);
+            }
+        }
+        let Some(R::State(st)) = &it.result else {
             c.errors += 1;
             continue;
         };
@@ -1265,30 +1367,6 @@ fn batch_columns(items: &mut [proto::BatchItem]) -> proto::BatchColumns {
         let first = st.results.first();
         c.result_ok[i] = u8::from(first.is_none_or(|r| r.ok));
         c.result_codes[i] = first.map_or(proto::ResultCode::Ok as i32, |r| r.code);
-        let same_shape = st.tensors.as_ref().is_some_and(|t| {
-            t.plane_shape == plane_shape
-                && t.feature_shape == feature_shape
-                && st.action_space_size == space
-        });
-        if !same_shape {
-            // No tensors, or another scenario's shapes: the item keeps what it has.
-            continue;
-        }
-        let mask = std::mem::take(&mut st.action_mask);
-        let Some(t) = st.tensors.take() else {
-            continue;
-        };
-        pf1e_engine::tensor::planes_to_u8(
-            &t.planes,
-            (plane_shape[1] * plane_shape[2]) as usize,
-            &mut c.planes[i * np..(i + 1) * np],
-        );
-        for (k, v) in t.features.iter().enumerate() {
-            c.features[(i * nf + k) * 4..(i * nf + k + 1) * 4].copy_from_slice(&v.to_le_bytes());
-        }
-        if mask.len() == na {
-            c.action_masks[i * na..(i + 1) * na].copy_from_slice(&mask);
-        }
     }
     c
 }
