@@ -153,6 +153,10 @@ pub struct Grid {
     /// use; terrain never changes during an encounter). Not serialized.
     #[serde(skip)]
     steps: std::sync::OnceLock<StepTable>,
+    /// The terrain planes of the tensor observation (`tensor::build`), built once on first
+    /// use. Not serialized.
+    #[serde(skip)]
+    pub(crate) terrain_planes: std::sync::OnceLock<Vec<f32>>,
 }
 
 /// One legal terrain step of a 1×1 mover (see [`StepTable`]).
@@ -241,6 +245,7 @@ impl Grid {
             cover_bonus: Vec::with_capacity(n),
             loe_cache: LoeCache::new(n),
             steps: std::sync::OnceLock::new(),
+            terrain_planes: std::sync::OnceLock::new(),
         };
         for r in 0..rows {
             for c in 0..cols {

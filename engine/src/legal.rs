@@ -405,7 +405,13 @@ fn candidate_actions(ep: &Episode, actor: CombatantId, first_only: bool) -> Vec<
             if !(targets.contains(&t) || grappler == Some(t)) {
                 continue;
             }
+            // Every maneuver but escape needs a melee weapon that reaches the target
+            // (`plan_maneuver`): without one, only escape is worth checking.
+            let reaches = crate::maneuvers::maneuver_weapon(ep, actor, t, None).is_ok();
             for m in Maneuver::ALL {
+                if !reaches && m != Maneuver::Escape {
+                    continue;
+                }
                 let mut a = Action::new(ActionKind::Maneuver);
                 a.target = Some(t);
                 a.maneuver = Some(m);

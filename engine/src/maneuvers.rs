@@ -259,7 +259,7 @@ fn size_rank(s: Size) -> i32 {
 }
 
 /// The first usable melee weapon of `a` (or `wanted`) that reaches `t` from where it stands.
-fn maneuver_weapon(
+pub(crate) fn maneuver_weapon(
     ep: &Episode,
     a: CombatantId,
     t: CombatantId,

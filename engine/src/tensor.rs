@@ -121,23 +121,28 @@ pub(crate) fn build(ep: &Episode, viewer: CombatantId) -> TensorObservation {
     let enc = ep.encounter();
     let grid = &enc.grid;
     let (rows, cols) = (grid.rows as usize, grid.cols as usize);
-    let mut planes = vec![0f32; PLANES * rows * cols];
-    let at = |p: usize, c: Cell| p * rows * cols + c.row as usize * cols + c.col as usize;
+    let cells = rows * cols;
+    let mut planes = vec![0f32; PLANES * cells];
+    let at = |p: usize, c: Cell| p * cells + c.row as usize * cols + c.col as usize;
+    // Planes 0-4 depend on the terrain only: built once per map, copied.
+    let terrain = grid.terrain_planes.get_or_init(|| {
+        let mut t = vec![0f32; 5 * cells];
+        for i in 0..cells.min(grid.move_cost.len()) {
+            let cost = grid.move_cost[i];
+            t[i] = f32::from(u8::from(cost > 0));
+            t[cells + i] = f32::from(u8::from(cost > 1));
+            t[2 * cells + i] = f32::from(u8::from(grid.blocks_los[i]));
+            t[3 * cells + i] = f32::from(grid.cover_bonus[i]) / 8.0;
+            t[4 * cells + i] = grid.elevation[i] as f32 / 9.0;
+        }
+        t
+    });
+    planes[..5 * cells].copy_from_slice(terrain);
     let enemies: Vec<CombatantId> = ep.ids().filter(|&x| ep.enemies(viewer, x)).collect();
     let threatened = crate::rules::threatened_squares(ep, &enemies);
-    for r in 0..rows {
-        for c in 0..cols {
-            let cell = Cell::new(r as i32, c as i32);
-            let i = r * cols + c;
-            let cost = grid.move_cost[i];
-            planes[at(0, cell)] = f32::from(u8::from(cost > 0));
-            planes[at(1, cell)] = f32::from(u8::from(cost > 1));
-            planes[at(2, cell)] = f32::from(u8::from(grid.blocks_los[i]));
-            planes[at(3, cell)] = f32::from(grid.cover_bonus[i]) / 8.0;
-            planes[at(4, cell)] = grid.elevation[i] as f32 / 9.0;
-            if threatened[i] {
-                planes[at(8, cell)] = 1.0;
-            }
+    for (i, &t) in threatened.iter().enumerate().take(cells) {
+        if t {
+            planes[8 * cells + i] = 1.0;
         }
     }
     for x in ep.ids() {
