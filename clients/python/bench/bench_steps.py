@@ -62,6 +62,16 @@ def start_server(binary: pathlib.Path) -> tuple[subprocess.Popen, str]:
     raise SystemExit(f"{binary} did not start")
 
 
+def random_legal(rng: np.random.Generator, masks: np.ndarray) -> np.ndarray:
+    """One uniformly random legal action per row of ``masks`` (``(n, actions)``, 1 = legal;
+    id 0, end_turn, for a row with none): the k-th legal id, k uniform in [0, legal count),
+    found on the running count — the agent costs ~0.1 ms per 256 rows, not the ~0.3 ms of
+    an argmax over random scores."""
+    counts = masks.cumsum(axis=1, dtype=np.int32)
+    k = (rng.random(len(masks)) * counts[:, -1]).astype(np.int32)
+    return (counts > k[:, None]).argmax(axis=1)
+
+
 def measure(fn: Callable[[], int], seconds: float) -> tuple[int, int, np.ndarray, float]:
     """Call ``fn`` (which returns the env steps it made) for ``seconds`` after a warm-up;
     returns (calls, steps, per-call latencies in s, elapsed s)."""
@@ -188,9 +198,7 @@ def main(argv: list[str] | None = None) -> int:
                     width: int = width,
                     cur: list = [obs],  # noqa: B006
                 ) -> int:
-                    m = cur[0]["action_mask"]
-                    acts = (rng.random(m.shape) * m).argmax(axis=1)
-                    cur[0], *_ = env.step(acts)
+                    cur[0], *_ = env.step(random_legal(rng, cur[0]["action_mask"]))
                     return width
 
                 # The echo payload: the size of a real StepBatch response of this width.
