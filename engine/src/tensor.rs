@@ -68,6 +68,36 @@ pub const PLANE_DIVISORS: [u8; PLANES] = [1, 1, 1, 8, 9, 1, 1, 1, 1, 1];
 
 /// Number of grid planes.
 pub const PLANES: usize = PLANE_NAMES.len();
+/// The first `TERRAIN_PLANES` planes depend on the map only (passable … elevation): the same
+/// in every observation of an encounter.
+pub const TERRAIN_PLANES: usize = 5;
+
+/// The terrain planes of `enc`'s map, `[TERRAIN_PLANES, rows, cols]`, one byte per value
+/// ([`planes_to_u8`] encoding): planes `0..TERRAIN_PLANES` of every observation.
+pub fn terrain_planes_u8(enc: &crate::Encounter) -> Vec<u8> {
+    let grid = &enc.grid;
+    let cells = (grid.rows.max(0) * grid.cols.max(0)) as usize;
+    let mut out = vec![0u8; TERRAIN_PLANES * cells];
+    planes_to_u8(terrain_planes(grid), cells, &mut out);
+    out
+}
+
+/// Planes `0..TERRAIN_PLANES` of `grid` (built once per map, then shared).
+fn terrain_planes(grid: &crate::grid::Grid) -> &[f32] {
+    let cells = (grid.rows.max(0) * grid.cols.max(0)) as usize;
+    grid.terrain_planes.get_or_init(|| {
+        let mut t = vec![0f32; TERRAIN_PLANES * cells];
+        for i in 0..cells.min(grid.move_cost.len()) {
+            let cost = grid.move_cost[i];
+            t[i] = f32::from(u8::from(cost > 0));
+            t[cells + i] = f32::from(u8::from(cost > 1));
+            t[2 * cells + i] = f32::from(u8::from(grid.blocks_los[i]));
+            t[3 * cells + i] = f32::from(grid.cover_bonus[i]) / 8.0;
+            t[4 * cells + i] = grid.elevation[i] as f32 / 9.0;
+        }
+        t
+    })
+}
 /// Number of features per combatant.
 pub const FEATURES: usize = FEATURE_NAMES.len();
 
@@ -124,20 +154,8 @@ pub(crate) fn build(ep: &Episode, viewer: CombatantId) -> TensorObservation {
     let cells = rows * cols;
     let mut planes = vec![0f32; PLANES * cells];
     let at = |p: usize, c: Cell| p * cells + c.row as usize * cols + c.col as usize;
-    // Planes 0-4 depend on the terrain only: built once per map, copied.
-    let terrain = grid.terrain_planes.get_or_init(|| {
-        let mut t = vec![0f32; 5 * cells];
-        for i in 0..cells.min(grid.move_cost.len()) {
-            let cost = grid.move_cost[i];
-            t[i] = f32::from(u8::from(cost > 0));
-            t[cells + i] = f32::from(u8::from(cost > 1));
-            t[2 * cells + i] = f32::from(u8::from(grid.blocks_los[i]));
-            t[3 * cells + i] = f32::from(grid.cover_bonus[i]) / 8.0;
-            t[4 * cells + i] = grid.elevation[i] as f32 / 9.0;
-        }
-        t
-    });
-    planes[..5 * cells].copy_from_slice(terrain);
+    // The terrain planes: built once per map, copied.
+    planes[..TERRAIN_PLANES * cells].copy_from_slice(terrain_planes(grid));
     let enemies: Vec<CombatantId> = ep.ids().filter(|&x| ep.enemies(viewer, x)).collect();
     let threatened = crate::rules::threatened_squares(ep, &enemies);
     for (i, &t) in threatened.iter().enumerate().take(cells) {

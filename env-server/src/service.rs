@@ -1000,9 +1000,10 @@ impl EnvironmentService {
         // With a columnar response, each worker also takes its item's tensors and mask out
         // in column encoding (the conversion runs in parallel; `batch_columns` only copies).
         let columnar_response = req.columnar_response;
+        let compact = columnar_response && req.compact_columns;
         let finish = |mut item: proto::BatchItem| {
             let row = if columnar_response {
-                take_row(&mut item)
+                take_row(&mut item, compact)
             } else {
                 None
             };
@@ -1021,7 +1022,7 @@ impl EnvironmentService {
         let mut done: Vec<(proto::BatchItem, Option<Row>)> = steps.collect();
         done.par_extend(resets);
         let (mut items, rows): (Vec<proto::BatchItem>, Vec<Option<Row>>) = done.into_iter().unzip();
-        let columns = columnar_response.then(|| batch_columns(&mut items, rows));
+        let columns = columnar_response.then(|| batch_columns(&mut items, rows, compact));
         Ok(proto::BatchResponse {
             items,
             columns,
@@ -1226,6 +1227,8 @@ struct Row {
     planes: Vec<u8>,
     features: Vec<u8>,
     mask: Vec<u8>,
+    /// The mask as bits (compact columns only; see `BatchColumns.action_mask_bits`).
+    mask_bits: Vec<u8>,
 }
 
 impl Row {
@@ -1236,8 +1239,9 @@ impl Row {
     }
 }
 
-/// The item's tensors and mask as a [`Row`] (removed from the state), if it has tensors.
-fn take_row(item: &mut proto::BatchItem) -> Option<Row> {
+/// The item's tensors and mask as a [`Row`] (removed from the state), if it has tensors;
+/// with `compact`, the mask's bits too.
+fn take_row(item: &mut proto::BatchItem, compact: bool) -> Option<Row> {
     let Some(proto::batch_item::Result::State(st)) = &mut item.result else {
         return None;
     };
@@ -1252,13 +1256,24 @@ fn take_row(item: &mut proto::BatchItem) -> Option<Row> {
     for v in &t.features {
         features.extend_from_slice(&v.to_le_bytes());
     }
+    let mask = std::mem::take(&mut st.action_mask);
+    let mask_bits = if compact {
+        let mut bits = vec![0u8; mask.len().div_ceil(8)];
+        for (j, &m) in mask.iter().enumerate() {
+            bits[j / 8] |= u8::from(m != 0) << (j % 8);
+        }
+        bits
+    } else {
+        Vec::new()
+    };
     Some(Row {
         plane_shape: t.plane_shape,
         feature_shape: t.feature_shape,
         space: st.action_space_size,
         planes,
         features,
-        mask: std::mem::take(&mut st.action_mask),
+        mask,
+        mask_bits,
     })
 }
 
@@ -1297,7 +1312,13 @@ fn restore_row(item: &mut proto::BatchItem, row: Row) {
 /// The columns of a batch whose items' tensors were taken out as `rows` (same order): the
 /// rows of the first row's shapes go into the columns; an item of another scenario's shapes
 /// (or without tensors) keeps its tensors and mask, and its column rows stay zero.
-fn batch_columns(items: &mut [proto::BatchItem], rows: Vec<Option<Row>>) -> proto::BatchColumns {
+/// With `compact`, the columns leave out the terrain planes and carry the masks as bits
+/// (`StepBatchRequest.compact_columns`).
+fn batch_columns(
+    items: &mut [proto::BatchItem],
+    rows: Vec<Option<Row>>,
+    compact: bool,
+) -> proto::BatchColumns {
     use proto::batch_item::Result as R;
     let first = rows.iter().flatten().next();
     let (plane_shape, feature_shape, space) = first.map_or_else(Default::default, |r| {
@@ -1306,14 +1327,33 @@ fn batch_columns(items: &mut [proto::BatchItem], rows: Vec<Option<Row>>) -> prot
     let (np, nf, na) = first.map_or((0, 0, 0), |r| {
         (r.planes.len(), r.features.len(), r.space as usize)
     });
+    // What a row puts in the columns: planes from `skip` on, masks as bytes or bits.
+    let cells: usize = plane_shape.iter().skip(1).map(|&d| d as usize).product();
+    let skip = if compact && !plane_shape.is_empty() {
+        (pf1e_engine::tensor::TERRAIN_PLANES * cells).min(np)
+    } else {
+        0
+    };
+    let (mask_bytes, bit_bytes) = if compact {
+        (0, na.div_ceil(8))
+    } else {
+        (na, 0)
+    };
+    let cp = np - skip;
     let n = items.len();
     let mut c = proto::BatchColumns {
         items: n as u32,
-        planes: vec![0; n * np],
+        planes: vec![0; n * cp],
         plane_shape,
         features: vec![0; n * nf],
         feature_shape,
-        action_masks: vec![0; n * na],
+        action_masks: vec![0; n * mask_bytes],
+        action_mask_bits: vec![0; n * bit_bytes],
+        first_plane: if skip > 0 {
+            pf1e_engine::tensor::TERRAIN_PLANES as u32
+        } else {
+            0
+        },
         action_space_size: space,
         rewards: vec![0.0; n],
         terminated: vec![0; n],
@@ -1332,6 +1372,7 @@ fn batch_columns(items: &mut [proto::BatchItem], rows: Vec<Option<Row>>) -> prot
         planes: Vec::new(),
         features: Vec::new(),
         mask: Vec::new(),
+        mask_bits: Vec::new(),
     });
     for (i, (it, row)) in items.iter_mut().zip(rows).enumerate() {
         if let Some(row) = row {
@@ -1340,9 +1381,14 @@ fn batch_columns(items: &mut [proto::BatchItem], rows: Vec<Option<Row>>) -> prot
                 && row.features.len() == nf
                 && row.mask.len() == na;
             if fits {
-                c.planes[i * np..(i + 1) * np].copy_from_slice(&row.planes);
+                c.planes[i * cp..(i + 1) * cp].copy_from_slice(&row.planes[skip..]);
                 c.features[i * nf..(i + 1) * nf].copy_from_slice(&row.features);
-                c.action_masks[i * na..(i + 1) * na].copy_from_slice(&row.mask);
+                if compact {
+                    c.action_mask_bits[i * bit_bytes..(i + 1) * bit_bytes]
+                        .copy_from_slice(&row.mask_bits);
+                } else {
+                    c.action_masks[i * na..(i + 1) * na].copy_from_slice(&row.mask);
+                }
             } else {
                 // Another scenario's shapes: the item keeps what it had.
                 restore_row(it, row);
@@ -1753,6 +1799,8 @@ fn spec(name: &str, enc: &Encounter, max_batch_items: usize) -> proto::Spec {
                 .iter()
                 .map(|&d| u32::from(d))
                 .collect(),
+            terrain_plane_count: pf1e_engine::tensor::TERRAIN_PLANES as u32,
+            terrain_planes: pf1e_engine::tensor::terrain_planes_u8(enc),
         }),
         action_blocks: space
             .blocks()
@@ -1776,6 +1824,7 @@ fn spec(name: &str, enc: &Encounter, max_batch_items: usize) -> proto::Spec {
             columnar_batch: true,
             batch_close: true,
             columnar_decisions: true,
+            compact_columns: true,
         }),
         rules_data_version: rules_data_version(enc),
         max_batch_items: u32::try_from(max_batch_items).unwrap_or(u32::MAX),

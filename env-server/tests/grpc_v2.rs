@@ -1672,3 +1672,102 @@ fn columnar_error_rows_are_counted_and_empty() {
     assert_eq!(c.result_ok[3], 1);
     assert!(c.decision_ids[3] > 0 && c.actor_indices[3] >= 0);
 }
+
+/// Compact columns carry the same observations as full ones: the terrain planes of the spec
+/// followed by the compact planes give the full planes, the mask bits the full masks, at
+/// every step of twin episodes (same seeds, same actions) through resets.
+#[test]
+fn compact_columns_equal_full_columns() {
+    let svc = EnvironmentService::new(ServiceConfig::new(DATA_DIR));
+    let spec = svc
+        .get_spec_blocking(&proto::GetSpecRequest {
+            scenario: named("sample_arena"),
+        })
+        .unwrap();
+    assert!(spec.capabilities.as_ref().unwrap().compact_columns);
+    let schema = spec.observation_schema.unwrap();
+    let terrain = schema.terrain_planes;
+    assert_eq!(schema.terrain_plane_count, 5);
+    assert_eq!(terrain.len(), 5 * 8 * 20);
+    let reset = |seed: u64| {
+        let mut r = reset_req("sample_arena", seed, &["players"]);
+        r.observation = Some(proto::ObservationOptions {
+            json: Some(false),
+            tensors: true,
+            legal_actions: Some(false),
+            typed: Some(false),
+            action_mask: true,
+        });
+        r
+    };
+    let run = |compact: bool| -> Vec<(Vec<u8>, Vec<u8>, Vec<u8>)> {
+        let mut out = Vec::new();
+        let mut req = proto::StepBatchRequest {
+            resets: (0..6).map(|i| reset(40 + i)).collect(),
+            columnar_response: true,
+            compact_columns: compact,
+            ..Default::default()
+        };
+        let mut seed = 100;
+        for _ in 0..30 {
+            let resp = svc.step_batch_blocking(&req, None).unwrap();
+            let c = resp.columns.unwrap();
+            let k = c.items as usize;
+            let na = c.action_space_size as usize;
+            let (planes, masks) = if compact {
+                assert_eq!(c.first_plane, 5);
+                assert!(c.action_masks.is_empty());
+                let per = c.planes.len() / k;
+                let mut planes = Vec::new();
+                let mut masks = Vec::new();
+                for i in 0..k {
+                    planes.extend_from_slice(&terrain);
+                    planes.extend_from_slice(&c.planes[i * per..(i + 1) * per]);
+                    let bits = &c.action_mask_bits[i * na.div_ceil(8)..(i + 1) * na.div_ceil(8)];
+                    masks.extend((0..na).map(|j| (bits[j / 8] >> (j % 8)) & 1));
+                }
+                (planes, masks)
+            } else {
+                assert_eq!(c.first_plane, 0);
+                assert!(c.action_mask_bits.is_empty());
+                (c.planes.clone(), c.action_masks.clone())
+            };
+            out.push((planes, c.features.clone(), masks.clone()));
+            // Next: the first legal action above end_turn of each live row; resets for the rest.
+            let mut col = proto::ColumnarSteps::default();
+            let mut resets = Vec::new();
+            for (i, it) in resp.items.iter().enumerate() {
+                let Some(proto::batch_item::Result::State(s)) = &it.result else {
+                    panic!("error item")
+                };
+                match &s.decision {
+                    Some(d) => {
+                        let m = &masks[i * na..(i + 1) * na];
+                        let id = (1..na).find(|&j| m[j] == 1).unwrap_or(0) as u32;
+                        col.episode_ids.push(s.episode_id.clone());
+                        col.decision_ids.push(d.decision_id);
+                        col.action_ids.push(id);
+                    }
+                    None => {
+                        seed += 1;
+                        resets.push(reset(seed));
+                    }
+                }
+            }
+            req = proto::StepBatchRequest {
+                columnar_steps: Some(col),
+                resets,
+                columnar_response: true,
+                compact_columns: compact,
+                ..Default::default()
+            };
+        }
+        out
+    };
+    let full = run(false);
+    let compact = run(true);
+    assert_eq!(full.len(), compact.len());
+    for (t, (a, b)) in full.iter().zip(&compact).enumerate() {
+        assert!(a == b, "step {t} differs");
+    }
+}

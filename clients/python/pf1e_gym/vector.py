@@ -79,9 +79,12 @@ class _Rows:
         self.k = k
         self._states = states
         self.masks = np.zeros((k, n_actions), dtype=np.int8)
-        # Float planes, or (columns) the bytes they are encoded as: see ``_store``.
+        # Float planes, or (columns) the bytes they are encoded as: see ``_store``. With
+        # compact columns the bytes start at plane ``first_plane`` (the terrain planes are
+        # the spec's).
         self.planes: np.ndarray | None = None
         self.planes_u8: np.ndarray | None = None
+        self.first_plane = 0
         self.features: np.ndarray | None = None
         self.rewards = np.zeros(k, dtype=np.float32)
         self.terminated = np.zeros(k, dtype=np.bool_)
@@ -141,6 +144,7 @@ class _Rows:
         for name in ("planes", "planes_u8", "features"):
             if getattr(parts[0], name) is not None:
                 setattr(r, name, np.concatenate([getattr(p, name) for p in parts]))
+        r.first_plane = parts[0].first_plane
         return r
 
     def state(self, j: int) -> pb.EpisodeState:
@@ -282,6 +286,19 @@ class Pf1eVectorEnv(VectorEnv):
         self._closing: list[str] = []
         # Decision and result columns in columnar responses (capability columnar_decisions).
         self._col_decisions = self.columnar and self.codec.caps.get("columnar_decisions", False)
+        # Compact columns: masks as bits, terrain planes once (from the spec).
+        schema = self.spec_msg.observation_schema
+        self._compact = bool(
+            self.columnar
+            and self.codec.caps.get("compact_columns", False)
+            and schema.terrain_plane_count > 0
+        )
+        self._terrain_u8: np.ndarray | None = None
+        if self._compact:
+            _, rows_, cols_ = self.codec.plane_shape
+            self._terrain_u8 = np.frombuffer(schema.terrain_planes, dtype=np.uint8).reshape(
+                int(schema.terrain_plane_count), rows_, cols_
+            )
         self._last_response: pb.BatchResponse | None = None
 
     @property
@@ -469,6 +486,7 @@ class Pf1eVectorEnv(VectorEnv):
                     ),
                     resets=chunk_resets,
                     columnar_response=True,
+                    compact_columns=self._compact,
                     close_episode_ids=close_ids,
                 )
             else:
@@ -533,8 +551,17 @@ class Pf1eVectorEnv(VectorEnv):
         else:
             # An older server: the rest of each row from its item.
             r = _Rows.of_states(self.codec, states, tensors=False)
-        r.masks = np.frombuffer(c.action_masks, dtype=np.int8).reshape(k, self.codec.n)
-        r.planes_u8 = np.frombuffer(c.planes, dtype=np.uint8).reshape(k, *plane_shape)
+        n = self.codec.n
+        if c.first_plane:
+            if self._terrain_u8 is None or c.first_plane != len(self._terrain_u8):
+                raise RuntimeError(f"compact columns from plane {c.first_plane} unexpected")
+            bits = np.frombuffer(c.action_mask_bits, dtype=np.uint8).reshape(k, -(-n // 8))
+            r.masks = np.unpackbits(bits, axis=1, count=n, bitorder="little").view(np.int8)
+            r.first_plane = int(c.first_plane)
+        else:
+            r.masks = np.frombuffer(c.action_masks, dtype=np.int8).reshape(k, n)
+        dyn = (plane_shape[0] - r.first_plane, *plane_shape[1:])
+        r.planes_u8 = np.frombuffer(c.planes, dtype=np.uint8).reshape(k, *dyn)
         r.features = np.frombuffer(c.features, dtype="<f4").reshape(k, *feature_shape)
         return r
 
@@ -552,15 +579,24 @@ class Pf1eVectorEnv(VectorEnv):
         self._round[slots] = rows.rounds
         if self.codec.mode == "tensor" and (rows.planes is not None or rows.planes_u8 is not None):
             every = rows.k == self.num_envs
+            fp = rows.first_plane
             if rows.planes_u8 is not None and every:
                 # Exact: each plane value is byte / divisor in float32 (ObservationSchema).
                 u8 = np.empty((self.num_envs, *self.codec.plane_shape), dtype=np.uint8)
-                u8[slots] = rows.planes_u8
+                if fp:
+                    u8[:, :fp] = self._terrain_u8
+                u8[slots, fp:] = rows.planes_u8
                 self._planes = np.divide(u8, self._plane_divisors, dtype=np.float32)
             else:
                 planes = rows.planes
                 if planes is None:
-                    planes = np.divide(rows.planes_u8, self._plane_divisors, dtype=np.float32)
+                    u8 = rows.planes_u8
+                    if fp:
+                        terrain = np.broadcast_to(
+                            self._terrain_u8, (rows.k, *self._terrain_u8.shape)
+                        )  # type: ignore[union-attr]
+                        u8 = np.concatenate([terrain, u8], axis=1)
+                    planes = np.divide(u8, self._plane_divisors, dtype=np.float32)
                 new = np.empty_like(self._planes) if every else self._planes.copy()
                 new[slots] = planes
                 self._planes = new

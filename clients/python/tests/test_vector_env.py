@@ -121,6 +121,10 @@ def test_vector_env_columnar_equals_items(server_address: str) -> None:
             if k == "result_ok"
             for ok in np.frombuffer(v, dtype=np.bool_)
         ), "no rejected action"
+        assert a._compact
+        assert _run(a, 21, 80) == want
+        # Full columns (a server without compact columns): masks as bytes, every plane.
+        a._compact = False
         assert _run(a, 21, 80) == want
         # A server without the decision columns: the rest of each row from its item.
         a._col_decisions = False
@@ -201,3 +205,33 @@ def test_vector_env_inline_error_raises(server_address: str) -> None:
         assert e.value.slot == 1 and e.value.code == grpc.StatusCode.NOT_FOUND.value[0]
     finally:
         env.close()
+
+
+def test_vector_env_partial_store_equals_full_store(server_address: str) -> None:
+    # Re-resetting some slots only (the dead-reset retry path) decodes compact rows into the
+    # same observation as a whole batch does.
+    env = Pf1eVectorEnv(3, address=server_address)
+    try:
+        assert env._compact
+        env.reset(seed=5)
+        for i in range(3):
+            env._close_slot(i)
+        rows = env._call([], [(0, 77), (1, 78), (2, 79)])
+        env._store(np.arange(3), rows, np.arange(3))
+        full = (env._planes.copy(), env._features.copy(), env._masks.copy())
+        env._store(np.array([2, 0]), _subset(rows, [2, 0]), np.array([2, 0]))
+        assert np.array_equal(env._planes, full[0])
+        assert np.array_equal(env._features, full[1])
+        assert np.array_equal(env._masks, full[2])
+    finally:
+        env.close()
+
+
+def _subset(rows, order):  # type: ignore[no-untyped-def]
+    from pf1e_gym.vector import _Rows
+
+    sub = _Rows(rows.masks.shape[1], [rows.state(j) for j in order])
+    for name in ("masks", "decision_ids", "actor", "rounds", "planes_u8", "features"):
+        setattr(sub, name, getattr(rows, name)[order])
+    sub.first_plane = rows.first_plane
+    return sub

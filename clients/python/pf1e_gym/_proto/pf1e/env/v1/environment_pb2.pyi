@@ -264,18 +264,22 @@ class Spec(_message.Message):
     def __init__(self, scenario: _Optional[str] = ..., map: _Optional[_Union[MapInfo, _Mapping]] = ..., sides: _Optional[_Iterable[str]] = ..., combatants: _Optional[_Iterable[_Union[CombatantInfo, _Mapping]]] = ..., action_space_size: _Optional[int] = ..., rng_version: _Optional[str] = ..., engine_version: _Optional[str] = ..., round_cap: _Optional[int] = ..., simple_monster_death: _Optional[bool] = ..., mask_polarity: _Optional[str] = ..., protocol: _Optional[str] = ..., observation_schema: _Optional[_Union[ObservationSchema, _Mapping]] = ..., action_blocks: _Optional[_Iterable[_Union[ActionBlock, _Mapping]]] = ..., reward_components: _Optional[_Iterable[str]] = ..., capabilities: _Optional[_Union[Capabilities, _Mapping]] = ..., rules_data_version: _Optional[str] = ..., max_batch_items: _Optional[int] = ...) -> None: ...
 
 class ObservationSchema(_message.Message):
-    __slots__ = ("plane_names", "plane_shape", "feature_names", "feature_shape", "plane_divisors")
+    __slots__ = ("plane_names", "plane_shape", "feature_names", "feature_shape", "plane_divisors", "terrain_plane_count", "terrain_planes")
     PLANE_NAMES_FIELD_NUMBER: _ClassVar[int]
     PLANE_SHAPE_FIELD_NUMBER: _ClassVar[int]
     FEATURE_NAMES_FIELD_NUMBER: _ClassVar[int]
     FEATURE_SHAPE_FIELD_NUMBER: _ClassVar[int]
     PLANE_DIVISORS_FIELD_NUMBER: _ClassVar[int]
+    TERRAIN_PLANE_COUNT_FIELD_NUMBER: _ClassVar[int]
+    TERRAIN_PLANES_FIELD_NUMBER: _ClassVar[int]
     plane_names: _containers.RepeatedScalarFieldContainer[str]
     plane_shape: _containers.RepeatedScalarFieldContainer[int]
     feature_names: _containers.RepeatedScalarFieldContainer[str]
     feature_shape: _containers.RepeatedScalarFieldContainer[int]
     plane_divisors: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, plane_names: _Optional[_Iterable[str]] = ..., plane_shape: _Optional[_Iterable[int]] = ..., feature_names: _Optional[_Iterable[str]] = ..., feature_shape: _Optional[_Iterable[int]] = ..., plane_divisors: _Optional[_Iterable[int]] = ...) -> None: ...
+    terrain_plane_count: int
+    terrain_planes: bytes
+    def __init__(self, plane_names: _Optional[_Iterable[str]] = ..., plane_shape: _Optional[_Iterable[int]] = ..., feature_names: _Optional[_Iterable[str]] = ..., feature_shape: _Optional[_Iterable[int]] = ..., plane_divisors: _Optional[_Iterable[int]] = ..., terrain_plane_count: _Optional[int] = ..., terrain_planes: _Optional[bytes] = ...) -> None: ...
 
 class ActionBlock(_message.Message):
     __slots__ = ("name", "first_id", "size")
@@ -288,7 +292,7 @@ class ActionBlock(_message.Message):
     def __init__(self, name: _Optional[str] = ..., first_id: _Optional[int] = ..., size: _Optional[int] = ...) -> None: ...
 
 class Capabilities(_message.Message):
-    __slots__ = ("json_observation", "tensor_observation", "snapshots", "batch", "stream", "validate", "shaped_rewards", "evaluate", "columnar_batch", "batch_close", "columnar_decisions")
+    __slots__ = ("json_observation", "tensor_observation", "snapshots", "batch", "stream", "validate", "shaped_rewards", "evaluate", "columnar_batch", "batch_close", "columnar_decisions", "compact_columns")
     JSON_OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     TENSOR_OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     SNAPSHOTS_FIELD_NUMBER: _ClassVar[int]
@@ -300,6 +304,7 @@ class Capabilities(_message.Message):
     COLUMNAR_BATCH_FIELD_NUMBER: _ClassVar[int]
     BATCH_CLOSE_FIELD_NUMBER: _ClassVar[int]
     COLUMNAR_DECISIONS_FIELD_NUMBER: _ClassVar[int]
+    COMPACT_COLUMNS_FIELD_NUMBER: _ClassVar[int]
     json_observation: bool
     tensor_observation: bool
     snapshots: bool
@@ -311,7 +316,8 @@ class Capabilities(_message.Message):
     columnar_batch: bool
     batch_close: bool
     columnar_decisions: bool
-    def __init__(self, json_observation: _Optional[bool] = ..., tensor_observation: _Optional[bool] = ..., snapshots: _Optional[bool] = ..., batch: _Optional[bool] = ..., stream: _Optional[bool] = ..., validate: _Optional[bool] = ..., shaped_rewards: _Optional[bool] = ..., evaluate: _Optional[bool] = ..., columnar_batch: _Optional[bool] = ..., batch_close: _Optional[bool] = ..., columnar_decisions: _Optional[bool] = ...) -> None: ...
+    compact_columns: bool
+    def __init__(self, json_observation: _Optional[bool] = ..., tensor_observation: _Optional[bool] = ..., snapshots: _Optional[bool] = ..., batch: _Optional[bool] = ..., stream: _Optional[bool] = ..., validate: _Optional[bool] = ..., shaped_rewards: _Optional[bool] = ..., evaluate: _Optional[bool] = ..., columnar_batch: _Optional[bool] = ..., batch_close: _Optional[bool] = ..., columnar_decisions: _Optional[bool] = ..., compact_columns: _Optional[bool] = ...) -> None: ...
 
 class MapInfo(_message.Message):
     __slots__ = ("name", "rows", "cols", "square_size_ft")
@@ -595,18 +601,20 @@ class StatsResponse(_message.Message):
     def __init__(self, live_episodes: _Optional[int] = ..., max_episodes: _Optional[int] = ..., episodes_created: _Optional[int] = ..., episodes_closed: _Optional[int] = ..., episodes_evicted: _Optional[int] = ..., steps: _Optional[int] = ..., open_streams: _Optional[int] = ..., evaluations_running: _Optional[int] = ..., max_evaluations: _Optional[int] = ..., evaluations_started: _Optional[int] = ..., evaluations_completed: _Optional[int] = ..., evaluations_cancelled: _Optional[int] = ..., combats_evaluated: _Optional[int] = ...) -> None: ...
 
 class StepBatchRequest(_message.Message):
-    __slots__ = ("steps", "resets", "columnar_steps", "columnar_response", "close_episode_ids")
+    __slots__ = ("steps", "resets", "columnar_steps", "columnar_response", "close_episode_ids", "compact_columns")
     STEPS_FIELD_NUMBER: _ClassVar[int]
     RESETS_FIELD_NUMBER: _ClassVar[int]
     COLUMNAR_STEPS_FIELD_NUMBER: _ClassVar[int]
     COLUMNAR_RESPONSE_FIELD_NUMBER: _ClassVar[int]
     CLOSE_EPISODE_IDS_FIELD_NUMBER: _ClassVar[int]
+    COMPACT_COLUMNS_FIELD_NUMBER: _ClassVar[int]
     steps: _containers.RepeatedCompositeFieldContainer[StepRequest]
     resets: _containers.RepeatedCompositeFieldContainer[ResetRequest]
     columnar_steps: ColumnarSteps
     columnar_response: bool
     close_episode_ids: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, steps: _Optional[_Iterable[_Union[StepRequest, _Mapping]]] = ..., resets: _Optional[_Iterable[_Union[ResetRequest, _Mapping]]] = ..., columnar_steps: _Optional[_Union[ColumnarSteps, _Mapping]] = ..., columnar_response: _Optional[bool] = ..., close_episode_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+    compact_columns: bool
+    def __init__(self, steps: _Optional[_Iterable[_Union[StepRequest, _Mapping]]] = ..., resets: _Optional[_Iterable[_Union[ResetRequest, _Mapping]]] = ..., columnar_steps: _Optional[_Union[ColumnarSteps, _Mapping]] = ..., columnar_response: _Optional[bool] = ..., close_episode_ids: _Optional[_Iterable[str]] = ..., compact_columns: _Optional[bool] = ...) -> None: ...
 
 class ColumnarSteps(_message.Message):
     __slots__ = ("episode_ids", "decision_ids", "action_ids")
@@ -619,7 +627,7 @@ class ColumnarSteps(_message.Message):
     def __init__(self, episode_ids: _Optional[_Iterable[str]] = ..., decision_ids: _Optional[_Iterable[int]] = ..., action_ids: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class BatchColumns(_message.Message):
-    __slots__ = ("items", "planes", "plane_shape", "features", "feature_shape", "action_masks", "action_space_size", "rewards", "terminated", "truncated", "decision_ids", "actor_indices", "rounds", "result_ok", "result_codes", "errors")
+    __slots__ = ("items", "planes", "plane_shape", "features", "feature_shape", "action_masks", "action_space_size", "rewards", "terminated", "truncated", "decision_ids", "actor_indices", "rounds", "result_ok", "result_codes", "errors", "action_mask_bits", "first_plane")
     ITEMS_FIELD_NUMBER: _ClassVar[int]
     PLANES_FIELD_NUMBER: _ClassVar[int]
     PLANE_SHAPE_FIELD_NUMBER: _ClassVar[int]
@@ -636,6 +644,8 @@ class BatchColumns(_message.Message):
     RESULT_OK_FIELD_NUMBER: _ClassVar[int]
     RESULT_CODES_FIELD_NUMBER: _ClassVar[int]
     ERRORS_FIELD_NUMBER: _ClassVar[int]
+    ACTION_MASK_BITS_FIELD_NUMBER: _ClassVar[int]
+    FIRST_PLANE_FIELD_NUMBER: _ClassVar[int]
     items: int
     planes: bytes
     plane_shape: _containers.RepeatedScalarFieldContainer[int]
@@ -652,7 +662,9 @@ class BatchColumns(_message.Message):
     result_ok: bytes
     result_codes: _containers.RepeatedScalarFieldContainer[ResultCode]
     errors: int
-    def __init__(self, items: _Optional[int] = ..., planes: _Optional[bytes] = ..., plane_shape: _Optional[_Iterable[int]] = ..., features: _Optional[bytes] = ..., feature_shape: _Optional[_Iterable[int]] = ..., action_masks: _Optional[bytes] = ..., action_space_size: _Optional[int] = ..., rewards: _Optional[_Iterable[float]] = ..., terminated: _Optional[bytes] = ..., truncated: _Optional[bytes] = ..., decision_ids: _Optional[_Iterable[int]] = ..., actor_indices: _Optional[_Iterable[int]] = ..., rounds: _Optional[_Iterable[int]] = ..., result_ok: _Optional[bytes] = ..., result_codes: _Optional[_Iterable[_Union[ResultCode, str]]] = ..., errors: _Optional[int] = ...) -> None: ...
+    action_mask_bits: bytes
+    first_plane: int
+    def __init__(self, items: _Optional[int] = ..., planes: _Optional[bytes] = ..., plane_shape: _Optional[_Iterable[int]] = ..., features: _Optional[bytes] = ..., feature_shape: _Optional[_Iterable[int]] = ..., action_masks: _Optional[bytes] = ..., action_space_size: _Optional[int] = ..., rewards: _Optional[_Iterable[float]] = ..., terminated: _Optional[bytes] = ..., truncated: _Optional[bytes] = ..., decision_ids: _Optional[_Iterable[int]] = ..., actor_indices: _Optional[_Iterable[int]] = ..., rounds: _Optional[_Iterable[int]] = ..., result_ok: _Optional[bytes] = ..., result_codes: _Optional[_Iterable[_Union[ResultCode, str]]] = ..., errors: _Optional[int] = ..., action_mask_bits: _Optional[bytes] = ..., first_plane: _Optional[int] = ...) -> None: ...
 
 class ResetBatchRequest(_message.Message):
     __slots__ = ("resets",)
