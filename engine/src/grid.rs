@@ -87,17 +87,16 @@ pub fn distance_squares(a: Cell, b: Cell) -> i32 {
 /// (CRB — Combat: Big and Little Creatures in Combat: Large 2×2, Huge 3×3, Gargantuan 4×4,
 /// Colossal 6×6). `side` is clamped to `1..=`[`MAX_FOOTPRINT_SIDE`].
 pub fn footprint(anchor: Cell, side: i32) -> Vec<Cell> {
+    footprint_iter(anchor, side).collect()
+}
+
+/// The squares of [`footprint`] without allocating, in the same order.
+pub fn footprint_iter(anchor: Cell, side: i32) -> impl Iterator<Item = Cell> {
     let side = clamp_side(side);
-    let mut out = Vec::with_capacity((side * side) as usize);
-    for dr in 0..side {
-        for dc in 0..side {
-            out.push(Cell::new(
-                anchor.row.saturating_add(dr),
-                anchor.col.saturating_add(dc),
-            ));
-        }
-    }
-    out
+    (0..side).flat_map(move |dr| {
+        (0..side)
+            .map(move |dc| Cell::new(anchor.row.saturating_add(dr), anchor.col.saturating_add(dc)))
+    })
 }
 
 /// Minimum 5-10-5 distance in squares between two footprints (minimum over every pair of
@@ -876,19 +875,14 @@ impl PathField {
             out.push((self.start, 0));
         }
         let st = &self.states;
-        let n = st.stop.len();
-        for i in 0..n {
-            let cell = Cell::new(
-                (i / self.cols as usize) as i32,
-                (i % self.cols as usize) as i32,
-            );
-            if cell == self.start {
-                out.push((cell, 0));
-                continue;
-            }
+        let cols = self.cols.max(1) as usize;
+        let start = self.index(self.start);
+        for (i, &stop) in st.stop.iter().enumerate() {
             let d = st.dist[2 * i].min(st.dist[2 * i + 1]);
-            if d != UNREACHED && st.stop[i] {
-                out.push((cell, d));
+            // The start always; any other square reached where the mover may stop.
+            if Some(i) == start || (stop && d != UNREACHED) {
+                let cell = Cell::new((i / cols) as i32, (i % cols) as i32);
+                out.push((cell, if Some(i) == start { 0 } else { d }));
             }
         }
         // Already in (row, col) order but for an off-map start pushed first.

@@ -97,6 +97,10 @@ impl Episode {
     pub(crate) fn cells_of(&self, c: CombatantId) -> Vec<Cell> {
         grid::footprint(self.st[idx(c)].pos, self.fp_side(c))
     }
+    /// [`Self::cells_of`] without allocating.
+    pub(crate) fn cells_iter(&self, c: CombatantId) -> impl Iterator<Item = Cell> {
+        grid::footprint_iter(self.st[idx(c)].pos, self.fp_side(c))
+    }
     /// Movement budget in feet (best of land and fly speed; half when disabled).
     pub(crate) fn speed_ft(&self, c: CombatantId) -> i32 {
         let s = self.spec(c);
@@ -195,7 +199,7 @@ impl Episode {
             } else {
                 Passage::PassThrough
             };
-            for c in self.cells_of(o) {
+            for c in self.cells_iter(o) {
                 f(c, p);
             }
         }
@@ -883,16 +887,15 @@ pub(crate) fn charge_path(
     let mut blocking: Vec<Cell> = Vec::new();
     for o in ep.ids() {
         if o != a && ep.st[idx(o)].life != LifeState::Dead {
-            occupied.extend(ep.cells_of(o));
+            occupied.extend(ep.cells_iter(o));
             if ep.conscious(o) {
-                blocking.extend(ep.cells_of(o));
+                blocking.extend(ep.cells_iter(o));
             }
         }
     }
     let cells_ok = |c: Cell, taken: &[Cell]| {
-        grid::footprint(c, side)
-            .iter()
-            .all(|x| grid.in_bounds(*x) && grid.passable(*x) && !taken.contains(x))
+        grid::footprint_iter(c, side)
+            .all(|x| grid.in_bounds(x) && grid.passable(x) && !taken.contains(&x))
     };
     let free_anchor = |c: Cell| cells_ok(c, &occupied);
     let passable_anchor = |c: Cell| cells_ok(c, &blocking);
@@ -938,11 +941,7 @@ pub(crate) fn charge_path(
         let mut odd = false;
         let mut ok = true;
         for &c in &line {
-            if !passable_anchor(c)
-                || grid::footprint(c, side)
-                    .iter()
-                    .any(|x| grid.is_difficult(*x))
-            {
+            if !passable_anchor(c) || grid::footprint_iter(c, side).any(|x| grid.is_difficult(x)) {
                 ok = false;
                 break;
             }

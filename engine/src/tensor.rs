@@ -176,7 +176,7 @@ pub(crate) fn build(ep: &Episode, viewer: CombatantId) -> TensorObservation {
         } else {
             6
         };
-        for cell in ep.cells_of(x) {
+        for cell in ep.cells_iter(x) {
             if grid.in_bounds(cell) {
                 planes[at(plane, cell)] = 1.0;
             }
