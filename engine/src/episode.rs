@@ -493,9 +493,7 @@ impl Episode {
     pub fn action_mask(&self) -> Vec<u8> {
         let mut mask = vec![0u8; self.action_space_size() as usize];
         if let Phase::Awaiting(d) = &self.phase {
-            for id in crate::legal::legal_ids(self, d.actor) {
-                mask[id as usize] = 1;
-            }
+            crate::legal::fill_mask(self, d.actor, &mut mask);
         }
         mask
     }

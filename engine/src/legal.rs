@@ -187,7 +187,16 @@ impl ActionSpace {
     /// The id of an action for an actor at `actor_pos`, if the action has one (e.g. `move`
     /// toward a target with an explicit weapon has none).
     pub fn encode(&self, a: &Action, actor_pos: Cell) -> Option<u32> {
-        let b = self.blocks();
+        self.encode_in(&self.blocks(), a, actor_pos)
+    }
+
+    /// [`ActionSpace::encode`] with the blocks already computed (`b = self.blocks()`).
+    fn encode_in(
+        &self,
+        b: &[(&'static str, u32, u32); 15],
+        a: &Action,
+        actor_pos: Cell,
+    ) -> Option<u32> {
         let target = a.target.map(|t| t.0 as u32);
         let bare = a.target.is_none() && a.destination.is_none() && a.weapon.is_none();
         if a.kind != ActionKind::Maneuver && a.maneuver.is_some() {
@@ -279,14 +288,29 @@ pub fn label(ep: &Episode, actor: CombatantId, a: &Action) -> String {
 /// `first_only`, stops at the first one found.
 fn candidate_actions(ep: &Episode, actor: CombatantId, first_only: bool) -> Vec<Action> {
     let mut out: Vec<Action> = Vec::new();
+    each_candidate(ep, actor, first_only, &mut |a| {
+        out.push(a);
+        first_only
+    });
+    out
+}
+
+/// Calls `sink` with each candidate action of [`candidate_actions`], in the same order,
+/// until `sink` returns `true`; `first_only` leaves out what the first-action probe never
+/// wants (the free toggles) and searches as that probe does.
+fn each_candidate(
+    ep: &Episode,
+    actor: CombatantId,
+    first_only: bool,
+    sink: &mut dyn FnMut(Action) -> bool,
+) {
     if !ep.conscious(actor) {
-        return out;
+        return;
     }
     macro_rules! push {
         ($a:expr) => {{
-            out.push($a);
-            if first_only {
-                return out;
+            if sink($a) {
+                return;
             }
         }};
     }
@@ -463,7 +487,6 @@ fn candidate_actions(ep: &Episode, actor: CombatantId, first_only: bool) -> Vec<
             }
         }
     }
-    out
 }
 
 /// Whether `actor` has any legal action besides `end_turn` now (cheap: stops at the first).
@@ -476,26 +499,35 @@ pub(crate) fn any_besides_end_turn(ep: &Episode, actor: CombatantId) -> bool {
         return false;
     }
     let space = ActionSpace::of(&ep.enc);
+    let blocks = space.blocks();
     let pos = ep.st[actor.0 as usize].pos;
-    candidate_actions(ep, actor, true)
-        .iter()
-        .any(|a| space.encode(a, pos).is_some())
+    let mut found = false;
+    // The first candidate decides, as it always has (every candidate has an id).
+    each_candidate(ep, actor, true, &mut |a| {
+        found = space.encode_in(&blocks, &a, pos).is_some();
+        true
+    });
+    found
 }
 
-/// The ids of every legal action of `actor` now, sorted (`end_turn`, id 0, always included).
-pub(crate) fn legal_ids(ep: &Episode, actor: CombatantId) -> Vec<u32> {
+/// Set `mask[id] = 1` for every legal action id of `actor` now (`end_turn` included); `mask`
+/// spans the action space. The ids of [`legal_actions`], without listing or labelling them.
+pub(crate) fn fill_mask(ep: &Episode, actor: CombatantId, mask: &mut [u8]) {
     let space = ActionSpace::of(&ep.enc);
+    let blocks = space.blocks();
     let pos = ep.st[actor.0 as usize].pos;
-    let mut ids: Vec<u32> = std::iter::once(0)
-        .chain(
-            candidate_actions(ep, actor, false)
-                .iter()
-                .filter_map(|a| space.encode(a, pos)),
-        )
-        .collect();
-    ids.sort_unstable();
-    ids.dedup();
-    ids
+    if let Some(m) = mask.get_mut(0) {
+        *m = 1;
+    }
+    each_candidate(ep, actor, false, &mut |a| {
+        if let Some(m) = space
+            .encode_in(&blocks, &a, pos)
+            .and_then(|id| mask.get_mut(id as usize))
+        {
+            *m = 1;
+        }
+        false
+    });
 }
 
 /// Every legal action of `actor` now, sorted by id; `end_turn` always first.
