@@ -156,6 +156,49 @@ pub struct Grid {
     /// use. Not serialized.
     #[serde(skip)]
     pub(crate) terrain_planes: std::sync::OnceLock<Vec<f32>>,
+    /// Straight run lines of a 1×1 mover, per start square, built on first use (maps of at
+    /// most [`RUN_LINE_MAX_CELLS`] squares; none otherwise). Not serialized.
+    #[serde(skip)]
+    run_lines: Vec<std::sync::OnceLock<RunLines>>,
+}
+
+/// Maps with more squares keep no run-line table ([`Grid::run_lines_from`]): it holds one
+/// line per pair of squares (about 10 KiB per start square at this size).
+pub const RUN_LINE_MAX_CELLS: usize = 256;
+
+/// The terrain part of every straight run line from one square (see
+/// [`Grid::run_lines_from`]).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RunLines {
+    /// One per destination whose line is terrain-clear, in row-major destination order
+    /// (found through `by_dest`).
+    pub(crate) lines: Vec<RunLine>,
+    /// The squares of every line (row-major indices), `cells[first..first + len]` per line.
+    pub(crate) cells: Vec<u32>,
+    /// Per destination square: its index in `lines`, `u32::MAX` when it has no clear line.
+    pub(crate) by_dest: Vec<u32>,
+}
+
+impl RunLines {
+    /// The clear line to `dest` (row-major index), if any.
+    pub(crate) fn to(&self, dest: usize) -> Option<&RunLine> {
+        let i = *self.by_dest.get(dest)?;
+        self.lines.get(i as usize)
+    }
+
+    /// The squares of `line`, row-major indices, start excluded, destination last.
+    pub(crate) fn cells_of(&self, line: &RunLine) -> &[u32] {
+        &self.cells[line.first as usize..(line.first + line.len) as usize]
+    }
+}
+
+/// A terrain-clear straight line from a start square.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RunLine {
+    /// 5-10-5 cost of the line in squares.
+    pub(crate) cost: u32,
+    pub(crate) first: u32,
+    pub(crate) len: u32,
 }
 
 /// One legal terrain step of a 1×1 mover (see [`StepTable`]).
@@ -245,6 +288,7 @@ impl Grid {
             loe_cache: LoeCache::new(n),
             steps: std::sync::OnceLock::new(),
             terrain_planes: std::sync::OnceLock::new(),
+            run_lines: Vec::new(),
         };
         for r in 0..rows {
             for c in 0..cols {
@@ -262,7 +306,68 @@ impl Grid {
                 g.cover_bonus.push(t.effective_cover_bonus());
             }
         }
+        if n <= RUN_LINE_MAX_CELLS {
+            g.run_lines = (0..n).map(|_| std::sync::OnceLock::new()).collect();
+        }
         g
+    }
+
+    /// Drop the run-line table (kept empty from now on): for an encounter that serves a
+    /// single episode, where a table built per start square would cost more memory (up to
+    /// ~10 KiB per square) than the searches it saves.
+    pub fn without_run_line_table(&mut self) {
+        self.run_lines = Vec::new();
+    }
+
+    /// Every straight line a 1×1 mover could run from `start` (row-major index) that the
+    /// terrain allows — each square on the map, passable, not difficult, each step allowed
+    /// ([`Grid::step_cost`], corners included) — with its 5-10-5 cost; built once per start
+    /// square and shared by every episode of the map (creatures are checked by the caller).
+    /// `None` on maps of more than [`RUN_LINE_MAX_CELLS`] squares.
+    pub(crate) fn run_lines_from(&self, start: usize) -> Option<&RunLines> {
+        let slot = self.run_lines.get(start)?;
+        Some(slot.get_or_init(|| {
+            let cols = self.cols.max(1) as usize;
+            let from = Cell::new((start / cols) as i32, (start % cols) as i32);
+            let mut out = RunLines {
+                by_dest: vec![u32::MAX; self.run_lines.len()],
+                ..RunLines::default()
+            };
+            for dest in 0..self.run_lines.len() {
+                if dest == start {
+                    continue;
+                }
+                let to = Cell::new((dest / cols) as i32, (dest % cols) as i32);
+                let first = out.cells.len();
+                let (mut prev, mut cost, mut odd, mut ok) = (from, 0u32, false, true);
+                for c in crate::los::straight_line_iter(from, to) {
+                    let clear = self.in_bounds(c) && self.passable(c) && !self.is_difficult(c);
+                    match self.step_cost(prev, c, odd).filter(|_| clear) {
+                        Some((k, o)) => {
+                            cost += k;
+                            odd = o;
+                        }
+                        None => {
+                            ok = false;
+                            break;
+                        }
+                    }
+                    out.cells.push(self.index(c).unwrap_or(0) as u32);
+                    prev = c;
+                }
+                if ok {
+                    out.by_dest[dest] = out.lines.len() as u32;
+                    out.lines.push(RunLine {
+                        cost,
+                        first: first as u32,
+                        len: (out.cells.len() - first) as u32,
+                    });
+                } else {
+                    out.cells.truncate(first);
+                }
+            }
+            out
+        }))
     }
 
     /// The 1×1 step table, built on first use.

@@ -1088,6 +1088,13 @@ pub(crate) fn run_destination_checker(
     let max_sq = rules::budget_squares(ep, a, run_multiplier(ep, a));
     let grid = &ep.enc.grid;
     let map = ep.passage_map(a);
+    // A 1×1 runner on a small map: the terrain part of every line is in the grid's table;
+    // only the creatures on it are left to check.
+    let lines = if ep.fp_side(a) == 1 {
+        grid.index(start).and_then(|i| grid.run_lines_from(i))
+    } else {
+        None
+    };
     move |dest: Cell| {
         if dest == start || !grid.in_bounds(dest) {
             return Err(reasons::UNREACHABLE_DESTINATION);
@@ -1101,7 +1108,21 @@ pub(crate) fn run_destination_checker(
                 .copied()
                 .unwrap_or(grid::Passage::Free)
         };
-        run_line_ok(ep, a, start, dest, max_sq, &pass)
+        let Some(lines) = lines else {
+            return run_line_ok(ep, a, start, dest, max_sq, &pass);
+        };
+        let blocked = |i: u32| map.get(i as usize) == Some(&grid::Passage::Blocked);
+        let line = grid
+            .index(dest)
+            .and_then(|d| lines.to(d))
+            .ok_or(reasons::UNREACHABLE_DESTINATION)?;
+        if line.cost > max_sq
+            || lines.cells_of(line).iter().any(|&i| blocked(i))
+            || pass(dest) != grid::Passage::Free
+        {
+            return Err(reasons::UNREACHABLE_DESTINATION);
+        }
+        Ok(())
     }
 }
 

@@ -388,3 +388,55 @@ fn a_move_action_costing_two_squares_keeps_the_turn_going() {
     assert_all_ok(&submit(&mut ep, &[move_to(2, 2)]));
     assert_eq!(ep.position(cid(&ep, "hero")), pf1e_engine::Cell::new(2, 2));
 }
+
+/// The same exhaustive check on the bundled sample arena (elevation, water, pillars, five
+/// combatants): the grid's run-line table, the movement memo and every enumeration shortcut
+/// agree with `validate` at every decision.
+#[test]
+fn action_mask_matches_validate_on_the_sample_arena() {
+    use pf1e_engine::data::CombatantSpec;
+    use pf1e_engine::map::MapSpec;
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data");
+    let map = MapSpec::load(&data.join("maps/sample_arena.yaml")).unwrap();
+    let m = |n: &str| {
+        let spec = CombatantSpec::load(&data.join(format!("monsters/{n}.json"))).unwrap();
+        (n.to_string(), spec)
+    };
+    let sides = vec![
+        (
+            "players".into(),
+            vec![m("goblin"), m("goblin"), m("goblin")],
+        ),
+        ("monsters".into(), vec![m("orc"), m("orc")]),
+    ];
+    let enc = std::sync::Arc::new(
+        pf1e_engine::Encounter::build(map, sides, pf1e_engine::RulesOptions::default()).unwrap(),
+    );
+    let mut runs = 0;
+    for seed in 0..6u64 {
+        let mut ep = Episode::new(enc.clone(), seed, &[Controller::External; 5]);
+        for k in 0.. {
+            let Status::Decision(_) = ep.advance() else {
+                break;
+            };
+            assert!(k < 2000, "seed {seed}: no end");
+            let mask = ep.action_mask();
+            for (id, &m) in mask.iter().enumerate() {
+                let a = ep.action_from_id(id as u32).unwrap();
+                let valid = ep.validate(&a).unwrap().ok;
+                assert_eq!(
+                    m == 1,
+                    valid,
+                    "seed {seed}, decision {k}: id {id} ({a:?}) mask {m} but validate {valid}"
+                );
+                runs += usize::from(valid && a.kind == ActionKind::Run);
+            }
+            let legal: Vec<u32> = (0..mask.len() as u32)
+                .filter(|&i| mask[i as usize] == 1)
+                .collect();
+            let a = ep.action_from_id(legal[(k * 7 + 3) % legal.len()]).unwrap();
+            assert!(ep.submit(&[a]).unwrap()[0].ok);
+        }
+    }
+    assert!(runs > 100, "only {runs} legal runs seen");
+}

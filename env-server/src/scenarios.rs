@@ -240,7 +240,9 @@ impl ScenarioStore {
                 Ok((name.clone(), enc))
             }
             Some(proto::scenario::Source::Inline(inline)) => {
-                let enc = build_inline(inline, &format!("{field}.inline"))?;
+                let mut enc = build_inline(inline, &format!("{field}.inline"))?;
+                // One encounter per inline episode: no per-map run-line table (memory).
+                Arc::make_mut(&mut enc.grid).without_run_line_table();
                 Ok(("inline".to_string(), Arc::new(enc)))
             }
         }

@@ -2087,8 +2087,11 @@ impl CreatedEpisodes for proto::BatchResponse {
 }
 
 /// [`blocking`] for calls that create episodes: if the deadline passed while the engine
-/// worked, the client will never learn the new ids, so the episodes are closed again and the
-/// call fails with DEADLINE_EXCEEDED (no orphans counting against `--max-episodes`).
+/// worked — or is so close that the response could not reach the client in time (a margin
+/// of 2 ms + 10 µs per created episode) — the client will never learn the new ids, so the
+/// episodes are closed again and the call fails with DEADLINE_EXCEEDED (no orphans counting
+/// against `--max-episodes`). A response lost later still (a stalled network) leaves its
+/// episodes to the idle eviction (`--idle-timeout-secs`).
 /// `reset_items_from`: index of the first batch item that created an episode.
 async fn blocking_creating<T, F>(
     svc: EnvironmentService,
@@ -2102,8 +2105,12 @@ where
 {
     blocking(deadline, move || {
         let out = f()?;
-        if let Err(late) = check_deadline(deadline) {
-            for id in out.created(reset_items_from) {
+        let created = out.created(reset_items_from);
+        // The response must still reach the client before its deadline, or it never learns
+        // the ids: keep a margin for encoding and sending it (2 ms + 10 µs per episode).
+        let margin = Duration::from_micros(2_000 + 10 * created.len() as u64);
+        if let Err(late) = check_deadline(deadline.map(|d| d.checked_sub(margin).unwrap_or(d))) {
+            for id in created {
                 let _ = svc.close_episode(&proto::CloseRequest { episode_id: id });
             }
             return Err(late);
