@@ -64,7 +64,14 @@ from pf1e_gym.client import Pf1eClient, reset_request
 
 _MAX_RESET_RETRIES = 100
 
-_CODE_NAMES = {v.number: result_code_name(v.number) for v in pb.ResultCode.DESCRIPTOR.values}
+# Result code number -> name, as an array indexed by the number (unknown numbers: their digits).
+_CODE_NAMES = np.array(
+    [
+        result_code_name(c)
+        for c in range(max(v.number for v in pb.ResultCode.DESCRIPTOR.values) + 1)
+    ],
+    dtype=object,
+)
 
 
 class _Rows:
@@ -567,7 +574,7 @@ class Pf1eVectorEnv(VectorEnv):
 
     def _store(self, slots: np.ndarray, rows: _Rows, new_episodes: np.ndarray) -> None:
         """Make row j the current decision and observation of ``slots[j]``; the slots in
-        ``new_episodes`` (resets) also take the row's episode id.
+        ``new_episodes`` (resets: the last rows, in order) also take the row's episode id.
 
         The planes and features are new arrays each time (never written after they were
         returned to the caller, so observations are returned without a copy)."""
@@ -603,10 +610,9 @@ class Pf1eVectorEnv(VectorEnv):
             features = np.empty_like(self._features) if every else self._features.copy()
             features[slots] = rows.features
             self._features = features
-        if len(new_episodes):
-            where = {int(i): j for j, i in enumerate(slots)}
-            for i in new_episodes:
-                self._episode_ids[int(i)] = rows.state(where[int(i)]).episode_id
+        first_new = rows.k - len(new_episodes)
+        for j, i in enumerate(new_episodes.tolist(), start=first_new):
+            self._episode_ids[i] = rows.state(j).episode_id
         if self.codec.mode == "json":
             for j, i in enumerate(slots):
                 self._json[int(i)] = rows.state(j).observation.json
@@ -662,9 +668,10 @@ class Pf1eVectorEnv(VectorEnv):
             winner[i] = w
             ended_mask[i] = True
         every = np.ones(e, dtype=np.bool_)
-        code_arr = np.array(
-            [_CODE_NAMES.get(int(c)) or result_code_name(int(c)) for c in codes], dtype=object
-        )
+        known = (codes >= 0) & (codes < len(_CODE_NAMES))
+        code_arr = _CODE_NAMES[np.where(known, codes, 0)]
+        for i in np.flatnonzero(~known):
+            code_arr[i] = result_code_name(int(codes[i]))
         return {
             "action_mask": self._masks.copy(),
             "_action_mask": every,
