@@ -7,7 +7,7 @@
 //! Starts the server in-process on 127.0.0.1:0 and measures from a Rust tonic client on the
 //! same machine: the echo RPC (the transport floor, with a payload of the size of a step
 //! response), unary Step (p50/p99, steps/s), Session stream ping-pong, and StepBatch with 64
-//! and 256 episodes (env steps/s), one message per item and columnar. Every step uses tensor observations + the action mask (no
+//! and 256 episodes (env steps/s), one message per item and compact columns (what `Pf1eVectorEnv` uses). Every step uses tensor observations + the action mask (no
 //! JSON, no legal list: the RL hot path) on `sample_arena`, with the default-policy monsters;
 //! finished episodes are reset. Latencies are printed with their ratio to the echo floor.
 //! Not a test: figures depend on the machine.
@@ -242,7 +242,7 @@ async fn run() {
     };
     row("stream ping-pong Step", &stream);
 
-    // 4. StepBatch with 64 and 256 episodes, one message per item and columnar (packed
+    // 4. StepBatch with 64 and 256 episodes, one message per item and compact columnar (packed
     // columns in and out); finished slots are reset in the next call (finished episodes stay
     // open: the benchmark server allows 100,000).
     for (n, columnar) in [(64usize, false), (256, false), (64, true), (256, true)] {
@@ -291,6 +291,7 @@ async fn run() {
                     columnar_steps: Some(col),
                     resets,
                     columnar_response: true,
+                    compact_columns: true,
                     ..Default::default()
                 }
             } else {
@@ -309,14 +310,15 @@ async fn run() {
             bytes += out.encoded_len();
             env_steps += live.len() as u64;
             let cols = out.columns.unwrap_or_default();
-            let width = cols.action_masks.len() / (cols.items.max(1) as usize);
+            let na = cols.action_space_size as usize;
+            let bits = na.div_ceil(8);
             for (row, (slot, item)) in live.iter().chain(&ended).zip(out.items).enumerate() {
                 match item.result {
                     Some(proto::batch_item::Result::State(mut s)) => {
                         if columnar {
-                            // The mask travels in the columns; put it back for `pick`.
-                            s.action_mask =
-                                cols.action_masks[row * width..(row + 1) * width].to_vec();
+                            // The mask travels in the columns, as bits; put it back for `pick`.
+                            let b = &cols.action_mask_bits[row * bits..(row + 1) * bits];
+                            s.action_mask = (0..na).map(|j| (b[j / 8] >> (j % 8)) & 1).collect();
                         }
                         slots[*slot] = s
                     }
@@ -328,9 +330,12 @@ async fn run() {
             samples,
             elapsed: t0.elapsed(),
         };
-        let label = format!("StepBatch × {n}{}", if columnar { " columnar" } else { "" });
+        let label = format!(
+            "StepBatch × {n}{}",
+            if columnar { " compact columns" } else { "" }
+        );
         println!(
-            "{label:<28} p50 {:>8.1} µs  p99 {:>8.1} µs  {:>9.0} env steps/s  p50 = {:>5.1}× echo ({:.2}× per env step), {:.0} B per env step",
+            "{label:<32} p50 {:>8.1} µs  p99 {:>8.1} µs  {:>9.0} env steps/s  p50 = {:>5.1}× echo ({:.2}× per env step), {:.0} B per env step",
             us(l.pct(0.5)),
             us(l.pct(0.99)),
             env_steps as f64 / l.elapsed.as_secs_f64(),
