@@ -317,8 +317,20 @@ fn action_mask_is_exactly_the_set_of_valid_action_ids() {
     // action space is legal in the mask if and only if `validate` accepts its action. This pins
     // the shortcuts of the legal-action enumeration (the movement-field memo, the bulk run
     // destinations) to the rules the engine applies to a submitted action.
-    for seed in 0..4u64 {
-        let mut ep = Episode::new(mixed_encounter(), seed, &[Controller::External; 4]);
+    mask_matches_validate(&mixed_encounter(), 0..4);
+}
+
+/// Plays seeded fights (every combatant external, pseudo-random legal actions) and asserts at
+/// every decision that the mask is exactly the set of ids `validate` accepts. Returns how
+/// many legal runs it saw.
+fn mask_matches_validate(
+    enc: &std::sync::Arc<pf1e_engine::Encounter>,
+    seeds: std::ops::Range<u64>,
+) -> usize {
+    let mut runs = 0;
+    for seed in seeds {
+        let n = enc.combatants.len();
+        let mut ep = Episode::new(enc.clone(), seed, &vec![Controller::External; n]);
         for k in 0.. {
             let Status::Decision(_) = ep.advance() else {
                 break;
@@ -333,6 +345,7 @@ fn action_mask_is_exactly_the_set_of_valid_action_ids() {
                     valid,
                     "seed {seed}, decision {k}: id {id} ({a:?}) mask {m} but validate {valid}"
                 );
+                runs += usize::from(valid && a.kind == ActionKind::Run);
             }
             let legal: Vec<u32> = (0..mask.len() as u32)
                 .filter(|&i| mask[i as usize] == 1)
@@ -341,6 +354,7 @@ fn action_mask_is_exactly_the_set_of_valid_action_ids() {
             assert!(ep.submit(&[a]).unwrap()[0].ok);
         }
     }
+    runs
 }
 
 /// A turn goes on while an action besides `end_turn` is legal, even when every square the
@@ -412,31 +426,6 @@ fn action_mask_matches_validate_on_the_sample_arena() {
     let enc = std::sync::Arc::new(
         pf1e_engine::Encounter::build(map, sides, pf1e_engine::RulesOptions::default()).unwrap(),
     );
-    let mut runs = 0;
-    for seed in 0..6u64 {
-        let mut ep = Episode::new(enc.clone(), seed, &[Controller::External; 5]);
-        for k in 0.. {
-            let Status::Decision(_) = ep.advance() else {
-                break;
-            };
-            assert!(k < 2000, "seed {seed}: no end");
-            let mask = ep.action_mask();
-            for (id, &m) in mask.iter().enumerate() {
-                let a = ep.action_from_id(id as u32).unwrap();
-                let valid = ep.validate(&a).unwrap().ok;
-                assert_eq!(
-                    m == 1,
-                    valid,
-                    "seed {seed}, decision {k}: id {id} ({a:?}) mask {m} but validate {valid}"
-                );
-                runs += usize::from(valid && a.kind == ActionKind::Run);
-            }
-            let legal: Vec<u32> = (0..mask.len() as u32)
-                .filter(|&i| mask[i as usize] == 1)
-                .collect();
-            let a = ep.action_from_id(legal[(k * 7 + 3) % legal.len()]).unwrap();
-            assert!(ep.submit(&[a]).unwrap()[0].ok);
-        }
-    }
+    let runs = mask_matches_validate(&enc, 0..6);
     assert!(runs > 100, "only {runs} legal runs seen");
 }

@@ -25,6 +25,17 @@ fn lean() -> Option<proto::ObservationOptions> {
 }
 
 /// A deterministic policy: the legal action with the smallest id above `end_turn`, else 0.
+/// Tensor observations and the mask only (the RL hot path).
+fn tensors_only() -> Option<proto::ObservationOptions> {
+    Some(proto::ObservationOptions {
+        json: Some(false),
+        tensors: true,
+        legal_actions: Some(false),
+        typed: Some(false),
+        action_mask: true,
+    })
+}
+
 fn pick(state: &proto::EpisodeState) -> u32 {
     if !state.action_mask.is_empty() {
         return (1..state.action_mask.len())
@@ -1164,13 +1175,7 @@ fn columnar_batches_equal_item_batches() {
     let svc = EnvironmentService::new(ServiceConfig::new(DATA_DIR));
     let tensors = || {
         let mut r = reset_req("sample_arena", 0, &["players"]);
-        r.observation = Some(proto::ObservationOptions {
-            json: Some(false),
-            tensors: true,
-            legal_actions: Some(false),
-            typed: Some(false),
-            action_mask: true,
-        });
+        r.observation = tensors_only();
         r
     };
     let resets = |base: u64| -> Vec<proto::ResetRequest> {
@@ -1569,13 +1574,7 @@ fn columnar_batch_mixing_scenarios_keeps_other_shapes_in_the_items() {
     let svc = EnvironmentService::new(ServiceConfig::new(DATA_DIR));
     let with_tensors = |name: &str, seed: u64| {
         let mut r = reset_req(name, seed, &[]);
-        r.observation = Some(proto::ObservationOptions {
-            json: Some(false),
-            tensors: true,
-            legal_actions: Some(false),
-            typed: Some(false),
-            action_mask: true,
-        });
+        r.observation = tensors_only();
         r
     };
     let mut first = with_tensors("sample_arena", 1);
@@ -1622,13 +1621,7 @@ fn columnar_batch_mixing_scenarios_keeps_other_shapes_in_the_items() {
 fn columnar_error_rows_are_counted_and_empty() {
     let svc = EnvironmentService::new(ServiceConfig::new(DATA_DIR));
     let mut r = reset_req("sample_arena", 7, &["players"]);
-    r.observation = Some(proto::ObservationOptions {
-        json: Some(false),
-        tensors: true,
-        legal_actions: Some(false),
-        typed: Some(false),
-        action_mask: true,
-    });
+    r.observation = tensors_only();
     let st = svc.reset_blocking(&r).unwrap();
     let d = st.decision.as_ref().unwrap().decision_id;
     let col = proto::ColumnarSteps {
@@ -1691,13 +1684,7 @@ fn compact_columns_equal_full_columns() {
     assert_eq!(terrain.len(), 5 * 8 * 20);
     let reset = |seed: u64| {
         let mut r = reset_req("sample_arena", seed, &["players"]);
-        r.observation = Some(proto::ObservationOptions {
-            json: Some(false),
-            tensors: true,
-            legal_actions: Some(false),
-            typed: Some(false),
-            action_mask: true,
-        });
+        r.observation = tensors_only();
         r
     };
     let run = |compact: bool| -> Vec<(Vec<u8>, Vec<u8>, Vec<u8>)> {
