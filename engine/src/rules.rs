@@ -238,7 +238,7 @@ impl Episode {
 /// exactly the field a fresh search would, whatever episode or thread asks; the memos only
 /// save time. The thread memo holds at most [`field_memo::CAPACITY`] fields per thread; an
 /// episode at most [`field_memo::SLOT_CAPACITY`] fields, and none on maps of more than
-/// [`field_memo::SLOT_MAX_CELLS`] squares (bounded memory per episode: about 4 KiB per
+/// [`field_memo::SLOT_MAX_CELLS`] squares (bounded memory per episode: about 5 KiB per
 /// field on the 20 × 8 sample arena).
 mod field_memo {
     use super::*;
