@@ -7,9 +7,12 @@
 //! Starts the server in-process on 127.0.0.1:0 and measures from a Rust tonic client on the
 //! same machine: the echo RPC (the transport floor, with a payload of the size of a step
 //! response), unary Step (p50/p99, steps/s), Session stream ping-pong, and StepBatch with 64
-//! and 256 episodes (env steps/s), one message per item and compact columns (what `Pf1eVectorEnv` uses). Every step uses tensor observations + the action mask (no
-//! JSON, no legal list: the RL hot path) on `sample_arena`, with the default-policy monsters;
-//! finished episodes are reset. Latencies are printed with their ratio to the echo floor.
+//! and 256 episodes (env steps/s), one message per item and compact columns (what
+//! `Pf1eVectorEnv` uses). Every step uses tensor observations + the action mask (no JSON, no
+//! legal list: the RL hot path) on `sample_arena`, with the default-policy monsters;
+//! finished episodes are reset. Latencies are printed with their ratio to the echo floor; the
+//! unary and stream rows to echo calls made alternately with their own calls (the machine's
+//! speed drifts within minutes: both sides of a ratio must see the same machine).
 //! Not a test: figures depend on the machine.
 use pf1e_env_server::proto::environment_client::EnvironmentClient;
 use pf1e_env_server::proto::{self, scenario::Source};
@@ -158,21 +161,34 @@ async fn run() {
         }
     };
     let floor = echo.pct(0.5);
-    let row = |name: &str, l: &Lat| {
+    // A row's ratio is to the echo calls made alternately with its own calls (`floor`): the
+    // machine's speed drifts within minutes, and both sides of a ratio must see the same one.
+    let row = |name: &str, l: &Lat, floor: &Lat| {
         println!(
-            "{name:<28} p50 {:>8.1} µs  p99 {:>8.1} µs  {:>9.0} calls/s  p50 = {:>5.2}× echo",
+            "{name:<32} p50 {:>8.1} µs  p99 {:>8.1} µs  {:>9.0} calls/s  p50 = {:>5.2}× echo (interleaved echo p50 {:.1} µs)",
             us(l.pct(0.5)),
             us(l.pct(0.99)),
             l.per_sec(),
-            l.pct(0.5).as_secs_f64() / floor.as_secs_f64()
+            l.pct(0.5).as_secs_f64() / floor.pct(0.5).as_secs_f64(),
+            us(floor.pct(0.5)),
         );
     };
-    row("echo (transport floor)", &echo);
+    println!(
+        "{:<32} p50 {:>8.1} µs  p99 {:>8.1} µs  {:>9.0} calls/s",
+        "echo (transport floor)",
+        us(floor),
+        us(echo.pct(0.99)),
+        echo.per_sec()
+    );
+    let echo_req = proto::EchoRequest {
+        payload: payload.clone(),
+    };
 
-    // 2. Unary Step.
-    let unary = {
+    // 2. Unary Step, each call after an echo call (the row's floor).
+    let (unary, unary_floor) = {
         let mut s = first.clone();
         let mut samples = Vec::new();
+        let mut floor = Vec::new();
         let mut seed = 1;
         let t0 = Instant::now();
         while t0.elapsed() < WINDOW {
@@ -187,15 +203,23 @@ async fn run() {
             }
             let req = step_req(&s, &mut rng);
             let t = Instant::now();
+            c.echo(echo_req.clone()).await.unwrap();
+            floor.push(t.elapsed());
+            let t = Instant::now();
             s = c.step(req).await.unwrap().into_inner();
             samples.push(t.elapsed());
         }
-        Lat {
-            samples,
-            elapsed: t0.elapsed(),
-        }
+        // Calls per second over the time spent in each kind of call.
+        let (elapsed, floor_elapsed) = (samples.iter().sum(), floor.iter().sum());
+        (
+            Lat { samples, elapsed },
+            Lat {
+                samples: floor,
+                elapsed: floor_elapsed,
+            },
+        )
     };
-    row("unary Step", &unary);
+    row("unary Step", &unary, &unary_floor);
 
     // 3. Session stream ping-pong (one request in flight).
     let stream = {
@@ -223,7 +247,9 @@ async fn run() {
         };
         let mut s = call(Q::Reset(reset_req(10_000))).await;
         let mut samples = Vec::new();
+        let mut floor = Vec::new();
         let mut seed = 10_001;
+        let mut unary = c.clone();
         let t0 = Instant::now();
         while t0.elapsed() < WINDOW {
             if done(&s) {
@@ -232,15 +258,23 @@ async fn run() {
             }
             let req = step_req(&s, &mut rng);
             let t = Instant::now();
+            unary.echo(echo_req.clone()).await.unwrap();
+            floor.push(t.elapsed());
+            let t = Instant::now();
             s = call(Q::Step(req)).await;
             samples.push(t.elapsed());
         }
-        Lat {
-            samples,
-            elapsed: t0.elapsed(),
-        }
+        // Calls per second over the time spent in each kind of call.
+        let (elapsed, floor_elapsed) = (samples.iter().sum(), floor.iter().sum());
+        (
+            Lat { samples, elapsed },
+            Lat {
+                samples: floor,
+                elapsed: floor_elapsed,
+            },
+        )
     };
-    row("stream ping-pong Step", &stream);
+    row("stream ping-pong Step", &stream.0, &stream.1);
 
     // 4. StepBatch with 64 and 256 episodes, one message per item and compact columnar (packed
     // columns in and out); finished slots are reset in the next call (finished episodes stay
@@ -380,6 +414,6 @@ async fn run() {
     println!(
         "unary Step: {:.0} steps/s; stream: {:.0} steps/s",
         unary.per_sec(),
-        stream.per_sec()
+        stream.0.per_sec()
     );
 }

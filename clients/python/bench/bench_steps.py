@@ -11,8 +11,9 @@ Measures, in one run and against one server:
 - ``batch N``: :class:`pf1e_gym.Pf1eVectorEnv` over ``StepBatch`` with N = 64 and 256 episodes
   (tensor observations, NEXT_STEP autoreset; includes the client's decoding into numpy).
 
-For each it prints calls/s, env steps/s, p50/p99 latency per call and the ratio of the p50
-to the echo p50 of the same payload size. Usage::
+For each it prints calls/s, env steps/s (over the time spent stepping), p50/p99 latency per
+call and the ratio of the p50 to the p50 of the echo of the same payload size, the two
+measured alternately, call by call (the echo rows above each row). Usage::
 
     python clients/python/bench/bench_steps.py                      # starts a release server
     python clients/python/bench/bench_steps.py --address 127.0.0.1:50051 --seconds 5
@@ -72,24 +73,34 @@ def random_legal(rng: np.random.Generator, masks: np.ndarray) -> np.ndarray:
     return (counts > k[:, None]).argmax(axis=1)
 
 
-def measure(fn: Callable[[], int], seconds: float) -> tuple[int, int, np.ndarray, float]:
-    """Call ``fn`` (which returns the env steps it made) for ``seconds`` after a warm-up;
-    returns (calls, steps, per-call latencies in s, elapsed s)."""
+def measure(
+    fn: Callable[[], int], seconds: float, floor: Callable[[], object]
+) -> tuple[int, int, np.ndarray, float, np.ndarray]:
+    """Call ``fn`` (which returns the env steps it made) for ``seconds`` after a warm-up,
+    alternating each call with one call of ``floor`` (the echo of the same payload size), so
+    that both see the same machine: on a shared machine the speed drifts by ±15% within
+    minutes, and a ratio of two figures taken minutes apart would measure the drift. Returns
+    (calls, steps, per-call latencies of ``fn`` in s, time spent in ``fn`` in s, per-call
+    latencies of ``floor`` in s)."""
     t_end = time.perf_counter() + min(0.5, seconds / 4)
     while time.perf_counter() < t_end:
+        floor()
         fn()
-    lat = []
+    lat: list[float] = []
+    floor_lat: list[float] = []
     steps = 0
-    start = time.perf_counter()
-    t_end = start + seconds
+    t_end = time.perf_counter() + 2 * seconds
     while True:
         t0 = time.perf_counter()
-        steps += fn()
+        floor()
         t1 = time.perf_counter()
-        lat.append(t1 - t0)
-        if t1 >= t_end:
+        steps += fn()
+        t2 = time.perf_counter()
+        floor_lat.append(t1 - t0)
+        lat.append(t2 - t1)
+        if t2 >= t_end:
             break
-    return len(lat), steps, np.asarray(lat), time.perf_counter() - start
+    return len(lat), steps, np.asarray(lat), float(np.sum(lat)), np.asarray(floor_lat)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -132,8 +143,8 @@ def main(argv: list[str] | None = None) -> int:
 
         def unary_step() -> int:
             s = state[0]
-            mask = np.frombuffer(s.action_mask, dtype=np.uint8)
-            a = int(rng.choice(np.flatnonzero(mask)))
+            legal = np.flatnonzero(np.frombuffer(s.action_mask, dtype=np.uint8))
+            a = int(legal[rng.integers(len(legal))])
             s = client.step(s.episode_id, s.decision.decision_id, action_ids=[a])
             if not s.HasField("decision"):
                 client.close_episode(s.episode_id)
@@ -141,19 +152,17 @@ def main(argv: list[str] | None = None) -> int:
             state[0] = s
             return 1
 
-        echo_floor: dict[int, np.ndarray] = {}
+        def echo(size: int) -> Callable[[], object]:
+            req = pb.EchoRequest(payload=b"\x01" * size)
+            return lambda: client.stub.Echo(req)
 
-        def echo(size: int) -> np.ndarray:
-            if size not in echo_floor:
-                req = pb.EchoRequest(payload=b"\x01" * size)
-                _, _, lat, _ = measure(lambda: (client.stub.Echo(req), 0)[1], args.seconds)
-                echo_floor[size] = lat
-                rows.append((f"echo {size} B", len(lat), 0, lat, args.seconds, None))
-            return echo_floor[size]
+        def row(name: str, fn: Callable[[], int], size: int) -> None:
+            """Measure ``fn`` interleaved with the echo of ``size`` bytes; add both rows."""
+            calls, steps, lat, dt, floor = measure(fn, args.seconds, echo(size))
+            rows.append((f"  echo {size} B", len(floor), 0, floor, float(np.sum(floor)), None))
+            rows.append((name, calls, steps, lat, dt, float(np.median(floor))))
 
-        floor = echo(payload)
-        calls, steps, lat, dt = measure(unary_step, args.seconds)
-        rows.append(("unary step", calls, steps, lat, dt, float(np.median(floor))))
+        row("unary step", unary_step, payload)
         client.close_episode(state[0].episode_id)
 
         # -- stream ping-pong (one Session, one episode, one request in flight) -------------
@@ -169,8 +178,8 @@ def main(argv: list[str] | None = None) -> int:
 
                 def stream_step() -> int:
                     s = cur[0]
-                    mask = np.frombuffer(s.action_mask, dtype=np.uint8)
-                    a = int(rng.choice(np.flatnonzero(mask)))
+                    legal = np.flatnonzero(np.frombuffer(s.action_mask, dtype=np.uint8))
+                    a = int(legal[rng.integers(len(legal))])
                     req = pb.StepRequest(
                         episode_id=s.episode_id, decision_id=s.decision.decision_id, action_ids=[a]
                     )
@@ -182,8 +191,7 @@ def main(argv: list[str] | None = None) -> int:
                     cur[0] = s
                     return 1
 
-                calls, steps, lat, dt = measure(stream_step, args.seconds)
-                rows.append(("stream step", calls, steps, lat, dt, float(np.median(floor))))
+                row("stream step", stream_step, payload)
 
         # -- batched -------------------------------------------------------------------------
         if spec.capabilities.batch:
@@ -203,9 +211,7 @@ def main(argv: list[str] | None = None) -> int:
 
                 # The echo payload: the size of a real StepBatch response of this width.
                 batch_step()
-                floor = echo(env.last_batch_bytes)
-                calls, steps, lat, dt = measure(batch_step, args.seconds)
-                rows.append((f"batch {width}", calls, steps, lat, dt, float(np.median(floor))))
+                row(f"batch {width}", batch_step, env.last_batch_bytes)
                 env.close()
         else:
             print("(the server has no StepBatch: batched rows skipped)")
@@ -215,7 +221,10 @@ def main(argv: list[str] | None = None) -> int:
             proc.terminate()
             proc.wait(timeout=20)
 
-    print(f"server {address}, scenario {args.scenario}, {args.seconds:.1f} s per row")
+    print(
+        f"server {address}, scenario {args.scenario}, {args.seconds:.1f} s per row; each row "
+        "is measured call by call alternating with the echo above it"
+    )
     print(f"{'what':<16}{'calls/s':>10}{'steps/s':>12}{'p50 µs':>10}{'p99 µs':>10}{'p50/echo':>10}")
     for name, calls, steps, lat, dt, floor_p50 in rows:
         p50, p99 = np.percentile(lat, [50, 99]) * 1e6
