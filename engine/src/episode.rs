@@ -1095,7 +1095,12 @@ impl Episode {
         // Conditions: Prone.
         let prone_moves =
             moves && a.kind != ActionKind::StandUp && self.has_condition(actor, "prone");
+        // Nauseated: a single move action, nothing else — no 5-foot step either, as the
+        // turn budget says (CRB — Conditions: Nauseated).
+        let nauseated_step =
+            a.kind == ActionKind::FiveFootStep && self.cond_flag(actor, |d| d.single_move);
         if (attacks && self.cond_flag(actor, |d| d.cant_attack))
+            || nauseated_step
             || (moves && self.cond_flag(actor, |d| d.cant_move))
             || prone_moves
             || (charge_like && self.cond_flag(actor, |d| d.no_charge))

@@ -351,7 +351,9 @@ fn each_candidate(
         .filter(|&t| t != actor && ep.enemies(actor, t) && ep.conscious(t))
         .collect();
     let n_w = ep.spec(actor).attacks.len();
-    if budget.standard || budget.full_round {
+    // Pinned and the like: no attack of any kind (`Episode::check`).
+    let can_attack = !ep.cond_flag(actor, |d| d.cant_attack);
+    if can_attack && (budget.standard || budget.full_round) {
         for &t in &targets {
             for w in 0..n_w {
                 if rules::can_weapon_attack(ep, actor, pos, w, t).is_err() {
@@ -374,7 +376,12 @@ fn each_candidate(
             }
         }
     }
-    if budget.full_round && !ep.turn.moved && can_walk && !ep.cond_flag(actor, |d| d.no_charge) {
+    if can_attack
+        && budget.full_round
+        && !ep.turn.moved
+        && can_walk
+        && !ep.cond_flag(actor, |d| d.no_charge)
+    {
         for &t in &targets {
             if rules::charge_path(ep, actor, t, None).is_ok() {
                 let mut a = Action::new(ActionKind::Charge);

@@ -391,3 +391,38 @@ fn every_bundled_creature_plays_full_fights_with_conditions() {
         }
     }
 }
+
+/// Mask and rules agree on a nauseated hero (found by a fuzz of mask vs validate): no 5-foot
+/// step (the budget never offered one; the rules now refuse it too). (A pinned actor's mask
+/// offered attacks the rules refuse; it gets a decision only in a grapple, which this duel
+/// cannot set up: the enumeration now skips attacks under `cant_attack`, as `check` does.)
+#[test]
+fn conditions_that_forbid_actions_agree_in_mask_and_validate() {
+    for cond in ["nauseated"] {
+        let hero = with_conds(creature("hero"), json!([{ "name": cond }]));
+        let (ep, _) = duel(hero, creature("dummy"), &[20, 1]);
+        let mask = ep.action_mask();
+        let mut offered = 0;
+        for (id, &m) in mask.iter().enumerate() {
+            let a = ep.action_from_id(id as u32).unwrap();
+            let valid = ep.validate(&a).unwrap();
+            assert_eq!(m == 1, valid.ok, "{cond}: id {id} {a:?} mask {m}, {valid:?}");
+            offered += usize::from(m == 1);
+            let forbidden = match cond {
+                "nauseated" => a.kind == ActionKind::FiveFootStep,
+                _ => matches!(
+                    a.kind,
+                    ActionKind::Attack | ActionKind::FullAttack | ActionKind::Charge
+                ),
+            };
+            if forbidden {
+                assert_eq!(
+                    valid.reason.as_deref(),
+                    Some("prevented_by_condition"),
+                    "{cond}: {a:?}"
+                );
+            }
+        }
+        assert!(offered > 1, "{cond}: only end_turn offered");
+    }
+}
