@@ -2063,7 +2063,7 @@ impl EnvironmentService {
 }
 
 /// Episodes a response created (Reset, Fork, Restore: the one; batches: the reset items).
-trait CreatedEpisodes {
+trait CreatedEpisodes: prost::Message {
     fn created(&self, reset_items_from: usize) -> Vec<String>;
 }
 
@@ -2086,13 +2086,18 @@ impl CreatedEpisodes for proto::BatchResponse {
     }
 }
 
-/// [`blocking`] for calls that create episodes: if the deadline passed while the engine
-/// worked — or is so close that the response could not reach the client in time (a margin
-/// of 2 ms + 10 µs per created episode) — the client will never learn the new ids, so the
-/// episodes are closed again and the call fails with DEADLINE_EXCEEDED (no orphans counting
-/// against `--max-episodes`). A response lost later still (a stalled network) leaves its
-/// episodes to the idle eviction (`--idle-timeout-secs`).
-/// `reset_items_from`: index of the first batch item that created an episode.
+/// [`blocking`] for calls that create episodes. The client learns the new ids only from the
+/// reply, so when the reply cannot reach it the episodes are closed again (no orphans
+/// counting against `--max-episodes`) and the call fails:
+/// - the reply is over `--max-message-bytes` (OUT_OF_RANGE, which the encoder would otherwise
+///   raise after the episodes exist);
+/// - the deadline passed while the engine worked, or is so close that the reply could not
+///   be encoded and sent in time (DEADLINE_EXCEEDED): a margin of 2 ms + 10 µs per created
+///   episode + 1 ms per 100 KB of reply. A call that created nothing gets no margin.
+///
+/// A reply lost later still (a stalled network) leaves its episodes to the idle eviction
+/// (`--idle-timeout-secs`). `reset_items_from`: index of the first batch item that created an
+/// episode.
 async fn blocking_creating<T, F>(
     svc: EnvironmentService,
     deadline: Option<Instant>,
@@ -2106,14 +2111,30 @@ where
     blocking(deadline, move || {
         let out = f()?;
         let created = out.created(reset_items_from);
-        // The response must still reach the client before its deadline, or it never learns
-        // the ids: keep a margin for encoding and sending it (2 ms + 10 µs per episode).
-        let margin = Duration::from_micros(2_000 + 10 * created.len() as u64);
-        if let Err(late) = check_deadline(deadline.map(|d| d.checked_sub(margin).unwrap_or(d))) {
+        if created.is_empty() {
+            return check_deadline(deadline).map(|()| out);
+        }
+        let size = out.encoded_len();
+        let limit = svc.inner.config.max_message_bytes;
+        let refused = if size > limit {
+            Some(ServiceError::TooLarge {
+                what: "the reply would take".into(),
+                size,
+                limit,
+                hint: "; ask for fewer episodes per call or leaner observations \
+                       (ObservationOptions); nothing was created"
+                    .into(),
+            })
+        } else {
+            let margin =
+                Duration::from_micros(2_000 + 10 * created.len() as u64 + size as u64 / 100);
+            check_deadline(deadline.map(|d| d.checked_sub(margin).unwrap_or(d))).err()
+        };
+        if let Some(e) = refused {
             for id in created {
                 let _ = svc.close_episode(&proto::CloseRequest { episode_id: id });
             }
-            return Err(late);
+            return Err(e);
         }
         Ok(out)
     })

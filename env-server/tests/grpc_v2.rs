@@ -1070,6 +1070,41 @@ async fn echo_and_message_limits() {
         .echo(proto::EchoRequest { payload: vec![1] })
         .await
         .unwrap();
+    // A creating call whose reply would be over the limit leaves nothing open: one Reset with
+    // JSON + tensors (a reply well under 64 KiB) is served, a ResetBatch of 40 of them is
+    // refused with OUT_OF_RANGE and its episodes are closed again.
+    let base = live(&mut t.client).await;
+    let full = || {
+        let mut r = reset_req("sample_arena", 3, &["players"]);
+        r.observation = Some(proto::ObservationOptions {
+            json: Some(true),
+            tensors: true,
+            ..Default::default()
+        });
+        r
+    };
+    let one = t.client.reset(full()).await.unwrap().into_inner();
+    let e = t
+        .client
+        .reset_batch(proto::ResetBatchRequest {
+            resets: (0..40).map(|_| full()).collect(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::OutOfRange, "{e:?}");
+    assert!(
+        e.message().contains("nothing was created"),
+        "{}",
+        e.message()
+    );
+    assert_eq!(live(&mut t.client).await, base + 1);
+    t.client
+        .close(proto::CloseRequest {
+            episode_id: one.episode_id,
+        })
+        .await
+        .unwrap();
+    assert_eq!(live(&mut t.client).await, base);
 }
 
 #[tokio::test]
