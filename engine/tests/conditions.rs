@@ -406,7 +406,11 @@ fn conditions_that_forbid_actions_agree_in_mask_and_validate() {
         for (id, &m) in mask.iter().enumerate() {
             let a = ep.action_from_id(id as u32).unwrap();
             let valid = ep.validate(&a).unwrap();
-            assert_eq!(m == 1, valid.ok, "{cond}: id {id} {a:?} mask {m}, {valid:?}");
+            assert_eq!(
+                m == 1,
+                valid.ok,
+                "{cond}: id {id} {a:?} mask {m}, {valid:?}"
+            );
             offered += usize::from(m == 1);
             let forbidden = match cond {
                 "nauseated" => a.kind == ActionKind::FiveFootStep,
