@@ -339,23 +339,11 @@ impl Grid {
                 }
                 let to = Cell::new((dest / cols) as i32, (dest % cols) as i32);
                 let first = out.cells.len();
-                let (mut prev, mut cost, mut odd, mut ok) = (from, 0u32, false, true);
-                for c in crate::los::straight_line_iter(from, to) {
-                    let clear = self.in_bounds(c) && self.passable(c) && !self.is_difficult(c);
-                    match self.step_cost(prev, c, odd).filter(|_| clear) {
-                        Some((k, o)) => {
-                            cost += k;
-                            odd = o;
-                        }
-                        None => {
-                            ok = false;
-                            break;
-                        }
-                    }
+                let cost = self.straight_line_cost(from, to, |c| {
                     out.cells.push(self.index(c).unwrap_or(0) as u32);
-                    prev = c;
-                }
-                if ok {
+                    self.in_bounds(c) && self.passable(c) && !self.is_difficult(c)
+                });
+                if let Some(cost) = cost {
                     out.by_dest[dest] = out.lines.len() as u32;
                     out.lines.push(RunLine {
                         cost,
@@ -368,6 +356,29 @@ impl Grid {
             }
             out
         }))
+    }
+
+    /// The 5-10-5 cost in squares of the straight line from `from` to `to`
+    /// ([`crate::los::straight_line_iter`]: the start excluded, `to` last), stepping square
+    /// by square under [`Grid::step_cost`]; `None` when a step is not allowed or `clear`
+    /// (called once per square, in order, before its step is costed) refuses a square.
+    pub fn straight_line_cost(
+        &self,
+        from: Cell,
+        to: Cell,
+        mut clear: impl FnMut(Cell) -> bool,
+    ) -> Option<u32> {
+        let (mut prev, mut cost, mut odd) = (from, 0u32, false);
+        for c in crate::los::straight_line_iter(from, to) {
+            if !clear(c) {
+                return None;
+            }
+            let (k, o) = self.step_cost(prev, c, odd)?;
+            cost += k;
+            odd = o;
+            prev = c;
+        }
+        Some(cost)
     }
 
     /// The 1×1 step table, built on first use.

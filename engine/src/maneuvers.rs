@@ -1139,29 +1139,16 @@ fn run_line_ok<P: Fn(Cell) -> grid::Passage + ?Sized>(
 ) -> Result<(), &'static str> {
     let side = ep.fp_side(a);
     let grid = &ep.enc.grid;
-    let mut prev = start;
-    let mut cost = 0u32;
-    let mut odd = false;
-    for c in crate::los::straight_line_iter(start, dest) {
-        for (dr, dc) in (0..side).flat_map(|dr| (0..side).map(move |dc| (dr, dc))) {
-            let x = Cell::new(c.row + dr, c.col + dc);
-            if !grid.in_bounds(x)
-                || !grid.passable(x)
-                || grid.is_difficult(x)
-                || pass(x) == grid::Passage::Blocked
-            {
-                return Err(reasons::UNREACHABLE_DESTINATION);
-            }
-        }
-        match grid.step_cost(prev, c, odd) {
-            Some((k, o)) => {
-                cost += k;
-                odd = o;
-            }
-            None => return Err(reasons::UNREACHABLE_DESTINATION),
-        }
-        prev = c;
-    }
+    let cost = grid
+        .straight_line_cost(start, dest, |c| {
+            grid::footprint_iter(c, side).all(|x| {
+                grid.in_bounds(x)
+                    && grid.passable(x)
+                    && !grid.is_difficult(x)
+                    && pass(x) != grid::Passage::Blocked
+            })
+        })
+        .ok_or(reasons::UNREACHABLE_DESTINATION)?;
     if cost > max_sq
         || (0..side).any(|dr| {
             (0..side).any(|dc| pass(Cell::new(dest.row + dr, dest.col + dc)) != grid::Passage::Free)

@@ -935,36 +935,16 @@ pub(crate) fn charge_path(
         if !free_anchor(dest) {
             continue;
         }
-        let line = los::straight_line(start, dest);
-        let mut prev = start;
-        let mut cost = 0u32;
-        let mut odd = false;
-        let mut ok = true;
-        for &c in &line {
-            if !passable_anchor(c) || grid::footprint_iter(c, side).any(|x| grid.is_difficult(x)) {
-                ok = false;
-                break;
-            }
-            match grid.step_cost(prev, c, odd) {
-                Some((k, o)) => {
-                    cost += k;
-                    odd = o;
-                }
-                None => {
-                    ok = false;
-                    break;
-                }
-            }
-            prev = c;
-        }
-        if !ok {
+        let Some(cost) = grid.straight_line_cost(start, dest, |c| {
+            passable_anchor(c) && !grid::footprint_iter(c, side).any(|x| grid.is_difficult(x))
+        }) else {
             continue;
-        }
+        };
         if cost > max_sq {
             out_of_range = true;
             continue;
         }
-        return Ok((w, line));
+        return Ok((w, los::straight_line(start, dest)));
     }
     Err(if out_of_range {
         reasons::OUT_OF_RANGE
