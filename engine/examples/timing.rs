@@ -88,7 +88,7 @@ fn play(enc: &Arc<Encounter>, seeds: std::ops::Range<u64>) -> (usize, [f64; 5]) 
                 .collect();
             let a = ep.action_from_id(legal[(n * 13) % legal.len()]).unwrap();
             let s = Instant::now();
-            ep.submit(&[a]).unwrap();
+            ep.submit(d.decision_id, &[a]).unwrap();
             t[4] += s.elapsed().as_secs_f64();
         }
     }

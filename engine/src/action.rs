@@ -44,6 +44,12 @@ pub enum ActionKind {
     /// Full-round action: run up to 4× speed (5× with Run) in a straight line to
     /// `destination` (CRB — Actions in Combat: Run).
     Run,
+    /// Reaction: take the offered attack of opportunity against the provoker with `weapon`
+    /// (`None` = the first weapon offered). Only at an attack-of-opportunity decision (CRB —
+    /// Combat: Attacks of Opportunity).
+    AttackOfOpportunity,
+    /// Reaction: let the opportunity pass (the attack of opportunity is not spent).
+    Decline,
 }
 
 /// The combat maneuvers (CRB — Combat: Combat Maneuvers; APG — Combat: dirty trick, drag,
@@ -242,6 +248,10 @@ pub enum Slot {
 }
 
 impl ActionKind {
+    /// Whether this kind answers a reaction decision (not a turn action).
+    pub fn is_reaction(self) -> bool {
+        matches!(self, ActionKind::AttackOfOpportunity | ActionKind::Decline)
+    }
     /// The budget slot of this kind.
     pub fn slot(self) -> Slot {
         match self {
@@ -258,6 +268,8 @@ impl ActionKind {
             | ActionKind::EndTurn
             | ActionKind::DropProne
             | ActionKind::ActivatePowerAttack => Slot::Free,
+            // Answers to a reaction decision: outside the turn budget.
+            ActionKind::AttackOfOpportunity | ActionKind::Decline => Slot::Free,
         }
     }
     /// The seed's `snake_case` name.
@@ -277,6 +289,8 @@ impl ActionKind {
             ActionKind::RepairWeapon => "repair_weapon",
             ActionKind::ActivatePowerAttack => "activate_power_attack",
             ActionKind::Run => "run",
+            ActionKind::AttackOfOpportunity => "attack_of_opportunity",
+            ActionKind::Decline => "decline",
         }
     }
 }
@@ -342,4 +356,9 @@ pub mod reasons {
     /// Ours: a `run` during the rest after failing the endurance check, or a second run of a
     /// creature that must stop.
     pub const CANNOT_RUN: &str = "cannot_run";
+    /// Ours: the action does not answer the pending decision's kind (a turn action at an
+    /// attack-of-opportunity decision, or a reaction at a turn decision).
+    pub const WRONG_DECISION_KIND: &str = "wrong_decision_kind";
+    /// Ours: an earlier action of the submitted list already answered the reaction decision.
+    pub const DECISION_ANSWERED: &str = "decision_answered";
 }

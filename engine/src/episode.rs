@@ -39,9 +39,63 @@ pub enum Controller {
 pub struct Decision {
     /// Increments at each new decision of the episode; a step must name the current one.
     pub decision_id: u64,
+    /// Who decides: the combatant whose turn it is, or the one offered a reaction.
     pub actor: CombatantId,
     pub round: u32,
+    /// What remains of the actor's turn budget (all `false` at a reaction decision: it is
+    /// not the actor's turn).
     pub budget: Budget,
+    /// What is being decided.
+    pub kind: DecisionKind,
+}
+
+/// What a decision is about. A turn decision is answered with turn actions (`end_turn`
+/// always legal); a reaction decision with exactly one reaction action.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum DecisionKind {
+    /// The actor's next action(s) of its turn.
+    TurnAction,
+    /// An attack of opportunity the actor may take against `provoker`, which provoked it by
+    /// `provocation`, with one of `weapons` (indices into the actor's attacks, list order),
+    /// or decline (CRB — Combat: Attacks of Opportunity). Answered with
+    /// [`ActionKind::AttackOfOpportunity`] or [`ActionKind::Decline`]; the provoking action
+    /// continues after the answer. A declined opportunity does not spend the actor's attacks
+    /// of opportunity for the round.
+    AttackOfOpportunity {
+        provoker: CombatantId,
+        provocation: crate::resolve::Provocation,
+        weapons: Vec<usize>,
+    },
+}
+
+impl DecisionKind {
+    /// The `snake_case` name (`turn_action`, `attack_of_opportunity`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            DecisionKind::TurnAction => "turn_action",
+            DecisionKind::AttackOfOpportunity { .. } => "attack_of_opportunity",
+        }
+    }
+
+    /// Whether this is a reaction (an off-turn decision), not a turn decision.
+    pub fn is_reaction(&self) -> bool {
+        !matches!(self, DecisionKind::TurnAction)
+    }
+}
+
+/// One answered decision of the episode's input history ([`Episode::history`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HistoryEntry {
+    pub decision_id: u64,
+    pub actor: CombatantId,
+    pub kind: DecisionKind,
+    /// The actions submitted, as submitted.
+    pub actions: Vec<Action>,
+    /// One result per submitted action, as they resolved. A turn's action list interrupted by
+    /// another combatant's reaction resumes after it: its later results are appended here
+    /// when they resolve.
+    pub results: Vec<ActionResult>,
 }
 
 /// How an episode ended.
@@ -80,6 +134,16 @@ pub enum SubmitError {
     NotAwaitingDecision,
     #[error("empty action list")]
     Empty,
+    #[error("decision {got} is not the pending decision ({expected})")]
+    StaleDecision { expected: u64, got: u64 },
+}
+
+/// Error of [`Episode::replay`]: history entry `index` does not match the replayed episode.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("history entry {index}: {what}")]
+pub struct ReplayError {
+    pub index: usize,
+    pub what: String,
 }
 
 /// Per-combatant attrition counters of one episode.
@@ -192,12 +256,14 @@ pub(crate) struct TurnState {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-enum Phase {
+pub(crate) enum Phase {
     /// Initiative not rolled yet.
     NotStarted,
-    /// The turn of `order[turn_pos]` has not begun.
+    /// The turn of `order[turn_pos]` has not begun (no frame pending).
     TurnStart,
-    /// The current actor's turn is running under the default policy (transient).
+    /// Frames are pending and can run ([`Episode::run_frames`]).
+    Resolving,
+    /// Waiting for an external decision; the frames below it resume after the answer.
     Awaiting(Decision),
     Over(Outcome),
 }
@@ -212,7 +278,11 @@ pub struct Episode {
     pub(crate) round: u32,
     pub(crate) order: Vec<CombatantId>,
     pub(crate) turn_pos: usize,
-    phase: Phase,
+    pub(crate) phase: Phase,
+    /// Pending work, last = next to run (see [`crate::resolve`]).
+    pub(crate) frames: Vec<crate::resolve::Frame>,
+    /// Every answered decision, in order.
+    pub(crate) history: Vec<HistoryEntry>,
     pub(crate) turn: TurnState,
     next_decision_id: u64,
     pub(crate) log: Vec<LogLine>,
@@ -295,6 +365,8 @@ impl Episode {
             order: Vec::new(),
             turn_pos: 0,
             phase: Phase::NotStarted,
+            frames: Vec::new(),
+            history: Vec::new(),
             turn: TurnState::default(),
             next_decision_id: 1,
             log: Vec::new(),
@@ -330,54 +402,25 @@ impl Episode {
                         self.end_turn();
                         continue;
                     }
-                    match self.controllers[actor.0 as usize] {
-                        Controller::External => {
-                            if self.only_end_turn_left(actor) {
-                                self.end_turn();
-                                continue;
-                            }
-                            self.new_decision(actor);
-                        }
-                        Controller::DefaultPolicy => {
-                            // A preparatory action (stand up, pick up a weapon, toggle Power
-                            // Attack) comes alone; the policy plans again after it, with the
-                            // budget that is left (at most a few times per turn).
-                            let mut acted = false;
-                            for _ in 0..4 {
-                                let actions = crate::policy::default_policy(self, actor);
-                                let prep = actions.len() == 1
-                                    && crate::policy::is_preparatory(actions[0].kind);
-                                let mut refused = false;
-                                for a in &actions {
-                                    acted = true;
-                                    let r = self.apply_one(actor, a);
-                                    if let (false, Some(reason)) = (r.ok, &r.reason) {
-                                        let what = format!("{} refused: {reason}", a.kind.name());
-                                        self.log_turn(actor, what);
-                                        refused = true;
-                                    }
-                                    self.turn.results.push(r);
-                                    if self.outcome_now().is_some() {
-                                        break;
-                                    }
-                                }
-                                if !prep
-                                    || refused
-                                    || self.outcome_now().is_some()
-                                    || !self.conscious(actor)
-                                {
-                                    break;
-                                }
-                            }
-                            if !acted {
-                                self.log_turn(actor, "takes no action".into());
-                            }
-                            if !self.check_end() {
-                                self.end_turn();
-                            }
-                        }
+                    if self.controllers[actor.0 as usize] == Controller::External
+                        && self.only_end_turn_left(actor)
+                    {
+                        self.end_turn();
+                        continue;
                     }
+                    // The default policy plans again after a preparatory action (stand up,
+                    // pick up a weapon, toggle Power Attack), with the budget that is left,
+                    // at most 4 times per turn.
+                    self.frames
+                        .push(crate::resolve::Frame::Turn(crate::resolve::TurnFrame {
+                            actor,
+                            plans_left: 4,
+                            acted: false,
+                            list: None,
+                        }));
+                    self.phase = Phase::Resolving;
                 }
+                Phase::Resolving => self.run_frames(),
             }
         }
     }
@@ -414,68 +457,135 @@ impl Episode {
     /// while a decision is pending: `end_turn` is always legal.
     pub fn legal_actions(&self) -> Vec<LegalAction> {
         match &self.phase {
-            Phase::Awaiting(d) => crate::legal::legal_actions(self, d.actor),
+            Phase::Awaiting(d) => crate::legal::legal_actions(self, d),
             _ => Vec::new(),
         }
     }
 
-    /// Apply actions for the pending decision, in order, with the budget/downgrade rule (X4):
-    /// one [`ActionResult`] per action, in order. An action that is not possible now is
-    /// rejected (`ok = false` with a reason) and changes nothing; an action after `end_turn`
-    /// (or after the turn ended) gets `turn_ended`. The turn ends on `end_turn`, or when nothing
-    /// but `end_turn` is left; otherwise a new decision (new `decision_id`) follows. Call
-    /// [`Episode::advance`] afterwards.
+    /// Answer the pending decision `decision_id` with `actions`, then resolve until the next
+    /// pause (another decision, the end, or the next turn: call [`Episode::advance`]).
+    ///
+    /// At a **turn decision** the actions apply in order with the budget/downgrade rule (X4):
+    /// an action that is not possible now is rejected (`ok = false` with a reason) and changes
+    /// nothing; an action after `end_turn` (or after the turn ended) gets `turn_ended`; a
+    /// reaction kind gets `wrong_decision_kind`. The turn ends on `end_turn`, or when nothing
+    /// but `end_turn` is left; otherwise a new decision (new `decision_id`) follows.
+    ///
+    /// At a **reaction decision** ([`DecisionKind::is_reaction`]) the first action that answers
+    /// it counts (`attack_of_opportunity` with an offered weapon, or `decline`); later ones get
+    /// `decision_answered`, turn actions `wrong_decision_kind`. When none answers it, the same
+    /// question comes back as a new decision.
+    ///
+    /// Returns one [`ActionResult`] per action resolved before the next pause. When another
+    /// combatant's reaction interrupts the list (an attack of opportunity it provoked, asked of
+    /// an external controller), the interrupted action has its result (accepted) and the rest
+    /// of the list resumes after the reaction: their results are appended to this decision's
+    /// [`HistoryEntry`] ([`Episode::results_of`]) as they resolve.
     ///
     /// # Errors
-    /// [`SubmitError`] when no decision is pending or the list is empty; nothing is applied.
-    pub fn submit(&mut self, actions: &[Action]) -> Result<Vec<ActionResult>, SubmitError> {
-        let actor = match &self.phase {
+    /// [`SubmitError`] when no decision is pending, `decision_id` is not the pending one, or
+    /// the list is empty; nothing is applied.
+    pub fn submit(
+        &mut self,
+        decision_id: u64,
+        actions: &[Action],
+    ) -> Result<Vec<ActionResult>, SubmitError> {
+        let d = match &self.phase {
             Phase::Over(_) => return Err(SubmitError::Terminal),
-            Phase::Awaiting(d) => d.actor,
+            Phase::Awaiting(d) => d.clone(),
             _ => return Err(SubmitError::NotAwaitingDecision),
         };
+        if d.decision_id != decision_id {
+            return Err(SubmitError::StaleDecision {
+                expected: d.decision_id,
+                got: decision_id,
+            });
+        }
         if actions.is_empty() {
             return Err(SubmitError::Empty);
         }
-        let mut results = Vec::with_capacity(actions.len());
-        let mut ended = false;
-        for a in actions {
-            if ended {
-                let r = ActionResult {
-                    kind: a.kind,
-                    ok: false,
-                    reason: Some(reasons::TURN_ENDED.into()),
-                };
-                self.turn.results.push(r.clone());
-                results.push(r);
-                continue;
-            }
-            let r = if a.kind == ActionKind::EndTurn {
-                ended = true;
-                ActionResult {
-                    kind: a.kind,
-                    ok: true,
-                    reason: None,
-                }
-            } else {
-                self.apply_one(actor, a)
-            };
-            self.turn.results.push(r.clone());
-            results.push(r);
-            if self.outcome_now().is_some() {
-                ended = true;
-            }
-        }
-        if self.check_end() {
+        let h = self.push_history(&d, actions);
+        if d.kind.is_reaction() {
+            let results = self.submit_reaction(&d, actions);
+            self.run_frames();
+            // The reaction's own results (the rest of an interrupted list are its own).
             return Ok(results);
         }
-        if ended || self.only_end_turn_left(actor) {
-            // `end_turn` moves to the next turn, or ends the episode at the round cap.
-            self.end_turn();
-        } else {
-            self.new_decision(actor);
+        let Some(crate::resolve::Frame::Turn(mut t)) = self.frames.pop() else {
+            unreachable!("a turn decision waits on its turn frame");
+        };
+        // Reaction kinds never answer a turn decision.
+        let list_actions: Vec<Action> = actions.to_vec();
+        t.list = Some(crate::resolve::ActionList {
+            actions: list_actions,
+            next: 0,
+            executing: None,
+            history: Some(h),
+            prep: false,
+            refused: false,
+            ended: false,
+        });
+        self.frames.push(crate::resolve::Frame::Turn(t));
+        self.phase = Phase::Resolving;
+        self.run_frames();
+        Ok(self.history[h].results.clone())
+    }
+
+    /// The episode's input history: every answered decision (id, kind, actor, submitted
+    /// actions and their results), in order. With the encounter, the dice source and the
+    /// controllers it reproduces the episode ([`Episode::replay`]).
+    pub fn history(&self) -> &[HistoryEntry] {
+        &self.history
+    }
+
+    /// The results of decision `decision_id` so far (see [`Episode::submit`]), if it was
+    /// answered.
+    pub fn results_of(&self, decision_id: u64) -> Option<&[ActionResult]> {
+        self.history
+            .iter()
+            .rev()
+            .find(|e| e.decision_id == decision_id)
+            .map(|e| e.results.as_slice())
+    }
+
+    /// Rebuild an episode from its start (`encounter`, `dice` as at the start, `controllers`)
+    /// and its input history: each entry's actions are submitted at its decision, then the
+    /// episode advances to where the original stood. The result is the same episode, byte for
+    /// byte (transcript, state, RNG, decision ids).
+    ///
+    /// # Errors
+    /// [`ReplayError`] when a decision of the history does not arise (another episode's
+    /// history, or a different encounter, seed or controllers).
+    pub fn replay(
+        encounter: Arc<Encounter>,
+        dice: DiceSource,
+        controllers: &[Controller],
+        history: &[HistoryEntry],
+    ) -> Result<Episode, ReplayError> {
+        let mut ep = Episode::with_dice(encounter, dice, controllers);
+        for (i, e) in history.iter().enumerate() {
+            let mismatch = |what: String| ReplayError { index: i, what };
+            match ep.advance() {
+                Status::Terminal(_) => return Err(mismatch("the episode is already over".into())),
+                Status::Decision(d) => {
+                    if d.decision_id != e.decision_id || d.actor != e.actor || d.kind != e.kind {
+                        return Err(mismatch(format!(
+                            "pending decision {} of combatant {} ({}) instead of {} of {} ({})",
+                            d.decision_id,
+                            d.actor.0,
+                            d.kind.name(),
+                            e.decision_id,
+                            e.actor.0,
+                            e.kind.name()
+                        )));
+                    }
+                }
+            }
+            ep.submit(e.decision_id, &e.actions)
+                .map_err(|x| mismatch(x.to_string()))?;
         }
-        Ok(results)
+        ep.advance();
+        Ok(ep)
     }
 
     /// The observation snapshot for `viewer` (the acting combatant when `None`).
@@ -493,7 +603,7 @@ impl Episode {
     pub fn action_mask(&self) -> Vec<u8> {
         let mut mask = vec![0u8; self.action_space_size() as usize];
         if let Phase::Awaiting(d) = &self.phase {
-            crate::legal::fill_mask(self, d.actor, &mut mask);
+            crate::legal::fill_mask(self, d, &mut mask);
         }
         mask
     }
@@ -576,6 +686,8 @@ impl Episode {
             order: &self.order,
             turn_pos: self.turn_pos,
             phase: &self.phase,
+            frames: &self.frames,
+            history: &self.history,
             turn: &self.turn,
             next_decision_id: self.next_decision_id,
             log: &self.log,
@@ -630,7 +742,10 @@ impl Episode {
         match &s.phase {
             Phase::Awaiting(d) => {
                 let i = d.actor.0 as usize;
-                if i >= n || !started || s.order[s.turn_pos] != d.actor {
+                if i >= n || !started {
+                    return bad("the awaited actor is not a combatant");
+                }
+                if !d.kind.is_reaction() && s.order[s.turn_pos] != d.actor {
                     return bad("the awaited actor is not the one whose turn it is");
                 }
                 if s.controllers[i] != Controller::External {
@@ -655,6 +770,7 @@ impl Episode {
                 }
             }
             Phase::NotStarted | Phase::TurnStart => {}
+            Phase::Resolving => return bad("a snapshot is taken at rest, never mid-resolution"),
         }
         let mut taken: std::collections::BTreeSet<Cell> = Default::default();
         for (i, c) in s.st.iter().enumerate() {
@@ -682,6 +798,25 @@ impl Episode {
                 return bad("two conscious combatants share a square");
             }
         }
+        if let Err(what) = crate::resolve::check_frames(
+            &encounter,
+            &s.phase,
+            &s.frames,
+            s.order.get(s.turn_pos).copied(),
+            s.history.len(),
+        ) {
+            return bad(what);
+        }
+        if s.history.len() as u64 >= s.next_decision_id.max(1)
+            || s.history.iter().any(|e| {
+                e.actor.0 as usize >= n
+                    || e.decision_id >= s.next_decision_id
+                    || e.actions.len() > 1 << 16
+                    || e.results.len() > e.actions.len()
+            })
+        {
+            return bad("history does not fit the decision counter or the encounter");
+        }
         if s.move_aoo_provoked
             .iter()
             .any(|(a, b)| a.0 as usize >= n || b.0 as usize >= n)
@@ -697,6 +832,8 @@ impl Episode {
             order: s.order,
             turn_pos: s.turn_pos,
             phase: s.phase,
+            frames: s.frames,
+            history: s.history,
             turn: s.turn,
             next_decision_id: s.next_decision_id,
             log: s.log,
@@ -898,7 +1035,7 @@ impl Episode {
     }
 
     /// The outcome if the combat is decided now: at most one side with conscious combatants.
-    fn outcome_now(&self) -> Option<Outcome> {
+    pub(crate) fn outcome_now(&self) -> Option<Outcome> {
         let mut alive: Vec<&str> = Vec::new();
         for (i, p) in self.enc.combatants.iter().enumerate() {
             if self.st[i].life.is_conscious() && !alive.contains(&p.side.as_str()) {
@@ -917,7 +1054,7 @@ impl Episode {
     }
 
     /// Move to `Over` if decided; returns whether the episode is over.
-    fn check_end(&mut self) -> bool {
+    pub(crate) fn check_end(&mut self) -> bool {
         if let Phase::Over(_) = self.phase {
             return true;
         }
@@ -929,6 +1066,8 @@ impl Episode {
     }
 
     fn finish(&mut self, o: Outcome) {
+        // The combat is decided: no pending work goes on.
+        self.frames.clear();
         if !self.turn.results.is_empty() && !self.order.is_empty() {
             let actor = self.order[self.turn_pos];
             self.st[actor.0 as usize].last_turn_results = std::mem::take(&mut self.turn.results);
@@ -942,19 +1081,26 @@ impl Episode {
         self.phase = Phase::Over(o);
     }
 
-    fn new_decision(&mut self, actor: CombatantId) {
+    pub(crate) fn new_decision(&mut self, actor: CombatantId, kind: DecisionKind) {
+        let budget = if kind.is_reaction() {
+            Budget::default()
+        } else {
+            self.budget(actor)
+        };
         let d = Decision {
             decision_id: self.next_decision_id,
             actor,
             round: self.round,
-            budget: self.budget(actor),
+            budget,
+            kind,
         };
         self.next_decision_id += 1;
         self.phase = Phase::Awaiting(d);
     }
 
     /// End the current turn; advance to the next combatant / round; apply the round cap.
-    fn end_turn(&mut self) {
+    pub(crate) fn end_turn(&mut self) {
+        debug_assert!(self.frames.is_empty(), "a turn ends with no pending work");
         let actor = self.order[self.turn_pos];
         self.st[actor.0 as usize].last_turn_results = std::mem::take(&mut self.turn.results);
         {
@@ -991,7 +1137,7 @@ impl Episode {
     }
 
     /// True when nothing but `end_turn` is legal for the actor now.
-    fn only_end_turn_left(&self, actor: CombatantId) -> bool {
+    pub(crate) fn only_end_turn_left(&self, actor: CombatantId) -> bool {
         !crate::legal::any_besides_end_turn(self, actor)
     }
 
@@ -1068,6 +1214,9 @@ impl Episode {
         if !self.st[actor.0 as usize].life.is_conscious() {
             return Err(reasons::CANNOT_ACT);
         }
+        if a.kind.is_reaction() {
+            return Err(reasons::WRONG_DECISION_KIND);
+        }
         if a.kind == ActionKind::EndTurn {
             return Ok(None);
         }
@@ -1126,13 +1275,18 @@ impl Episode {
     /// # Errors
     /// [`SubmitError`] when no decision is pending.
     pub fn validate(&self, action: &Action) -> Result<ActionResult, SubmitError> {
-        let actor = match &self.phase {
+        let d = match &self.phase {
             Phase::Over(_) => return Err(SubmitError::Terminal),
-            Phase::Awaiting(d) => d.actor,
+            Phase::Awaiting(d) => d,
             _ => return Err(SubmitError::NotAwaitingDecision),
         };
-        Ok(match self.check(actor, action) {
-            Ok(_) => ActionResult {
+        let checked = if d.kind.is_reaction() {
+            self.check_reaction(d, action).map(|_| ())
+        } else {
+            self.check(d.actor, action).map(|_| ())
+        };
+        Ok(match checked {
+            Ok(()) => ActionResult {
                 kind: action.kind,
                 ok: true,
                 reason: None,
@@ -1144,47 +1298,10 @@ impl Episode {
             },
         })
     }
-
-    /// Validate then execute one action; budget check first (X4 downgrade).
-    fn apply_one(&mut self, actor: CombatantId, a: &Action) -> ActionResult {
-        let plan = match self.check(actor, a) {
-            Ok(Some(p)) => p,
-            Ok(None) => {
-                return ActionResult {
-                    kind: a.kind,
-                    ok: true,
-                    reason: None,
-                }
-            }
-            Err(reason) => {
-                return ActionResult {
-                    kind: a.kind,
-                    ok: false,
-                    reason: Some(reason.to_string()),
-                }
-            }
-        };
-        let slot = a.kind.slot();
-        self.consume_slot(actor, slot);
-        crate::rules::execute(self, actor, plan);
-        // A disabled combatant's standard action costs 1 hp (CRB — Injury and Death: Disabled).
-        if self.st[actor.0 as usize].life == LifeState::Disabled
-            && slot == Slot::Standard
-            && self.outcome_now().is_none()
-        {
-            self.log_turn(actor, "strains while disabled: loses 1 hp".into());
-            self.lose_hp(actor, 1);
-        }
-        ActionResult {
-            kind: a.kind,
-            ok: true,
-            reason: None,
-        }
-    }
 }
 
 /// Version of the snapshot byte format.
-const SNAPSHOT_FORMAT: u32 = 3;
+const SNAPSHOT_FORMAT: u32 = 4;
 
 /// Error of [`Episode::restore`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -1221,6 +1338,8 @@ struct SnapshotRef<'a> {
     order: &'a [CombatantId],
     turn_pos: usize,
     phase: &'a Phase,
+    frames: &'a [crate::resolve::Frame],
+    history: &'a [HistoryEntry],
     turn: &'a TurnState,
     next_decision_id: u64,
     log: &'a [LogLine],
@@ -1240,6 +1359,8 @@ struct SnapshotOwned {
     order: Vec<CombatantId>,
     turn_pos: usize,
     phase: Phase,
+    frames: Vec<crate::resolve::Frame>,
+    history: Vec<HistoryEntry>,
     turn: TurnState,
     next_decision_id: u64,
     log: Vec<LogLine>,

@@ -20,6 +20,8 @@
 //! | `repair_weapon` | W    | weapon                                     |
 //! | `activate_power_attack` | 1 | — (a toggle)                          |
 //! | `run`          | C     | destination square                         |
+//! | `attack_of_opportunity` | W | weapon (reaction: the provoker is the decision's) |
+//! | `decline`      | 1     | — (reaction: let the opportunity pass)     |
 //!
 //! The blocks after `withdraw` were appended later: earlier ids never move. A maneuver id
 //! uses the first usable melee weapon that reaches the target (escape: the target is the
@@ -30,7 +32,7 @@
 
 use crate::action::{Action, ActionKind, CombatantId, Maneuver};
 use crate::encounter::Encounter;
-use crate::episode::{Episode, LegalAction};
+use crate::episode::{Decision, DecisionKind, Episode, LegalAction};
 use crate::grid::Cell;
 use crate::rules;
 
@@ -45,6 +47,9 @@ pub const STEP_DIRECTIONS: [(i32, i32); 8] = [
     (0, -1),
     (-1, -1),
 ];
+
+/// Number of blocks of the action space.
+pub const BLOCKS: usize = 17;
 
 /// Sizes of the action space blocks of an encounter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,7 +86,7 @@ impl ActionSpace {
     }
 
     /// `(name, first id, size)` of each block, in id order.
-    pub fn blocks(&self) -> [(&'static str, u32, u32); 15] {
+    pub fn blocks(&self) -> [(&'static str, u32, u32); BLOCKS] {
         let m = Maneuver::ALL.len() as u32;
         let sizes = [
             ("end_turn", 1),
@@ -99,8 +104,10 @@ impl ActionSpace {
             ("repair_weapon", self.w),
             ("activate_power_attack", 1),
             ("run", self.cells()),
+            ("attack_of_opportunity", self.w),
+            ("decline", 1),
         ];
-        let mut out = [("", 0, 0); 15];
+        let mut out = [("", 0, 0); BLOCKS];
         let mut start = 0;
         for (i, (name, size)) in sizes.into_iter().enumerate() {
             out[i] = (name, start, size);
@@ -112,7 +119,7 @@ impl ActionSpace {
     /// Total number of action ids.
     pub fn size(&self) -> u32 {
         let b = self.blocks();
-        b[14].1 + b[14].2
+        b[BLOCKS - 1].1 + b[BLOCKS - 1].2
     }
 
     fn cell_index(&self, c: Cell) -> Option<u32> {
@@ -170,7 +177,13 @@ impl ActionSpace {
                 a
             }
             13 => Action::new(ActionKind::ActivatePowerAttack),
-            _ => Action::new(ActionKind::Run),
+            14 => Action::new(ActionKind::Run),
+            15 => {
+                let mut a = Action::new(ActionKind::AttackOfOpportunity);
+                a.weapon = Some(k as usize);
+                a
+            }
+            _ => Action::new(ActionKind::Decline),
         };
         match bi {
             3 | 4 => a.target = Some(CombatantId(k as u16)),
@@ -193,7 +206,7 @@ impl ActionSpace {
     /// [`ActionSpace::encode`] with the blocks already computed (`b = self.blocks()`).
     fn encode_in(
         &self,
-        b: &[(&'static str, u32, u32); 15],
+        b: &[(&'static str, u32, u32); BLOCKS],
         a: &Action,
         actor_pos: Cell,
     ) -> Option<u32> {
@@ -253,7 +266,40 @@ impl ActionSpace {
                 let d = a.destination?;
                 (target.is_none() && a.weapon.is_none()).then_some(b[14].1 + self.cell_index(d)?)
             }
+            ActionKind::AttackOfOpportunity => {
+                let w = a.weapon? as u32;
+                (w < self.w && target.is_none() && a.destination.is_none()).then_some(b[15].1 + w)
+            }
+            ActionKind::Decline => bare.then_some(b[16].1),
         }
+    }
+}
+
+/// The legal answers of a reaction decision: each offered weapon, then `decline`.
+fn reaction_actions(d: &Decision) -> Vec<Action> {
+    let mut out = Vec::new();
+    if let DecisionKind::AttackOfOpportunity { weapons, .. } = &d.kind {
+        for &w in weapons {
+            let mut a = Action::new(ActionKind::AttackOfOpportunity);
+            a.weapon = Some(w);
+            out.push(a);
+        }
+    }
+    out.push(Action::new(ActionKind::Decline));
+    out
+}
+
+/// Label of a reaction answer: "attack_of_opportunity on goblin-2 with falchion", "decline".
+pub fn reaction_label(ep: &Episode, d: &Decision, a: &Action) -> String {
+    match (&d.kind, a.kind) {
+        (DecisionKind::AttackOfOpportunity { provoker, .. }, ActionKind::AttackOfOpportunity) => {
+            let mut s = format!("attack_of_opportunity on {}", ep.id_of(*provoker));
+            if let Some(x) = a.weapon.and_then(|w| ep.spec(d.actor).attacks.get(w)) {
+                s.push_str(&format!(" with {}", x.name));
+            }
+            s
+        }
+        _ => label(ep, d.actor, a),
     }
 }
 
@@ -519,8 +565,21 @@ pub(crate) fn any_besides_end_turn(ep: &Episode, actor: CombatantId) -> bool {
 
 /// Set `mask[id] = 1` for every legal action id of `actor` now (`end_turn` included); `mask`
 /// spans the action space. The ids of [`legal_actions`], without listing or labelling them.
-pub(crate) fn fill_mask(ep: &Episode, actor: CombatantId, mask: &mut [u8]) {
+pub(crate) fn fill_mask(ep: &Episode, d: &Decision, mask: &mut [u8]) {
     let space = ActionSpace::of(&ep.enc);
+    if d.kind.is_reaction() {
+        let b = space.blocks();
+        for a in reaction_actions(d) {
+            if let Some(m) = space
+                .encode_in(&b, &a, Cell::new(0, 0))
+                .and_then(|id| mask.get_mut(id as usize))
+            {
+                *m = 1;
+            }
+        }
+        return;
+    }
+    let actor = d.actor;
     let blocks = space.blocks();
     let pos = ep.st[actor.0 as usize].pos;
     if let Some(m) = mask.get_mut(0) {
@@ -538,9 +597,24 @@ pub(crate) fn fill_mask(ep: &Episode, actor: CombatantId, mask: &mut [u8]) {
 }
 
 /// Every legal action of `actor` now, sorted by id; `end_turn` always first.
-pub(crate) fn legal_actions(ep: &Episode, actor: CombatantId) -> Vec<LegalAction> {
+pub(crate) fn legal_actions(ep: &Episode, d: &Decision) -> Vec<LegalAction> {
     let space = ActionSpace::of(&ep.enc);
+    let actor = d.actor;
     let pos = ep.st[actor.0 as usize].pos;
+    if d.kind.is_reaction() {
+        let mut legal: Vec<LegalAction> = reaction_actions(d)
+            .into_iter()
+            .filter_map(|a| {
+                Some(LegalAction {
+                    id: space.encode(&a, pos)?,
+                    label: reaction_label(ep, d, &a),
+                    action: a,
+                })
+            })
+            .collect();
+        legal.sort_by_key(|l| l.id);
+        return legal;
+    }
     let mut legal: Vec<LegalAction> = std::iter::once(Action::new(ActionKind::EndTurn))
         .chain(candidate_actions(ep, actor, false))
         .filter_map(|a| {

@@ -26,6 +26,7 @@ pub mod maneuvers;
 pub mod map;
 pub mod observation;
 mod policy;
+pub mod resolve;
 mod rules;
 pub mod saves;
 pub mod tensor;
@@ -34,7 +35,10 @@ pub use action::{Action, ActionKind, ActionResult, Budget, CombatantId, Maneuver
 pub use data::CombatantSpec;
 pub use dice::{Dice, DiceSource, ScriptedDice};
 pub use encounter::{Encounter, EncounterError, RulesOptions};
-pub use episode::{Controller, Decision, Episode, LegalAction, Outcome, Status};
+pub use episode::{
+    Controller, Decision, DecisionKind, Episode, HistoryEntry, LegalAction, Outcome, Status,
+};
 pub use grid::Cell;
 pub use map::MapSpec;
 pub use observation::Observation;
+pub use resolve::Provocation;

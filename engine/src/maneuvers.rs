@@ -23,7 +23,8 @@ use crate::data::{AttackSpec, Size};
 use crate::effects::{BonusType, Modifier, RollContext, Stat};
 use crate::episode::Episode;
 use crate::grid::{self, Cell, SQUARE_FT};
-use crate::rules::{self, idx, Provocation};
+use crate::resolve::{Frame, Provocation};
+use crate::rules::{self, idx};
 use serde::{Deserialize, Serialize};
 
 /// State of one attack's item.
@@ -61,7 +62,7 @@ pub struct GrappleLink {
 }
 
 /// A validated maneuver.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct ManeuverPlan {
     pub target: CombatantId,
     pub maneuver: Maneuver,
@@ -541,8 +542,37 @@ fn roll_maneuver(
     }
 }
 
-/// Execute a validated maneuver.
+/// Execute a validated maneuver: the attack of opportunity it provokes from its target comes
+/// first (a frame), then [`step_maneuver`] rolls it.
 pub(crate) fn execute_maneuver(ep: &mut Episode, a: CombatantId, p: ManeuverPlan) {
+    let provokes = p.maneuver != Maneuver::Escape
+        && !p.maintain
+        && p.maneuver
+            .improved_feat()
+            .is_none_or(|f| !crate::feats::has(ep.spec(a), f));
+    if provokes {
+        let t = p.target;
+        ep.frames.push(Frame::Maneuver {
+            attacker: a,
+            plan: p,
+            hp_before: Some(ep.st[idx(a)].hp),
+            provoked: true,
+        });
+        ep.open_window(a, Provocation::Maneuver, Some(t));
+    } else {
+        step_maneuver(ep, a, p, None, false);
+    }
+}
+
+/// The maneuver after the attack of opportunity it provoked (`hp_before`: the attacker's hp
+/// before it): lost if the attacker fell; the AoO's damage is a penalty on the roll.
+pub(crate) fn step_maneuver(
+    ep: &mut Episode,
+    a: CombatantId,
+    p: ManeuverPlan,
+    hp_before: Option<i32>,
+    provoked: bool,
+) {
     let ManeuverPlan {
         target: t,
         maneuver: m,
@@ -550,14 +580,8 @@ pub(crate) fn execute_maneuver(ep: &mut Episode, a: CombatantId, p: ManeuverPlan
         maintain,
         destination,
     } = p;
-    let provokes = m != Maneuver::Escape
-        && !maintain
-        && m.improved_feat()
-            .is_none_or(|f| !crate::feats::has(ep.spec(a), f));
     let mut penalty = 0;
-    if provokes {
-        let before = ep.st[idx(a)].hp;
-        rules::provoke_by(ep, a, Provocation::Maneuver, Some(t));
+    if provoked {
         if !ep.conscious(a) {
             ep.log_turn(
                 a,
@@ -565,13 +589,33 @@ pub(crate) fn execute_maneuver(ep: &mut Episode, a: CombatantId, p: ManeuverPlan
             );
             return;
         }
-        penalty = (before - ep.st[idx(a)].hp).max(0);
+        penalty = (hp_before.unwrap_or(0) - ep.st[idx(a)].hp).max(0);
     }
     if !ep.conscious(t) {
         return;
     }
     let r = roll_maneuver(ep, a, t, m, weapon, penalty, maintain);
     apply_effect(ep, a, t, m, weapon, maintain, destination, r);
+}
+
+/// An overrun's move through its target after the opportunity of leaving its square, then
+/// the target knocked prone if the check beat its CMD by 5 or more (CRB — Overrun).
+pub(crate) fn finish_overrun(
+    ep: &mut Episode,
+    a: CombatantId,
+    t: CombatantId,
+    land: Cell,
+    margin: i32,
+) {
+    if ep.conscious(a) {
+        let tid = ep.id_of(t).to_string();
+        let from = ep.st[idx(a)].pos;
+        ep.st[idx(a)].pos = land;
+        ep.log_turn(a, format!("moves through {tid}: {from}->{land}"));
+    }
+    if margin >= 5 {
+        let _ = ep.apply_condition(t, "prone", None);
+    }
 }
 
 /// A free trip attempt that does not provoke (the Trip universal monster rule).
@@ -692,17 +736,18 @@ fn apply_effect(
             }
         }
         Maneuver::Overrun => {
+            // The overrunner moves through the target's space (leaving its square provokes),
+            // then "if your attack exceeds your opponent's CMD by 5 or more … knocked prone".
             if let Some(land) = overrun_landing(ep, a, t) {
                 ep.turn.moved = true;
-                rules::provoke(ep, a, Provocation::Leaving);
-                if ep.conscious(a) {
-                    let from = ep.st[idx(a)].pos;
-                    ep.st[idx(a)].pos = land;
-                    ep.log_turn(a, format!("moves through {tid}: {from}->{land}"));
-                }
-            }
-            // "If your attack exceeds your opponent's CMD by 5 or more … knocked prone."
-            if r.margin >= 5 {
+                ep.frames.push(Frame::OverrunMove {
+                    attacker: a,
+                    target: t,
+                    land,
+                    margin: r.margin,
+                });
+                ep.open_window(a, Provocation::Leaving, None);
+            } else if r.margin >= 5 {
                 let _ = ep.apply_condition(t, "prone", None);
             }
         }
@@ -1009,10 +1054,11 @@ pub(crate) fn can_retrieve(ep: &Episode, a: CombatantId, w: usize) -> bool {
 pub(crate) fn retrieve_weapon(ep: &mut Episode, a: CombatantId, w: usize) {
     let name = ep.spec(a).attacks[w].name.clone();
     ep.log_turn(a, format!("picks up its {name} (move action)"));
-    rules::provoke(ep, a, Provocation::PickUp);
-    if ep.conscious(a) {
-        ep.st[idx(a)].weapons[w].dropped_at = None;
-    }
+    ep.frames.push(Frame::PickUp {
+        actor: a,
+        weapon: w,
+    });
+    ep.open_window(a, Provocation::PickUp, None);
 }
 
 /// `repair_weapon` (the seed's): the item is whole again.
@@ -1190,5 +1236,5 @@ pub(crate) fn run(ep: &mut Episode, a: CombatantId, path: Vec<Cell>) {
     }
     ep.turn.ran = true;
     ep.st[i].running = true;
-    rules::walk(ep, a, &path, "run", false);
+    ep.start_walk(a, path, "run", false);
 }

@@ -317,6 +317,12 @@ pub(crate) fn default_policy(ep: &Episode, a: CombatantId) -> Vec<Action> {
     }
 }
 
+/// The default policy's answer to an attack-of-opportunity decision: it takes every attack
+/// of opportunity it may, with the first weapon offered (list order).
+pub(crate) fn answer_aoo(_ep: &Episode, _x: CombatantId, weapons: &[usize]) -> Option<usize> {
+    weapons.first().copied()
+}
+
 /// Where a fleeing combatant withdraws (CRB — Conditions: Frightened, "flees from the source
 /// of its fear"): among the squares it can reach with a withdraw (2× speed), the one whose
 /// path crosses the fewest squares threatened by enemies (the first square of a withdraw never

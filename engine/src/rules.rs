@@ -537,20 +537,46 @@ pub(crate) fn threatening_weapon(
     target: CombatantId,
     tpos: Cell,
 ) -> Option<usize> {
+    each_threatening_weapon(ep, x, target, tpos).next()
+}
+
+/// Every melee weapon of `x` (list order) that reaches `target` standing at `tpos` (with line
+/// of effect), from `x`'s current position: the weapons an attack of opportunity may use.
+pub(crate) fn threatening_weapons(
+    ep: &Episode,
+    x: CombatantId,
+    target: CombatantId,
+    tpos: Cell,
+) -> Vec<usize> {
+    each_threatening_weapon(ep, x, target, tpos).collect()
+}
+
+fn each_threatening_weapon(
+    ep: &Episode,
+    x: CombatantId,
+    target: CombatantId,
+    tpos: Cell,
+) -> impl Iterator<Item = usize> + '_ {
     let xpos = ep.st[idx(x)].pos;
     let spec = ep.spec(x);
-    for (w, weapon) in spec.attacks.iter().enumerate() {
-        if weapon.is_ranged() || !ep.weapon_usable(x, w) {
-            continue;
-        }
-        let reach = melee_reach(ep, x, weapon);
-        if footprints_in_reach(xpos, ep.fp_side(x), tpos, ep.fp_side(target), reach)
-            && los::has_line_of_effect(&ep.enc.grid, xpos, ep.fp_side(x), tpos, ep.fp_side(target))
-        {
-            return Some(w);
-        }
-    }
-    None
+    spec.attacks
+        .iter()
+        .enumerate()
+        .filter(move |&(w, weapon)| {
+            if weapon.is_ranged() || !ep.weapon_usable(x, w) {
+                return false;
+            }
+            let reach = melee_reach(ep, x, weapon);
+            footprints_in_reach(xpos, ep.fp_side(x), tpos, ep.fp_side(target), reach)
+                && los::has_line_of_effect(
+                    &ep.enc.grid,
+                    xpos,
+                    ep.fp_side(x),
+                    tpos,
+                    ep.fp_side(target),
+                )
+        })
+        .map(|(w, _)| w)
 }
 
 /// Whether `x` threatens `target` as if it stood at `tpos` (conscious, melee weapon in reach —
@@ -962,6 +988,8 @@ pub(crate) fn plan_action(
     let moved = ep.turn.moved;
     match act.kind {
         ActionKind::EndTurn => unreachable!("handled by the caller"),
+        // Refused by `Episode::check` before the rules (they answer reaction decisions).
+        ActionKind::AttackOfOpportunity | ActionKind::Decline => Err(reasons::WRONG_DECISION_KIND),
         ActionKind::Attack | ActionKind::FullAttack => {
             let t = target_of(ep, a, act)?;
             let w = weapon_choice(ep, a, act, t)?;
@@ -1111,18 +1139,27 @@ pub(crate) fn plan_action(
 // ----- execution -----------------------------------------------------------------------------
 
 /// Options of one attack roll.
-#[derive(Debug, Clone, Copy, Default)]
-struct AttackOpts {
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct AttackOpts {
     /// Iterative (−5/−10/−15) or secondary (−5) penalty, as a negative number.
-    penalty: i32,
-    charge: bool,
+    pub penalty: i32,
+    /// The attack ends a charge (+2).
+    pub charge: bool,
 }
 
-/// Execute a validated plan.
+/// Execute a validated plan: what happens at once is done here; what may wait on a decision
+/// (movement, attacks, attacks of opportunity) is pushed as frames ([`crate::resolve`]).
 pub(crate) fn execute(ep: &mut Episode, a: CombatantId, plan: Plan) {
+    use crate::resolve::Frame;
     match plan {
         Plan::Attack { target, weapon } => {
-            attack_swing(ep, a, target, weapon, AttackOpts::default());
+            ep.frames.push(Frame::Swing {
+                attacker: a,
+                target,
+                weapon,
+                opts: AttackOpts::default(),
+                provoked: false,
+            });
         }
         Plan::FullAttack { target, weapon } => full_attack(ep, a, target, weapon),
         Plan::Charge {
@@ -1132,27 +1169,20 @@ pub(crate) fn execute(ep: &mut Episode, a: CombatantId, plan: Plan) {
         } => {
             ep.turn.moved = true;
             ep.st[idx(a)].charging = true;
-            let completed = walk(ep, a, &path, "charge", false);
-            if completed && ep.conscious(a) && ep.conscious(target) {
-                attack_swing(
-                    ep,
-                    a,
-                    target,
-                    weapon,
-                    AttackOpts {
-                        charge: true,
-                        ..Default::default()
-                    },
-                );
-            }
+            ep.frames.push(Frame::ChargeAttack {
+                attacker: a,
+                target,
+                weapon,
+            });
+            ep.start_walk(a, path, "charge", false);
         }
         Plan::Move { path } => {
             ep.turn.moved = true;
-            walk(ep, a, &path, "move", false);
+            ep.start_walk(a, path, "move", false);
         }
         Plan::Withdraw { path } => {
             ep.turn.moved = true;
-            walk(ep, a, &path, "withdraw", true);
+            ep.start_walk(a, path, "withdraw", true);
         }
         Plan::Step { to } => {
             ep.turn.moved = true;
@@ -1201,132 +1231,10 @@ pub(crate) fn execute(ep: &mut Episode, a: CombatantId, plan: Plan) {
     }
 }
 
-/// Walk a path square by square; leaving a threatened square provokes (except the first square
-/// of a withdraw). Returns whether the whole path was walked.
-pub(crate) fn walk(
-    ep: &mut Episode,
-    a: CombatantId,
-    path: &[Cell],
-    what: &str,
-    withdraw: bool,
-) -> bool {
-    let start = ep.st[idx(a)].pos;
-    let text: Vec<String> = std::iter::once(start)
-        .chain(path.iter().copied())
-        .map(|c| c.to_string())
-        .collect();
-    ep.log_turn(a, format!("{what} {}", text.join("->")));
-    for (i, &next) in path.iter().enumerate() {
-        if !(withdraw && i == 0) {
-            provoke(ep, a, Provocation::Leaving);
-        }
-        if !ep.conscious(a) {
-            let here = ep.st[idx(a)].pos;
-            ep.log_turn(a, format!("{what} stopped at {here}"));
-            return false;
-        }
-        let before = ep.cells_of(a);
-        ep.st[idx(a)].pos = next;
-        provoke_entering(ep, a, &before);
-        if !ep.conscious(a) {
-            ep.log_turn(a, format!("{what} stopped at {next}"));
-            return false;
-        }
-    }
-    true
-}
-
-/// Entering a square occupied by a conscious enemy (a Tiny creature entering its foe's square,
-/// or passing through a creature three sizes apart) provokes an attack of opportunity from
-/// that creature, once per fresh entry (CRB — Combat: Moving Through a Square; Big and Little
-/// Creatures: "must enter an opponent's square to attack in melee. This provokes…").
-fn provoke_entering(ep: &mut Episode, a: CombatantId, before: &[Cell]) {
-    let now = ep.cells_of(a);
-    for o in ep.ids().collect::<Vec<_>>() {
-        if o == a || !ep.enemies(a, o) || !ep.conscious(o) {
-            continue;
-        }
-        let theirs = ep.cells_of(o);
-        let entered = now.iter().any(|c| theirs.contains(c));
-        let was_in = before.iter().any(|c| theirs.contains(c));
-        if entered && !was_in {
-            provoke_by(ep, a, Provocation::Entering, Some(o));
-        }
-    }
-}
-
-/// What provokes an attack of opportunity (CRB — Combat: Attacks of Opportunity).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Provocation {
-    /// Leaving a threatened square: once per enemy per round for this mover ("moving out of
-    /// more than one square threatened by the same opponent in the same round doesn't count
-    /// as more than one opportunity").
-    Leaving,
-    /// A ranged attack from a threatened square: each one provokes.
-    RangedAttack,
-    /// Standing up from prone (CRB — Conditions: Prone): a separate opportunity.
-    StandUp,
-    /// A combat maneuver: only its target may respond (CRB — Combat Maneuvers).
-    Maneuver,
-    /// Picking up an item (CRB — Actions in Combat: Move Actions).
-    PickUp,
-    /// Entering an opponent's square (CRB — Combat: Moving Through a Square).
-    Entering,
-}
-
-/// Every enemy threatening `provoker`'s current square(s) may make an attack of opportunity,
-/// in list order, while it has AoOs left this round; flat-footed creatures make none (unless
-/// Combat Reflexes), and none is made against a provoker with cover. The AoO says what
-/// provoked it; the provoker's action stops if it falls.
-pub(crate) fn provoke(ep: &mut Episode, provoker: CombatantId, why: Provocation) {
-    provoke_by(ep, provoker, why, None);
-}
-
-/// [`provoke`], limited to `only` when given (a maneuver provokes only from its target).
-pub(crate) fn provoke_by(
-    ep: &mut Episode,
-    provoker: CombatantId,
-    why: Provocation,
-    only: Option<CombatantId>,
-) {
-    let pos = ep.st[idx(provoker)].pos;
-    for x in ep.ids().collect::<Vec<_>>() {
-        if !ep.conscious(provoker) {
-            return;
-        }
-        if only.is_some_and(|o| o != x) {
-            continue;
-        }
-        if x == provoker || !ep.enemies(x, provoker) || !ep.conscious(x) || !can_make_aoo(ep, x) {
-            continue;
-        }
-        let once_used =
-            why == Provocation::Leaving && ep.move_aoo_provoked.contains(&(x, provoker));
-        if once_used || ep.aoo_remaining(x) == 0 {
-            continue;
-        }
-        let Some(w) = threatening_weapon(ep, x, provoker, pos) else {
-            continue;
-        };
-        let xpos = ep.st[idx(x)].pos;
-        if cover_bonus(ep, x, xpos, provoker, false) > 0 {
-            continue;
-        }
-        // No AoO against a creature with total concealment (CRB — Combat: Concealment).
-        if ep.miss_chance(x, provoker) >= 50 {
-            continue;
-        }
-        if why == Provocation::Leaving {
-            ep.move_aoo_provoked.insert((x, provoker));
-        }
-        make_aoo(ep, x, provoker, w, why);
-    }
-}
-
 /// A flat-footed creature makes no attacks of opportunity, unless it has Combat Reflexes
 /// (CRB — Combat: Flat-Footed; Feats: Combat Reflexes); grappled, pinned and confused
 /// creatures make none, nor does one that cannot act.
-fn can_make_aoo(ep: &Episode, x: CombatantId) -> bool {
+pub(crate) fn can_make_aoo(ep: &Episode, x: CombatantId) -> bool {
     if ep.cond_flag(x, |d| d.cant_act || (d.no_aoo && d.name != "flat_footed")) {
         return false;
     }
@@ -1338,10 +1246,8 @@ fn can_make_aoo(ep: &Episode, x: CombatantId) -> bool {
 /// separate from leaving threatened squares.
 pub(crate) fn stand_up(ep: &mut Episode, a: CombatantId) {
     ep.log_turn(a, "stands up (move action)".into());
-    provoke(ep, a, Provocation::StandUp);
-    if ep.conscious(a) {
-        ep.remove_condition(a, "prone");
-    }
+    ep.frames.push(crate::resolve::Frame::StandUp { actor: a });
+    ep.open_window(a, crate::resolve::Provocation::StandUp, None);
 }
 
 /// Confused (CRB — Conditions: Confused): d% at the start of its turn — 01–25 acts normally;
@@ -1387,7 +1293,7 @@ pub(crate) fn confused_turn(ep: &mut Episode, a: CombatantId) -> bool {
                 a,
                 format!("confused d%={d}: attacks the nearest creature {tid}"),
             );
-            attack_swing(ep, a, t, w, AttackOpts::default());
+            attack_roll(ep, a, t, w, AttackOpts::default());
         }
         None => ep.log_turn(
             a,
@@ -1395,21 +1301,6 @@ pub(crate) fn confused_turn(ep: &mut Episode, a: CombatantId) -> bool {
         ),
     }
     true
-}
-
-fn make_aoo(ep: &mut Episode, x: CombatantId, target: CombatantId, w: usize, why: Provocation) {
-    ep.st[idx(x)].aoo_used += 1;
-    let tid = ep.id_of(target).to_string();
-    let reason = match why {
-        Provocation::Leaving => "leaves a threatened square",
-        Provocation::RangedAttack => "makes a ranged attack while threatened",
-        Provocation::StandUp => "stands up",
-        Provocation::Maneuver => "attempts a combat maneuver",
-        Provocation::PickUp => "picks up an item",
-        Provocation::Entering => "enters its square",
-    };
-    ep.log_turn(x, format!("attack of opportunity on {tid} ({reason})"));
-    attack_swing(ep, x, target, w, AttackOpts::default());
 }
 
 /// Full attack (CRB — Combat: Full Attack): a manufactured weapon attacks at −0/−5/−10/−15 for
@@ -1443,40 +1334,32 @@ fn full_attack(ep: &mut Episode, a: CombatantId, t: CombatantId, w: usize) {
             }
         }
     }
-    for (wi, pen) in swings {
-        if !ep.conscious(t) || !ep.conscious(a) {
-            break;
-        }
-        attack_swing(
-            ep,
-            a,
-            t,
-            wi,
-            AttackOpts {
-                penalty: pen,
-                ..Default::default()
-            },
-        );
-    }
+    ep.frames.push(crate::resolve::Frame::FullAttack {
+        attacker: a,
+        target: t,
+        swings,
+        next: 0,
+    });
 }
 
-/// One attack roll with a weapon, its critical confirmation, concealment and damage.
+/// One attack roll with a weapon, its critical confirmation, concealment and damage (a ranged
+/// attack's attack of opportunity is resolved before, by its [`crate::resolve::Frame::Swing`]).
 ///
 /// Attack modifiers (CRB — Combat: Attack Roll; Table: Attack Roll Modifiers) are collected as
 /// typed [`crate::effects::Modifier`]s — the attacker's conditions and feats, charge, flanking,
 /// high ground, range, shooting into melee, helpless target, invisible attacker — and stacked
 /// by [`crate::effects::resolve`]; the AC likewise (see [`armor_class`]).
-fn attack_swing(ep: &mut Episode, a: CombatantId, t: CombatantId, w: usize, opts: AttackOpts) {
+pub(crate) fn attack_roll(
+    ep: &mut Episode,
+    a: CombatantId,
+    t: CombatantId,
+    w: usize,
+    opts: AttackOpts,
+) {
     use crate::effects::{BonusType, Modifier, RollContext, Stat};
     let spec = ep.spec_arc(a);
     let weapon = spec.attacks[w].clone();
     let ranged = weapon.is_ranged();
-    if ranged {
-        provoke(ep, a, Provocation::RangedAttack);
-        if !ep.conscious(a) || !ep.conscious(t) {
-            return;
-        }
-    }
     let from = ep.st[idx(a)].pos;
     let d_ft = distance_ft_from(ep, a, from, t);
     let wid = weapon.weapon_id();
@@ -1887,7 +1770,7 @@ mod tests {
         for seed in 0..6u64 {
             let mut ep = Episode::new(enc.clone(), seed, &[Controller::External; 3]);
             for k in 0..200usize {
-                let Status::Decision(_) = ep.advance() else {
+                let Status::Decision(d) = ep.advance() else {
                     break;
                 };
                 for mover in ep.ids() {
@@ -1907,7 +1790,7 @@ mod tests {
                     .filter(|&i| mask[i as usize] == 1)
                     .collect();
                 let a = ep.action_from_id(legal[(k * 7 + seed as usize) % legal.len()]);
-                ep.submit(&[a.unwrap()]).unwrap();
+                ep.submit(d.decision_id, &[a.unwrap()]).unwrap();
             }
         }
         assert!(checked > 10_000, "{checked}");

@@ -149,7 +149,15 @@ fn x4_downgrades_are_visible_in_last_turn_results() {
 #[test]
 fn submit_errors_apply_nothing() {
     let mut ep = setup((2, 2), (2, 3), &[]);
-    assert!(ep.submit(&[]).is_err());
+    let d = decision(&ep);
+    assert!(ep.submit(d.decision_id, &[]).is_err());
+    // A stale decision id is refused too, and changes nothing.
+    let before = ep.snapshot();
+    assert!(matches!(
+        ep.submit(d.decision_id + 1, &[Action::new(ActionKind::EndTurn)]),
+        Err(pf1e_engine::episode::SubmitError::StaleDecision { .. })
+    ));
+    assert_eq!(ep.snapshot(), before);
     assert!(ep.decision().is_some());
 }
 
@@ -273,21 +281,27 @@ fn legal_actions_never_empty_round_trip_and_are_accepted() {
         let mut ep = Episode::new(mixed_encounter(), seed, &[Controller::External; 4]);
         let mut k = 0usize;
         loop {
-            match ep.advance() {
+            let d = match ep.advance() {
                 Status::Terminal(_) => break,
-                Status::Decision(_) => {}
-            }
+                Status::Decision(d) => d,
+            };
             k += 1;
             assert!(k < 2000, "seed {seed}: no end");
             let legal = ep.legal_actions();
             assert!(!legal.is_empty());
-            assert_eq!(legal[0].id, 0);
-            assert_eq!(legal[0].action.kind, ActionKind::EndTurn);
+            if d.kind.is_reaction() {
+                assert_eq!(legal.last().unwrap().action.kind, ActionKind::Decline);
+            } else {
+                assert_eq!(legal[0].id, 0);
+                assert_eq!(legal[0].action.kind, ActionKind::EndTurn);
+            }
             for la in &legal {
                 assert_eq!(ep.action_from_id(la.id).as_ref(), Some(&la.action));
                 assert_eq!(ep.action_id(&la.action), Some(la.id));
                 let mut probe = ep.clone();
-                let r = probe.submit(std::slice::from_ref(&la.action)).unwrap();
+                let r = probe
+                    .submit(d.decision_id, std::slice::from_ref(&la.action))
+                    .unwrap();
                 assert!(
                     r[0].ok,
                     "seed {seed}: legal action {} rejected: {:?}",
@@ -305,7 +319,9 @@ fn legal_actions_never_empty_round_trip_and_are_accepted() {
                         .find(|l| l.action.kind == ActionKind::Move && l.action.target.is_some())
                 })
                 .unwrap_or(&legal[(k * 7) % legal.len()]);
-            let r = ep.submit(std::slice::from_ref(&pick.action)).unwrap();
+            let r = ep
+                .submit(d.decision_id, std::slice::from_ref(&pick.action))
+                .unwrap();
             assert!(r[0].ok, "{r:?}");
         }
     }
@@ -332,7 +348,7 @@ fn mask_matches_validate(
         let n = enc.combatants.len();
         let mut ep = Episode::new(enc.clone(), seed, &vec![Controller::External; n]);
         for k in 0.. {
-            let Status::Decision(_) = ep.advance() else {
+            let Status::Decision(d) = ep.advance() else {
                 break;
             };
             assert!(k < 2000, "seed {seed}: no end");
@@ -351,7 +367,7 @@ fn mask_matches_validate(
                 .filter(|&i| mask[i as usize] == 1)
                 .collect();
             let a = ep.action_from_id(legal[(k * 7 + 3) % legal.len()]).unwrap();
-            assert!(ep.submit(&[a]).unwrap()[0].ok);
+            assert!(ep.submit(d.decision_id, &[a]).unwrap()[0].ok);
         }
     }
     runs

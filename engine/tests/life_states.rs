@@ -315,7 +315,7 @@ fn combat_ends_when_one_side_has_no_conscious_combatant() {
         }
         s => panic!("{s:?}"),
     }
-    assert!(ep.submit(&[attack(cid(&ep, "dummy"))]).is_err());
+    assert!(ep.submit(1, &[attack(cid(&ep, "dummy"))]).is_err());
 }
 
 #[test]

@@ -11,6 +11,7 @@
 use crate::proto::{self, environment_server::Environment};
 use crate::scenarios::{ScenarioError, ScenarioStore};
 use pf1e_engine::episode::SubmitError;
+use pf1e_engine::DecisionKind;
 use pf1e_engine::{
     Action, ActionKind, Cell, CombatantId, Controller, Encounter, Episode, Maneuver, Status,
 };
@@ -127,6 +128,7 @@ impl From<ServiceError> for tonic::Status {
                 SubmitError::Terminal => Code::FailedPrecondition,
                 SubmitError::Empty => Code::InvalidArgument,
                 SubmitError::NotAwaitingDecision => Code::Internal,
+                SubmitError::StaleDecision { .. } => Code::FailedPrecondition,
             },
             ServiceError::TooManyEpisodes(_) | ServiceError::TooManyEvaluations(_) => {
                 Code::ResourceExhausted
@@ -285,6 +287,12 @@ struct Session {
     viewer: Option<CombatantId>,
     /// Results of the last step (repeated by Observe).
     last_results: Vec<proto::ActionResult>,
+    /// Actions of the last step without a result yet (see `EpisodeState.pending_results`).
+    last_pending: u32,
+    /// Steps interrupted by a reaction: (decision id, request fields, results reported).
+    open_steps: Vec<(u64, Vec<String>, usize)>,
+    /// Late results reported by the last step (repeated by Observe).
+    last_late: Vec<proto::LateResults>,
     steps: u64,
     created: Instant,
     last_used: Instant,
@@ -334,6 +342,9 @@ impl Session {
             last_rewards: Vec::new(),
             viewer: None,
             last_results: Vec::new(),
+            last_pending: 0,
+            open_steps: Vec::new(),
+            last_late: Vec::new(),
             steps: 0,
             created: now,
             last_used: now,
@@ -342,6 +353,33 @@ impl Session {
         s.status = s.episode.advance();
         s.settle();
         s
+    }
+
+    /// The results of interrupted earlier steps that have resolved since they were last
+    /// reported; steps with every result reported are forgotten.
+    fn late_results(&mut self) -> Vec<proto::LateResults> {
+        let mut out = Vec::new();
+        let ep = &self.episode;
+        self.open_steps.retain_mut(|(id, fields, reported)| {
+            let all = ep.results_of(*id).unwrap_or_default();
+            if all.len() > *reported {
+                out.push(proto::LateResults {
+                    decision_id: *id,
+                    first_index: u32::try_from(*reported).unwrap_or(u32::MAX),
+                    results: all[*reported..]
+                        .iter()
+                        .enumerate()
+                        .map(|(i, r)| {
+                            let field = fields.get(*reported + i).cloned().unwrap_or_default();
+                            result_to_proto(r, field)
+                        })
+                        .collect(),
+                });
+                *reported = all.len();
+            }
+            *reported < fields.len()
+        });
+        out
     }
 
     /// The shaping potential of `side` now (see `RewardOptions` in the proto).
@@ -688,7 +726,12 @@ impl EnvironmentService {
                 current,
             });
         }
-        let results = s.episode.submit(&actions)?;
+        let results = s.episode.submit(current, &actions)?;
+        s.last_pending = u32::try_from(actions.len() - results.len()).unwrap_or(u32::MAX);
+        s.last_late = s.late_results();
+        if s.last_pending > 0 {
+            s.open_steps.push((current, fields.clone(), results.len()));
+        }
         let results = results
             .into_iter()
             .enumerate()
@@ -1458,6 +1501,8 @@ pub fn result_code(ok: bool, reason: Option<&str>) -> proto::ResultCode {
             r::NOT_GRAPPLED => C::NotGrappled,
             r::MISSING_MANEUVER => C::MissingManeuver,
             r::CANNOT_RUN => C::CannotRun,
+            r::WRONG_DECISION_KIND => C::WrongDecisionKind,
+            r::DECISION_ANSWERED => C::DecisionAnswered,
             _ => C::Unknown,
         },
     }
@@ -1709,6 +1754,8 @@ pub fn kind_from_proto(k: proto::ActionKind) -> Option<ActionKind> {
         proto::ActionKind::RepairWeapon => ActionKind::RepairWeapon,
         proto::ActionKind::ActivatePowerAttack => ActionKind::ActivatePowerAttack,
         proto::ActionKind::Run => ActionKind::Run,
+        proto::ActionKind::AttackOfOpportunity => ActionKind::AttackOfOpportunity,
+        proto::ActionKind::Decline => ActionKind::Decline,
     })
 }
 
@@ -1729,6 +1776,8 @@ pub fn kind_to_proto(k: ActionKind) -> proto::ActionKind {
         ActionKind::RepairWeapon => proto::ActionKind::RepairWeapon,
         ActionKind::ActivatePowerAttack => proto::ActionKind::ActivatePowerAttack,
         ActionKind::Run => proto::ActionKind::Run,
+        ActionKind::AttackOfOpportunity => proto::ActionKind::AttackOfOpportunity,
+        ActionKind::Decline => proto::ActionKind::Decline,
     }
 }
 
@@ -1851,6 +1900,28 @@ fn decision_to_proto(ep: &Episode, d: &pf1e_engine::Decision) -> proto::Decision
         actor_id: actor.id.clone(),
         round: d.round,
         budget: Some(budget_to_proto(&d.budget)),
+        kind: match d.kind {
+            DecisionKind::TurnAction => proto::DecisionKind::TurnAction,
+            DecisionKind::AttackOfOpportunity { .. } => proto::DecisionKind::AttackOfOpportunity,
+        } as i32,
+        attack_of_opportunity: match &d.kind {
+            DecisionKind::AttackOfOpportunity {
+                provoker,
+                provocation,
+                weapons,
+            } => Some(proto::AttackOfOpportunityOffer {
+                provoker_index: u32::from(provoker.0),
+                provoker_id: ep.encounter().combatants[usize::from(provoker.0)]
+                    .id
+                    .clone(),
+                provocation: provocation.name().to_string(),
+                weapons: weapons
+                    .iter()
+                    .map(|&w| u32::try_from(w).unwrap_or(u32::MAX))
+                    .collect(),
+            }),
+            DecisionKind::TurnAction => None,
+        },
     }
 }
 
@@ -1912,6 +1983,8 @@ fn episode_state(id: &str, s: &Session) -> proto::EpisodeState {
     let mut state = proto::EpisodeState {
         episode_id: id.to_string(),
         results: s.last_results.clone(),
+        pending_results: s.last_pending,
+        late_results: s.last_late.clone(),
         action_space_size: ep.action_space_size(),
         reward_side: s.reward_side.clone().unwrap_or_default(),
         reward: s

@@ -69,7 +69,11 @@ fn snapshot_clone_replays_identically() {
             );
             let pick = &legal[(steps * 7 + seed as usize) % legal.len()];
             chosen.push(pick.id);
-            ep.submit(std::slice::from_ref(&pick.action)).unwrap();
+            ep.submit(
+                ep.decision().unwrap().decision_id,
+                std::slice::from_ref(&pick.action),
+            )
+            .unwrap();
             steps += 1;
             assert!(steps < 10_000);
         }
@@ -82,7 +86,8 @@ fn snapshot_clone_replays_identically() {
                 Status::Terminal(_) => panic!("the snapshot ended early"),
             }
             let a = snap.action_from_id(*id).expect("id decodes");
-            snap.submit(&[a]).unwrap();
+            snap.submit(snap.decision().unwrap().decision_id, &[a])
+                .unwrap();
         }
         assert!(matches!(snap.advance(), Status::Terminal(_)));
         assert_eq!(transcript(&snap), transcript(&ep), "seed {seed}");
@@ -104,7 +109,9 @@ fn rejected_action_changes_nothing() {
     // Attack an ally: invalid target.
     let mut bad = Action::new(ActionKind::Attack);
     bad.target = Some(pf1e_engine::CombatantId(if d.actor.0 == 0 { 1 } else { 0 }));
-    let r = ep.submit(&[bad]).unwrap();
+    let r = ep
+        .submit(ep.decision().unwrap().decision_id, &[bad])
+        .unwrap();
     assert!(!r[0].ok);
     assert_eq!(r[0].reason.as_deref(), Some("invalid_target"));
     // The turn continues: the same decision is re-issued with a new id.
@@ -116,11 +123,11 @@ fn rejected_action_changes_nothing() {
     let after = serde_json::to_string(&ep.observation(None)).unwrap();
     assert_eq!(before, after);
     // End the turn in both and check the rest of the combat is identical.
-    ep.submit(&[Action::new(ActionKind::EndTurn)]).unwrap();
-    twin.submit(&[Action::new(ActionKind::EndTurn)]).unwrap();
+    common::pass(&mut ep);
+    common::pass(&mut twin);
     for e in [&mut ep, &mut twin] {
         while let Status::Decision(_) = e.advance() {
-            e.submit(&[Action::new(ActionKind::EndTurn)]).unwrap();
+            common::pass(e);
         }
     }
     assert_eq!(transcript(&ep), transcript(&twin));
@@ -141,13 +148,18 @@ fn validate_agrees_with_submit_and_changes_nothing() {
         let v = ep.validate(&l.action).unwrap();
         assert!(v.ok, "legal action {} validates: {v:?}", l.label);
         let mut copy = ep.clone();
-        let r = copy.submit(std::slice::from_ref(&l.action)).unwrap();
+        let r = copy
+            .submit(
+                copy.decision().unwrap().decision_id,
+                std::slice::from_ref(&l.action),
+            )
+            .unwrap();
         assert_eq!(r[0], v, "{}", l.label);
     }
     let mut bad = Action::new(ActionKind::Withdraw);
     bad.destination = Some(pf1e_engine::Cell::new(0, 0)); // a wall
     let v = ep.validate(&bad).unwrap();
-    let r = ep.clone().submit(&[bad]).unwrap();
+    let r = ep.clone().submit(d.decision_id, &[bad]).unwrap();
     assert_eq!(r[0], v);
     assert_eq!(v.reason.as_deref(), Some("unreachable_destination"));
     assert_eq!(ep.decision().unwrap(), &d);
@@ -175,14 +187,20 @@ fn snapshot_restore_replays_identically_and_rejects_garbage() {
         let legal = ep.legal_actions();
         let pick = legal[(k * 5) % legal.len()].clone();
         chosen.push(pick.action.clone());
-        ep.submit(&[pick.action]).unwrap();
+        ep.submit(ep.decision().unwrap().decision_id, &[pick.action])
+            .unwrap();
         k += 1;
     }
     let (bytes, at) = bytes.expect("at least 5 decisions");
     let mut restored = Episode::restore(enc.clone(), &bytes).unwrap();
     for a in &chosen[at..] {
         assert!(matches!(restored.advance(), Status::Decision(_)));
-        restored.submit(std::slice::from_ref(a)).unwrap();
+        restored
+            .submit(
+                restored.decision().unwrap().decision_id,
+                std::slice::from_ref(a),
+            )
+            .unwrap();
     }
     assert!(matches!(restored.advance(), Status::Terminal(_)));
     assert_eq!(transcript(&restored), transcript(&ep));
@@ -238,7 +256,8 @@ fn tensor_observation_shapes_and_mask() {
             assert_eq!(mask[l.id as usize], 1);
         }
         let pick = legal[k % legal.len()].action.clone();
-        ep.submit(&[pick]).unwrap();
+        ep.submit(ep.decision().unwrap().decision_id, &[pick])
+            .unwrap();
         k += 1;
     }
     assert!(ep.action_mask().iter().all(|&m| m == 0));

@@ -78,7 +78,9 @@ fn play(
                     let label = pf1e_engine::legal::label(&ep, d.actor, a);
                     writeln!(decisions, "  chose {label}").unwrap();
                 }
-                let results = ep.submit(&actions).expect("a decision is pending");
+                let results = ep
+                    .submit(d.decision_id, &actions)
+                    .expect("a decision is pending");
                 for r in results {
                     writeln!(
                         decisions,

@@ -85,7 +85,11 @@ fn hit_rate(attack_bonus: i32, ac: i32, episodes: u64) -> (u64, u64) {
             let mut a = Action::new(ActionKind::Attack);
             a.target = Some(CombatantId(1));
             a.weapon = Some(0);
-            ep.submit(&[a, Action::new(ActionKind::EndTurn)]).unwrap();
+            ep.submit(
+                ep.decision().unwrap().decision_id,
+                &[a, Action::new(ActionKind::EndTurn)],
+            )
+            .unwrap();
         }
         attacks += u64::from(ep.attrition()[0].attacks);
         hits += u64::from(ep.attrition()[0].hits);

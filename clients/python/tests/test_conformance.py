@@ -209,7 +209,11 @@ def test_mask_agrees_with_legal_list(client: Pf1eClient) -> None:
             if not s.HasField("decision"):
                 assert mask.sum() == 0 and not s.legal_actions
                 break
-            assert mask.sum() >= 1 and mask[0] == 1  # end_turn is always legal
+            if s.decision.kind == pb.DECISION_KIND_ATTACK_OF_OPPORTUNITY:
+                # A reaction: decline (the last id of the space) is always legal, end_turn not.
+                assert mask[-1] == 1 and mask[0] == 0
+            else:
+                assert mask.sum() >= 1 and mask[0] == 1  # end_turn is always legal
             a = int(rng.choice(np.flatnonzero(mask)))
             s = client.step(s.episode_id, s.decision.decision_id, action_ids=[a])
         client.close_episode(s.episode_id)

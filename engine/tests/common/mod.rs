@@ -7,8 +7,8 @@
 
 use pf1e_engine::episode::LogLine;
 use pf1e_engine::{
-    Action, ActionKind, ActionResult, Cell, CombatantId, CombatantSpec, Controller, DiceSource,
-    Encounter, Episode, MapSpec, RulesOptions, ScriptedDice, Status,
+    Action, ActionKind, ActionResult, Cell, CombatantId, CombatantSpec, Controller, Decision,
+    DecisionKind, DiceSource, Encounter, Episode, MapSpec, RulesOptions, ScriptedDice, Status,
 };
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -207,24 +207,73 @@ pub fn dice_left(ep: &Episode) -> usize {
     }
 }
 
-/// Advance until it is `actor`'s decision, ending every other combatant's turn at once.
-/// Panics if the episode ends first.
+/// Advance until it is `actor`'s turn decision, ending every other combatant's turn at once
+/// (and taking every attack of opportunity offered, as [`take_reactions`]). Panics if the
+/// episode ends first.
 pub fn turn_of(ep: &mut Episode, actor: &str) {
     let want = cid(ep, actor);
     loop {
         match ep.advance() {
             Status::Terminal(o) => panic!("episode ended before {actor}'s turn: {o:?}"),
+            Status::Decision(d) if d.kind.is_reaction() => {
+                ep.submit(d.decision_id, &[take_aoo(&d)]).unwrap();
+            }
             Status::Decision(d) if d.actor == want => return,
-            Status::Decision(_) => {
-                ep.submit(&[Action::new(ActionKind::EndTurn)]).unwrap();
+            Status::Decision(d) => {
+                ep.submit(d.decision_id, &[Action::new(ActionKind::EndTurn)])
+                    .unwrap();
             }
         }
     }
 }
 
-/// Submit actions for the pending decision.
+/// The answer that takes the attack of opportunity of decision `d` with the first weapon
+/// offered (what the default policy does).
+pub fn take_aoo(d: &Decision) -> Action {
+    let DecisionKind::AttackOfOpportunity { weapons, .. } = &d.kind else {
+        panic!("not an attack-of-opportunity decision: {d:?}");
+    };
+    Action {
+        weapon: Some(weapons[0]),
+        ..Action::new(ActionKind::AttackOfOpportunity)
+    }
+}
+
+/// The pending decision (panics if none).
+pub fn decision(ep: &Episode) -> Decision {
+    ep.decision().cloned().expect("a decision is pending")
+}
+
+/// Answer every pending reaction decision by taking the attack of opportunity (so that a
+/// test's turn plays as if every threatener took its AoOs).
+pub fn take_reactions(ep: &mut Episode) {
+    while let Some(d) = ep.decision().cloned() {
+        if !d.kind.is_reaction() {
+            return;
+        }
+        ep.submit(d.decision_id, &[take_aoo(&d)]).unwrap();
+    }
+}
+
+/// Submit actions for the pending decision, taking every attack of opportunity they provoke
+/// from externally controlled threateners ([`take_reactions`]); the results of the whole
+/// list.
 pub fn submit(ep: &mut Episode, actions: &[Action]) -> Vec<ActionResult> {
-    ep.submit(actions).expect("a decision is pending")
+    let d = decision(ep);
+    ep.submit(d.decision_id, actions)
+        .expect("a decision is pending");
+    take_reactions(ep);
+    ep.results_of(d.decision_id)
+        .expect("the decision was answered")
+        .to_vec()
+}
+
+/// Submit actions for the pending decision and return at the next pause, without answering
+/// reactions (the results resolved before it).
+pub fn submit_raw(ep: &mut Episode, actions: &[Action]) -> Vec<ActionResult> {
+    let d = decision(ep);
+    ep.submit(d.decision_id, actions)
+        .expect("a decision is pending")
 }
 
 /// End the pending decision's turn.

@@ -44,3 +44,15 @@ pub fn encounter(
         .collect();
     Arc::new(Encounter::build(map(map_name), sides, options).expect("encounter builds"))
 }
+
+/// End the pending turn decision, or decline the pending reaction.
+pub fn pass(ep: &mut pf1e_engine::Episode) {
+    use pf1e_engine::{Action, ActionKind};
+    let d = ep.decision().cloned().expect("a decision is pending");
+    let kind = if d.kind.is_reaction() {
+        ActionKind::Decline
+    } else {
+        ActionKind::EndTurn
+    };
+    ep.submit(d.decision_id, &[Action::new(kind)]).unwrap();
+}

@@ -7,6 +7,12 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class DecisionKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    DECISION_KIND_UNSPECIFIED: _ClassVar[DecisionKind]
+    DECISION_KIND_TURN_ACTION: _ClassVar[DecisionKind]
+    DECISION_KIND_ATTACK_OF_OPPORTUNITY: _ClassVar[DecisionKind]
+
 class ActionKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     ACTION_KIND_UNSPECIFIED: _ClassVar[ActionKind]
@@ -24,6 +30,8 @@ class ActionKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ACTION_KIND_REPAIR_WEAPON: _ClassVar[ActionKind]
     ACTION_KIND_ACTIVATE_POWER_ATTACK: _ClassVar[ActionKind]
     ACTION_KIND_RUN: _ClassVar[ActionKind]
+    ACTION_KIND_ATTACK_OF_OPPORTUNITY: _ClassVar[ActionKind]
+    ACTION_KIND_DECLINE: _ClassVar[ActionKind]
 
 class ManeuverType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -74,6 +82,8 @@ class ResultCode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     RESULT_CODE_NOT_GRAPPLED: _ClassVar[ResultCode]
     RESULT_CODE_MISSING_MANEUVER: _ClassVar[ResultCode]
     RESULT_CODE_CANNOT_RUN: _ClassVar[ResultCode]
+    RESULT_CODE_WRONG_DECISION_KIND: _ClassVar[ResultCode]
+    RESULT_CODE_DECISION_ANSWERED: _ClassVar[ResultCode]
 
 class EvaluateMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -82,6 +92,9 @@ class EvaluateMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     EVALUATE_MODE_PARTIAL: _ClassVar[EvaluateMode]
     EVALUATE_MODE_ASSEMBLE: _ClassVar[EvaluateMode]
     EVALUATE_MODE_PLAN: _ClassVar[EvaluateMode]
+DECISION_KIND_UNSPECIFIED: DecisionKind
+DECISION_KIND_TURN_ACTION: DecisionKind
+DECISION_KIND_ATTACK_OF_OPPORTUNITY: DecisionKind
 ACTION_KIND_UNSPECIFIED: ActionKind
 ACTION_KIND_END_TURN: ActionKind
 ACTION_KIND_ATTACK: ActionKind
@@ -97,6 +110,8 @@ ACTION_KIND_RETRIEVE_WEAPON: ActionKind
 ACTION_KIND_REPAIR_WEAPON: ActionKind
 ACTION_KIND_ACTIVATE_POWER_ATTACK: ActionKind
 ACTION_KIND_RUN: ActionKind
+ACTION_KIND_ATTACK_OF_OPPORTUNITY: ActionKind
+ACTION_KIND_DECLINE: ActionKind
 MANEUVER_TYPE_UNSPECIFIED: ManeuverType
 MANEUVER_TYPE_TRIP: ManeuverType
 MANEUVER_TYPE_DISARM: ManeuverType
@@ -141,6 +156,8 @@ RESULT_CODE_TARGET_TOO_LARGE: ResultCode
 RESULT_CODE_NOT_GRAPPLED: ResultCode
 RESULT_CODE_MISSING_MANEUVER: ResultCode
 RESULT_CODE_CANNOT_RUN: ResultCode
+RESULT_CODE_WRONG_DECISION_KIND: ResultCode
+RESULT_CODE_DECISION_ANSWERED: ResultCode
 EVALUATE_MODE_UNSPECIFIED: EvaluateMode
 EVALUATE_MODE_REPORT: EvaluateMode
 EVALUATE_MODE_PARTIAL: EvaluateMode
@@ -422,7 +439,7 @@ class CloseResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class EpisodeState(_message.Message):
-    __slots__ = ("episode_id", "decision", "observation", "legal_actions", "results", "terminated", "truncated", "outcome", "reward", "action_space_size", "reward_side", "tensors", "action_mask", "rewards", "final_agents", "steps")
+    __slots__ = ("episode_id", "decision", "observation", "legal_actions", "results", "terminated", "truncated", "outcome", "reward", "action_space_size", "reward_side", "tensors", "action_mask", "rewards", "final_agents", "steps", "pending_results", "late_results")
     class RewardsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -446,6 +463,8 @@ class EpisodeState(_message.Message):
     REWARDS_FIELD_NUMBER: _ClassVar[int]
     FINAL_AGENTS_FIELD_NUMBER: _ClassVar[int]
     STEPS_FIELD_NUMBER: _ClassVar[int]
+    PENDING_RESULTS_FIELD_NUMBER: _ClassVar[int]
+    LATE_RESULTS_FIELD_NUMBER: _ClassVar[int]
     episode_id: str
     decision: Decision
     observation: Observation
@@ -462,7 +481,19 @@ class EpisodeState(_message.Message):
     rewards: _containers.ScalarMap[str, float]
     final_agents: _containers.RepeatedCompositeFieldContainer[AgentFinal]
     steps: int
-    def __init__(self, episode_id: _Optional[str] = ..., decision: _Optional[_Union[Decision, _Mapping]] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., results: _Optional[_Iterable[_Union[ActionResult, _Mapping]]] = ..., terminated: _Optional[bool] = ..., truncated: _Optional[bool] = ..., outcome: _Optional[_Union[Outcome, _Mapping]] = ..., reward: _Optional[float] = ..., action_space_size: _Optional[int] = ..., reward_side: _Optional[str] = ..., tensors: _Optional[_Union[TensorObservation, _Mapping]] = ..., action_mask: _Optional[bytes] = ..., rewards: _Optional[_Mapping[str, float]] = ..., final_agents: _Optional[_Iterable[_Union[AgentFinal, _Mapping]]] = ..., steps: _Optional[int] = ...) -> None: ...
+    pending_results: int
+    late_results: _containers.RepeatedCompositeFieldContainer[LateResults]
+    def __init__(self, episode_id: _Optional[str] = ..., decision: _Optional[_Union[Decision, _Mapping]] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ..., results: _Optional[_Iterable[_Union[ActionResult, _Mapping]]] = ..., terminated: _Optional[bool] = ..., truncated: _Optional[bool] = ..., outcome: _Optional[_Union[Outcome, _Mapping]] = ..., reward: _Optional[float] = ..., action_space_size: _Optional[int] = ..., reward_side: _Optional[str] = ..., tensors: _Optional[_Union[TensorObservation, _Mapping]] = ..., action_mask: _Optional[bytes] = ..., rewards: _Optional[_Mapping[str, float]] = ..., final_agents: _Optional[_Iterable[_Union[AgentFinal, _Mapping]]] = ..., steps: _Optional[int] = ..., pending_results: _Optional[int] = ..., late_results: _Optional[_Iterable[_Union[LateResults, _Mapping]]] = ...) -> None: ...
+
+class LateResults(_message.Message):
+    __slots__ = ("decision_id", "first_index", "results")
+    DECISION_ID_FIELD_NUMBER: _ClassVar[int]
+    FIRST_INDEX_FIELD_NUMBER: _ClassVar[int]
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    decision_id: int
+    first_index: int
+    results: _containers.RepeatedCompositeFieldContainer[ActionResult]
+    def __init__(self, decision_id: _Optional[int] = ..., first_index: _Optional[int] = ..., results: _Optional[_Iterable[_Union[ActionResult, _Mapping]]] = ...) -> None: ...
 
 class TensorObservation(_message.Message):
     __slots__ = ("planes", "plane_shape", "features", "feature_shape")
@@ -757,18 +788,34 @@ class EchoResponse(_message.Message):
     def __init__(self, payload: _Optional[bytes] = ...) -> None: ...
 
 class Decision(_message.Message):
-    __slots__ = ("decision_id", "actor_index", "actor_id", "round", "budget")
+    __slots__ = ("decision_id", "actor_index", "actor_id", "round", "budget", "kind", "attack_of_opportunity")
     DECISION_ID_FIELD_NUMBER: _ClassVar[int]
     ACTOR_INDEX_FIELD_NUMBER: _ClassVar[int]
     ACTOR_ID_FIELD_NUMBER: _ClassVar[int]
     ROUND_FIELD_NUMBER: _ClassVar[int]
     BUDGET_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    ATTACK_OF_OPPORTUNITY_FIELD_NUMBER: _ClassVar[int]
     decision_id: int
     actor_index: int
     actor_id: str
     round: int
     budget: Budget
-    def __init__(self, decision_id: _Optional[int] = ..., actor_index: _Optional[int] = ..., actor_id: _Optional[str] = ..., round: _Optional[int] = ..., budget: _Optional[_Union[Budget, _Mapping]] = ...) -> None: ...
+    kind: DecisionKind
+    attack_of_opportunity: AttackOfOpportunityOffer
+    def __init__(self, decision_id: _Optional[int] = ..., actor_index: _Optional[int] = ..., actor_id: _Optional[str] = ..., round: _Optional[int] = ..., budget: _Optional[_Union[Budget, _Mapping]] = ..., kind: _Optional[_Union[DecisionKind, str]] = ..., attack_of_opportunity: _Optional[_Union[AttackOfOpportunityOffer, _Mapping]] = ...) -> None: ...
+
+class AttackOfOpportunityOffer(_message.Message):
+    __slots__ = ("provoker_index", "provoker_id", "provocation", "weapons")
+    PROVOKER_INDEX_FIELD_NUMBER: _ClassVar[int]
+    PROVOKER_ID_FIELD_NUMBER: _ClassVar[int]
+    PROVOCATION_FIELD_NUMBER: _ClassVar[int]
+    WEAPONS_FIELD_NUMBER: _ClassVar[int]
+    provoker_index: int
+    provoker_id: str
+    provocation: str
+    weapons: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, provoker_index: _Optional[int] = ..., provoker_id: _Optional[str] = ..., provocation: _Optional[str] = ..., weapons: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class Budget(_message.Message):
     __slots__ = ("standard", "move", "swift", "full_round", "five_foot_step")

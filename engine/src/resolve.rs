@@ -1,0 +1,880 @@
+//! The resumable resolution core: pending work as explicit, serialisable **frames**.
+//!
+//! Everything that can wait on a decision — a combatant's turn with the rest of its action
+//! list, a movement with the rest of its path, an attack sequence with the swings left, an
+//! attack-of-opportunity window with the threateners still to ask, the end of a maneuver or of
+//! standing up after the opportunity it provoked — is a [`Frame`] on the episode's stack.
+//! [`Episode::run_frames`] pops the top frame and steps it; a step either finishes the frame,
+//! or pushes it back (updated) with child frames above it, or pushes it back and stops at a
+//! decision of an externally controlled combatant ([`crate::episode::Phase::Awaiting`]).
+//! Nothing that waits for an answer lives on the Rust call stack, so an episode can be cloned,
+//! snapshotted and restored at any decision and resumes exactly.
+//!
+//! The order of work is the order of the rules text (CRB — Combat: Attacks of Opportunity:
+//! "an attack of opportunity … happens before the provoking action continues"): a frame pushed
+//! by a step runs before its parent resumes. Every die is rolled in the same order as a direct
+//! recursive resolution would roll it, so default-policy episodes are identical to the engine
+//! before this core (see the commit that introduced it).
+
+use crate::action::{reasons, Action, ActionKind, ActionResult, CombatantId, Slot};
+use crate::episode::{Controller, Decision, DecisionKind, Episode, HistoryEntry, Phase};
+use crate::grid::Cell;
+use crate::maneuvers::ManeuverPlan;
+use crate::rules::{self, idx, AttackOpts};
+use serde::{Deserialize, Serialize};
+
+/// What provokes an attack of opportunity (CRB — Combat: Attacks of Opportunity).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Provocation {
+    /// Leaving a threatened square: once per enemy per round for this mover ("moving out of
+    /// more than one square threatened by the same opponent in the same round doesn't count
+    /// as more than one opportunity"). A declined opportunity is asked again at the next
+    /// threatened square the mover leaves that round, until one is taken.
+    Leaving,
+    /// A ranged attack from a threatened square: each one provokes.
+    RangedAttack,
+    /// Standing up from prone (CRB — Conditions: Prone): a separate opportunity.
+    StandUp,
+    /// A combat maneuver: only its target may respond (CRB — Combat Maneuvers).
+    Maneuver,
+    /// Picking up an item (CRB — Actions in Combat: Move Actions).
+    PickUp,
+    /// Entering an opponent's square (CRB — Combat: Moving Through a Square).
+    Entering,
+}
+
+impl Provocation {
+    /// The `snake_case` name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Provocation::Leaving => "leaving",
+            Provocation::RangedAttack => "ranged_attack",
+            Provocation::StandUp => "stand_up",
+            Provocation::Maneuver => "maneuver",
+            Provocation::PickUp => "pick_up",
+            Provocation::Entering => "entering",
+        }
+    }
+
+    /// What the provoker does, for the transcript.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Provocation::Leaving => "leaves a threatened square",
+            Provocation::RangedAttack => "makes a ranged attack while threatened",
+            Provocation::StandUp => "stands up",
+            Provocation::Maneuver => "attempts a combat maneuver",
+            Provocation::PickUp => "picks up an item",
+            Provocation::Entering => "enters its square",
+        }
+    }
+}
+
+/// One unit of pending work. See the module documentation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Frame {
+    /// A combatant's turn: the action list it is applying, or (none) its next decision.
+    Turn(TurnFrame),
+    /// A movement in progress (move, charge, withdraw, run).
+    Walk(WalkFrame),
+    /// An attack-of-opportunity window: the threateners still to consider.
+    AooWindow(AooWindow),
+    /// A full attack: the swings left.
+    FullAttack {
+        attacker: CombatantId,
+        target: CombatantId,
+        /// `(weapon, iterative/secondary penalty)` of every swing, in order.
+        swings: Vec<(usize, i32)>,
+        next: usize,
+    },
+    /// One attack roll; a ranged one provokes first (`provoked` once the window is open).
+    Swing {
+        attacker: CombatantId,
+        target: CombatantId,
+        weapon: usize,
+        opts: AttackOpts,
+        provoked: bool,
+    },
+    /// The attack at the end of a charge, once the movement is over.
+    ChargeAttack {
+        attacker: CombatantId,
+        target: CombatantId,
+        weapon: usize,
+    },
+    /// A combat maneuver: after the attack of opportunity it provoked (`hp_before` is the
+    /// attacker's hp before it, `None` when it did not provoke), the roll and its effect.
+    Maneuver {
+        attacker: CombatantId,
+        plan: ManeuverPlan,
+        hp_before: Option<i32>,
+        provoked: bool,
+    },
+    /// An overrun's move through the target after the opportunity of leaving the square,
+    /// then the target knocked prone when the check beat its CMD by 5 or more.
+    OverrunMove {
+        attacker: CombatantId,
+        target: CombatantId,
+        land: Cell,
+        margin: i32,
+    },
+    /// Stand up after the opportunity it provoked (if still conscious).
+    StandUp { actor: CombatantId },
+    /// Pick up a dropped weapon after the opportunity it provoked (if still conscious).
+    PickUp { actor: CombatantId, weapon: usize },
+}
+
+/// A combatant's turn (the bottom frame while it acts).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct TurnFrame {
+    pub actor: CombatantId,
+    /// Default policy: plans it may still make this turn (it plans again after a preparatory
+    /// action, at most 4 times).
+    pub plans_left: u8,
+    /// Default policy: it tried at least one action this turn.
+    pub acted: bool,
+    /// The action list being applied.
+    pub list: Option<ActionList>,
+}
+
+/// An action list in progress (submitted for a decision, or planned by the default policy).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct ActionList {
+    pub actions: Vec<Action>,
+    /// Index of the action being checked or executed.
+    pub next: usize,
+    /// The action `next` was accepted and its frames run above this one (its slot).
+    pub executing: Option<Slot>,
+    /// Index in the history of the decision this list answers (`None`: the default policy).
+    pub history: Option<usize>,
+    /// Default policy: a single preparatory action (it plans again after it).
+    pub prep: bool,
+    /// Default policy: an action of the list was refused.
+    pub refused: bool,
+    /// No further action of the list applies (turn ended, or the combat is decided).
+    pub ended: bool,
+}
+
+/// The stage of a walk at square `i` of its path.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum WalkStage {
+    /// About to leave the current square for `path[i]`.
+    Leave,
+    /// The opportunity of leaving is resolved: move into `path[i]`.
+    Left,
+    /// In `path[i]`: entering opponents' squares, from combatant `next` on; `before` is the
+    /// mover's space before the step.
+    Entering { before: Vec<Cell>, next: u16 },
+}
+
+/// A movement along a path (CRB — Combat: Move Actions; Attacks of Opportunity).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct WalkFrame {
+    pub mover: CombatantId,
+    pub path: Vec<Cell>,
+    /// `move`, `charge`, `withdraw`, `run`: the transcript's word.
+    pub what: String,
+    /// Leaving the first square does not provoke (CRB — Actions in Combat: Withdraw).
+    pub withdraw: bool,
+    pub i: usize,
+    pub stage: WalkStage,
+}
+
+/// An attack-of-opportunity window (CRB — Combat: Attacks of Opportunity): every enemy that
+/// threatens the provoker's square may make one, asked in combatant list order while the
+/// provoker stands.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct AooWindow {
+    pub provoker: CombatantId,
+    pub why: Provocation,
+    /// Only this combatant may respond (a maneuver provokes only from its target; entering a
+    /// square only from its occupant).
+    pub only: Option<CombatantId>,
+    /// The provoker's square when it provoked.
+    pub pos: Cell,
+    /// Next combatant (list index) to consider.
+    pub next: u16,
+    /// Waiting for combatant `next` to answer (external controller).
+    pub asking: bool,
+}
+
+impl Episode {
+    /// Step frames until the episode waits for an external decision, is over, or a new turn
+    /// must start.
+    pub(crate) fn run_frames(&mut self) {
+        while self.phase == Phase::Resolving {
+            match self.frames.pop() {
+                Some(f) => self.step_frame(f),
+                None => self.phase = Phase::TurnStart,
+            }
+        }
+    }
+
+    fn step_frame(&mut self, f: Frame) {
+        match f {
+            Frame::Turn(t) => self.step_turn(t),
+            Frame::Walk(w) => self.step_walk(w),
+            Frame::AooWindow(w) => self.step_window(w),
+            Frame::FullAttack {
+                attacker,
+                target,
+                swings,
+                next,
+            } => {
+                if next >= swings.len() || !self.conscious(target) || !self.conscious(attacker) {
+                    return;
+                }
+                let (weapon, penalty) = swings[next];
+                self.frames.push(Frame::FullAttack {
+                    attacker,
+                    target,
+                    swings,
+                    next: next + 1,
+                });
+                self.frames.push(Frame::Swing {
+                    attacker,
+                    target,
+                    weapon,
+                    opts: AttackOpts {
+                        penalty,
+                        ..Default::default()
+                    },
+                    provoked: false,
+                });
+            }
+            Frame::Swing {
+                attacker,
+                target,
+                weapon,
+                opts,
+                provoked,
+            } => {
+                let ranged = self.spec(attacker).attacks[weapon].is_ranged();
+                if ranged && !provoked {
+                    self.frames.push(Frame::Swing {
+                        attacker,
+                        target,
+                        weapon,
+                        opts,
+                        provoked: true,
+                    });
+                    self.open_window(attacker, Provocation::RangedAttack, None);
+                    return;
+                }
+                if ranged && (!self.conscious(attacker) || !self.conscious(target)) {
+                    return;
+                }
+                rules::attack_roll(self, attacker, target, weapon, opts);
+            }
+            Frame::ChargeAttack {
+                attacker,
+                target,
+                weapon,
+            } => {
+                // The charge's movement is over: it was completed unless the charger fell.
+                if self.conscious(attacker) && self.conscious(target) {
+                    self.frames.push(Frame::Swing {
+                        attacker,
+                        target,
+                        weapon,
+                        opts: AttackOpts {
+                            charge: true,
+                            ..Default::default()
+                        },
+                        provoked: false,
+                    });
+                }
+            }
+            Frame::Maneuver {
+                attacker,
+                plan,
+                hp_before,
+                provoked,
+            } => crate::maneuvers::step_maneuver(self, attacker, plan, hp_before, provoked),
+            Frame::OverrunMove {
+                attacker,
+                target,
+                land,
+                margin,
+            } => crate::maneuvers::finish_overrun(self, attacker, target, land, margin),
+            Frame::StandUp { actor } => {
+                if self.conscious(actor) {
+                    self.remove_condition(actor, "prone");
+                }
+            }
+            Frame::PickUp { actor, weapon } => {
+                if self.conscious(actor) {
+                    self.st[idx(actor)].weapons[weapon].dropped_at = None;
+                }
+            }
+        }
+    }
+
+    /// Open an attack-of-opportunity window on `provoker` at its current square.
+    pub(crate) fn open_window(
+        &mut self,
+        provoker: CombatantId,
+        why: Provocation,
+        only: Option<CombatantId>,
+    ) {
+        let pos = self.st[idx(provoker)].pos;
+        self.frames.push(Frame::AooWindow(AooWindow {
+            provoker,
+            why,
+            only,
+            pos,
+            next: 0,
+            asking: false,
+        }));
+    }
+
+    /// Start a walk: log it and push its frame.
+    pub(crate) fn start_walk(
+        &mut self,
+        mover: CombatantId,
+        path: Vec<Cell>,
+        what: &str,
+        withdraw: bool,
+    ) {
+        let start = self.st[idx(mover)].pos;
+        let text: Vec<String> = std::iter::once(start)
+            .chain(path.iter().copied())
+            .map(|c| c.to_string())
+            .collect();
+        self.log_turn(mover, format!("{what} {}", text.join("->")));
+        self.frames.push(Frame::Walk(WalkFrame {
+            mover,
+            path,
+            what: what.to_string(),
+            withdraw,
+            i: 0,
+            stage: WalkStage::Leave,
+        }));
+    }
+
+    /// Walk a path square by square: leaving a threatened square provokes (except the first
+    /// square of a withdraw); entering an opponent's square provokes from it; the walk stops
+    /// where the mover falls.
+    fn step_walk(&mut self, mut w: WalkFrame) {
+        let a = w.mover;
+        loop {
+            match std::mem::replace(&mut w.stage, WalkStage::Leave) {
+                WalkStage::Leave => {
+                    if w.i >= w.path.len() {
+                        return;
+                    }
+                    w.stage = WalkStage::Left;
+                    if !(w.withdraw && w.i == 0) {
+                        self.frames.push(Frame::Walk(w));
+                        self.open_window(a, Provocation::Leaving, None);
+                        return;
+                    }
+                }
+                WalkStage::Left => {
+                    if !self.conscious(a) {
+                        let here = self.st[idx(a)].pos;
+                        self.log_turn(a, format!("{} stopped at {here}", w.what));
+                        return;
+                    }
+                    let before = self.cells_of(a);
+                    self.st[idx(a)].pos = w.path[w.i];
+                    w.stage = WalkStage::Entering { before, next: 0 };
+                }
+                WalkStage::Entering { before, next } => {
+                    // Entering a square occupied by a conscious enemy (a Tiny creature
+                    // entering its foe's square, or passing through a creature three sizes
+                    // apart) provokes from that creature, once per fresh entry (CRB — Combat:
+                    // Moving Through a Square; Big and Little Creatures).
+                    let n = self.n() as u16;
+                    let mut o = next;
+                    while o < n {
+                        let oc = CombatantId(o);
+                        o += 1;
+                        if oc == a || !self.enemies(a, oc) || !self.conscious(oc) {
+                            continue;
+                        }
+                        let theirs = self.cells_of(oc);
+                        let entered = self.cells_iter(a).any(|c| theirs.contains(&c));
+                        let was_in = before.iter().any(|c| theirs.contains(c));
+                        if entered && !was_in {
+                            w.stage = WalkStage::Entering { before, next: o };
+                            self.frames.push(Frame::Walk(w));
+                            self.open_window(a, Provocation::Entering, Some(oc));
+                            return;
+                        }
+                    }
+                    if !self.conscious(a) {
+                        let here = w.path[w.i];
+                        self.log_turn(a, format!("{} stopped at {here}", w.what));
+                        return;
+                    }
+                    w.i += 1;
+                    w.stage = WalkStage::Leave;
+                }
+            }
+        }
+    }
+
+    /// The melee weapons (list order) with which `x` may take an attack of opportunity on
+    /// `provoker` standing at `pos` now, or empty if it may not (CRB — Combat: Attacks of
+    /// Opportunity): `x` is a conscious enemy able to make one (see [`rules::can_make_aoo`]),
+    /// with AoOs left this round (and, for leaving squares, this mover's opportunity not yet
+    /// taken this round), threatening `pos`, and `provoker` has neither cover nor total
+    /// concealment against it.
+    pub(crate) fn aoo_weapons(&self, w: &AooWindow, x: CombatantId) -> Vec<usize> {
+        let p = w.provoker;
+        if w.only.is_some_and(|o| o != x)
+            || x == p
+            || !self.enemies(x, p)
+            || !self.conscious(x)
+            || !rules::can_make_aoo(self, x)
+        {
+            return Vec::new();
+        }
+        let once_used = w.why == Provocation::Leaving && self.move_aoo_provoked.contains(&(x, p));
+        if once_used || self.aoo_remaining(x) == 0 {
+            return Vec::new();
+        }
+        let weapons = rules::threatening_weapons(self, x, p, w.pos);
+        if weapons.is_empty() {
+            return weapons;
+        }
+        let xpos = self.st[idx(x)].pos;
+        if rules::cover_bonus(self, x, xpos, p, false) > 0 {
+            return Vec::new();
+        }
+        // No AoO against a creature with total concealment (CRB — Combat: Concealment).
+        if self.miss_chance(x, p) >= 50 {
+            return Vec::new();
+        }
+        weapons
+    }
+
+    fn step_window(&mut self, mut w: AooWindow) {
+        debug_assert!(
+            !w.asking,
+            "a window waiting for an answer is resumed by submit"
+        );
+        let n = self.n() as u16;
+        while w.next < n {
+            if !self.conscious(w.provoker) {
+                return;
+            }
+            let x = CombatantId(w.next);
+            let weapons = self.aoo_weapons(&w, x);
+            if weapons.is_empty() {
+                w.next += 1;
+                continue;
+            }
+            match self.controllers[idx(x)] {
+                Controller::DefaultPolicy => {
+                    let answer = crate::policy::answer_aoo(self, x, &weapons);
+                    self.answer_window(w, x, answer);
+                }
+                Controller::External => {
+                    w.asking = true;
+                    let kind = DecisionKind::AttackOfOpportunity {
+                        provoker: w.provoker,
+                        provocation: w.why,
+                        weapons,
+                    };
+                    self.frames.push(Frame::AooWindow(w));
+                    self.new_decision(x, kind);
+                }
+            }
+            return;
+        }
+    }
+
+    /// Apply `x`'s answer to the window (`Some(weapon)`: take the attack of opportunity with
+    /// it; `None`: decline) and go on with the next threatener.
+    fn answer_window(&mut self, mut w: AooWindow, x: CombatantId, weapon: Option<usize>) {
+        w.asking = false;
+        w.next = x.0 + 1;
+        let (provoker, why) = (w.provoker, w.why);
+        self.frames.push(Frame::AooWindow(w));
+        let Some(weapon) = weapon else {
+            return;
+        };
+        if why == Provocation::Leaving {
+            self.move_aoo_provoked.insert((x, provoker));
+        }
+        self.st[idx(x)].aoo_used += 1;
+        let tid = self.id_of(provoker).to_string();
+        self.log_turn(
+            x,
+            format!("attack of opportunity on {tid} ({})", why.describe()),
+        );
+        self.frames.push(Frame::Swing {
+            attacker: x,
+            target: provoker,
+            weapon,
+            opts: AttackOpts::default(),
+            provoked: false,
+        });
+    }
+
+    // ----- turns -------------------------------------------------------------------------
+
+    fn step_turn(&mut self, mut t: TurnFrame) {
+        let actor = t.actor;
+        let external = self.controllers[idx(actor)] == Controller::External;
+        let Some(mut list) = t.list.take() else {
+            if external {
+                self.frames.push(Frame::Turn(t));
+                self.new_decision(actor, DecisionKind::TurnAction);
+            } else {
+                let actions = crate::policy::default_policy(self, actor);
+                let prep = actions.len() == 1 && crate::policy::is_preparatory(actions[0].kind);
+                t.list = Some(ActionList {
+                    actions,
+                    next: 0,
+                    executing: None,
+                    history: None,
+                    prep,
+                    refused: false,
+                    ended: false,
+                });
+                self.frames.push(Frame::Turn(t));
+            }
+            return;
+        };
+        if let Some(slot) = list.executing.take() {
+            // The action's frames are done.
+            // A disabled combatant's standard action costs 1 hp (CRB — Injury and Death:
+            // Disabled).
+            if self.st[idx(actor)].life == crate::episode::LifeState::Disabled
+                && slot == Slot::Standard
+                && self.outcome_now().is_none()
+            {
+                self.log_turn(actor, "strains while disabled: loses 1 hp".into());
+                self.lose_hp(actor, 1);
+            }
+            if self.outcome_now().is_some() {
+                list.ended = true;
+            }
+            list.next += 1;
+        } else if list.next < list.actions.len() && (external || !list.ended) {
+            // (A policy list stops once ended; a submitted one gives the rest `turn_ended`.)
+            let a = list.actions[list.next].clone();
+            if list.ended {
+                self.record_result(&list, result(&a, Some(reasons::TURN_ENDED)));
+                list.next += 1;
+            } else if external && a.kind == ActionKind::EndTurn {
+                list.ended = true;
+                self.record_result(&list, result(&a, None));
+                list.next += 1;
+            } else {
+                t.acted = true;
+                match self.check(actor, &a) {
+                    Ok(Some(plan)) => {
+                        self.record_result(&list, result(&a, None));
+                        let slot = a.kind.slot();
+                        self.consume_slot(actor, slot);
+                        list.executing = Some(slot);
+                        t.list = Some(list);
+                        self.frames.push(Frame::Turn(t));
+                        rules::execute(self, actor, plan);
+                        return;
+                    }
+                    Ok(None) => {
+                        self.record_result(&list, result(&a, None));
+                    }
+                    Err(reason) => {
+                        if !external {
+                            let what = format!("{} refused: {reason}", a.kind.name());
+                            self.log_turn(actor, what);
+                            list.refused = true;
+                        }
+                        self.record_result(&list, result(&a, Some(reason)));
+                    }
+                }
+                if self.outcome_now().is_some() {
+                    list.ended = true;
+                }
+                list.next += 1;
+            }
+        } else {
+            // The list is done.
+            if external {
+                if self.check_end() {
+                    return;
+                }
+                if list.ended || self.only_end_turn_left(actor) {
+                    self.end_turn();
+                } else {
+                    self.frames.push(Frame::Turn(t));
+                    self.new_decision(actor, DecisionKind::TurnAction);
+                }
+                return;
+            }
+            t.plans_left = t.plans_left.saturating_sub(1);
+            let stop = !list.prep
+                || list.refused
+                || self.outcome_now().is_some()
+                || !self.conscious(actor)
+                || t.plans_left == 0;
+            if stop {
+                if !t.acted {
+                    self.log_turn(actor, "takes no action".into());
+                }
+                if !self.check_end() {
+                    self.end_turn();
+                }
+            } else {
+                self.frames.push(Frame::Turn(t));
+            }
+            return;
+        }
+        t.list = Some(list);
+        self.frames.push(Frame::Turn(t));
+    }
+
+    /// Record an action's result: the turn's results, and the history entry of the decision
+    /// the list answers.
+    fn record_result(&mut self, list: &ActionList, r: ActionResult) {
+        if let Some(h) = list.history {
+            self.history[h].results.push(r.clone());
+        }
+        self.turn.results.push(r);
+    }
+
+    /// Answer the pending reaction decision with the actions of a submit (the first one that
+    /// answers it counts; see [`Episode::submit`]). Returns the results.
+    pub(crate) fn submit_reaction(
+        &mut self,
+        d: &Decision,
+        actions: &[Action],
+    ) -> Vec<ActionResult> {
+        let h = self.history.len() - 1;
+        let mut answer: Option<Option<usize>> = None;
+        for a in actions {
+            let r = if answer.is_some() {
+                result(a, Some(reasons::DECISION_ANSWERED))
+            } else {
+                match self.check_reaction(d, a) {
+                    Ok(w) => {
+                        answer = Some(w);
+                        result(a, None)
+                    }
+                    Err(reason) => result(a, Some(reason)),
+                }
+            };
+            self.history[h].results.push(r);
+        }
+        let results = self.history[h].results.clone();
+        let Some(weapon) = answer else {
+            // Not answered: the same question again, as a new decision.
+            self.new_decision(d.actor, d.kind.clone());
+            return results;
+        };
+        let Some(Frame::AooWindow(w)) = self.frames.pop() else {
+            unreachable!("an attack-of-opportunity decision waits on its window frame");
+        };
+        self.phase = Phase::Resolving;
+        self.answer_window(w, d.actor, weapon);
+        results
+    }
+
+    /// Check an answer to reaction decision `d`: `Ok(Some(weapon))` takes the attack of
+    /// opportunity, `Ok(None)` declines.
+    pub(crate) fn check_reaction(
+        &self,
+        d: &Decision,
+        a: &Action,
+    ) -> Result<Option<usize>, &'static str> {
+        let DecisionKind::AttackOfOpportunity {
+            provoker, weapons, ..
+        } = &d.kind
+        else {
+            return Err(reasons::WRONG_DECISION_KIND);
+        };
+        match a.kind {
+            ActionKind::Decline => {
+                if a.target.is_some() || a.weapon.is_some() || a.destination.is_some() {
+                    return Err(reasons::INVALID_TARGET);
+                }
+                Ok(None)
+            }
+            ActionKind::AttackOfOpportunity => {
+                if a.target.is_some_and(|t| t != *provoker) {
+                    return Err(reasons::INVALID_TARGET);
+                }
+                if a.destination.is_some() || a.maneuver.is_some() {
+                    return Err(reasons::INVALID_DESTINATION);
+                }
+                match a.weapon {
+                    None => Ok(Some(weapons[0])),
+                    Some(w) if weapons.contains(&w) => Ok(Some(w)),
+                    Some(_) => Err(reasons::WEAPON_UNAVAILABLE),
+                }
+            }
+            _ => Err(reasons::WRONG_DECISION_KIND),
+        }
+    }
+
+    /// Begin answering decision `d` with `actions`: the history entry.
+    pub(crate) fn push_history(&mut self, d: &Decision, actions: &[Action]) -> usize {
+        self.history.push(HistoryEntry {
+            decision_id: d.decision_id,
+            actor: d.actor,
+            kind: d.kind.clone(),
+            actions: actions.to_vec(),
+            results: Vec::new(),
+        });
+        self.history.len() - 1
+    }
+}
+
+fn result(a: &Action, reason: Option<&'static str>) -> ActionResult {
+    ActionResult {
+        kind: a.kind,
+        ok: reason.is_none(),
+        reason: reason.map(str::to_string),
+    }
+}
+
+/// Check restored frames against the encounter and the phase (a snapshot is client data):
+/// every combatant, weapon and square they name exists, and the stack has the shape the
+/// phase implies. `turn_actor` is the combatant whose turn it is; `history_len` the length of
+/// the restored history.
+pub(crate) fn check_frames(
+    enc: &crate::encounter::Encounter,
+    phase: &Phase,
+    frames: &[Frame],
+    turn_actor: Option<CombatantId>,
+    history_len: usize,
+) -> Result<(), &'static str> {
+    let n = enc.combatants.len();
+    let who = |c: CombatantId| (c.0 as usize) < n;
+    let weapon =
+        |c: CombatantId, w: usize| who(c) && w < enc.combatants[c.0 as usize].spec.attacks.len();
+    let cell = |c: &Cell| enc.grid.in_bounds(*c);
+    const MAX_FRAMES: usize = 64;
+    if frames.len() > MAX_FRAMES {
+        return Err("too many pending frames");
+    }
+    for f in frames {
+        let ok = match f {
+            Frame::Turn(t) => {
+                who(t.actor)
+                    && t.plans_left <= 4
+                    && t.list.as_ref().is_none_or(|l| {
+                        l.next <= l.actions.len()
+                            && l.history.is_none_or(|h| h < history_len)
+                            && l.actions.iter().all(|a| {
+                                a.target.is_none_or(who)
+                                    && a.destination.as_ref().is_none_or(|d| {
+                                        d.row.abs() < 1 << 20 && d.col.abs() < 1 << 20
+                                    })
+                            })
+                    })
+            }
+            Frame::Walk(w) => {
+                who(w.mover)
+                    && w.path.iter().all(cell)
+                    && w.i <= w.path.len()
+                    && match &w.stage {
+                        WalkStage::Entering { before, next } => {
+                            w.i < w.path.len() && *next as usize <= n && before.len() <= 64
+                        }
+                        WalkStage::Left => w.i < w.path.len(),
+                        WalkStage::Leave => true,
+                    }
+            }
+            Frame::AooWindow(w) => {
+                who(w.provoker) && w.only.is_none_or(who) && cell(&w.pos) && (w.next as usize) <= n
+            }
+            Frame::FullAttack {
+                attacker,
+                target,
+                swings,
+                next,
+            } => {
+                who(*attacker)
+                    && who(*target)
+                    && *next <= swings.len()
+                    && swings.len() <= 256
+                    && swings.iter().all(|&(w, _)| weapon(*attacker, w))
+            }
+            Frame::Swing {
+                attacker,
+                target,
+                weapon: w,
+                ..
+            }
+            | Frame::ChargeAttack {
+                attacker,
+                target,
+                weapon: w,
+            } => who(*target) && weapon(*attacker, *w),
+            Frame::Maneuver { attacker, plan, .. } => {
+                who(*attacker)
+                    && who(plan.target)
+                    && plan.weapon.is_none_or(|w| weapon(*attacker, w))
+                    && plan.destination.as_ref().is_none_or(cell)
+            }
+            Frame::OverrunMove {
+                attacker,
+                target,
+                land,
+                ..
+            } => who(*attacker) && who(*target) && cell(land),
+            Frame::StandUp { actor } => who(*actor),
+            Frame::PickUp { actor, weapon: w } => weapon(*actor, *w),
+        };
+        if !ok {
+            return Err("a pending frame does not fit the encounter");
+        }
+    }
+    match phase {
+        Phase::Awaiting(d) => {
+            let Some(Frame::Turn(bottom)) = frames.first() else {
+                return Err("a decision waits on the turn in progress");
+            };
+            if Some(bottom.actor) != turn_actor {
+                return Err("the turn in progress is not the current turn's");
+            }
+            match &d.kind {
+                DecisionKind::TurnAction => {
+                    if frames.len() != 1 || bottom.list.is_some() || bottom.actor != d.actor {
+                        return Err("a turn decision waits on its turn frame alone");
+                    }
+                }
+                DecisionKind::AttackOfOpportunity {
+                    provoker,
+                    provocation,
+                    weapons,
+                } => {
+                    let Some(Frame::AooWindow(w)) = frames.last() else {
+                        return Err("an attack-of-opportunity decision waits on its window");
+                    };
+                    if !w.asking
+                        || w.next != d.actor.0
+                        || w.provoker != *provoker
+                        || w.why != *provocation
+                        || weapons.is_empty()
+                        || !weapons.iter().all(|&x| weapon(d.actor, x))
+                    {
+                        return Err("the attack-of-opportunity decision does not match its window");
+                    }
+                }
+            }
+            if frames
+                .iter()
+                .rev()
+                .skip(1)
+                .any(|f| matches!(f, Frame::AooWindow(w) if w.asking))
+            {
+                return Err("only the top window may wait for an answer");
+            }
+        }
+        _ => {
+            if !frames.is_empty() {
+                return Err("pending frames outside a decision");
+            }
+        }
+    }
+    Ok(())
+}
