@@ -1,9 +1,9 @@
 //! Memory per live episode on the sample arena: holds N episodes at their first decision and
 //! reports the resident-memory growth per episode (Linux `/proc/self/statm`).
 //! Usage: cargo run --release -p pf1e-engine --example memory -- [N]
-use pf1e_engine::data::CombatantSpec;
+use pf1e_engine::content::combatant::CombatantSpec;
+use pf1e_engine::content::map::MapSpec;
 use pf1e_engine::episode::Controller;
-use pf1e_engine::map::MapSpec;
 use pf1e_engine::{Encounter, Episode, RulesOptions};
 use std::path::Path;
 use std::sync::Arc;

@@ -1,7 +1,7 @@
 //! Play one seeded combat of any bundled monsters on any map and print the transcript.
 //! Usage: cargo run -p pf1e-engine --example scenario -- MAP_YAML SEED SIDE=m1,m2 SIDE=m3,...
-use pf1e_engine::data::CombatantSpec;
-use pf1e_engine::map::MapSpec;
+use pf1e_engine::content::combatant::CombatantSpec;
+use pf1e_engine::content::map::MapSpec;
 use pf1e_engine::{Encounter, Episode, RulesOptions};
 use std::path::Path;
 use std::sync::Arc;

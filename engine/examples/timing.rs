@@ -8,9 +8,9 @@
 //! observation out. Instruction counts, stable under
 //! load: `TIMING_SEEDS=30 valgrind --tool=callgrind --toggle-collect='*timing::measured*'
 //! target/release/examples/timing`.
-use pf1e_engine::data::CombatantSpec;
+use pf1e_engine::content::combatant::CombatantSpec;
+use pf1e_engine::content::map::MapSpec;
 use pf1e_engine::episode::Controller;
-use pf1e_engine::map::MapSpec;
 use pf1e_engine::{Encounter, Episode, RulesOptions, Status};
 use std::path::Path;
 use std::sync::Arc;

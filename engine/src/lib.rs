@@ -11,34 +11,34 @@
 /// Version of the rules engine (stamped into reports, specs and transcripts).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
-pub mod action;
-pub mod conditions;
-pub mod data;
+pub mod actions;
+pub mod content;
 pub mod dice;
 pub mod effects;
-pub mod encounter;
 pub mod episode;
-pub mod feats;
-pub mod grid;
-pub mod legal;
-pub mod los;
-pub mod maneuvers;
-pub mod map;
-pub mod observation;
+pub mod geometry;
+pub mod observe;
 mod policy;
-pub mod resolve;
-mod rules;
-pub mod saves;
-pub mod tensor;
+pub mod rules;
 
-pub use action::{Action, ActionKind, ActionResult, Budget, CombatantId, Maneuver};
-pub use data::CombatantSpec;
+// Old module paths, kept while the server crate moves to the new ones (removed after).
+pub use actions as action;
+pub use actions::legal;
+pub use actions::space;
+pub use content::{combatant as data, encounter, feats, map};
+pub use effects::conditions;
+pub use geometry::{grid, los};
+pub use observe::{observation, tensor};
+pub use rules::saves;
+
+pub use actions::{Action, ActionKind, ActionResult, Budget, CombatantId, Maneuver};
+pub use content::combatant::CombatantSpec;
+pub use content::encounter::{Encounter, EncounterError, RulesOptions};
+pub use content::map::MapSpec;
 pub use dice::{Dice, DiceSource, ScriptedDice};
-pub use encounter::{Encounter, EncounterError, RulesOptions};
 pub use episode::{
     Controller, Decision, DecisionKind, Episode, HistoryEntry, LegalAction, Outcome, Status,
 };
-pub use grid::Cell;
-pub use map::MapSpec;
-pub use observation::Observation;
-pub use resolve::Provocation;
+pub use geometry::grid::Cell;
+pub use observe::observation::Observation;
+pub use rules::aoo::Provocation;

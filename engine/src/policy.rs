@@ -35,10 +35,10 @@
 //! weapon when it reaches (shooting would provoke). This tie-break is ours: the seed used the
 //! first usable weapon in list order.
 
-use crate::action::{Action, ActionKind, CombatantId, Maneuver};
+use crate::actions::space::STEP_DIRECTIONS;
+use crate::actions::{Action, ActionKind, CombatantId, Maneuver};
 use crate::episode::Episode;
-use crate::grid::{self, Cell};
-use crate::legal::STEP_DIRECTIONS;
+use crate::geometry::grid::{self, Cell};
 use crate::rules::{self, idx};
 
 /// The nearest conscious enemy of `a`, if any.
@@ -76,7 +76,8 @@ fn weapon_of_mode(
 ) -> Option<usize> {
     let attacks = &ep.spec(a).attacks;
     (0..attacks.len()).find(|&w| {
-        attacks[w].is_ranged() == ranged && rules::can_weapon_attack(ep, a, from, w, t).is_ok()
+        attacks[w].is_ranged() == ranged
+            && rules::weapons::can_weapon_attack(ep, a, from, w, t).is_ok()
     })
 }
 
@@ -123,7 +124,7 @@ pub(crate) fn is_preparatory(kind: ActionKind) -> bool {
 }
 
 /// Average of a damage formula list plus a flat bonus.
-fn average_damage(w: &crate::data::AttackSpec) -> f64 {
+fn average_damage(w: &crate::content::combatant::AttackSpec) -> f64 {
     let mut avg = w.damage_bonus as f64;
     for c in &w.damage {
         if let Ok(e) = c.formula.parse::<crate::dice::DiceExpr>() {
@@ -146,7 +147,7 @@ fn power_attack_pays(ep: &Episode, a: CombatantId, t: CombatantId) -> bool {
         return false;
     };
     let w = &attacks[w];
-    let x = crate::maneuvers::power_attack_x(ep, a) as f64;
+    let x = crate::rules::power_attack::power_attack_x(ep, a) as f64;
     let k = if w.two_handed {
         3.0
     } else if w.secondary {
@@ -175,7 +176,7 @@ fn preparation(ep: &Episode, a: CombatantId, t: CombatantId) -> Option<Action> {
             .map(|w| attacks[w].attack_bonus)
             .max();
         let retrieve = (0..attacks.len())
-            .filter(|&w| crate::maneuvers::can_retrieve(ep, a, w))
+            .filter(|&w| crate::rules::items::can_retrieve(ep, a, w))
             .filter(|&w| best_held.is_none_or(|b| attacks[w].attack_bonus > b))
             .max_by_key(|&w| (attacks[w].attack_bonus, std::cmp::Reverse(w)));
         if let Some(w) = retrieve {
@@ -184,7 +185,7 @@ fn preparation(ep: &Episode, a: CombatantId, t: CombatantId) -> Option<Action> {
             return Some(act);
         }
     }
-    if crate::feats::has(ep.spec(a), "Power Attack")
+    if crate::content::feats::has(ep.spec(a), "Power Attack")
         && power_attack_pays(ep, a, t) != ep.power_attack_on(a)
     {
         return Some(Action::new(ActionKind::ActivatePowerAttack));
@@ -200,7 +201,7 @@ pub(crate) fn default_policy(ep: &Episode, a: CombatantId) -> Vec<Action> {
     let pos = ep.position(a);
     let threatened = ep
         .ids()
-        .any(|x| x != a && ep.enemies(a, x) && rules::threatens(ep, x, a, pos));
+        .any(|x| x != a && ep.enemies(a, x) && rules::reach::threatens(ep, x, a, pos));
     let ranged = prefers_ranged(ep, a);
     if ep.cond_flag(a, |d| d.flees) {
         if let Some(dest) = flee_square(ep, a, t) {
@@ -236,7 +237,7 @@ pub(crate) fn default_policy(ep: &Episode, a: CombatantId) -> Vec<Action> {
             return Vec::new();
         }
         let squares = (ep.speed_ft(a) / grid::SQUARE_FT).max(0) as u32;
-        return match rules::path_toward(ep, a, t, None, squares) {
+        return match rules::movement::path_toward(ep, a, t, None, squares) {
             Some(_) => vec![with(ActionKind::Move, t, None, None)],
             None => Vec::new(),
         };
@@ -260,7 +261,7 @@ pub(crate) fn default_policy(ep: &Episode, a: CombatantId) -> Vec<Action> {
         && can_move
         && !single
         && !ep.cond_flag(a, |d| d.no_charge)
-        && rules::charge_path(ep, a, t, None).is_ok()
+        && rules::charge::charge_path(ep, a, t, None).is_ok()
     {
         return vec![with(ActionKind::Charge, t, None, None)];
     }
@@ -292,8 +293,8 @@ pub(crate) fn default_policy(ep: &Episode, a: CombatantId) -> Vec<Action> {
     let preferred: Option<usize> = (0..attacks.len()).find(|&w| attacks[w].is_ranged() == ranged);
     let moved = if can_move {
         preferred
-            .and_then(|w| rules::path_toward(ep, a, t, Some(w), squares).map(|_| Some(w)))
-            .or_else(|| rules::path_toward(ep, a, t, None, squares).map(|_| None))
+            .and_then(|w| rules::movement::path_toward(ep, a, t, Some(w), squares).map(|_| Some(w)))
+            .or_else(|| rules::movement::path_toward(ep, a, t, None, squares).map(|_| None))
     } else {
         None
     };
@@ -306,7 +307,7 @@ pub(crate) fn default_policy(ep: &Episode, a: CombatantId) -> Vec<Action> {
         None => {
             // Cannot get closer (or cannot move at all: grappled, entangled in place…):
             // attack with anything that reaches from here, a ranged weapon included.
-            match rules::weapon_for(ep, a, pos, t) {
+            match rules::weapons::weapon_for(ep, a, pos, t) {
                 Ok(w) => vec![with(attack_kind, t, Some(w), None)],
                 Err(_) => {
                     let _ = idx(a);
@@ -347,7 +348,7 @@ fn flee_square(ep: &Episode, a: CombatantId, _enemy: CombatantId) -> Option<Cell
             .min()
             .unwrap_or(i32::MAX)
     };
-    let threatened = rules::threatened_squares(ep, &enemies);
+    let threatened = rules::reach::threatened_squares(ep, &enemies);
     let cols = ep.encounter().grid.cols;
     let threats_on = |path: &[Cell]| {
         // Squares left after the first step (the withdraw's starting square is safe).

@@ -424,8 +424,8 @@ fn a_move_action_costing_two_squares_keeps_the_turn_going() {
 /// agree with `validate` at every decision.
 #[test]
 fn action_mask_matches_validate_on_the_sample_arena() {
-    use pf1e_engine::data::CombatantSpec;
-    use pf1e_engine::map::MapSpec;
+    use pf1e_engine::content::combatant::CombatantSpec;
+    use pf1e_engine::content::map::MapSpec;
     let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data");
     let map = MapSpec::load(&data.join("maps/sample_arena.yaml")).unwrap();
     let m = |n: &str| {

@@ -38,7 +38,7 @@ fn duel(hero: Value, dummy: Value, faces: &[u32]) -> (Episode, CombatantId) {
 
 #[test]
 fn seed_29_conditions_are_data_rows() {
-    assert_eq!(pf1e_engine::conditions::CONDITIONS.len(), 29);
+    assert_eq!(pf1e_engine::effects::conditions::CONDITIONS.len(), 29);
     for n in [
         "shaken",
         "sickened",
@@ -70,7 +70,7 @@ fn seed_29_conditions_are_data_rows() {
         "displaced",
         "asleep",
     ] {
-        assert!(pf1e_engine::conditions::def(n).is_some(), "{n}");
+        assert!(pf1e_engine::effects::conditions::def(n).is_some(), "{n}");
     }
 }
 

@@ -1,9 +1,9 @@
 //! Every shipped data file loads, carries its SRD source and license, and a few stat blocks
 //! match the SRD numbers exactly. Also checks that bad input is reported with the field path.
 
-use pf1e_engine::data::{AttackKind, AttackSpec, CombatantSpec, DataError, Size};
-use pf1e_engine::grid::Cell;
-use pf1e_engine::map::MapSpec;
+use pf1e_engine::content::combatant::{AttackKind, AttackSpec, CombatantSpec, DataError, Size};
+use pf1e_engine::content::map::MapSpec;
+use pf1e_engine::geometry::grid::Cell;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 

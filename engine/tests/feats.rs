@@ -52,7 +52,7 @@ fn every_bundled_feat_is_known() {
     for e in std::fs::read_dir(dir).unwrap() {
         let s = pf1e_engine::CombatantSpec::load(&e.unwrap().path()).unwrap();
         assert!(
-            pf1e_engine::feats::unknown_feats(&s).is_empty(),
+            pf1e_engine::content::feats::unknown_feats(&s).is_empty(),
             "{}: {:?}",
             s.name,
             s.feats
@@ -69,7 +69,8 @@ fn crb_weapon_focus_in_printed_numbers_is_a_no_op() {
         lines_of(&ep, "hero"),
         vec!["longsword vs dummy d20=2+5=7 AC 10 -> MISS"]
     );
-    let lines = pf1e_engine::feats::resolution_lines(ep.encounter().combatants[0].spec.as_ref());
+    let lines =
+        pf1e_engine::content::feats::resolution_lines(ep.encounter().combatants[0].spec.as_ref());
     assert_eq!(lines, vec!["feat Weapon Focus (longsword): no-op (printed numbers) — +1 attack with the named weapon (in the printed bonus)"]);
 }
 
@@ -203,7 +204,7 @@ fn crb_feats_in_printed_numbers_are_logged_no_ops() {
         ],
     );
     let spec = spec(&hero);
-    let lines = pf1e_engine::feats::resolution_lines(&spec);
+    let lines = pf1e_engine::content::feats::resolution_lines(&spec);
     assert!(lines[0].starts_with("feat Toughness: no-op"));
     assert!(lines[1].starts_with("feat Iron Will: no-op"));
     assert!(lines[2].starts_with("feat Improved Initiative: no-op"));

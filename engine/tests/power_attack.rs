@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use pf1e_engine::action::reasons;
+use pf1e_engine::actions::reasons;
 use pf1e_engine::{Action, ActionKind, CombatantId, Controller, Episode, Maneuver};
 use serde_json::{json, Value};
 

@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use pf1e_engine::action::reasons;
+use pf1e_engine::actions::reasons;
 use pf1e_engine::{ActionKind, Episode};
 use serde_json::{json, Value};
 

@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use pf1e_engine::saves::SaveKind;
+use pf1e_engine::rules::saves::SaveKind;
 use pf1e_engine::{CombatantId, Episode};
 use serde_json::{json, Value};
 

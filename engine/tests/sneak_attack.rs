@@ -195,5 +195,5 @@ fn data_tiefling_and_earth_elemental() {
         e.traits,
         vec!["immune_critical", "immune_flanking", "immune_precision"]
     );
-    assert!(pf1e_engine::feats::unknown_feats(&e).is_empty());
+    assert!(pf1e_engine::content::feats::unknown_feats(&e).is_empty());
 }

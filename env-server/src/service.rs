@@ -1808,7 +1808,7 @@ fn budget_to_proto(b: &pf1e_engine::Budget) -> proto::Budget {
 /// The spec of an encounter.
 fn spec(name: &str, enc: &Encounter, max_batch_items: usize) -> proto::Spec {
     use pf1e_engine::tensor::{FEATURES, FEATURE_NAMES, PLANES, PLANE_NAMES};
-    let space = pf1e_engine::legal::ActionSpace::of(enc);
+    let space = pf1e_engine::space::ActionSpace::of(enc);
     let action_space_size = space.size();
     proto::Spec {
         scenario: name.to_string(),

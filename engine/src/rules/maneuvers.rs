@@ -1,6 +1,6 @@
 //! Combat maneuvers (CRB — Combat: Combat Maneuvers; APG — dirty trick, drag, reposition,
-//! steal), the state of weapons (dropped by disarm, broken/destroyed by sunder; retrieve and
-//! repair), Power Attack (CRB — Feats) and run (CRB — Actions in Combat: Run).
+//! steal): validation, the check and its effects. Items dropped or broken by them are in
+//! `items`, the grapple link in `grapple`.
 //!
 //! **CMB** = BAB + Str modifier (Dex for Tiny and smaller) + special size modifier, or the
 //! printed value (`cmb`, per-maneuver `cmb_vs`). The roll is an attack roll: d20 + CMB + the
@@ -18,48 +18,22 @@
 //! attacker has the matching Improved feat (maintaining a grapple does not); the AoO's damage
 //! is a penalty on the roll and a maneuver whose attacker falls is lost.
 
-use crate::action::{reasons, Action, CombatantId, Maneuver};
-use crate::data::{AttackSpec, Size};
+use crate::actions::{reasons, Action, CombatantId, Maneuver};
+use crate::content::combatant::{AttackSpec, Size};
 use crate::effects::{BonusType, Modifier, RollContext, Stat};
+use crate::episode::frames::Frame;
 use crate::episode::Episode;
-use crate::grid::{self, Cell, SQUARE_FT};
-use crate::resolve::{Frame, Provocation};
+use crate::geometry::grid::{self, Cell, SQUARE_FT};
+use crate::rules::aoo::Provocation;
+use crate::rules::grapple::check_grapple_apart;
+use crate::rules::grapple::deal_weapon_damage;
+use crate::rules::grapple::end_grapple;
+use crate::rules::grapple::start_grapple;
+use crate::rules::items::drop_weapon;
+use crate::rules::power_attack::power_attack_mods;
+use crate::rules::power_attack::power_attack_x;
 use crate::rules::{self, idx};
 use serde::{Deserialize, Serialize};
-
-/// State of one attack's item.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct WeaponState {
-    /// Dropped (disarm) on this square; unusable until retrieved.
-    pub dropped_at: Option<Cell>,
-    /// Item hit points left (sunder).
-    pub hp: i32,
-    /// Broken: −2 attack and damage, threat only on 20, ×2 (CRB — Conditions: Broken).
-    pub broken: bool,
-    /// Destroyed by a sunder: unusable for good.
-    pub destroyed: bool,
-}
-
-impl WeaponState {
-    /// A whole item.
-    pub fn new(w: &AttackSpec) -> WeaponState {
-        WeaponState {
-            dropped_at: None,
-            hp: w.item_hit_points(),
-            broken: false,
-            destroyed: false,
-        }
-    }
-}
-
-/// One side of a grapple.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct GrappleLink {
-    /// The other creature of the grapple.
-    pub with: CombatantId,
-    /// This creature initiated it (it maintains, pins, deals damage).
-    pub controller: bool,
-}
 
 /// A validated maneuver.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -87,34 +61,6 @@ const CMD_AC_TYPES: [BonusType; 8] = [
 ];
 
 impl Episode {
-    /// Whether attack `w` of `c` can be used (not dropped, not destroyed).
-    pub(crate) fn weapon_usable(&self, c: CombatantId, w: usize) -> bool {
-        self.st[idx(c)]
-            .weapons
-            .get(w)
-            .is_none_or(|s| s.dropped_at.is_none() && !s.destroyed)
-    }
-
-    /// Whether attack `w` of `c` is broken.
-    pub(crate) fn weapon_broken(&self, c: CombatantId, w: usize) -> bool {
-        self.st[idx(c)].weapons.get(w).is_some_and(|s| s.broken)
-    }
-
-    /// Power Attack is on for `c`.
-    pub fn power_attack_on(&self, c: CombatantId) -> bool {
-        self.st[idx(c)].power_attack
-    }
-
-    /// The combatant `c` is grappled with, if any.
-    pub fn grappled_with(&self, c: CombatantId) -> Option<CombatantId> {
-        self.st[idx(c)].grapple.map(|g| g.with)
-    }
-
-    /// State of attack `w`'s item.
-    pub fn weapon_state(&self, c: CombatantId, w: usize) -> Option<&WeaponState> {
-        self.st[idx(c)].weapons.get(w)
-    }
-
     /// The combatant's CMB for a maneuver family with its current condition modifiers (no
     /// situational modifier): what the observation shows.
     pub fn cmb(&self, c: CombatantId) -> i32 {
@@ -125,46 +71,6 @@ impl Episode {
     pub fn cmd(&self, c: CombatantId) -> i32 {
         cmd_of(self, c, "").0
     }
-}
-
-/// X of Power Attack: 1 + BAB / 4 (CRB — Feats: Power Attack).
-pub(crate) fn power_attack_x(ep: &Episode, a: CombatantId) -> i32 {
-    ep.spec(a).bab.max(0) / 4 + 1
-}
-
-/// The damage bonus of Power Attack with melee weapon `w` for a given X: 2X, 3X two-handed,
-/// X with a secondary natural attack (CRB — Feats: Power Attack).
-pub(crate) fn power_attack_damage(w: &AttackSpec, x: i32) -> i32 {
-    power_attack_halves(w) * x / 2
-}
-
-/// The damage bonus factor of Power Attack for weapon `w`, in halves of X: 4 (2X) normally,
-/// 6 (3X) two-handed, 2 (X) with a secondary natural attack.
-fn power_attack_halves(w: &AttackSpec) -> i32 {
-    if w.two_handed {
-        6
-    } else if w.secondary {
-        2
-    } else {
-        4
-    }
-}
-
-/// The Power Attack modifiers of a melee attack with `w` when it is on.
-pub(crate) fn power_attack_mods(ep: &Episode, a: CombatantId, w: &AttackSpec) -> Vec<Modifier> {
-    if !ep.st[idx(a)].power_attack {
-        return Vec::new();
-    }
-    let x = power_attack_x(ep, a);
-    vec![
-        Modifier::new(Stat::MeleeAttack, -x, BonusType::Untyped, "Power Attack"),
-        Modifier::new(
-            Stat::MeleeDamage,
-            x * power_attack_halves(w) / 2,
-            BonusType::Untyped,
-            "Power Attack",
-        ),
-    ]
 }
 
 /// The attacker's modifiers that count on a maneuver roll: every modifier to CMB or to melee
@@ -268,8 +174,9 @@ pub(crate) fn maneuver_weapon(
 ) -> Result<usize, &'static str> {
     let attacks = &ep.spec(a).attacks;
     let pos = ep.st[idx(a)].pos;
-    let ok =
-        |w: usize| !attacks[w].is_ranged() && rules::can_weapon_attack(ep, a, pos, w, t).is_ok();
+    let ok = |w: usize| {
+        !attacks[w].is_ranged() && rules::weapons::can_weapon_attack(ep, a, pos, w, t).is_ok()
+    };
     match wanted {
         Some(w) if w < attacks.len() => {
             if ok(w) {
@@ -304,7 +211,7 @@ fn held_items(ep: &Episode, t: CombatantId) -> Vec<usize> {
 }
 
 /// Free squares (anchors) for `c`'s footprint, ignoring `ignore` (creatures that will move).
-fn free_for(ep: &Episode, c: CombatantId, anchor: Cell, ignore: &[CombatantId]) -> bool {
+pub(crate) fn free_for(ep: &Episode, c: CombatantId, anchor: Cell, ignore: &[CombatantId]) -> bool {
     let side = ep.fp_side(c);
     let grid = &ep.enc.grid;
     let cells = grid::footprint(anchor, side);
@@ -361,7 +268,7 @@ pub(crate) fn plan_maneuver(
             destination: None,
         });
     }
-    let t = rules::target_of(ep, a, act)?;
+    let t = crate::actions::plan::target_of(ep, a, act)?;
     let maintain = link.is_some_and(|g| g.with == t && g.controller);
     match m {
         Maneuver::Pin if !maintain => return Err(reasons::NOT_GRAPPLED),
@@ -465,7 +372,7 @@ fn roll_maneuver(
     };
     if m != Maneuver::Escape {
         let pos = ep.st[idx(a)].pos;
-        if rules::flanking(ep, a, pos, t) {
+        if rules::flanking::flanking(ep, a, pos, t) {
             sit(2, "flanking", &mut bonus);
         }
         if ep.has_condition(t, "stunned") {
@@ -549,7 +456,7 @@ pub(crate) fn execute_maneuver(ep: &mut Episode, a: CombatantId, p: ManeuverPlan
         && !p.maintain
         && p.maneuver
             .improved_feat()
-            .is_none_or(|f| !crate::feats::has(ep.spec(a), f));
+            .is_none_or(|f| !crate::content::feats::has(ep.spec(a), f));
     if provokes {
         let t = p.target;
         ep.frames.push(Frame::Maneuver {
@@ -631,7 +538,7 @@ pub(crate) fn free_trip(ep: &mut Episode, a: CombatantId, t: CombatantId, w: usi
 /// or `trip (bite)` (the named attack) — Bestiary — Universal Monster Rules: Trip.
 pub(crate) fn trip_rider(ep: &Episode, a: CombatantId, w: &AttackSpec) -> bool {
     ep.spec(a).features.iter().any(|f| {
-        let (base, arg) = crate::feats::split_name(f);
+        let (base, arg) = crate::content::feats::split_name(f);
         if !base.eq_ignore_ascii_case("trip") {
             return false;
         }
@@ -835,14 +742,14 @@ fn reposition_square(
         .iter()
         .enumerate()
         .filter(|(i, w)| !w.is_ranged() && ep.weapon_usable(a, *i))
-        .map(|(_, w)| rules::melee_reach(ep, a, w))
+        .map(|(_, w)| rules::reach::melee_reach(ep, a, w))
         .max_by_key(|r| r.1)
         .unwrap_or((None, ep.natural_reach_ft(a)));
     let ok = |c: Cell| {
         c != tpos
             && grid::distance_squares(tpos, c) <= squares
             && free_for(ep, t, c, &[])
-            && rules::footprints_in_reach(apos, aside, c, tside, reach)
+            && rules::reach::footprints_in_reach(apos, aside, c, tside, reach)
     };
     if let Some(w) = wanted {
         return ok(w).then_some(w);
@@ -871,16 +778,6 @@ fn reposition_square(
         }
     }
     best.map(|(_, c)| c)
-}
-
-/// Drop attack `w` of `c` on its square.
-fn drop_weapon(ep: &mut Episode, c: CombatantId, w: usize) {
-    let pos = ep.st[idx(c)].pos;
-    let name = ep.spec(c).attacks[w].name.clone();
-    if let Some(s) = ep.st[idx(c)].weapons.get_mut(w) {
-        s.dropped_at = Some(pos);
-    }
-    ep.log_turn(c, format!("drops its {name} at {pos}"));
 }
 
 /// Sunder: the attacker's weapon damage to the item; damage beyond its hardness is lost from
@@ -929,312 +826,4 @@ fn sunder(ep: &mut Episode, a: CombatantId, w: usize, t: CombatantId, item: usiz
             "sunders {name}: {dmg} damage - hardness {hardness} = {through} (hp {left}/{max_hp}, {what})"
         ),
     );
-}
-
-/// Weapon damage of `a`'s attack `w` to `t` without an attack roll (grapple damage option).
-fn deal_weapon_damage(ep: &mut Episode, a: CombatantId, t: CombatantId, w: usize) {
-    let spec = ep.spec_arc(a);
-    let weapon = spec.attacks[w].clone();
-    let mut mods = ep.modifiers_for(a);
-    mods.extend(power_attack_mods(ep, a, &weapon));
-    let wid = weapon.weapon_id();
-    let ctx = RollContext {
-        ranged: false,
-        distance_ft: None,
-        weapon: Some((&wid, &weapon.name)),
-        descriptors: &[],
-    };
-    let dmg_mod = crate::effects::resolve(&mods, Stat::Damage, &ctx).total;
-    let dmg = rules::roll_damage(ep, &weapon, 1, t, dmg_mod, 0);
-    let before = ep.st[idx(t)].hp;
-    ep.st[idx(t)].hp -= dmg.total;
-    ep.attrition[idx(a)].damage_dealt += dmg.total as i64;
-    ep.attrition[idx(t)].damage_taken += dmg.total as i64;
-    let after = ep.st[idx(t)].hp;
-    let tid = ep.id_of(t).to_string();
-    ep.log_turn(
-        a,
-        format!(
-            "grapple damage with {}: {}{} ({tid} hp {before}->{after})",
-            weapon.name, dmg.total, dmg.note
-        ),
-    );
-    if dmg.total > 0 {
-        ep.update_life(t);
-    }
-}
-
-/// Start a grapple: a target not adjacent is pulled to the nearest free adjacent square (none:
-/// the grapple fails); both gain the grappled condition (CRB — Grapple).
-fn start_grapple(ep: &mut Episode, a: CombatantId, t: CombatantId) {
-    let (apos, aside) = (ep.st[idx(a)].pos, ep.fp_side(a));
-    let tside = ep.fp_side(t);
-    let tpos = ep.st[idx(t)].pos;
-    let tid = ep.id_of(t).to_string();
-    if grid::footprint_distance_squares(apos, aside, tpos, tside) > 1 {
-        let mut best: Option<(i32, Cell)> = None;
-        for r in apos.row - tside..=apos.row + aside {
-            for c in apos.col - tside..=apos.col + aside {
-                let cell = Cell::new(r, c);
-                if grid::footprint_distance_squares(apos, aside, cell, tside) != 1
-                    || !free_for(ep, t, cell, &[])
-                {
-                    continue;
-                }
-                let k = grid::distance_squares(tpos, cell);
-                if best.is_none_or(|(bk, bc)| k < bk || (k == bk && cell < bc)) {
-                    best = Some((k, cell));
-                }
-            }
-        }
-        match best {
-            Some((_, cell)) => {
-                ep.st[idx(t)].pos = cell;
-                ep.log_turn(a, format!("grapple pulls {tid} {tpos}->{cell}"));
-            }
-            None => {
-                ep.log_turn(a, "grapple fails (no adjacent space)".into());
-                return;
-            }
-        }
-    }
-    ep.st[idx(a)].grapple = Some(GrappleLink {
-        with: t,
-        controller: true,
-    });
-    ep.st[idx(t)].grapple = Some(GrappleLink {
-        with: a,
-        controller: false,
-    });
-    let _ = ep.apply_condition(a, "grappled", None);
-    let _ = ep.apply_condition(t, "grappled", None);
-}
-
-/// End the grapple `c` is in: both lose grappled (and pinned).
-pub(crate) fn end_grapple(ep: &mut Episode, c: CombatantId) {
-    let Some(link) = ep.st[idx(c)].grapple.take() else {
-        return;
-    };
-    let o = link.with;
-    if ep.st[idx(o)].grapple.is_some_and(|g| g.with == c) {
-        ep.st[idx(o)].grapple = None;
-    }
-    for x in [c, o] {
-        ep.remove_condition(x, "grappled");
-        ep.remove_condition(x, "pinned");
-    }
-    let oi = ep.id_of(o).to_string();
-    ep.log_turn(c, format!("grapple with {oi} ends"));
-}
-
-/// A grapple ends when forced movement separates the two creatures.
-fn check_grapple_apart(ep: &mut Episode, c: CombatantId) {
-    if let Some(g) = ep.st[idx(c)].grapple {
-        let d = grid::footprint_distance_squares(
-            ep.st[idx(c)].pos,
-            ep.fp_side(c),
-            ep.st[idx(g.with)].pos,
-            ep.fp_side(g.with),
-        );
-        if d > 1 {
-            end_grapple(ep, c);
-        }
-    }
-}
-
-/// Whether `a` can pick up its dropped weapon `w`: it lies in or next to `a`'s space.
-pub(crate) fn can_retrieve(ep: &Episode, a: CombatantId, w: usize) -> bool {
-    let Some(at) = ep.st[idx(a)].weapons.get(w).and_then(|s| s.dropped_at) else {
-        return false;
-    };
-    grid::footprint_distance_squares(ep.st[idx(a)].pos, ep.fp_side(a), at, 1) <= 1
-}
-
-/// `retrieve_weapon`: pick up an item — a move action that provokes (CRB — Actions in Combat).
-pub(crate) fn retrieve_weapon(ep: &mut Episode, a: CombatantId, w: usize) {
-    let name = ep.spec(a).attacks[w].name.clone();
-    ep.log_turn(a, format!("picks up its {name} (move action)"));
-    ep.frames.push(Frame::PickUp {
-        actor: a,
-        weapon: w,
-    });
-    ep.open_window(a, Provocation::PickUp, None);
-}
-
-/// `repair_weapon` (the seed's): the item is whole again.
-pub(crate) fn repair_weapon(ep: &mut Episode, a: CombatantId, w: usize) {
-    let spec = ep.spec_arc(a);
-    let s = &mut ep.st[idx(a)].weapons[w];
-    s.broken = false;
-    s.hp = spec.attacks[w].item_hit_points();
-    ep.log_turn(
-        a,
-        format!("repairs its {} (move action)", spec.attacks[w].name),
-    );
-}
-
-/// Run speed multiplier: ×4, ×5 with the Run feat (CRB — Actions in Combat: Run; Feats: Run).
-pub(crate) fn run_multiplier(ep: &Episode, a: CombatantId) -> i32 {
-    if crate::feats::has(ep.spec(a), "Run") {
-        5
-    } else {
-        4
-    }
-}
-
-/// The straight-line path of a run to `dest` (CRB — Run: "in a straight line"; no difficult
-/// terrain; allies may be passed, never ended on; enemies block), within the run budget.
-pub(crate) fn run_path(
-    ep: &Episode,
-    a: CombatantId,
-    dest: Cell,
-) -> Result<Vec<Cell>, &'static str> {
-    run_path_with(ep, a, dest, &ep.passage_fn(a))
-}
-
-/// [`run_path`] with the mover's passage function already built (`Episode::passage_fn`), so
-/// that enumerating many destinations builds it once.
-pub(crate) fn run_path_with(
-    ep: &Episode,
-    a: CombatantId,
-    dest: Cell,
-    pass: &dyn Fn(Cell) -> grid::Passage,
-) -> Result<Vec<Cell>, &'static str> {
-    run_destination_ok(ep, a, dest, pass)?;
-    Ok(crate::los::straight_line(ep.st[idx(a)].pos, dest))
-}
-
-/// Whether [`run_path_with`] would accept `dest`, without building the path (legal-action
-/// enumeration).
-pub(crate) fn run_destination_ok(
-    ep: &Episode,
-    a: CombatantId,
-    dest: Cell,
-    pass: &dyn Fn(Cell) -> grid::Passage,
-) -> Result<(), &'static str> {
-    let start = ep.st[idx(a)].pos;
-    if dest == start || !ep.enc.grid.in_bounds(dest) {
-        return Err(reasons::UNREACHABLE_DESTINATION);
-    }
-    let max_sq = rules::budget_squares(ep, a, run_multiplier(ep, a));
-    if grid::distance_squares(start, dest) > max_sq as i32 {
-        return Err(reasons::UNREACHABLE_DESTINATION);
-    }
-    run_line_ok(ep, a, start, dest, max_sq, pass)
-}
-
-/// [`run_destination_ok`] for many destinations of one decision: the run budget and the
-/// passage of every square are computed once (the legal-action enumeration asks about every
-/// square within run distance).
-pub(crate) fn run_destination_checker(
-    ep: &Episode,
-    a: CombatantId,
-) -> impl Fn(Cell) -> Result<(), &'static str> + '_ {
-    let start = ep.st[idx(a)].pos;
-    let max_sq = rules::budget_squares(ep, a, run_multiplier(ep, a));
-    let grid = &ep.enc.grid;
-    let map = ep.passage_map(a);
-    // A 1×1 runner on a small map: the terrain part of every line is in the grid's table;
-    // only the creatures on it are left to check.
-    let lines = if ep.fp_side(a) == 1 {
-        grid.index(start).and_then(|i| grid.run_lines_from(i))
-    } else {
-        None
-    };
-    move |dest: Cell| {
-        if dest == start || !grid.in_bounds(dest) {
-            return Err(reasons::UNREACHABLE_DESTINATION);
-        }
-        if grid::distance_squares(start, dest) > max_sq as i32 {
-            return Err(reasons::UNREACHABLE_DESTINATION);
-        }
-        let pass = |c: Cell| {
-            grid.index(c)
-                .and_then(|i| map.get(i))
-                .copied()
-                .unwrap_or(grid::Passage::Free)
-        };
-        let Some(lines) = lines else {
-            return run_line_ok(ep, a, start, dest, max_sq, &pass);
-        };
-        let blocked = |i: u32| map.get(i as usize) == Some(&grid::Passage::Blocked);
-        let line = grid
-            .index(dest)
-            .and_then(|d| lines.to(d))
-            .ok_or(reasons::UNREACHABLE_DESTINATION)?;
-        if line.cost > max_sq
-            || lines.cells_of(line).iter().any(|&i| blocked(i))
-            || pass(dest) != grid::Passage::Free
-        {
-            return Err(reasons::UNREACHABLE_DESTINATION);
-        }
-        Ok(())
-    }
-}
-
-/// The checks of [`run_path_with`] along the straight line from `start` to `dest` (no
-/// allocation): every footprint square on the map, passable, not difficult, not blocked; the
-/// 5-10-5 cost within `max_sq` squares; the destination free to stop on.
-fn run_line_ok<P: Fn(Cell) -> grid::Passage + ?Sized>(
-    ep: &Episode,
-    a: CombatantId,
-    start: Cell,
-    dest: Cell,
-    max_sq: u32,
-    pass: &P,
-) -> Result<(), &'static str> {
-    let side = ep.fp_side(a);
-    let grid = &ep.enc.grid;
-    let cost = grid
-        .straight_line_cost(start, dest, |c| {
-            grid::footprint_iter(c, side).all(|x| {
-                grid.in_bounds(x)
-                    && grid.passable(x)
-                    && !grid.is_difficult(x)
-                    && pass(x) != grid::Passage::Blocked
-            })
-        })
-        .ok_or(reasons::UNREACHABLE_DESTINATION)?;
-    if cost > max_sq
-        || (0..side).any(|dr| {
-            (0..side).any(|dc| pass(Cell::new(dest.row + dr, dest.col + dc)) != grid::Passage::Free)
-        })
-    {
-        return Err(reasons::UNREACHABLE_DESTINATION);
-    }
-    Ok(())
-}
-
-/// Execute a run: endurance check beyond Con rounds (DC 10 + checks made, Constitution check,
-/// no automatic 20/1; failure: stops, then 10 turns of rest); then the walk, provoking as a
-/// move; the runner is denied its Dex bonus to AC until its next turn unless it has Run.
-pub(crate) fn run(ep: &mut Episode, a: CombatantId, path: Vec<Cell>) {
-    ep.turn.moved = true;
-    let i = idx(a);
-    let con = ep.spec(a).abilities.con_score;
-    ep.st[i].run_rounds += 1;
-    if let Some(con) = con {
-        if ep.st[i].run_rounds as i32 > con {
-            let dc = 10 + ep.st[i].run_checks as i32;
-            ep.st[i].run_checks += 1;
-            let m = ep.spec(a).abilities.con_mod();
-            let d = ep.roll(20) as i32;
-            let total = d + m;
-            if total < dc {
-                ep.log_turn(
-                    a,
-                    format!("run stopped: Con check d20={d}{m:+}={total} vs DC {dc} fails"),
-                );
-                ep.st[i].run_rest = 10;
-                return;
-            }
-            ep.log_turn(
-                a,
-                format!("keeps running: Con check d20={d}{m:+}={total} vs DC {dc}"),
-            );
-        }
-    }
-    ep.turn.ran = true;
-    ep.st[i].running = true;
-    ep.start_walk(a, path, "run", false);
 }

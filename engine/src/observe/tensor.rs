@@ -5,9 +5,9 @@
 //! `[combatants, FEATURES]`, both `f32`, row-major, values roughly in `[0, 1]`. Everything is
 //! relative to the **viewer** (allies/enemies, "me").
 
-use crate::action::CombatantId;
+use crate::actions::CombatantId;
 use crate::episode::{Episode, LifeState};
-use crate::grid::Cell;
+use crate::geometry::grid::Cell;
 use serde::Serialize;
 
 /// Names of the grid planes, in order.
@@ -83,7 +83,7 @@ pub fn terrain_planes_u8(enc: &crate::Encounter) -> Vec<u8> {
 }
 
 /// Planes `0..TERRAIN_PLANES` of `grid` (built once per map, then shared).
-fn terrain_planes(grid: &crate::grid::Grid) -> &[f32] {
+fn terrain_planes(grid: &crate::geometry::grid::Grid) -> &[f32] {
     let cells = (grid.rows.max(0) * grid.cols.max(0)) as usize;
     grid.terrain_planes.get_or_init(|| {
         let mut t = vec![0f32; TERRAIN_PLANES * cells];
@@ -157,7 +157,7 @@ pub(crate) fn build(ep: &Episode, viewer: CombatantId) -> TensorObservation {
     // The terrain planes: built once per map, copied.
     planes[..TERRAIN_PLANES * cells].copy_from_slice(terrain_planes(grid));
     let enemies: Vec<CombatantId> = ep.ids().filter(|&x| ep.enemies(viewer, x)).collect();
-    let threatened = crate::rules::threatened_squares(ep, &enemies);
+    let threatened = crate::rules::reach::threatened_squares(ep, &enemies);
     for (i, &t) in threatened.iter().enumerate().take(cells) {
         if t {
             planes[8 * cells + i] = 1.0;

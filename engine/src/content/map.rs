@@ -23,7 +23,7 @@
 //!
 //! Besides the seed's keys, an optional top-level `source` string (provenance of the map, as
 //! every data file carries) is accepted and ignored.
-use crate::grid::Cell;
+use crate::geometry::grid::Cell;
 use serde::{Deserialize, Deserializer, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -13,7 +13,7 @@
 //! the threat range of the named weapon (CRB — Feats). Situational feats are never in the
 //! printed numbers and always apply: Point-Blank Shot, Precise Shot, Combat Reflexes.
 
-use crate::data::CombatantSpec;
+use crate::content::combatant::CombatantSpec;
 use crate::effects::{BonusType, Modifier, Stat, When};
 
 /// How the engine treats a feat.
@@ -271,7 +271,7 @@ pub fn modifiers(spec: &CombatantSpec) -> Vec<Modifier> {
 /// The threat range of weapon `w` with Improved Critical (CRB — Feats: Improved Critical: the
 /// threat range doubles: 20 → 19–20, 19–20 → 17–20, 18–20 → 15–20), for a combatant whose
 /// printed numbers do not include it.
-pub fn crit_range(spec: &CombatantSpec, w: &crate::data::AttackSpec) -> i32 {
+pub fn crit_range(spec: &CombatantSpec, w: &crate::content::combatant::AttackSpec) -> i32 {
     if spec.printed_feats_included {
         return w.crit_range;
     }

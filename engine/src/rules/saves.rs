@@ -4,7 +4,7 @@
 //! succeeds. Descriptors (`fear`, `mind_affecting`, `poison`…) select conditional modifiers
 //! (bane's −1 applies only against fear).
 
-use crate::action::CombatantId;
+use crate::actions::CombatantId;
 use crate::effects::{self, RollContext, Stat};
 use crate::episode::Episode;
 use serde::{Deserialize, Serialize};

@@ -321,8 +321,8 @@ pub fn modifiers_of(d: &ConditionDef) -> Vec<Modifier> {
 #[error("unknown condition `{0}`")]
 pub struct UnknownCondition(pub String);
 
-use crate::action::CombatantId;
-use crate::data::ability_modifier;
+use crate::actions::CombatantId;
+use crate::content::combatant::ability_modifier;
 use crate::episode::Episode;
 
 impl Episode {
@@ -428,7 +428,7 @@ impl Episode {
     pub fn modifiers_for(&self, c: CombatantId) -> Vec<crate::effects::Modifier> {
         use crate::effects::{BonusType, Modifier};
         let mut out: Vec<Modifier> = self.cond_defs(c).flat_map(modifiers_of).collect();
-        out.extend(crate::feats::modifiers(self.spec(c)));
+        out.extend(crate::content::feats::modifiers(self.spec(c)));
         let (db, de) = self.dex_mods(c);
         let (sb, se) = self.str_mods(c);
         let (dd, sd) = (de - db, se - sb);
@@ -452,45 +452,12 @@ impl Episode {
     /// blinded, helpless…).
     pub(crate) fn denied_dex(&self, c: CombatantId) -> bool {
         self.cond_flag(c, |d| d.denies_dex_to_ac)
-            || (self.st[c.0 as usize].running && !crate::feats::has(self.spec(c), "Run"))
-    }
-
-    /// Concealment miss chance of `t` against attacker `a`: the best of `t`'s conditions
-    /// (concealments do not stack — CRB — Combat: Concealment), and 50 when `a` is blinded.
-    pub(crate) fn miss_chance(&self, a: CombatantId, t: CombatantId) -> u32 {
-        let own = self.cond_defs(t).map(|d| d.miss_chance).max().unwrap_or(0);
-        if self.has_condition(a, "blinded") {
-            own.max(50)
-        } else {
-            own
-        }
+            || (self.st[c.0 as usize].running && !crate::content::feats::has(self.spec(c), "Run"))
     }
 
     /// Speed multiplier in halves (2 = full): half speed when any condition says so.
     pub(crate) fn speed_halves(&self, c: CombatantId) -> i32 {
         self.cond_defs(c).map(|d| d.speed_halves).min().unwrap_or(2)
-    }
-
-    /// Sneak attack dice of `c`: from a `features` entry "sneak attack +Nd6" (N dice), or
-    /// "sneak attack" alone: (level + 1) / 2 dice (rogue table — CRB — Classes: Rogue).
-    pub fn sneak_attack_dice(&self, c: CombatantId) -> u32 {
-        let s = self.spec(c);
-        for f in &s.features {
-            let l = f.to_lowercase();
-            let Some(rest) = l.trim().strip_prefix("sneak attack") else {
-                continue;
-            };
-            let rest = rest.trim().trim_start_matches(['+', '(']).trim();
-            if let Some(n) = rest
-                .split("d6")
-                .next()
-                .and_then(|n| n.trim().parse::<u32>().ok())
-            {
-                return n.min(20);
-            }
-            return (s.level.max(0) as u32).div_ceil(2);
-        }
-        0
     }
 
     /// Turn-order bookkeeping: durations count down at the end of the bearer's turn.

@@ -1,6 +1,10 @@
 //! Actions, the action budget (CRB — Combat: Actions in Combat), and action results.
-use crate::grid::Cell;
+use crate::geometry::grid::Cell;
 use serde::{Deserialize, Serialize};
+
+pub mod legal;
+pub(crate) mod plan;
+pub mod space;
 
 /// Index of a combatant in its episode (stable for the whole episode: list order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

@@ -13,7 +13,7 @@
 //! - allies' squares can be passed through but not ended in; opponents' squares block;
 //! - climbing costs +1 square per elevation level gained (descending is free) — the seed's
 //!   elevation rule, no SRD counterpart.
-use crate::map::MapSpec;
+use crate::content::map::MapSpec;
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -272,7 +272,7 @@ const NEIGHBOURS: [(i32, i32); 8] = [
 
 impl Grid {
     /// Terrain arrays from a validated map: per cell move cost (0 = impassable), elevation,
-    /// `blocks_los` and the effective cover bonus ([`crate::map::TerrainType::effective_cover_bonus`]).
+    /// `blocks_los` and the effective cover bonus ([`crate::content::map::TerrainType::effective_cover_bonus`]).
     /// Cells missing from a hand-built map are impassable and block line of effect.
     pub fn from_map(map: &MapSpec) -> Grid {
         let rows = map.rows.max(0);
@@ -359,7 +359,7 @@ impl Grid {
     }
 
     /// The 5-10-5 cost in squares of the straight line from `from` to `to`
-    /// ([`crate::los::straight_line_iter`]: the start excluded, `to` last), stepping square
+    /// ([`crate::geometry::los::straight_line_iter`]: the start excluded, `to` last), stepping square
     /// by square under [`Grid::step_cost`]; `None` when a step is not allowed or `clear`
     /// (called once per square, in order, before its step is costed) refuses a square.
     pub fn straight_line_cost(
@@ -369,7 +369,7 @@ impl Grid {
         mut clear: impl FnMut(Cell) -> bool,
     ) -> Option<u32> {
         let (mut prev, mut cost, mut odd) = (from, 0u32, false);
-        for c in crate::los::straight_line_iter(from, to) {
+        for c in crate::geometry::los::straight_line_iter(from, to) {
             if !clear(c) {
                 return None;
             }

@@ -1,7 +1,7 @@
 //! The observation snapshot (seed "Snapshot d'observation"): owned data, never aliasing the
 //! engine, serialized to JSON with the seed's key names.
-use crate::action::{ActionResult, Budget};
-use crate::grid::Cell;
+use crate::actions::{ActionResult, Budget};
+use crate::geometry::grid::Cell;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -185,10 +185,10 @@ pub struct Observation {
 /// combatant whose turn it is, when `None`).
 pub(crate) fn build(
     ep: &crate::episode::Episode,
-    viewer: Option<crate::action::CombatantId>,
+    viewer: Option<crate::actions::CombatantId>,
 ) -> Observation {
-    use crate::action::CombatantId;
-    use crate::grid;
+    use crate::actions::CombatantId;
+    use crate::geometry::grid;
     use crate::rules;
     let enc = ep.encounter();
     let decision = ep.decision().cloned();
@@ -224,7 +224,7 @@ pub(crate) fn build(
                 conditions.insert("unconscious".to_string(), None);
             }
             CombatantObs {
-                unknown_feats: crate::feats::unknown_feats(s),
+                unknown_feats: crate::content::feats::unknown_feats(s),
                 traits: s.traits.clone(),
                 sneak_dice: ep.sneak_attack_dice(c),
                 concealment: ep.cond_defs(c).map(|d| d.miss_chance).max().unwrap_or(0),
@@ -301,7 +301,7 @@ pub(crate) fn build(
                             .join(" + "),
                         crit_range: w.crit_range,
                         crit_mult: w.crit_mult,
-                        reach_ft: (!w.is_ranged()).then(|| rules::melee_reach(ep, c, w).1),
+                        reach_ft: (!w.is_ranged()).then(|| rules::reach::melee_reach(ep, c, w).1),
                         range_increment_ft: w.range_increment_ft,
                         count: w.count,
                         natural: w.natural,
@@ -333,30 +333,33 @@ pub(crate) fn build(
         stoppable.sort_by_key(|(c, k)| (*k, *c));
         let step_field = ep.move_field(a, Some(1));
         for t in ep.ids().filter(|&t| t != a) {
-            let d = rules::distance_ft_from(ep, a, pos, t);
-            let wf = rules::weapon_for(ep, a, pos, t);
+            let d = rules::ranged::distance_ft_from(ep, a, pos, t);
+            let wf = rules::weapons::weapon_for(ep, a, pos, t);
             let (weapon_for, weapon_reason) = match wf {
                 Ok(w) => (Some(w), None),
                 Err(r) => (None, Some(r.to_string())),
             };
             let attacks = &ep.spec(a).attacks;
-            let range_penalty = weapon_for.map_or(0, |w| rules::range_penalty(&attacks[w], d));
+            let range_penalty =
+                weapon_for.map_or(0, |w| rules::ranged::range_penalty(&attacks[w], d));
             let ranged = weapon_for.is_some_and(|w| attacks[w].is_ranged());
             let charge = if ep.conscious(t) && ep.enemies(a, t) {
-                rules::charge_path(ep, a, t, None).map(|_| ())
+                rules::charge::charge_path(ep, a, t, None).map(|_| ())
             } else {
-                Err(crate::action::reasons::INVALID_TARGET)
+                Err(crate::actions::reasons::INVALID_TARGET)
             };
-            let can_step5 = crate::legal::STEP_DIRECTIONS.iter().any(|(dr, dc)| {
-                let c = grid::Cell::new(pos.row + dr, pos.col + dc);
-                step_field.can_stop(c)
-                    && step_field.cost(c) == Some(1)
-                    && rules::weapon_for(ep, a, c, t).is_ok()
-            });
+            let can_step5 = crate::actions::space::STEP_DIRECTIONS
+                .iter()
+                .any(|(dr, dc)| {
+                    let c = grid::Cell::new(pos.row + dr, pos.col + dc);
+                    step_field.can_stop(c)
+                        && step_field.cost(c) == Some(1)
+                        && rules::weapons::weapon_for(ep, a, c, t).is_ok()
+                });
             // `stoppable` is sorted by cost: the first square from which a weapon can attack.
             let movement_cost_ft = stoppable
                 .iter()
-                .find(|(c, _)| rules::weapon_for(ep, a, *c, t).is_ok())
+                .find(|(c, _)| rules::weapons::weapon_for(ep, a, *c, t).is_ok())
                 .map(|(_, k)| *k as i32 * grid::SQUARE_FT);
             pairs.push(PairObs {
                 target_index: t.0,
@@ -368,28 +371,30 @@ pub(crate) fn build(
                 can_charge: charge.is_ok(),
                 charge_reason: charge.err().map(|r| r.to_string()),
                 can_step5_to_attack: can_step5,
-                has_line_of_effect: crate::los::has_line_of_effect(
+                has_line_of_effect: crate::geometry::los::has_line_of_effect(
                     &enc.grid,
                     pos,
                     ep.fp_side(a),
                     ep.position(t),
                     ep.fp_side(t),
                 ),
-                flanking: !ranged && weapon_for.is_some() && rules::flanking(ep, a, pos, t),
+                flanking: !ranged
+                    && weapon_for.is_some()
+                    && rules::flanking::flanking(ep, a, pos, t),
                 movement_cost_ft,
-                target_threatens_me: ep.enemies(a, t) && rules::threatens(ep, t, a, pos),
+                target_threatens_me: ep.enemies(a, t) && rules::reach::threatens(ep, t, a, pos),
                 cover_bonus: if weapon_for.is_some() {
-                    rules::cover_bonus(ep, a, pos, t, ranged)
+                    rules::cover::cover_bonus(ep, a, pos, t, ranged)
                 } else {
                     0
                 },
             });
-            if ep.enemies(a, t) && rules::threatens(ep, t, a, pos) {
+            if ep.enemies(a, t) && rules::reach::threatens(ep, t, a, pos) {
                 enemies_threatening_me.push(ep.id_of(t).to_string());
             }
         }
         let enemies: Vec<CombatantId> = ep.ids().filter(|&x| ep.enemies(a, x)).collect();
-        let flat = rules::threatened_squares(ep, &enemies);
+        let flat = rules::reach::threatened_squares(ep, &enemies);
         let cols = enc.map.cols as usize;
         for (r, row) in threatened.iter_mut().enumerate() {
             for (c, v) in row.iter_mut().enumerate() {

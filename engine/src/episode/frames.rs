@@ -16,59 +16,14 @@
 //! recursive resolution would roll it, so default-policy episodes are identical to the engine
 //! before this core (see the commit that introduced it).
 
-use crate::action::{reasons, Action, ActionKind, ActionResult, CombatantId, Slot};
+use crate::actions::{reasons, Action, ActionKind, ActionResult, CombatantId, Slot};
 use crate::episode::{Controller, Decision, DecisionKind, Episode, HistoryEntry, Phase};
-use crate::grid::Cell;
-use crate::maneuvers::ManeuverPlan;
-use crate::rules::{self, idx, AttackOpts};
+use crate::geometry::grid::Cell;
+use crate::rules::aoo::Provocation;
+use crate::rules::attack_roll::AttackOpts;
+use crate::rules::maneuvers::ManeuverPlan;
+use crate::rules::{self, idx};
 use serde::{Deserialize, Serialize};
-
-/// What provokes an attack of opportunity (CRB — Combat: Attacks of Opportunity).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Provocation {
-    /// Leaving a threatened square: once per enemy per round for this mover ("moving out of
-    /// more than one square threatened by the same opponent in the same round doesn't count
-    /// as more than one opportunity"). A declined opportunity is asked again at the next
-    /// threatened square the mover leaves that round, until one is taken.
-    Leaving,
-    /// A ranged attack from a threatened square: each one provokes.
-    RangedAttack,
-    /// Standing up from prone (CRB — Conditions: Prone): a separate opportunity.
-    StandUp,
-    /// A combat maneuver: only its target may respond (CRB — Combat Maneuvers).
-    Maneuver,
-    /// Picking up an item (CRB — Actions in Combat: Move Actions).
-    PickUp,
-    /// Entering an opponent's square (CRB — Combat: Moving Through a Square).
-    Entering,
-}
-
-impl Provocation {
-    /// The `snake_case` name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Provocation::Leaving => "leaving",
-            Provocation::RangedAttack => "ranged_attack",
-            Provocation::StandUp => "stand_up",
-            Provocation::Maneuver => "maneuver",
-            Provocation::PickUp => "pick_up",
-            Provocation::Entering => "entering",
-        }
-    }
-
-    /// What the provoker does, for the transcript.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Provocation::Leaving => "leaves a threatened square",
-            Provocation::RangedAttack => "makes a ranged attack while threatened",
-            Provocation::StandUp => "stands up",
-            Provocation::Maneuver => "attempts a combat maneuver",
-            Provocation::PickUp => "picks up an item",
-            Provocation::Entering => "enters its square",
-        }
-    }
-}
 
 /// One unit of pending work. See the module documentation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -265,7 +220,7 @@ impl Episode {
                 if ranged && (!self.conscious(attacker) || !self.conscious(target)) {
                     return;
                 }
-                rules::attack_roll(self, attacker, target, weapon, opts);
+                rules::attack_roll::attack_roll(self, attacker, target, weapon, opts);
             }
             Frame::ChargeAttack {
                 attacker,
@@ -291,13 +246,13 @@ impl Episode {
                 plan,
                 hp_before,
                 provoked,
-            } => crate::maneuvers::step_maneuver(self, attacker, plan, hp_before, provoked),
+            } => crate::rules::maneuvers::step_maneuver(self, attacker, plan, hp_before, provoked),
             Frame::OverrunMove {
                 attacker,
                 target,
                 land,
                 margin,
-            } => crate::maneuvers::finish_overrun(self, attacker, target, land, margin),
+            } => crate::rules::maneuvers::finish_overrun(self, attacker, target, land, margin),
             Frame::StandUp { actor } => {
                 if self.conscious(actor) {
                     self.remove_condition(actor, "prone");
@@ -414,41 +369,6 @@ impl Episode {
                 }
             }
         }
-    }
-
-    /// The melee weapons (list order) with which `x` may take an attack of opportunity on
-    /// `provoker` standing at `pos` now, or empty if it may not (CRB — Combat: Attacks of
-    /// Opportunity): `x` is a conscious enemy able to make one (see [`rules::can_make_aoo`]),
-    /// with AoOs left this round (and, for leaving squares, this mover's opportunity not yet
-    /// taken this round), threatening `pos`, and `provoker` has neither cover nor total
-    /// concealment against it.
-    pub(crate) fn aoo_weapons(&self, w: &AooWindow, x: CombatantId) -> Vec<usize> {
-        let p = w.provoker;
-        if w.only.is_some_and(|o| o != x)
-            || x == p
-            || !self.enemies(x, p)
-            || !self.conscious(x)
-            || !rules::can_make_aoo(self, x)
-        {
-            return Vec::new();
-        }
-        let once_used = w.why == Provocation::Leaving && self.move_aoo_provoked.contains(&(x, p));
-        if once_used || self.aoo_remaining(x) == 0 {
-            return Vec::new();
-        }
-        let weapons = rules::threatening_weapons(self, x, p, w.pos);
-        if weapons.is_empty() {
-            return weapons;
-        }
-        let xpos = self.st[idx(x)].pos;
-        if rules::cover_bonus(self, x, xpos, p, false) > 0 {
-            return Vec::new();
-        }
-        // No AoO against a creature with total concealment (CRB — Combat: Concealment).
-        if self.miss_chance(x, p) >= 50 {
-            return Vec::new();
-        }
-        weapons
     }
 
     fn step_window(&mut self, mut w: AooWindow) {
@@ -575,7 +495,7 @@ impl Episode {
                         list.executing = Some(slot);
                         t.list = Some(list);
                         self.frames.push(Frame::Turn(t));
-                        rules::execute(self, actor, plan);
+                        crate::actions::plan::execute(self, actor, plan);
                         return;
                     }
                     Ok(None) => {
@@ -740,7 +660,7 @@ fn result(a: &Action, reason: Option<&'static str>) -> ActionResult {
 /// phase implies. `turn_actor` is the combatant whose turn it is; `history_len` the length of
 /// the restored history.
 pub(crate) fn check_frames(
-    enc: &crate::encounter::Encounter,
+    enc: &crate::content::encounter::Encounter,
     phase: &Phase,
     frames: &[Frame],
     turn_actor: Option<CombatantId>,

@@ -448,12 +448,12 @@ impl CombatantSpec {
     /// +2 to CMB and CMD for a maneuver whose Improved feat the creature has (CRB — Feats:
     /// Improved Bull Rush…), when the values are computed rather than printed.
     fn improved_bonus(&self, family: &str) -> i32 {
-        let feat = crate::action::Maneuver::ALL
+        let feat = crate::actions::Maneuver::ALL
             .into_iter()
             .find(|m| m.family() == family)
             .and_then(|m| m.improved_feat());
         match feat {
-            Some(f) if crate::feats::has(self, f) => 2,
+            Some(f) if crate::content::feats::has(self, f) => 2,
             _ => 0,
         }
     }
@@ -564,12 +564,12 @@ impl CombatantSpec {
         }
         for (field, map, hi) in [("cmb_vs", &self.cmb_vs, 200), ("cmd_vs", &self.cmd_vs, 300)] {
             for (k, v) in map {
-                if !crate::action::MANEUVER_FAMILIES.contains(&k.as_str()) {
+                if !crate::actions::MANEUVER_FAMILIES.contains(&k.as_str()) {
                     return err(
                         format!("{field}.{k}"),
                         &format!(
                             "unknown maneuver; known: {}",
-                            crate::action::MANEUVER_FAMILIES.join(", ")
+                            crate::actions::MANEUVER_FAMILIES.join(", ")
                         ),
                     );
                 }
@@ -684,7 +684,7 @@ impl CombatantSpec {
             }
         }
         for (i, c) in self.conditions.iter().enumerate() {
-            if crate::conditions::def(&c.name).is_none() {
+            if crate::effects::conditions::def(&c.name).is_none() {
                 return err(
                     format!("conditions[{i}].name"),
                     &format!("unknown condition `{}`", c.name),

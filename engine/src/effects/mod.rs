@@ -17,6 +17,8 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod conditions;
+
 /// Bonus types (CRB — Magic: Bonus Types, plus the seed's `trait`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

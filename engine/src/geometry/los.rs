@@ -17,7 +17,7 @@
 //! between on-map corners are always on the map.
 //!
 //! The attacker's and the target's own squares never block or grant cover.
-use crate::grid::{footprint, footprint_distance_squares, Cell, Grid};
+use crate::geometry::grid::{footprint, footprint_distance_squares, Cell, Grid};
 
 /// Longest line [`straight_line`] produces, in squares (no on-map pair comes near it).
 pub const MAX_LINE_SQUARES: usize = 1 << 20;
@@ -31,7 +31,7 @@ struct Pt {
 
 /// Corners of every square of a footprint: the `(side+1)²` lattice points of its rectangle.
 fn footprint_corners(anchor: Cell, side: i32) -> Vec<Pt> {
-    let s = i64::from(side.clamp(1, crate::grid::MAX_FOOTPRINT_SIDE));
+    let s = i64::from(side.clamp(1, crate::geometry::grid::MAX_FOOTPRINT_SIDE));
     let (r0, c0) = (i64::from(anchor.row), i64::from(anchor.col));
     let mut out = Vec::with_capacity(((s + 1) * (s + 1)) as usize);
     for y in r0..=r0 + s {
@@ -154,7 +154,7 @@ fn line_max(p0: Pt, p1: Pt, value: &dyn Fn(Option<Cell>) -> u8) -> u8 {
 }
 
 fn in_footprint(c: Cell, anchor: Cell, side: i32) -> bool {
-    let side = i64::from(side.clamp(1, crate::grid::MAX_FOOTPRINT_SIDE));
+    let side = i64::from(side.clamp(1, crate::geometry::grid::MAX_FOOTPRINT_SIDE));
     let (r, col) = (i64::from(c.row), i64::from(c.col));
     let (r0, c0) = (i64::from(anchor.row), i64::from(anchor.col));
     (r0..r0 + side).contains(&r) && (c0..c0 + side).contains(&col)
@@ -376,7 +376,7 @@ pub fn straight_line_iter(a: Cell, b: Cell) -> impl Iterator<Item = Cell> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::map::MapSpec;
+    use crate::content::map::MapSpec;
 
     /// `.` floor, `#` wall (blocks LoE, +4), `C` pillar (+4), `W` ruin (+2), `I` (+8).
     fn grid_of(rows: &[&str]) -> Grid {
@@ -646,7 +646,7 @@ mod tests {
 #[cfg(test)]
 mod cache_tests {
     use super::*;
-    use crate::map::MapSpec;
+    use crate::content::map::MapSpec;
 
     /// The line-of-effect cache agrees with the geometry for every pair of squares.
     #[test]

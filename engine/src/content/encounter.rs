@@ -1,7 +1,7 @@
 //! Building an encounter: a map, sides of combatants, deployment into zones, unique ids.
-use crate::data::CombatantSpec;
-use crate::grid::{Cell, Grid};
-use crate::map::MapSpec;
+use crate::content::combatant::CombatantSpec;
+use crate::content::map::MapSpec;
+use crate::geometry::grid::{Cell, Grid};
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -129,7 +129,7 @@ impl Encounter {
                 while next < zone.len() {
                     let anchor = zone[next];
                     next += 1;
-                    let cells = crate::grid::footprint(anchor, footprint_side);
+                    let cells = crate::geometry::grid::footprint(anchor, footprint_side);
                     // The whole footprint must lie in the zone (a Huge creature needs 3×3
                     // zone squares), on passable, unoccupied squares.
                     if cells.iter().all(|c| {
@@ -219,7 +219,7 @@ impl Encounter {
                 kind.clone()
             }
         };
-        for c in crate::grid::footprint(anchor, side) {
+        for c in crate::geometry::grid::footprint(anchor, side) {
             let problem = if !self.grid.in_bounds(c) {
                 off.clone()
             } else if !self.grid.passable(c) {
@@ -281,7 +281,7 @@ impl Encounter {
         }
         let mut owner: std::collections::BTreeMap<Cell, usize> = Default::default();
         for (i, c) in out.combatants.iter().enumerate() {
-            for cell in crate::grid::footprint(c.start, c.spec.size.footprint_side()) {
+            for cell in crate::geometry::grid::footprint(c.start, c.spec.size.footprint_side()) {
                 if let Some(&j) = owner.get(&cell) {
                     // Name a moved one: an unmoved pair cannot overlap (built by `build`).
                     let (a, b) = if moved[j] || !moved[i] {

@@ -1,0 +1,275 @@
+//! The encounter's fixed discrete action space: every action an id, in blocks only ever
+//! appended (published in the spec, so RL action masks keep their meaning).
+//!
+//! Layout (ids are contiguous blocks; N = combatants, W = most attacks of any combatant,
+//! C = rows × cols squares of the map, row-major):
+//!
+//! | block          | size  | index within block                         |
+//! |----------------|-------|--------------------------------------------|
+//! | `end_turn`     | 1     | —                                          |
+//! | `attack`       | N × W | target × W + weapon                        |
+//! | `full_attack`  | N × W | target × W + weapon                        |
+//! | `charge`       | N     | target (first melee weapon)                |
+//! | `move` toward  | N     | target (stop where any weapon can attack)  |
+//! | `move` to      | C     | destination square                         |
+//! | `5foot_step`   | 8     | direction N, NE, E, SE, S, SW, W, NW       |
+//! | `withdraw`     | C     | destination square                         |
+//! | `maneuver`     | N × M | target × M + maneuver ([`Maneuver::ALL`] order, M = 17) |
+//! | `stand_up`     | 1     | —                                          |
+//! | `drop_prone`   | 1     | —                                          |
+//! | `retrieve_weapon` | W  | weapon                                     |
+//! | `repair_weapon` | W    | weapon                                     |
+//! | `activate_power_attack` | 1 | — (a toggle)                          |
+//! | `run`          | C     | destination square                         |
+//! | `attack_of_opportunity` | W | weapon (reaction: the provoker is the decision's) |
+//! | `decline`      | 1     | — (reaction: let the opportunity pass)     |
+//!
+//! The blocks after `withdraw` were appended later: earlier ids never move. A maneuver id
+//! uses the first usable melee weapon that reaches the target (escape: the target is the
+//! grappler) and, for reposition, the default square (see `maneuvers.rs`).
+//!
+//! Target indices are absolute combatant indices (list order), so an id means the same thing
+//! at every decision of the episode; the 5-foot step is relative to the actor's square.
+
+use crate::actions::{Action, ActionKind, CombatantId, Maneuver};
+use crate::content::encounter::Encounter;
+use crate::geometry::grid::Cell;
+
+/// The eight 5-foot step directions `(drow, dcol)`: N, NE, E, SE, S, SW, W, NW.
+pub const STEP_DIRECTIONS: [(i32, i32); 8] = [
+    (-1, 0),
+    (-1, 1),
+    (0, 1),
+    (1, 1),
+    (1, 0),
+    (1, -1),
+    (0, -1),
+    (-1, -1),
+];
+
+/// Number of blocks of the action space.
+pub const BLOCKS: usize = 17;
+
+/// Sizes of the action space blocks of an encounter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ActionSpace {
+    /// Combatants.
+    pub n: u32,
+    /// Most attacks of any combatant.
+    pub w: u32,
+    /// Map rows.
+    pub rows: u32,
+    /// Map columns.
+    pub cols: u32,
+}
+
+impl ActionSpace {
+    /// The action space of an encounter.
+    pub fn of(enc: &Encounter) -> ActionSpace {
+        ActionSpace {
+            n: enc.combatants.len() as u32,
+            w: enc
+                .combatants
+                .iter()
+                .map(|c| c.spec.attacks.len() as u32)
+                .max()
+                .unwrap_or(0)
+                .max(1),
+            rows: enc.map.rows as u32,
+            cols: enc.map.cols as u32,
+        }
+    }
+
+    fn cells(&self) -> u32 {
+        self.rows * self.cols
+    }
+
+    /// `(name, first id, size)` of each block, in id order.
+    pub fn blocks(&self) -> [(&'static str, u32, u32); BLOCKS] {
+        let m = Maneuver::ALL.len() as u32;
+        let sizes = [
+            ("end_turn", 1),
+            ("attack", self.n * self.w),
+            ("full_attack", self.n * self.w),
+            ("charge", self.n),
+            ("move_toward", self.n),
+            ("move_to", self.cells()),
+            ("5foot_step", 8),
+            ("withdraw", self.cells()),
+            ("maneuver", self.n * m),
+            ("stand_up", 1),
+            ("drop_prone", 1),
+            ("retrieve_weapon", self.w),
+            ("repair_weapon", self.w),
+            ("activate_power_attack", 1),
+            ("run", self.cells()),
+            ("attack_of_opportunity", self.w),
+            ("decline", 1),
+        ];
+        let mut out = [("", 0, 0); BLOCKS];
+        let mut start = 0;
+        for (i, (name, size)) in sizes.into_iter().enumerate() {
+            out[i] = (name, start, size);
+            start += size;
+        }
+        out
+    }
+
+    /// Total number of action ids.
+    pub fn size(&self) -> u32 {
+        let b = self.blocks();
+        b[BLOCKS - 1].1 + b[BLOCKS - 1].2
+    }
+
+    fn cell_index(&self, c: Cell) -> Option<u32> {
+        if c.row < 0 || c.col < 0 || c.row as u32 >= self.rows || c.col as u32 >= self.cols {
+            return None;
+        }
+        Some(c.row as u32 * self.cols + c.col as u32)
+    }
+
+    fn cell_of(&self, i: u32) -> Cell {
+        Cell::new((i / self.cols) as i32, (i % self.cols) as i32)
+    }
+
+    /// Decode an id for an actor standing at `actor_pos`. `None` if out of range.
+    pub fn decode(&self, id: u32, actor_pos: Cell) -> Option<Action> {
+        let b = self.blocks();
+        let (bi, &(_, start, _)) = b
+            .iter()
+            .enumerate()
+            .find(|(_, (_, s, size))| id >= *s && id < s + size)?;
+        let k = id - start;
+        let mut a = match bi {
+            0 => Action::new(ActionKind::EndTurn),
+            1 | 2 => {
+                let mut a = Action::new(if bi == 1 {
+                    ActionKind::Attack
+                } else {
+                    ActionKind::FullAttack
+                });
+                a.target = Some(CombatantId((k / self.w) as u16));
+                a.weapon = Some((k % self.w) as usize);
+                a
+            }
+            3 => Action::new(ActionKind::Charge),
+            4 => Action::new(ActionKind::Move),
+            5 => Action::new(ActionKind::Move),
+            6 => Action::new(ActionKind::FiveFootStep),
+            7 => Action::new(ActionKind::Withdraw),
+            8 => {
+                let m = Maneuver::ALL.len() as u32;
+                let mut a = Action::new(ActionKind::Maneuver);
+                a.target = Some(CombatantId((k / m) as u16));
+                a.maneuver = Some(Maneuver::ALL[(k % m) as usize]);
+                a
+            }
+            9 => Action::new(ActionKind::StandUp),
+            10 => Action::new(ActionKind::DropProne),
+            11 | 12 => {
+                let mut a = Action::new(if bi == 11 {
+                    ActionKind::RetrieveWeapon
+                } else {
+                    ActionKind::RepairWeapon
+                });
+                a.weapon = Some(k as usize);
+                a
+            }
+            13 => Action::new(ActionKind::ActivatePowerAttack),
+            14 => Action::new(ActionKind::Run),
+            15 => {
+                let mut a = Action::new(ActionKind::AttackOfOpportunity);
+                a.weapon = Some(k as usize);
+                a
+            }
+            _ => Action::new(ActionKind::Decline),
+        };
+        match bi {
+            3 | 4 => a.target = Some(CombatantId(k as u16)),
+            5 | 7 | 14 => a.destination = Some(self.cell_of(k)),
+            6 => {
+                let (dr, dc) = STEP_DIRECTIONS[k as usize];
+                a.destination = Some(Cell::new(actor_pos.row + dr, actor_pos.col + dc));
+            }
+            _ => {}
+        }
+        Some(a)
+    }
+
+    /// The id of an action for an actor at `actor_pos`, if the action has one (e.g. `move`
+    /// toward a target with an explicit weapon has none).
+    pub fn encode(&self, a: &Action, actor_pos: Cell) -> Option<u32> {
+        self.encode_in(&self.blocks(), a, actor_pos)
+    }
+
+    /// [`ActionSpace::encode`] with the blocks already computed (`b = self.blocks()`).
+    pub(crate) fn encode_in(
+        &self,
+        b: &[(&'static str, u32, u32); BLOCKS],
+        a: &Action,
+        actor_pos: Cell,
+    ) -> Option<u32> {
+        let target = a.target.map(|t| t.0 as u32);
+        let bare = a.target.is_none() && a.destination.is_none() && a.weapon.is_none();
+        if a.kind != ActionKind::Maneuver && a.maneuver.is_some() {
+            return None;
+        }
+        match a.kind {
+            ActionKind::EndTurn => Some(0),
+            ActionKind::Attack | ActionKind::FullAttack => {
+                let (t, w) = (target?, a.weapon? as u32);
+                if t >= self.n || w >= self.w || a.destination.is_some() {
+                    return None;
+                }
+                let blk = if a.kind == ActionKind::Attack { 1 } else { 2 };
+                Some(b[blk].1 + t * self.w + w)
+            }
+            ActionKind::Charge => {
+                let t = target?;
+                (t < self.n && a.weapon.is_none() && a.destination.is_none()).then_some(b[3].1 + t)
+            }
+            ActionKind::Move => match (a.destination, target, a.weapon) {
+                (None, Some(t), None) if t < self.n => Some(b[4].1 + t),
+                (Some(d), None, None) => Some(b[5].1 + self.cell_index(d)?),
+                _ => None,
+            },
+            ActionKind::FiveFootStep => {
+                let d = a.destination?;
+                let delta = (d.row - actor_pos.row, d.col - actor_pos.col);
+                let k = STEP_DIRECTIONS.iter().position(|x| *x == delta)? as u32;
+                (target.is_none() && a.weapon.is_none()).then_some(b[6].1 + k)
+            }
+            ActionKind::Withdraw => {
+                let d = a.destination?;
+                (target.is_none() && a.weapon.is_none()).then_some(b[7].1 + self.cell_index(d)?)
+            }
+            ActionKind::Maneuver => {
+                let (t, m) = (target?, a.maneuver?);
+                let mi = Maneuver::ALL.iter().position(|x| *x == m)? as u32;
+                (t < self.n && a.weapon.is_none() && a.destination.is_none())
+                    .then_some(b[8].1 + t * Maneuver::ALL.len() as u32 + mi)
+            }
+            ActionKind::StandUp => bare.then_some(b[9].1),
+            ActionKind::DropProne => bare.then_some(b[10].1),
+            ActionKind::RetrieveWeapon | ActionKind::RepairWeapon => {
+                let w = a.weapon? as u32;
+                let blk = if a.kind == ActionKind::RetrieveWeapon {
+                    11
+                } else {
+                    12
+                };
+                (w < self.w && target.is_none() && a.destination.is_none()).then_some(b[blk].1 + w)
+            }
+            ActionKind::ActivatePowerAttack => bare.then_some(b[13].1),
+            ActionKind::Run => {
+                let d = a.destination?;
+                (target.is_none() && a.weapon.is_none()).then_some(b[14].1 + self.cell_index(d)?)
+            }
+            ActionKind::AttackOfOpportunity => {
+                let w = a.weapon? as u32;
+                (w < self.w && target.is_none() && a.destination.is_none()).then_some(b[15].1 + w)
+            }
+            ActionKind::Decline => bare.then_some(b[16].1),
+        }
+    }
+}

@@ -1,0 +1,90 @@
+//! The input history of an episode (every answered decision) and its replay (Seed + input
+//! log replays the game: Showdown's `inputLog`, OpenSpiel's `History()`).
+
+use crate::actions::{Action, ActionResult, CombatantId};
+use crate::content::encounter::Encounter;
+use crate::dice::DiceSource;
+use crate::episode::*;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// One answered decision of the episode's input history ([`Episode::history`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HistoryEntry {
+    pub decision_id: u64,
+    pub actor: CombatantId,
+    pub kind: DecisionKind,
+    /// The actions submitted, as submitted.
+    pub actions: Vec<Action>,
+    /// One result per submitted action, as they resolved. A turn's action list interrupted by
+    /// another combatant's reaction resumes after it: its later results are appended here
+    /// when they resolve.
+    pub results: Vec<ActionResult>,
+}
+
+/// Error of [`Episode::replay`]: history entry `index` does not match the replayed episode.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("history entry {index}: {what}")]
+pub struct ReplayError {
+    pub index: usize,
+    pub what: String,
+}
+
+impl Episode {
+    /// The episode's input history: every answered decision (id, kind, actor, submitted
+    /// actions and their results), in order. With the encounter, the dice source and the
+    /// controllers it reproduces the episode ([`Episode::replay`]).
+    pub fn history(&self) -> &[HistoryEntry] {
+        &self.history
+    }
+
+    /// The results of decision `decision_id` so far (see [`Episode::submit`]), if it was
+    /// answered.
+    pub fn results_of(&self, decision_id: u64) -> Option<&[ActionResult]> {
+        self.history
+            .iter()
+            .rev()
+            .find(|e| e.decision_id == decision_id)
+            .map(|e| e.results.as_slice())
+    }
+
+    /// Rebuild an episode from its start (`encounter`, `dice` as at the start, `controllers`)
+    /// and its input history: each entry's actions are submitted at its decision, then the
+    /// episode advances to where the original stood. The result is the same episode, byte for
+    /// byte (transcript, state, RNG, decision ids).
+    ///
+    /// # Errors
+    /// [`ReplayError`] when a decision of the history does not arise (another episode's
+    /// history, or a different encounter, seed or controllers).
+    pub fn replay(
+        encounter: Arc<Encounter>,
+        dice: DiceSource,
+        controllers: &[Controller],
+        history: &[HistoryEntry],
+    ) -> Result<Episode, ReplayError> {
+        let mut ep = Episode::with_dice(encounter, dice, controllers);
+        for (i, e) in history.iter().enumerate() {
+            let mismatch = |what: String| ReplayError { index: i, what };
+            match ep.advance() {
+                Status::Terminal(_) => return Err(mismatch("the episode is already over".into())),
+                Status::Decision(d) => {
+                    if d.decision_id != e.decision_id || d.actor != e.actor || d.kind != e.kind {
+                        return Err(mismatch(format!(
+                            "pending decision {} of combatant {} ({}) instead of {} of {} ({})",
+                            d.decision_id,
+                            d.actor.0,
+                            d.kind.name(),
+                            e.decision_id,
+                            e.actor.0,
+                            e.kind.name()
+                        )));
+                    }
+                }
+            }
+            ep.submit(e.decision_id, &e.actions)
+                .map_err(|x| mismatch(x.to_string()))?;
+        }
+        ep.advance();
+        Ok(ep)
+    }
+}

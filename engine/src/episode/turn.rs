@@ -1,0 +1,319 @@
+//! The turn structure (CRB — Combat: How Combat Works; Initiative; Actions in Combat): rolling
+//! initiative, the start and end of a turn, the turn budget (X4), the generic checks every turn
+//! action passes before its own rules (conscious, conditions, the budget slot), decisions and
+//! the end of the combat.
+
+use crate::actions::{reasons, Action, ActionKind, Budget, CombatantId, Slot};
+use crate::episode::*;
+
+impl Episode {
+    /// Initiative: d20 + modifier for each combatant in list order; sorted by total, then
+    /// modifier, then list order (CRB — Combat: Initiative; no re-roll of ties).
+    pub(crate) fn roll_initiative(&mut self) {
+        let n = self.st.len();
+        for i in 0..n {
+            let unknown = crate::content::feats::unknown_feats(&self.enc.combatants[i].spec);
+            if !unknown.is_empty() {
+                let id = self.enc.combatants[i].id.clone();
+                self.log_raw(format!(
+                    "warning: {id}: unknown feats ignored: {}",
+                    unknown.join(", ")
+                ));
+            }
+        }
+        let mut keys = Vec::with_capacity(n);
+        for i in 0..n {
+            let m = self.enc.combatants[i].spec.initiative_mod
+                + crate::effects::resolve(
+                    &self.modifiers_for(CombatantId(i as u16)),
+                    crate::effects::Stat::Initiative,
+                    &Default::default(),
+                )
+                .total;
+            let d = self.roll(20) as i32;
+            self.st[i].initiative_total = d + m;
+            let id = self.enc.combatants[i].id.clone();
+            self.log_raw(format!("initiative: {id} d20={d}{m:+}={}", d + m));
+            keys.push((d + m, m, i));
+        }
+        keys.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
+        self.order = keys.iter().map(|k| CombatantId(k.2 as u16)).collect();
+    }
+
+    /// Start of a turn; returns whether the turn is lost (a condition forbids acting, or a
+    /// confused creature's d% roll says so).
+    pub(crate) fn begin_turn(&mut self, actor: CombatantId) -> bool {
+        self.turn = TurnState::default();
+        let i = actor.0 as usize;
+        // Flat-footed until it acts (an explicit duration keeps its own count).
+        self.st[i]
+            .conditions
+            .retain(|c| !(c.name == "flat_footed" && c.rounds.is_none()));
+        self.st[i].charging = false;
+        self.st[i].running = false;
+        if self.st[i].life == LifeState::Dying {
+            self.stabilization_check(actor);
+        }
+        if !self.st[i].life.is_conscious() {
+            return true;
+        }
+        // Bleed (CRB — Conditions: Bleed): damage at the start of its turn (1 hp here).
+        if self.has_condition(actor, "bleeding") {
+            self.log_turn(actor, "bleeds: loses 1 hp".into());
+            self.lose_hp(actor, 1);
+            if !self.st[i].life.is_conscious() {
+                return true;
+            }
+        }
+        let blocking: Vec<&str> = self
+            .cond_defs(actor)
+            .filter(|d| d.cant_act)
+            .map(|d| d.name)
+            .collect();
+        if !blocking.is_empty() {
+            let why = blocking.join(", ");
+            self.log_turn(actor, format!("cannot act ({why})"));
+            return true;
+        }
+        if self.has_condition(actor, "confused")
+            && crate::rules::confusion::confused_turn(self, actor)
+        {
+            return true;
+        }
+        false
+    }
+
+    /// The outcome if the combat is decided now: at most one side with conscious combatants.
+    pub(crate) fn outcome_now(&self) -> Option<Outcome> {
+        let mut alive: Vec<&str> = Vec::new();
+        for (i, p) in self.enc.combatants.iter().enumerate() {
+            if self.st[i].life.is_conscious() && !alive.contains(&p.side.as_str()) {
+                alive.push(&p.side);
+            }
+        }
+        if alive.len() <= 1 {
+            Some(Outcome {
+                winner: alive.first().map(|s| s.to_string()),
+                rounds: self.round,
+                truncated: false,
+            })
+        } else {
+            None
+        }
+    }
+
+    /// Move to `Over` if decided; returns whether the episode is over.
+    pub(crate) fn check_end(&mut self) -> bool {
+        if let Phase::Over(_) = self.phase {
+            return true;
+        }
+        if let Some(o) = self.outcome_now() {
+            self.finish(o);
+            return true;
+        }
+        false
+    }
+
+    pub(crate) fn finish(&mut self, o: Outcome) {
+        // The combat is decided: no pending work goes on.
+        self.frames.clear();
+        if !self.turn.results.is_empty() && !self.order.is_empty() {
+            let actor = self.order[self.turn_pos];
+            self.st[actor.0 as usize].last_turn_results = std::mem::take(&mut self.turn.results);
+        }
+        let msg = match (&o.winner, o.truncated) {
+            (_, true) => format!("battle over: draw (round cap {} reached)", o.rounds),
+            (Some(w), false) => format!("battle over: {w} win in {} rounds", o.rounds),
+            (None, false) => format!("battle over: no side standing after {} rounds", o.rounds),
+        };
+        self.log_raw(msg);
+        self.phase = Phase::Over(o);
+    }
+
+    pub(crate) fn new_decision(&mut self, actor: CombatantId, kind: DecisionKind) {
+        let budget = if kind.is_reaction() {
+            Budget::default()
+        } else {
+            self.budget(actor)
+        };
+        let d = Decision {
+            decision_id: self.next_decision_id,
+            actor,
+            round: self.round,
+            budget,
+            kind,
+        };
+        self.next_decision_id += 1;
+        self.phase = Phase::Awaiting(d);
+    }
+
+    /// End the current turn; advance to the next combatant / round; apply the round cap.
+    pub(crate) fn end_turn(&mut self) {
+        debug_assert!(self.frames.is_empty(), "a turn ends with no pending work");
+        let actor = self.order[self.turn_pos];
+        self.st[actor.0 as usize].last_turn_results = std::mem::take(&mut self.turn.results);
+        {
+            // Run endurance (CRB — Run): the streak breaks on a turn without running; the
+            // rest after a failed check counts down one per turn.
+            let s = &mut self.st[actor.0 as usize];
+            if !self.turn.ran {
+                s.run_rounds = 0;
+                s.run_checks = 0;
+            }
+            s.run_rest = s.run_rest.saturating_sub(1);
+        }
+        self.tick_conditions(actor);
+        self.turn = TurnState::default();
+        self.turn_pos += 1;
+        self.phase = Phase::TurnStart;
+        if self.turn_pos >= self.order.len() {
+            self.turn_pos = 0;
+            if self.round >= self.enc.options.round_cap {
+                let o = Outcome {
+                    winner: None,
+                    rounds: self.round,
+                    truncated: true,
+                };
+                self.finish(o);
+                return;
+            }
+            self.round += 1;
+            for s in &mut self.st {
+                s.aoo_used = 0;
+            }
+            self.move_aoo_provoked.clear();
+        }
+    }
+
+    /// True when nothing but `end_turn` is legal for the actor now.
+    pub(crate) fn only_end_turn_left(&self, actor: CombatantId) -> bool {
+        !crate::actions::legal::any_besides_end_turn(self, actor)
+    }
+
+    /// The remaining budget of the acting combatant (CRB — Combat: Actions in Combat; Injury
+    /// and Death, Disabled).
+    pub(crate) fn budget(&self, actor: CombatantId) -> Budget {
+        let t = &self.turn;
+        let disabled = self.single_action(actor);
+        let nauseated = self.cond_flag(actor, |d| d.single_move);
+        let spent_disabled = disabled && t.disabled_acted;
+        let standard = !(t.standard_used || t.full_round_used || spent_disabled || nauseated);
+        let move_slot = !(t.full_round_used
+            || (t.move_used && !standard)
+            || spent_disabled
+            || (nauseated && t.move_used));
+        let full_round =
+            !disabled && !nauseated && !t.standard_used && !t.move_used && !t.full_round_used;
+        Budget {
+            standard,
+            move_action: move_slot,
+            swift: true,
+            full_round,
+            five_foot_step: !t.moved && !nauseated,
+        }
+    }
+
+    /// A single move or standard action per turn: disabled (CRB — Injury and Death) or
+    /// staggered (CRB — Conditions: Staggered).
+    pub(crate) fn single_action(&self, actor: CombatantId) -> bool {
+        self.st[actor.0 as usize].life == LifeState::Disabled
+            || self.cond_flag(actor, |d| d.staggered)
+    }
+
+    /// Whether the slot is available now.
+    pub(crate) fn slot_free(&self, actor: CombatantId, slot: Slot) -> bool {
+        let b = self.budget(actor);
+        match slot {
+            Slot::Standard => b.standard,
+            Slot::Move => b.move_action,
+            Slot::Swift => b.swift,
+            Slot::FullRound => b.full_round,
+            Slot::Free => true,
+        }
+    }
+
+    /// Consume a slot: a move action uses the move slot, or the standard one when the move
+    /// slot is spent (CRB: a move action may be taken in place of a standard action).
+    pub(crate) fn consume_slot(&mut self, actor: CombatantId, slot: Slot) {
+        let disabled = self.single_action(actor);
+        match slot {
+            Slot::Standard => self.turn.standard_used = true,
+            Slot::Move => {
+                if !self.turn.move_used {
+                    self.turn.move_used = true;
+                } else {
+                    self.turn.standard_used = true;
+                }
+            }
+            Slot::FullRound => self.turn.full_round_used = true,
+            Slot::Swift | Slot::Free => {}
+        }
+        if disabled && matches!(slot, Slot::Standard | Slot::Move | Slot::FullRound) {
+            self.turn.disabled_acted = true;
+        }
+    }
+
+    /// Check an action for `actor` now without applying it: the budget slot, then the rule
+    /// checks. Never rolls dice nor changes anything.
+    pub(crate) fn check(
+        &self,
+        actor: CombatantId,
+        a: &Action,
+    ) -> Result<Option<crate::actions::plan::Plan>, &'static str> {
+        if !self.st[actor.0 as usize].life.is_conscious() {
+            return Err(reasons::CANNOT_ACT);
+        }
+        if a.kind.is_reaction() {
+            return Err(reasons::WRONG_DECISION_KIND);
+        }
+        if a.kind == ActionKind::EndTurn {
+            return Ok(None);
+        }
+        if self.cond_flag(actor, |d| d.cant_act) {
+            return Err(reasons::CANNOT_ACT);
+        }
+        let escape =
+            a.kind == ActionKind::Maneuver && a.maneuver == Some(crate::actions::Maneuver::Escape);
+        let attacks = matches!(
+            a.kind,
+            ActionKind::Attack | ActionKind::FullAttack | ActionKind::Charge
+        ) || (a.kind == ActionKind::Maneuver && !escape);
+        let moves = matches!(
+            a.kind,
+            ActionKind::Move
+                | ActionKind::Charge
+                | ActionKind::FiveFootStep
+                | ActionKind::Withdraw
+                | ActionKind::Run
+                | ActionKind::StandUp
+        );
+        // Fatigued, exhausted, entangled: no charge and no run (CRB — Conditions).
+        let charge_like = matches!(a.kind, ActionKind::Charge | ActionKind::Run);
+        // Prone: no movement but standing up (crawling 5 ft is not modelled) — CRB —
+        // Conditions: Prone.
+        let prone_moves =
+            moves && a.kind != ActionKind::StandUp && self.has_condition(actor, "prone");
+        // Nauseated: a single move action, nothing else — no 5-foot step either, as the
+        // turn budget says (CRB — Conditions: Nauseated).
+        let nauseated_step =
+            a.kind == ActionKind::FiveFootStep && self.cond_flag(actor, |d| d.single_move);
+        if (attacks && self.cond_flag(actor, |d| d.cant_attack))
+            || nauseated_step
+            || (moves && self.cond_flag(actor, |d| d.cant_move))
+            || prone_moves
+            || (charge_like && self.cond_flag(actor, |d| d.no_charge))
+        {
+            return Err(reasons::PREVENTED_BY_CONDITION);
+        }
+        let slot = a.kind.slot();
+        if !self.slot_free(actor, slot) {
+            let disabled = self.st[actor.0 as usize].life == LifeState::Disabled;
+            return Err(if disabled && slot != Slot::Free {
+                reasons::DOWNGRADED_DISABLED
+            } else {
+                reasons::DOWNGRADED_ACTION_ECONOMY
+            });
+        }
+        crate::actions::plan::plan_action(self, actor, a).map(Some)
+    }
+}

@@ -1,0 +1,6 @@
+//! Geometry of the battle grid: squares, footprints, 5-10-5 distances, movement costs and
+//! paths (`grid`), line of effect and terrain cover (`los`). Every distance here is in squares
+//! unless a name says feet.
+
+pub mod grid;
+pub mod los;

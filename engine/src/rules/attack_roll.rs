@@ -1,0 +1,299 @@
+//! The attack roll (CRB — Combat: Attack Roll; Table: Attack Roll Modifiers; Armor Class,
+//! Touch Attacks, Flat-Footed; Critical Hits): modifiers collected as typed bonuses and
+//! stacked (`effects`), the target's AC, the d20 with natural 1/20, firearm misfire, the
+//! critical threat and confirmation, concealment, then damage (`damage`).
+
+use crate::actions::CombatantId;
+use crate::content::combatant::AttackKind;
+use crate::episode::Episode;
+use crate::rules::cover::cover_bonus;
+use crate::rules::damage::roll_damage;
+use crate::rules::flanking::flanking;
+use crate::rules::idx;
+use crate::rules::ranged::distance_ft_from;
+use crate::rules::ranged::into_melee_penalty;
+use crate::rules::ranged::range_penalty;
+
+/// Options of one attack roll.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct AttackOpts {
+    /// Iterative (−5/−10/−15) or secondary (−5) penalty, as a negative number.
+    pub penalty: i32,
+    /// The attack ends a charge (+2).
+    pub charge: bool,
+}
+
+/// One attack roll with a weapon, its critical confirmation, concealment and damage (a ranged
+/// attack's attack of opportunity is resolved before, by its [`crate::episode::frames::Frame::Swing`]).
+///
+/// Attack modifiers (CRB — Combat: Attack Roll; Table: Attack Roll Modifiers) are collected as
+/// typed [`crate::effects::Modifier`]s — the attacker's conditions and feats, charge, flanking,
+/// high ground, range, shooting into melee, helpless target, invisible attacker — and stacked
+/// by [`crate::effects::resolve`]; the AC likewise (see [`armor_class`]).
+pub(crate) fn attack_roll(
+    ep: &mut Episode,
+    a: CombatantId,
+    t: CombatantId,
+    w: usize,
+    opts: AttackOpts,
+) {
+    use crate::effects::{BonusType, Modifier, RollContext, Stat};
+    let spec = ep.spec_arc(a);
+    let weapon = spec.attacks[w].clone();
+    let ranged = weapon.is_ranged();
+    let from = ep.st[idx(a)].pos;
+    let d_ft = distance_ft_from(ep, a, from, t);
+    let wid = weapon.weapon_id();
+    let ctx = RollContext {
+        ranged,
+        distance_ft: Some(d_ft),
+        weapon: Some((&wid, &weapon.name)),
+        descriptors: &[],
+    };
+    let mut mods: Vec<Modifier> = Vec::new();
+    let sit = |stat: Stat, v: i32, src: &str| Modifier::new(stat, v, BonusType::Untyped, src);
+    if opts.charge {
+        mods.push(sit(Stat::Attack, 2, "charge"));
+    }
+    let flanked = !ranged && flanking(ep, a, from, t);
+    if !ranged {
+        if flanked {
+            mods.push(sit(Stat::Attack, 2, "flanking"));
+        }
+        let (ea, et) = (
+            ep.enc.grid.elevation(from),
+            ep.enc.grid.elevation(ep.st[idx(t)].pos),
+        );
+        if ea > et {
+            mods.push(sit(Stat::Attack, 1, "high ground"));
+        }
+    } else {
+        let rp = range_penalty(&weapon, d_ft);
+        if rp != 0 {
+            mods.push(sit(Stat::Attack, rp, "range"));
+        }
+        let im = into_melee_penalty(ep, a, t);
+        if im != 0 {
+            mods.push(sit(Stat::Attack, im, "into melee"));
+        }
+    }
+    // Helpless target: +4 to melee attacks (CRB — Conditions: Helpless).
+    if !ranged && ep.cond_flag(t, |d| d.helpless) {
+        mods.push(sit(Stat::Attack, 4, "helpless target"));
+    }
+    // Invisible attacker: +2 (CRB — Conditions: Invisible).
+    let invisible = ep.has_condition(a, "invisible") && !ep.has_condition(t, "blinded");
+    if invisible {
+        mods.push(sit(Stat::Attack, 2, "invisible"));
+    }
+    mods.extend(ep.modifiers_for(a));
+    // Power Attack (CRB — Feats): −X melee attack, +2X damage (+3X two-handed, +X with a
+    // secondary natural attack); broken weapon: −2 attack and damage (CRB — Conditions: Broken).
+    if !ranged {
+        mods.extend(crate::rules::power_attack::power_attack_mods(
+            ep, a, &weapon,
+        ));
+    }
+    let broken = ep.weapon_broken(a, w);
+    if broken {
+        mods.push(sit(Stat::Attack, -2, "broken"));
+        mods.push(sit(Stat::Damage, -2, "broken"));
+    }
+    let res = crate::effects::resolve(&mods, Stat::Attack, &ctx);
+    let bonus = weapon.attack_bonus + opts.penalty + res.total;
+    let mut notes: Vec<String> = Vec::new();
+    if !res.applied.is_empty() {
+        notes.push(res.note());
+    }
+    // Target AC (CRB — Combat: Armor Class, Touch Attacks, Flat-Footed).
+    let touch = weapon.kind == AttackKind::Touch
+        || (weapon.firearm && weapon.range_increment_ft.is_some_and(|inc| d_ft <= inc));
+    let denied = ep.denied_dex(t) || invisible;
+    let (mut ac, ac_note) = armor_class(ep, t, touch, denied, ranged);
+    if !ac_note.is_empty() {
+        notes.push(format!("target {ac_note}"));
+    }
+    if ep.st[idx(t)].charging {
+        ac -= 2;
+        notes.push("target charging AC -2".into());
+    }
+    let cover = cover_bonus(ep, a, from, t, ranged);
+    if cover > 0 {
+        ac += cover;
+        notes.push(format!("cover +{cover}"));
+    }
+    if let Some(Some(left)) = ep.st[idx(a)].ammo.get_mut(w) {
+        *left = left.saturating_sub(1);
+    }
+    let d = ep.roll(20) as i32;
+    let total = d + bonus;
+    ep.attrition[idx(a)].attacks += 1;
+    let hit = d != 1 && (d == 20 || total >= ac);
+    let tid = ep.id_of(t).to_string();
+    let ac_label = if touch { "touch AC" } else { "AC" };
+    let note = if notes.is_empty() {
+        String::new()
+    } else {
+        format!(" [{}]", notes.join(", "))
+    };
+    let head = format!(
+        "{} vs {tid} d20={d}{bonus:+}={total} {ac_label} {ac}{note}",
+        weapon.name
+    );
+    // Firearm misfire (Ultimate Combat — Firearms): a natural roll within the misfire value
+    // (1; +4 once broken) misses; the firearm gains the broken condition, and a broken
+    // firearm that misfires again explodes (here: destroyed; the explosion's damage is not
+    // modelled).
+    if weapon.firearm {
+        let broken = ep.st[idx(a)].weapons.get(w).is_some_and(|s| s.broken);
+        let misfire = if broken { 5 } else { 1 };
+        if d <= misfire {
+            let what = if let Some(state) = ep.st[idx(a)].weapons.get_mut(w) {
+                if state.broken {
+                    state.destroyed = true;
+                    "MISFIRE: the broken firearm explodes (destroyed)"
+                } else {
+                    state.broken = true;
+                    "MISFIRE: the firearm is broken"
+                }
+            } else {
+                "MISFIRE"
+            };
+            ep.log_turn(a, format!("{head} -> {what}"));
+            return;
+        }
+    }
+    if !hit {
+        ep.log_turn(a, format!("{head} -> MISS"));
+        return;
+    }
+    // Critical threat and confirmation: the confirmation is an attack roll with the same
+    // bonus against the same AC; natural 20 confirms, natural 1 fails (CRB — Combat: Critical
+    // Hits). A creature "not subject to critical hits" (trait `immune_critical`) takes a normal
+    // hit and no confirmation is rolled.
+    let mut mult = 1;
+    let mut crit_note = String::new();
+    // A broken weapon threatens only on a natural 20 and multiplies by ×2.
+    let threat = if broken {
+        20
+    } else {
+        crate::content::feats::crit_range(&spec, &weapon)
+    };
+    if d >= threat {
+        if ep.has_trait(t, "immune_critical") {
+            crit_note = " (immune to critical hits)".into();
+        } else {
+            let c = ep.roll(20) as i32;
+            let ct = c + bonus;
+            let confirmed = c != 1 && (c == 20 || ct >= ac);
+            if confirmed {
+                mult = if broken { 2 } else { weapon.crit_mult };
+                crit_note = format!(" x{mult} (confirm d20={c}{bonus:+}={ct})");
+            } else {
+                crit_note = format!(" (threat not confirmed d20={c}{bonus:+}={ct})");
+            }
+        }
+    }
+    // Concealment (CRB — Combat: Concealment): after the hit and the confirmation, d100; a
+    // roll within the miss chance misses.
+    let miss = ep.miss_chance(a, t);
+    if miss > 0 {
+        let m = ep.roll(100);
+        if m <= miss {
+            ep.log_turn(
+                a,
+                format!("{head} -> MISS (concealment d100={m} <= {miss}%){crit_note}"),
+            );
+            return;
+        }
+        crit_note = format!("{crit_note} (concealment d100={m} > {miss}%)");
+    }
+    // Sneak attack (CRB — Classes: Rogue, Sneak Attack): when the target is denied its Dex
+    // bonus to AC or flanked, melee or ranged within 30 ft; never against a target with
+    // concealment nor one immune to precision damage.
+    let sneak = ep.sneak_attack_dice(a);
+    let sneak = if sneak > 0
+        && miss == 0
+        && !ep.has_trait(t, "immune_precision")
+        && (denied || flanked)
+        && (!ranged || d_ft <= 30)
+    {
+        sneak
+    } else {
+        0
+    };
+    let dmg_mod = crate::effects::resolve(&mods, Stat::Damage, &ctx);
+    let dmg = roll_damage(ep, &weapon, mult, t, dmg_mod.total, sneak);
+    ep.attrition[idx(a)].hits += 1;
+    if mult > 1 {
+        ep.attrition[idx(a)].crits += 1;
+    }
+    let before = ep.st[idx(t)].hp;
+    let verdict = if mult > 1 { "CRIT" } else { "HIT" };
+    let head = format!("{head} -> {verdict}{crit_note}");
+
+    ep.st[idx(t)].hp -= dmg.total;
+    ep.attrition[idx(a)].damage_dealt += dmg.total as i64;
+    ep.attrition[idx(t)].damage_taken += dmg.total as i64;
+    let after = ep.st[idx(t)].hp;
+    ep.log_turn(
+        a,
+        format!(
+            "{head} {} damage{} ({tid} hp {before}->{after})",
+            dmg.total, dmg.note
+        ),
+    );
+    if dmg.total > 0 {
+        ep.update_life(t);
+    }
+    // Trip (Bestiary — Universal Monster Rules: Trip): a free trip attempt on a hit with the
+    // specified attack, without provoking.
+    if ep.conscious(t) && ep.conscious(a) && crate::rules::maneuvers::trip_rider(ep, a, &weapon) {
+        crate::rules::maneuvers::free_trip(ep, a, t, w);
+    }
+}
+
+/// Armor Class of `t` against an attack (CRB — Combat: Armor Class, Touch Attacks,
+/// Flat-Footed): total, touch or flat-footed from the printed numbers; then the change of its
+/// Dexterity part from Dex penalties (a denied creature keeps only a negative Dex modifier;
+/// helpless: Dex 0), then its conditions' AC modifiers (vs melee / vs ranged; dodge bonuses
+/// are lost when denied Dex). Returns the AC and a note of the modifiers applied.
+pub(crate) fn armor_class(
+    ep: &Episode,
+    t: CombatantId,
+    touch: bool,
+    denied: bool,
+    ranged: bool,
+) -> (i32, String) {
+    use crate::effects::{BonusType, RollContext, Stat};
+    let tspec = ep.spec(t);
+    let mut ac = match (touch, denied) {
+        (false, false) => tspec.ac.total,
+        (false, true) => tspec.ac.flat_footed,
+        (true, false) => tspec.ac.touch,
+        (true, true) => tspec.ac.touch - (tspec.ac.total - tspec.ac.flat_footed).max(0),
+    };
+    let mut notes = Vec::new();
+    let (base, eff) = ep.dex_mods(t);
+    let contrib = |m: i32| if denied { m.min(0) } else { m };
+    let dd = contrib(eff) - contrib(base);
+    if dd != 0 {
+        ac += dd;
+        notes.push(format!("Dex {dd:+}"));
+    }
+    let mods: Vec<_> = ep
+        .modifiers_for(t)
+        .into_iter()
+        .filter(|m| !(denied && m.bonus_type == BonusType::Dodge))
+        .collect();
+    let ctx = RollContext {
+        ranged,
+        ..Default::default()
+    };
+    let r = crate::effects::resolve(&mods, Stat::Ac, &ctx);
+    ac += r.total;
+    if !r.applied.is_empty() {
+        notes.push(r.note());
+    }
+    (ac, notes.join(", "))
+}

@@ -1,0 +1,98 @@
+//! Injury and death (CRB — Combat: Injury and Death; Bestiary — Creature Types): the life
+//! state from hit points (disabled at 0, dying below, dead at −Con; undead, constructs and
+//! creatures without Con destroyed at 0), stabilizing, and losing hit points.
+
+use crate::actions::CombatantId;
+use crate::episode::*;
+
+impl Episode {
+    /// Dying at the start of its turn: DC 10 Constitution check with a penalty equal to the
+    /// negative hit point total; a natural 20 succeeds; failure loses 1 hp (CRB — Combat:
+    /// Injury and Death, Dying / Stable Characters and Recovery).
+    pub(crate) fn stabilization_check(&mut self, actor: CombatantId) {
+        let i = actor.0 as usize;
+        let con_mod = self.enc.combatants[i].spec.abilities.con_mod();
+        let hp = self.st[i].hp;
+        let d = self.roll(20) as i32;
+        let total = d + con_mod + hp; // hp is negative: the penalty
+        if d == 20 || total >= 10 {
+            self.st[i].life = LifeState::Stable;
+            self.log_turn(
+                actor,
+                format!("stabilize d20={d}{con_mod:+}{hp:+}={total} vs DC 10 -> stable"),
+            );
+        } else {
+            self.log_turn(
+                actor,
+                format!("stabilize d20={d}{con_mod:+}{hp:+}={total} vs DC 10 -> loses 1 hp"),
+            );
+            self.lose_hp(actor, 1);
+        }
+    }
+
+    /// Lose hit points (no attacker) and update the life state.
+    pub(crate) fn lose_hp(&mut self, c: CombatantId, amount: i32) {
+        let i = c.0 as usize;
+        self.st[i].hp -= amount;
+        self.update_life(c);
+    }
+
+    /// Recompute the life state after hit point loss (CRB — Combat: Injury and Death; Bestiary
+    /// — Creature Types: undead and constructs are destroyed at 0 hp).
+    pub(crate) fn update_life(&mut self, c: CombatantId) {
+        let i = c.0 as usize;
+        let spec = &self.enc.combatants[i].spec;
+        let hp = self.st[i].hp;
+        let before = self.st[i].life;
+        let no_con = spec.abilities.con_score.is_none()
+            || matches!(
+                spec.creature_type.as_deref(),
+                Some("undead") | Some("construct")
+            );
+        let simple = self.enc.options.simple_monster_death && !spec.player_character;
+        let new = if before == LifeState::Dead {
+            LifeState::Dead
+        } else if no_con || simple {
+            if hp <= 0 {
+                LifeState::Dead
+            } else {
+                LifeState::Healthy
+            }
+        } else {
+            let con = spec.abilities.con_score.unwrap_or(0);
+            if hp <= -con {
+                LifeState::Dead
+            } else if hp < 0 {
+                // Only called after hit point loss: new damage while stable resumes dying.
+                LifeState::Dying
+            } else if hp == 0 {
+                LifeState::Disabled
+            } else {
+                LifeState::Healthy
+            }
+        };
+        self.st[i].life = new;
+        if !new.is_conscious() && self.st[i].grapple.is_some() {
+            // A grapple ends when either creature falls (CRB — Grapple: nothing holds it).
+            crate::rules::grapple::end_grapple(self, c);
+        }
+        if new != before {
+            let id = self.id_of(c).to_string();
+            let what = match new {
+                LifeState::Healthy => None,
+                LifeState::Disabled => Some("is disabled"),
+                LifeState::Dying => Some("is dying"),
+                LifeState::Stable => None,
+                LifeState::Dead if no_con => Some("is destroyed"),
+                LifeState::Dead => Some("dies"),
+            };
+            if let Some(w) = what {
+                self.log.push(LogLine {
+                    round: Some(self.round),
+                    actor: Some(id),
+                    message: format!("{w} (hp {hp})"),
+                });
+            }
+        }
+    }
+}

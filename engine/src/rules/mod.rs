@@ -1,0 +1,121 @@
+//! The rules, one module per SRD area. Each module's header gives its rule, its SRD source
+//! and any deviation. What an action kind checks and does is in `crate::actions`; what can
+//! wait on a decision is sequenced by `crate::episode::frames`.
+//!
+//! | module | rule |
+//! |---|---|
+//! | `attack_roll` | the attack roll, its modifiers, AC, criticals |
+//! | `damage` | damage, DR, energy resistance and immunity |
+//! | `weapons` | which weapon can attack from where |
+//! | `reach` | reach and threatened squares |
+//! | `ranged` | range increments, shooting into melee |
+//! | `cover` | terrain and soft cover |
+//! | `flanking` | flanking |
+//! | `aoo` | who may make attacks of opportunity |
+//! | `movement` | passing and stopping, movement fields, paths |
+//! | `charge` | the charge line |
+//! | `concealment` | concealment miss chances |
+//! | `confusion` | the confused d% |
+//! | `maneuvers` | combat maneuvers: CMB/CMD, the checks and their effects |
+//! | `grapple` | the grapple link |
+//! | `items` | dropped, broken, destroyed items; retrieve, repair |
+//! | `power_attack` | Power Attack |
+//! | `run` | run |
+//! | `life` | injury and death |
+//! | `saves` | saving throws |
+//! | `sneak_attack` | sneak attack dice |
+
+use crate::actions::CombatantId;
+use crate::episode::{Episode, LifeState};
+use crate::geometry::grid::{self, Cell, SQUARE_FT};
+
+pub(crate) mod aoo;
+pub(crate) mod attack_roll;
+pub(crate) mod charge;
+pub(crate) mod concealment;
+pub(crate) mod confusion;
+pub(crate) mod cover;
+pub(crate) mod damage;
+pub(crate) mod flanking;
+pub(crate) mod grapple;
+pub(crate) mod items;
+pub(crate) mod life;
+pub(crate) mod maneuvers;
+pub(crate) mod movement;
+pub(crate) mod power_attack;
+pub(crate) mod ranged;
+pub(crate) mod reach;
+pub(crate) mod run;
+pub mod saves;
+pub(crate) mod sneak_attack;
+pub(crate) mod weapons;
+
+// ----- basic look-ups ------------------------------------------------------------------------
+
+pub(crate) fn idx(c: CombatantId) -> usize {
+    c.0 as usize
+}
+
+impl Episode {
+    pub(crate) fn n(&self) -> usize {
+        self.st.len()
+    }
+    pub(crate) fn ids(&self) -> impl Iterator<Item = CombatantId> {
+        (0..self.st.len() as u16).map(CombatantId)
+    }
+    pub(crate) fn spec(&self, c: CombatantId) -> &crate::content::combatant::CombatantSpec {
+        &self.enc.combatants[idx(c)].spec
+    }
+    /// The combatant's spec, shared (cheap to clone, unlike the spec itself).
+    pub(crate) fn spec_arc(
+        &self,
+        c: CombatantId,
+    ) -> std::sync::Arc<crate::content::combatant::CombatantSpec> {
+        std::sync::Arc::clone(&self.enc.combatants[idx(c)].spec)
+    }
+    pub(crate) fn side_of(&self, c: CombatantId) -> &str {
+        &self.enc.combatants[idx(c)].side
+    }
+    pub(crate) fn enemies(&self, a: CombatantId, b: CombatantId) -> bool {
+        self.side_of(a) != self.side_of(b)
+    }
+    pub(crate) fn conscious(&self, c: CombatantId) -> bool {
+        self.st[idx(c)].life.is_conscious()
+    }
+    pub(crate) fn fp_side(&self, c: CombatantId) -> i32 {
+        self.spec(c).size.footprint_side()
+    }
+    pub(crate) fn natural_reach_ft(&self, c: CombatantId) -> i32 {
+        self.spec(c).size.natural_reach_ft()
+    }
+    pub(crate) fn cells_of(&self, c: CombatantId) -> Vec<Cell> {
+        grid::footprint(self.st[idx(c)].pos, self.fp_side(c))
+    }
+    /// [`Self::cells_of`] without allocating.
+    pub(crate) fn cells_iter(&self, c: CombatantId) -> impl Iterator<Item = Cell> {
+        grid::footprint_iter(self.st[idx(c)].pos, self.fp_side(c))
+    }
+    /// Movement budget in feet (best of land and fly speed; half when disabled).
+    pub(crate) fn speed_ft(&self, c: CombatantId) -> i32 {
+        let s = self.spec(c);
+        let best = s.speed_land_ft.max(s.speed_fly_ft.unwrap_or(0));
+        // Half speed from conditions (entangled, exhausted, blinded), in whole squares.
+        let best = if self.speed_halves(c) < 2 {
+            (best / 2) / SQUARE_FT * SQUARE_FT
+        } else {
+            best
+        };
+        if self.st[idx(c)].life == LifeState::Disabled {
+            (best / 2) / SQUARE_FT * SQUARE_FT
+        } else {
+            best
+        }
+    }
+    /// Whether the combatant has the feat (case-insensitive name).
+    pub(crate) fn has_feat(&self, c: CombatantId, feat: &str) -> bool {
+        self.spec(c)
+            .feats
+            .iter()
+            .any(|f| f.eq_ignore_ascii_case(feat))
+    }
+}

@@ -1,0 +1,88 @@
+//! Which weapon can attack a target from a square (reach or range, line of effect, ammunition,
+//! a dropped or destroyed item), and the seed's `weapon_for` choice (CRB — Combat: Attack
+//! Roll; Conditions: Prone for ranged weapons).
+
+use crate::actions::{reasons, CombatantId};
+use crate::episode::Episode;
+use crate::geometry::grid::Cell;
+use crate::geometry::los::{self};
+use crate::rules::idx;
+use crate::rules::ranged::distance_ft_from;
+use crate::rules::ranged::max_range_ft;
+use crate::rules::reach::footprints_in_reach;
+use crate::rules::reach::melee_reach;
+
+/// Whether weapon `w` of `a`, standing at `from`, can attack `t` now. Errors are reason codes:
+/// `out_of_range`, `no_line_of_effect`.
+pub(crate) fn can_weapon_attack(
+    ep: &Episode,
+    a: CombatantId,
+    from: Cell,
+    w: usize,
+    t: CombatantId,
+) -> Result<(), &'static str> {
+    let spec = ep.spec(a);
+    let Some(weapon) = spec.attacks.get(w) else {
+        return Err(reasons::WEAPON_UNAVAILABLE);
+    };
+    // Dropped (disarm) or destroyed (sunder) items cannot attack.
+    if !ep.weapon_usable(a, w) {
+        return Err(reasons::WEAPON_UNAVAILABLE);
+    }
+    let tpos = ep.st[idx(t)].pos;
+    if ep.st[idx(a)].ammo.get(w).copied().flatten() == Some(0) {
+        return Err(reasons::OUT_OF_AMMUNITION);
+    }
+    if weapon.is_ranged() {
+        // Prone: no ranged weapon but a crossbow (CRB — Conditions: Prone).
+        if ep.has_condition(a, "prone") && !weapon.name.to_lowercase().contains("crossbow") {
+            return Err(reasons::PREVENTED_BY_CONDITION);
+        }
+        let d = distance_ft_from(ep, a, from, t);
+        if d > max_range_ft(weapon) {
+            return Err(reasons::OUT_OF_RANGE);
+        }
+    } else {
+        let reach = melee_reach(ep, a, weapon);
+        if !footprints_in_reach(from, ep.fp_side(a), tpos, ep.fp_side(t), reach) {
+            return Err(reasons::OUT_OF_RANGE);
+        }
+    }
+    if !los::has_line_of_effect(&ep.enc.grid, from, ep.fp_side(a), tpos, ep.fp_side(t)) {
+        return Err(reasons::NO_LINE_OF_EFFECT);
+    }
+    Ok(())
+}
+
+/// The seed's `weapon_for`: the first weapon (list order) that can attack the target from
+/// `from`; else the reason (`no_weapon`, `no_line_of_effect`, `out_of_range`).
+pub(crate) fn weapon_for(
+    ep: &Episode,
+    a: CombatantId,
+    from: Cell,
+    t: CombatantId,
+) -> Result<usize, &'static str> {
+    let n = ep.spec(a).attacks.len();
+    if n == 0 {
+        return Err(reasons::NO_WEAPON);
+    }
+    if (0..n).all(|w| !ep.weapon_usable(a, w)) {
+        return Err(reasons::WEAPON_UNAVAILABLE);
+    }
+    let (mut saw_los, mut saw_ammo) = (false, false);
+    for w in 0..n {
+        match can_weapon_attack(ep, a, from, w, t) {
+            Ok(()) => return Ok(w),
+            Err(r) if r == reasons::NO_LINE_OF_EFFECT => saw_los = true,
+            Err(r) if r == reasons::OUT_OF_AMMUNITION => saw_ammo = true,
+            Err(_) => {}
+        }
+    }
+    Err(if saw_los {
+        reasons::NO_LINE_OF_EFFECT
+    } else if saw_ammo {
+        reasons::OUT_OF_AMMUNITION
+    } else {
+        reasons::OUT_OF_RANGE
+    })
+}
