@@ -10,9 +10,7 @@
 //! (`impl From<ServiceError> for tonic::Status`).
 use crate::proto::{self, environment_server::Environment};
 use crate::scenarios::ScenarioStore;
-use pf1e_engine::{
-    Action, ActionKind, Cell, CombatantId, Controller, Encounter, Episode, Maneuver, Status,
-};
+use pf1e_engine::{CombatantId, Controller, Encounter, Episode, Status};
 use std::collections::{BTreeSet, HashMap};
 use std::future::Future;
 use std::path::PathBuf;
@@ -21,8 +19,17 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 use tonic::{Request, Response};
 
+mod convert;
 mod error;
 mod evaluate;
+use convert::{
+    action_from_proto, controllers, decision_to_proto, episode_state, result_to_proto, ObsOpts,
+    RewardCfg,
+};
+pub use convert::{
+    action_to_proto, kind_from_proto, kind_to_proto, maneuver_from_proto, maneuver_to_proto,
+    result_code, DEFAULT_DAMAGE_WEIGHT, DEFAULT_KILL_WEIGHT, MAX_REWARD_WEIGHT,
+};
 use error::error_to_proto;
 pub use error::ServiceError;
 pub use evaluate::{DEFAULT_MAX_EVALUATIONS, MAX_ORIGIN_LEN, PROGRESS_INTERVAL};
@@ -71,69 +78,6 @@ impl ServiceConfig {
             max_batch_items: DEFAULT_MAX_BATCH_ITEMS,
             max_evaluations: DEFAULT_MAX_EVALUATIONS,
         }
-    }
-}
-
-/// What each EpisodeState of an episode carries (`proto::ObservationOptions`, defaults
-/// applied).
-#[derive(Debug, Clone, Copy)]
-struct ObsOpts {
-    json: bool,
-    typed: bool,
-    tensors: bool,
-    legal_actions: bool,
-    mask: bool,
-}
-
-impl ObsOpts {
-    fn from_proto(o: Option<&proto::ObservationOptions>) -> ObsOpts {
-        let o = o.cloned().unwrap_or_default();
-        ObsOpts {
-            json: o.json.unwrap_or(true),
-            typed: o.typed.unwrap_or(true),
-            tensors: o.tensors,
-            legal_actions: o.legal_actions.unwrap_or(true),
-            mask: o.action_mask,
-        }
-    }
-}
-
-/// Reward shaping (`proto::RewardOptions`, defaults applied).
-#[derive(Debug, Clone, Copy)]
-struct RewardCfg {
-    shaped: bool,
-    damage_weight: f64,
-    kill_weight: f64,
-}
-
-/// Default `RewardOptions.damage_weight`.
-pub const DEFAULT_DAMAGE_WEIGHT: f32 = 1.0;
-/// Default `RewardOptions.kill_weight`.
-pub const DEFAULT_KILL_WEIGHT: f32 = 0.1;
-/// Largest accepted absolute reward weight.
-pub const MAX_REWARD_WEIGHT: f32 = 1000.0;
-
-impl RewardCfg {
-    fn from_proto(
-        o: Option<&proto::RewardOptions>,
-        field: &str,
-    ) -> Result<RewardCfg, ServiceError> {
-        let o = o.cloned().unwrap_or_default();
-        let weight = |v: Option<f32>, default: f32, name: &str| {
-            let w = v.unwrap_or(default);
-            if !w.is_finite() || w.abs() > MAX_REWARD_WEIGHT {
-                return Err(ServiceError::invalid(
-                    format!("{field}.{name}"),
-                    format!("{w} is not a finite weight within ±{MAX_REWARD_WEIGHT}"),
-                ));
-            }
-            Ok(f64::from(w))
-        };
-        Ok(RewardCfg {
-            shaped: o.shaped,
-            damage_weight: weight(o.damage_weight, DEFAULT_DAMAGE_WEIGHT, "damage_weight")?,
-            kill_weight: weight(o.kill_weight, DEFAULT_KILL_WEIGHT, "kill_weight")?,
-        })
     }
 }
 
@@ -463,7 +407,7 @@ impl EnvironmentService {
             .scenarios
             .resolve(req.scenario.as_ref(), "scenario")?;
         let (controllers, _) = controllers(&enc, req.controlled.as_ref())?;
-        let obs = ObsOpts::from_proto(req.observation.as_ref());
+        let obs = ObsOpts::from(req.observation.as_ref());
         let reward = RewardCfg::from_proto(req.reward.as_ref(), "reward")?;
         self.check_capacity()?;
         let episode = Episode::new(enc, req.seed, &controllers);
@@ -711,7 +655,7 @@ impl EnvironmentService {
             .inner
             .scenarios
             .resolve(req.scenario.as_ref(), "scenario")?;
-        let obs = ObsOpts::from_proto(req.observation.as_ref());
+        let obs = ObsOpts::from(req.observation.as_ref());
         let reward = RewardCfg::from_proto(req.reward.as_ref(), "reward")?;
         if req.snapshot.is_empty() {
             return Err(ServiceError::invalid("snapshot", "is required"));
@@ -795,7 +739,7 @@ impl EnvironmentService {
             Status::Decision(dec) => d.decision = Some(decision_to_proto(&s.episode, dec)),
             Status::Terminal(o) => {
                 d.over = true;
-                d.outcome = Some(outcome_to_proto(o));
+                d.outcome = Some(proto::Outcome::from(o));
             }
         }
         Ok(d)
@@ -1294,52 +1238,6 @@ fn batch_item(r: Result<proto::EpisodeState, ServiceError>) -> proto::BatchItem 
     }
 }
 
-/// The engine's reason string → `ResultCode`: the one place that maps them.
-pub fn result_code(ok: bool, reason: Option<&str>) -> proto::ResultCode {
-    use pf1e_engine::action::reasons as r;
-    use proto::ResultCode as C;
-    match reason {
-        None if ok => C::Ok,
-        None => C::Unknown,
-        Some(reason) => match reason {
-            r::MISSING_TARGET => C::MissingTarget,
-            r::INVALID_TARGET => C::InvalidTarget,
-            r::WEAPON_UNAVAILABLE => C::WeaponUnavailable,
-            r::NO_WEAPON => C::NoWeapon,
-            r::NO_LINE_OF_EFFECT => C::NoLineOfEffect,
-            r::OUT_OF_RANGE => C::OutOfRange,
-            r::OUT_OF_AMMUNITION => C::OutOfAmmunition,
-            r::NO_CHARGE_PATH => C::NoChargePath,
-            r::UNREACHABLE_DESTINATION => C::UnreachableDestination,
-            r::INVALID_DESTINATION => C::InvalidDestination,
-            r::ALREADY_MOVED => C::AlreadyMoved,
-            r::DOWNGRADED_ACTION_ECONOMY => C::DowngradedActionEconomy,
-            r::DOWNGRADED_DISABLED => C::DowngradedDisabled,
-            r::CANNOT_ACT => C::CannotAct,
-            r::TURN_ENDED => C::TurnEnded,
-            r::PREVENTED_BY_CONDITION => C::PreventedByCondition,
-            r::NOT_PRONE => C::NotProne,
-            r::ALREADY_PRONE => C::AlreadyProne,
-            r::NO_POWER_ATTACK => C::NoPowerAttack,
-            r::TARGET_TOO_LARGE => C::TargetTooLarge,
-            r::NOT_GRAPPLED => C::NotGrappled,
-            r::MISSING_MANEUVER => C::MissingManeuver,
-            r::CANNOT_RUN => C::CannotRun,
-            _ => C::Unknown,
-        },
-    }
-}
-
-fn result_to_proto(r: &pf1e_engine::ActionResult, field: String) -> proto::ActionResult {
-    proto::ActionResult {
-        kind: kind_to_proto(r.kind) as i32,
-        ok: r.ok,
-        reason: r.reason.clone().unwrap_or_default(),
-        field,
-        code: result_code(r.ok, r.reason.as_deref()) as i32,
-    }
-}
-
 /// Short hash (FNV-1a 64, 16 hex digits) of the built encounter's JSON.
 pub fn rules_data_version(enc: &Encounter) -> String {
     let bytes = serde_json::to_vec(enc).unwrap_or_default();
@@ -1373,254 +1271,6 @@ fn check_episode_id(id: &str) -> Result<(), ServiceError> {
         ));
     }
     Ok(())
-}
-
-/// Controllers per combatant and the reward side from the request's `controlled`.
-fn controllers(
-    enc: &Encounter,
-    controlled: Option<&proto::Controlled>,
-) -> Result<(Vec<Controller>, Option<String>), ServiceError> {
-    let mut ctl = vec![Controller::DefaultPolicy; enc.combatants.len()];
-    let Some(c) = controlled else {
-        return Ok((ctl, None));
-    };
-    for (i, side) in c.sides.iter().enumerate() {
-        if !enc.sides.contains(side) {
-            return Err(ServiceError::invalid(
-                format!("controlled.sides[{i}]"),
-                format!("unknown side {side:?} (sides: {})", enc.sides.join(", ")),
-            ));
-        }
-        for (k, p) in enc.combatants.iter().enumerate() {
-            if p.side == *side {
-                ctl[k] = Controller::External;
-            }
-        }
-    }
-    for (i, id) in c.combatant_ids.iter().enumerate() {
-        match enc.combatants.iter().position(|p| p.id == *id) {
-            Some(k) => ctl[k] = Controller::External,
-            None => {
-                let ids: Vec<&str> = enc.combatants.iter().map(|p| p.id.as_str()).collect();
-                return Err(ServiceError::invalid(
-                    format!("controlled.combatant_ids[{i}]"),
-                    format!("unknown combatant {id:?} (ids: {})", ids.join(", ")),
-                ));
-            }
-        }
-    }
-    let sides: BTreeSet<&str> = enc
-        .combatants
-        .iter()
-        .zip(&ctl)
-        .filter(|(_, c)| **c == Controller::External)
-        .map(|(p, _)| p.side.as_str())
-        .collect();
-    let reward_side = if sides.len() == 1 {
-        sides.into_iter().next().map(str::to_string)
-    } else {
-        None
-    };
-    Ok((ctl, reward_side))
-}
-
-/// The engine action of a proto action. `field` names it (`actions[i]`).
-fn action_from_proto(
-    a: &proto::Action,
-    field: &str,
-    enc: &Encounter,
-) -> Result<Action, ServiceError> {
-    let kind = match proto::ActionKind::try_from(a.kind) {
-        Ok(proto::ActionKind::Unspecified) => {
-            return Err(ServiceError::invalid(
-                format!("{field}.kind"),
-                "must be set (ACTION_KIND_UNSPECIFIED is not an action)",
-            ))
-        }
-        Ok(k) => kind_from_proto(k)
-            .ok_or_else(|| ServiceError::Internal("unmapped action kind".into()))?,
-        Err(_) => {
-            return Err(ServiceError::invalid(
-                format!("{field}.kind"),
-                format!("unknown action kind {}", a.kind),
-            ))
-        }
-    };
-    let target = match a.target {
-        None => None,
-        Some(t) => {
-            let n = enc.combatants.len();
-            if (t as usize) >= n {
-                return Err(ServiceError::invalid(
-                    format!("{field}.target"),
-                    format!("no combatant with index {t} (the encounter has {n}: 0..{n})"),
-                ));
-            }
-            let t = u16::try_from(t)
-                .map_err(|_| ServiceError::invalid(format!("{field}.target"), "too large"))?;
-            Some(CombatantId(t))
-        }
-    };
-    let destination = match &a.destination {
-        None => None,
-        Some(c) => {
-            let (rows, cols) = (enc.map.rows, enc.map.cols);
-            if c.row < 0 || c.col < 0 || c.row >= rows || c.col >= cols {
-                return Err(ServiceError::invalid(
-                    format!("{field}.destination"),
-                    format!(
-                        "({},{}) is off the map ({rows} rows × {cols} columns)",
-                        c.row, c.col
-                    ),
-                ));
-            }
-            Some(Cell::new(c.row, c.col))
-        }
-    };
-    let weapon = a.weapon.map(|w| w as usize);
-    let maneuver = match a.maneuver {
-        None => None,
-        Some(m) => match proto::ManeuverType::try_from(m) {
-            Ok(proto::ManeuverType::Unspecified) => None,
-            Ok(m) => maneuver_from_proto(m),
-            Err(_) => {
-                return Err(ServiceError::invalid(
-                    format!("{field}.maneuver"),
-                    format!("unknown maneuver type {m}"),
-                ))
-            }
-        },
-    };
-    if maneuver.is_some() && kind != ActionKind::Maneuver {
-        return Err(ServiceError::invalid(
-            format!("{field}.maneuver"),
-            format!(
-                "only a `maneuver` action takes a maneuver type, not `{}`",
-                kind.name()
-            ),
-        ));
-    }
-    Ok(Action {
-        kind,
-        target,
-        destination,
-        weapon,
-        maneuver,
-    })
-}
-
-/// Proto maneuver type → engine maneuver (`None` for UNSPECIFIED): one exhaustive match.
-pub fn maneuver_from_proto(m: proto::ManeuverType) -> Option<Maneuver> {
-    use proto::ManeuverType as P;
-    Some(match m {
-        P::Unspecified => return None,
-        P::Trip => Maneuver::Trip,
-        P::Disarm => Maneuver::Disarm,
-        P::BullRush => Maneuver::BullRush,
-        P::Sunder => Maneuver::Sunder,
-        P::Grapple => Maneuver::Grapple,
-        P::Pin => Maneuver::Pin,
-        P::Escape => Maneuver::Escape,
-        P::Overrun => Maneuver::Overrun,
-        P::DirtyTrickBlinded => Maneuver::DirtyTrickBlinded,
-        P::DirtyTrickDazzled => Maneuver::DirtyTrickDazzled,
-        P::DirtyTrickDeafened => Maneuver::DirtyTrickDeafened,
-        P::DirtyTrickEntangled => Maneuver::DirtyTrickEntangled,
-        P::DirtyTrickShaken => Maneuver::DirtyTrickShaken,
-        P::DirtyTrickSickened => Maneuver::DirtyTrickSickened,
-        P::Steal => Maneuver::Steal,
-        P::Reposition => Maneuver::Reposition,
-        P::Drag => Maneuver::Drag,
-    })
-}
-
-/// Engine maneuver → proto maneuver type.
-pub fn maneuver_to_proto(m: Maneuver) -> proto::ManeuverType {
-    use proto::ManeuverType as P;
-    match m {
-        Maneuver::Trip => P::Trip,
-        Maneuver::Disarm => P::Disarm,
-        Maneuver::BullRush => P::BullRush,
-        Maneuver::Sunder => P::Sunder,
-        Maneuver::Grapple => P::Grapple,
-        Maneuver::Pin => P::Pin,
-        Maneuver::Escape => P::Escape,
-        Maneuver::Overrun => P::Overrun,
-        Maneuver::DirtyTrickBlinded => P::DirtyTrickBlinded,
-        Maneuver::DirtyTrickDazzled => P::DirtyTrickDazzled,
-        Maneuver::DirtyTrickDeafened => P::DirtyTrickDeafened,
-        Maneuver::DirtyTrickEntangled => P::DirtyTrickEntangled,
-        Maneuver::DirtyTrickShaken => P::DirtyTrickShaken,
-        Maneuver::DirtyTrickSickened => P::DirtyTrickSickened,
-        Maneuver::Steal => P::Steal,
-        Maneuver::Reposition => P::Reposition,
-        Maneuver::Drag => P::Drag,
-    }
-}
-
-/// Proto action kind → engine action kind (`None` for UNSPECIFIED).
-pub fn kind_from_proto(k: proto::ActionKind) -> Option<ActionKind> {
-    Some(match k {
-        proto::ActionKind::Unspecified => return None,
-        proto::ActionKind::EndTurn => ActionKind::EndTurn,
-        proto::ActionKind::Attack => ActionKind::Attack,
-        proto::ActionKind::FullAttack => ActionKind::FullAttack,
-        proto::ActionKind::Charge => ActionKind::Charge,
-        proto::ActionKind::Move => ActionKind::Move,
-        proto::ActionKind::FiveFootStep => ActionKind::FiveFootStep,
-        proto::ActionKind::Withdraw => ActionKind::Withdraw,
-        proto::ActionKind::Maneuver => ActionKind::Maneuver,
-        proto::ActionKind::StandUp => ActionKind::StandUp,
-        proto::ActionKind::DropProne => ActionKind::DropProne,
-        proto::ActionKind::RetrieveWeapon => ActionKind::RetrieveWeapon,
-        proto::ActionKind::RepairWeapon => ActionKind::RepairWeapon,
-        proto::ActionKind::ActivatePowerAttack => ActionKind::ActivatePowerAttack,
-        proto::ActionKind::Run => ActionKind::Run,
-    })
-}
-
-/// Engine action kind → proto action kind.
-pub fn kind_to_proto(k: ActionKind) -> proto::ActionKind {
-    match k {
-        ActionKind::EndTurn => proto::ActionKind::EndTurn,
-        ActionKind::Attack => proto::ActionKind::Attack,
-        ActionKind::FullAttack => proto::ActionKind::FullAttack,
-        ActionKind::Charge => proto::ActionKind::Charge,
-        ActionKind::Move => proto::ActionKind::Move,
-        ActionKind::FiveFootStep => proto::ActionKind::FiveFootStep,
-        ActionKind::Withdraw => proto::ActionKind::Withdraw,
-        ActionKind::Maneuver => proto::ActionKind::Maneuver,
-        ActionKind::StandUp => proto::ActionKind::StandUp,
-        ActionKind::DropProne => proto::ActionKind::DropProne,
-        ActionKind::RetrieveWeapon => proto::ActionKind::RetrieveWeapon,
-        ActionKind::RepairWeapon => proto::ActionKind::RepairWeapon,
-        ActionKind::ActivatePowerAttack => proto::ActionKind::ActivatePowerAttack,
-        ActionKind::Run => proto::ActionKind::Run,
-    }
-}
-
-/// Engine action → proto action.
-pub fn action_to_proto(a: &Action) -> proto::Action {
-    proto::Action {
-        kind: kind_to_proto(a.kind) as i32,
-        target: a.target.map(|t| u32::from(t.0)),
-        destination: a.destination.map(|c| proto::Cell {
-            row: c.row,
-            col: c.col,
-        }),
-        weapon: a.weapon.map(|w| u32::try_from(w).unwrap_or(u32::MAX)),
-        maneuver: a.maneuver.map(|m| maneuver_to_proto(m) as i32),
-    }
-}
-
-fn budget_to_proto(b: &pf1e_engine::Budget) -> proto::Budget {
-    proto::Budget {
-        standard: b.standard,
-        r#move: b.move_action,
-        swift: b.swift,
-        full_round: b.full_round,
-        five_foot_step: b.five_foot_step,
-    }
 }
 
 /// The spec of an encounter.
@@ -1700,167 +1350,6 @@ fn spec(name: &str, enc: &Encounter, max_batch_items: usize) -> proto::Spec {
 
 /// What `Spec.reward_components` lists.
 pub const REWARD_COMPONENTS: [&str; 3] = ["sparse", "damage", "kill"];
-
-fn tensor_to_proto(t: pf1e_engine::tensor::TensorObservation) -> proto::TensorObservation {
-    proto::TensorObservation {
-        planes: t.planes,
-        plane_shape: t.plane_shape.iter().map(|&x| x as u32).collect(),
-        features: t.features,
-        feature_shape: t.feature_shape.iter().map(|&x| x as u32).collect(),
-    }
-}
-
-fn decision_to_proto(ep: &Episode, d: &pf1e_engine::Decision) -> proto::Decision {
-    let actor = &ep.encounter().combatants[usize::from(d.actor.0)];
-    proto::Decision {
-        decision_id: d.decision_id,
-        actor_index: u32::from(d.actor.0),
-        actor_id: actor.id.clone(),
-        round: d.round,
-        budget: Some(budget_to_proto(&d.budget)),
-    }
-}
-
-fn outcome_to_proto(o: &pf1e_engine::Outcome) -> proto::Outcome {
-    proto::Outcome {
-        winner: o.winner.clone().unwrap_or_default(),
-        rounds: o.rounds,
-        truncated: o.truncated,
-    }
-}
-
-/// The typed observation, with the JSON snapshot when `json`.
-fn observation_to_proto(obs: &pf1e_engine::Observation, json: bool) -> proto::Observation {
-    proto::Observation {
-        round: obs.round,
-        acting_index: obs.acting_index.map(u32::from),
-        acting_id: obs.acting_combatant.clone().unwrap_or_default(),
-        budget: obs.budget.as_ref().map(budget_to_proto),
-        combatants: obs
-            .combatants
-            .iter()
-            .map(|c| proto::CombatantState {
-                index: u32::from(c.index),
-                id: c.id.clone(),
-                name: c.name.clone(),
-                side: c.side.clone(),
-                row: c.pos.row,
-                col: c.pos.col,
-                hp: c.hp,
-                hp_max: c.hp_max,
-                active: c.active,
-                dead: c.dead,
-                dying: c.dying,
-                disabled: c.disabled,
-                stabilized: c.stabilized,
-                ac: c.ac.total,
-                ac_touch: c.ac.touch,
-                ac_flat_footed: c.ac.flat_footed,
-                aoo_remaining: c.aoo_remaining,
-                moved_this_turn: c.moved_this_turn,
-                conditions: c.conditions.keys().cloned().collect(),
-                size: c.size.clone(),
-            })
-            .collect(),
-        initiative_order: obs.initiative_order.clone(),
-        json: if json {
-            serde_json::to_string(obs).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
-        } else {
-            String::new()
-        },
-    }
-}
-
-/// The EpisodeState of a session.
-fn episode_state(id: &str, s: &Session) -> proto::EpisodeState {
-    let ep = &s.episode;
-    let o = s.obs;
-    let rewards: HashMap<String, f32> = s.last_rewards.iter().cloned().collect();
-    let mut state = proto::EpisodeState {
-        episode_id: id.to_string(),
-        results: s.last_results.clone(),
-        action_space_size: ep.action_space_size(),
-        reward_side: s.reward_side.clone().unwrap_or_default(),
-        reward: s
-            .reward_side
-            .as_ref()
-            .and_then(|side| rewards.get(side).copied())
-            .unwrap_or(0.0),
-        steps: s.steps,
-        ..Default::default()
-    };
-    match &s.status {
-        Status::Decision(d) => {
-            state.decision = Some(decision_to_proto(ep, d));
-            if o.json || o.typed {
-                state.observation =
-                    Some(observation_to_proto(&ep.observation(Some(d.actor)), o.json));
-            }
-            if o.legal_actions {
-                let legal = ep.legal_actions();
-                if o.tensors || o.mask {
-                    let mut mask = vec![0u8; state.action_space_size as usize];
-                    for l in &legal {
-                        if let Some(m) = mask.get_mut(l.id as usize) {
-                            *m = 1;
-                        }
-                    }
-                    state.action_mask = mask;
-                }
-                state.legal_actions = legal
-                    .into_iter()
-                    .map(|l| proto::LegalAction {
-                        id: l.id,
-                        action: Some(action_to_proto(&l.action)),
-                        label: l.label,
-                    })
-                    .collect();
-            } else if o.tensors || o.mask {
-                // The mask alone: legal ids without building labels.
-                state.action_mask = ep.action_mask();
-            }
-            if o.tensors {
-                state.tensors = Some(tensor_to_proto(ep.observation_tensor(d.actor)));
-            }
-        }
-        Status::Terminal(out) => {
-            if o.json || o.typed {
-                state.observation = Some(observation_to_proto(&ep.observation(None), o.json));
-            }
-            state.terminated = !out.truncated;
-            state.truncated = out.truncated;
-            state.outcome = Some(outcome_to_proto(out));
-            if o.tensors || o.mask {
-                state.action_mask = vec![0u8; state.action_space_size as usize];
-            }
-            if o.tensors {
-                let viewer = s
-                    .viewer
-                    .or_else(|| s.controlled.first().copied())
-                    .unwrap_or(CombatantId(0));
-                if usize::from(viewer.0) < ep.encounter().combatants.len() {
-                    state.tensors = Some(tensor_to_proto(ep.observation_tensor(viewer)));
-                }
-            }
-            state.final_agents = s
-                .controlled
-                .iter()
-                .map(|&c| {
-                    let p = &ep.encounter().combatants[usize::from(c.0)];
-                    proto::AgentFinal {
-                        combatant_index: u32::from(c.0),
-                        combatant_id: p.id.clone(),
-                        side: p.side.clone(),
-                        reward: rewards.get(&p.side).copied().unwrap_or(0.0),
-                        tensors: o.tensors.then(|| tensor_to_proto(ep.observation_tensor(c))),
-                    }
-                })
-                .collect();
-        }
-    }
-    state.rewards = rewards;
-    state
-}
 
 /// Run `f` on the blocking pool, unless `deadline` passed before it starts; an engine panic
 /// becomes INTERNAL.
@@ -2329,49 +1818,6 @@ pub async fn serve(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn every_proto_kind_maps_back_and_forth() {
-        for k in [
-            ActionKind::EndTurn,
-            ActionKind::Attack,
-            ActionKind::FullAttack,
-            ActionKind::Charge,
-            ActionKind::Move,
-            ActionKind::FiveFootStep,
-            ActionKind::Withdraw,
-            ActionKind::Maneuver,
-            ActionKind::StandUp,
-            ActionKind::DropProne,
-            ActionKind::RetrieveWeapon,
-            ActionKind::RepairWeapon,
-            ActionKind::ActivatePowerAttack,
-            ActionKind::Run,
-        ] {
-            assert_eq!(kind_from_proto(kind_to_proto(k)), Some(k));
-        }
-        assert_eq!(kind_from_proto(proto::ActionKind::Unspecified), None);
-        for m in Maneuver::ALL {
-            assert_eq!(maneuver_from_proto(maneuver_to_proto(m)), Some(m));
-            // Same order as the engine's action-space block.
-            let i = Maneuver::ALL.iter().position(|x| *x == m).unwrap() as i32;
-            assert_eq!(maneuver_to_proto(m) as i32, i + 1);
-        }
-        assert_eq!(maneuver_from_proto(proto::ManeuverType::Unspecified), None);
-        use pf1e_engine::action::reasons as r;
-        for reason in [
-            r::PREVENTED_BY_CONDITION,
-            r::NOT_PRONE,
-            r::ALREADY_PRONE,
-            r::NO_POWER_ATTACK,
-            r::TARGET_TOO_LARGE,
-            r::NOT_GRAPPLED,
-            r::MISSING_MANEUVER,
-            r::CANNOT_RUN,
-        ] {
-            assert_ne!(result_code(false, Some(reason)), proto::ResultCode::Unknown);
-        }
-    }
 
     #[test]
     fn grpc_timeout_header_is_parsed() {
