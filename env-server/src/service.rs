@@ -10,18 +10,19 @@
 //! (`impl From<ServiceError> for tonic::Status`).
 use crate::proto::{self, environment_server::Environment};
 use crate::scenarios::ScenarioStore;
-use pf1e_engine::{CombatantId, Controller, Episode, Status};
+use pf1e_engine::{Controller, Episode, Status};
 use std::collections::{BTreeSet, HashMap};
 use std::future::Future;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 use tonic::{Request, Response};
 
 mod convert;
 mod error;
 mod evaluate;
+mod sessions;
 mod spec;
 use convert::{
     action_from_proto, controllers, decision_to_proto, episode_state, result_to_proto, ObsOpts,
@@ -34,6 +35,7 @@ pub use convert::{
 use error::error_to_proto;
 pub use error::ServiceError;
 pub use evaluate::{DEFAULT_MAX_EVALUATIONS, MAX_ORIGIN_LEN, PROGRESS_INTERVAL};
+use sessions::{check_episode_id, lock, splitmix64, Session, SessionMap};
 pub use spec::{rules_data_version, MASK_POLARITY, PROTOCOL, REWARD_COMPONENTS};
 
 /// Most actions accepted in one Step.
@@ -79,155 +81,6 @@ impl ServiceConfig {
     }
 }
 
-/// One open episode.
-#[derive(Clone)]
-struct Session {
-    episode: Episode,
-    /// The status returned by the last `advance()`.
-    status: Status,
-    /// Scenario name (`inline` for inline ones).
-    scenario: String,
-    /// Side of every controlled combatant, when they are all on one side.
-    reward_side: Option<String>,
-    /// Sides with at least one controlled combatant, deployment order.
-    controlled_sides: Vec<String>,
-    /// Controlled combatants, list order.
-    controlled: Vec<CombatantId>,
-    obs: ObsOpts,
-    reward: RewardCfg,
-    /// Potential of each controlled side when its reward was last reported.
-    last_phi: Vec<f64>,
-    /// Rewards reported by the last Reset/Step (repeated by Observe).
-    last_rewards: Vec<(String, f32)>,
-    /// The last deciding combatant (tensor viewer at the end).
-    viewer: Option<CombatantId>,
-    /// Results of the last step (repeated by Observe).
-    last_results: Vec<proto::ActionResult>,
-    steps: u64,
-    created: Instant,
-    last_used: Instant,
-}
-
-impl Session {
-    fn new(
-        episode: Episode,
-        scenario: String,
-        controllers: &[Controller],
-        obs: ObsOpts,
-        reward: RewardCfg,
-    ) -> Session {
-        let enc = episode.encounter().clone();
-        let controlled: Vec<CombatantId> = controllers
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| **c == Controller::External)
-            .map(|(i, _)| CombatantId(i as u16))
-            .collect();
-        let controlled_sides: Vec<String> = enc
-            .sides
-            .iter()
-            .filter(|side| {
-                controlled
-                    .iter()
-                    .any(|c| enc.combatants[usize::from(c.0)].side == **side)
-            })
-            .cloned()
-            .collect();
-        let reward_side = (controlled_sides.len() == 1).then(|| controlled_sides[0].clone());
-        let now = Instant::now();
-        let mut s = Session {
-            status: Status::Terminal(pf1e_engine::Outcome {
-                winner: None,
-                rounds: 0,
-                truncated: false,
-            }),
-            episode,
-            scenario,
-            reward_side,
-            last_phi: vec![0.0; controlled_sides.len()],
-            controlled_sides,
-            controlled,
-            obs,
-            reward,
-            last_rewards: Vec::new(),
-            viewer: None,
-            last_results: Vec::new(),
-            steps: 0,
-            created: now,
-            last_used: now,
-        };
-        s.last_phi = s.controlled_sides.iter().map(|side| s.phi(side)).collect();
-        s.status = s.episode.advance();
-        s.settle();
-        s
-    }
-
-    /// The shaping potential of `side` now (see `RewardOptions` in the proto).
-    fn phi(&self, side: &str) -> f64 {
-        if !self.reward.shaped {
-            return 0.0;
-        }
-        let ep = &self.episode;
-        let enc = ep.encounter();
-        let att = ep.attrition();
-        let (mut d_own, mut h_own, mut d_en, mut h_en, mut k_own, mut k_en) =
-            (0f64, 0f64, 0f64, 0f64, 0f64, 0f64);
-        for (i, p) in enc.combatants.iter().enumerate() {
-            let down = f64::from(u8::from(
-                !ep.life_state(CombatantId(i as u16)).is_conscious(),
-            ));
-            let d = att.get(i).map_or(0, |a| a.damage_taken) as f64;
-            let h = f64::from(p.spec.hp_max.max(1));
-            if p.side == side {
-                d_own += d;
-                h_own += h;
-                k_own += down;
-            } else {
-                d_en += d;
-                h_en += h;
-                k_en += down;
-            }
-        }
-        let frac = |d: f64, h: f64| if h > 0.0 { d / h } else { 0.0 };
-        self.reward.damage_weight * (frac(d_en, h_en) - frac(d_own, h_own))
-            + self.reward.kill_weight * (k_en - k_own)
-    }
-
-    /// After a status change: the rewards to report, and the new baselines.
-    fn settle(&mut self) {
-        let mut out = Vec::new();
-        let sides: Vec<usize> = match &self.status {
-            Status::Decision(d) => {
-                self.viewer = Some(d.actor);
-                let side = &self.episode.encounter().combatants[usize::from(d.actor.0)].side;
-                self.controlled_sides
-                    .iter()
-                    .position(|s| s == side)
-                    .into_iter()
-                    .collect()
-            }
-            Status::Terminal(_) => (0..self.controlled_sides.len()).collect(),
-        };
-        for k in sides {
-            let side = self.controlled_sides[k].clone();
-            let phi = self.phi(&side);
-            let mut r = phi - self.last_phi[k];
-            self.last_phi[k] = phi;
-            if let Status::Terminal(o) = &self.status {
-                r += match &o.winner {
-                    Some(w) if *w == side => 1.0,
-                    Some(_) => -1.0,
-                    None => 0.0,
-                };
-            }
-            out.push((side, r as f32));
-        }
-        self.last_rewards = out;
-    }
-}
-
-type SessionMap = RwLock<HashMap<String, Arc<Mutex<Session>>>>;
-
 #[derive(Default)]
 struct Counters {
     created: AtomicU64,
@@ -268,14 +121,6 @@ impl std::fmt::Debug for EnvironmentService {
     }
 }
 
-/// SplitMix64: turns a counter into a random-looking id.
-fn splitmix64(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
-}
-
 impl EnvironmentService {
     /// A service over the scenarios of `config.data_dir`.
     pub fn new(config: ServiceConfig) -> Self {
@@ -294,86 +139,6 @@ impl EnvironmentService {
                 shutdown: tokio::sync::watch::Sender::new(false),
             }),
         }
-    }
-
-    /// Number of open episodes.
-    pub fn open_episodes(&self) -> usize {
-        self.inner
-            .sessions
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .len()
-    }
-
-    /// Close episodes idle for longer than the configured timeout; returns how many. Episodes
-    /// busy right now are kept.
-    pub fn reap_idle(&self) -> usize {
-        let Some(ttl) = self.inner.config.idle_timeout else {
-            return 0;
-        };
-        let mut map = self
-            .inner
-            .sessions
-            .write()
-            .unwrap_or_else(|p| p.into_inner());
-        let before = map.len();
-        map.retain(|_, s| match s.try_lock() {
-            Ok(s) => s.last_used.elapsed() < ttl,
-            Err(std::sync::TryLockError::WouldBlock) => true,
-            Err(std::sync::TryLockError::Poisoned(_)) => false,
-        });
-        let n = before - map.len();
-        self.inner
-            .counters
-            .evicted
-            .fetch_add(n as u64, Ordering::Relaxed);
-        n
-    }
-
-    /// Insert a new session under a fresh id; RESOURCE_EXHAUSTED beyond the limit.
-    fn insert(&self, session: Session) -> Result<(String, proto::EpisodeState), ServiceError> {
-        let id = self.new_episode_id();
-        let state = episode_state(&id, &session);
-        {
-            let mut map = self
-                .inner
-                .sessions
-                .write()
-                .unwrap_or_else(|p| p.into_inner());
-            if map.len() >= self.inner.config.max_episodes {
-                return Err(ServiceError::TooManyEpisodes(
-                    self.inner.config.max_episodes,
-                ));
-            }
-            map.insert(id.clone(), Arc::new(Mutex::new(session)));
-        }
-        self.inner.counters.created.fetch_add(1, Ordering::Relaxed);
-        Ok((id, state))
-    }
-
-    fn check_capacity(&self) -> Result<(), ServiceError> {
-        if self.open_episodes() >= self.inner.config.max_episodes {
-            return Err(ServiceError::TooManyEpisodes(
-                self.inner.config.max_episodes,
-            ));
-        }
-        Ok(())
-    }
-
-    fn new_episode_id(&self) -> String {
-        let n = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
-        format!("ep-{:016x}", splitmix64(n ^ self.inner.id_salt))
-    }
-
-    fn session(&self, episode_id: &str) -> Result<Arc<Mutex<Session>>, ServiceError> {
-        check_episode_id(episode_id)?;
-        self.inner
-            .sessions
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(episode_id)
-            .cloned()
-            .ok_or_else(|| ServiceError::UnknownEpisode(episode_id.to_string()))
     }
 
     /// Reset, synchronously: build the episode, advance it to the first controlled decision.
@@ -901,24 +666,6 @@ impl EnvironmentService {
             effect,
         )
     }
-
-    /// Close episodes without counting unknown ones as errors (stream teardown).
-    fn close_quietly(&self, ids: impl IntoIterator<Item = String>) -> usize {
-        let mut map = self
-            .inner
-            .sessions
-            .write()
-            .unwrap_or_else(|p| p.into_inner());
-        let n = ids
-            .into_iter()
-            .filter(|id| map.remove(id).is_some())
-            .count();
-        self.inner
-            .counters
-            .closed
-            .fetch_add(n as u64, Ordering::Relaxed);
-        n
-    }
 }
 
 /// What a Session stream item did to the set of episodes the stream owns.
@@ -1219,30 +966,6 @@ fn batch_item(r: Result<proto::EpisodeState, ServiceError>) -> proto::BatchItem 
             Err(e) => R::Error(error_to_proto(e)),
         }),
     }
-}
-
-fn lock<'a>(
-    session: &'a Mutex<Session>,
-    episode_id: &str,
-) -> Result<std::sync::MutexGuard<'a, Session>, ServiceError> {
-    session.lock().map_err(|_| {
-        ServiceError::Internal(format!(
-            "episode `{episode_id}` is unusable after an earlier internal error; close it"
-        ))
-    })
-}
-
-fn check_episode_id(id: &str) -> Result<(), ServiceError> {
-    if id.is_empty() {
-        return Err(ServiceError::invalid("episode_id", "is required"));
-    }
-    if id.len() > MAX_EPISODE_ID_LEN {
-        return Err(ServiceError::invalid(
-            "episode_id",
-            format!("longer than {MAX_EPISODE_ID_LEN} bytes"),
-        ));
-    }
-    Ok(())
 }
 
 /// Run `f` on the blocking pool, unless `deadline` passed before it starts; an engine panic
@@ -1738,15 +1461,6 @@ mod tests {
             Err(ServiceError::DeadlineExceeded)
         ));
         assert!(check_deadline(None).is_ok());
-    }
-
-    #[test]
-    fn episode_ids_are_distinct() {
-        let svc = EnvironmentService::new(ServiceConfig::new("/nonexistent"));
-        let a = svc.new_episode_id();
-        let b = svc.new_episode_id();
-        assert_ne!(a, b);
-        assert!(a.starts_with("ep-") && a.len() == 19, "{a}");
     }
 
     #[test]
