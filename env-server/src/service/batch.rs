@@ -5,8 +5,9 @@
 //! ([`take_row`]), and [`batch_columns`] copies the rows into one `BatchColumns` (an item of
 //! other shapes gets its row back, [`restore_row`]).
 use super::error::error_to_proto;
+use super::exec::check_deadline;
 use super::sessions::check_episode_id;
-use super::{check_deadline, EnvironmentService, ServiceError};
+use super::{EnvironmentService, ServiceError};
 use crate::proto;
 use std::time::Instant;
 
