@@ -11,7 +11,7 @@
 use crate::proto::{self, environment_server::Environment};
 use crate::scenarios::ScenarioStore;
 use pf1e_engine::{Controller, Episode, Status};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::future::Future;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -26,6 +26,7 @@ mod evaluate;
 mod exec;
 mod sessions;
 mod spec;
+mod stream;
 use convert::{
     action_from_proto, controllers, decision_to_proto, episode_state, result_to_proto, ObsOpts,
     RewardCfg,
@@ -34,12 +35,12 @@ pub use convert::{
     action_to_proto, kind_from_proto, kind_to_proto, maneuver_from_proto, maneuver_to_proto,
     result_code, DEFAULT_DAMAGE_WEIGHT, DEFAULT_KILL_WEIGHT, MAX_REWARD_WEIGHT,
 };
-use error::error_to_proto;
 pub use error::ServiceError;
 pub use evaluate::{DEFAULT_MAX_EVALUATIONS, MAX_ORIGIN_LEN, PROGRESS_INTERVAL};
-use exec::{blocking, blocking_creating, check_deadline, deadline_of, inline};
+use exec::{blocking, blocking_creating, deadline_of};
 use sessions::{check_episode_id, lock, splitmix64, Session, SessionMap};
 pub use spec::{rules_data_version, MASK_POLARITY, PROTOCOL, REWARD_COMPONENTS};
+use stream::SessionResponseStream;
 
 /// Most actions accepted in one Step.
 pub const MAX_ACTIONS_PER_STEP: usize = 64;
@@ -515,108 +516,7 @@ impl EnvironmentService {
             combats_evaluated: c.combats_evaluated.load(Ordering::Relaxed),
         }
     }
-
-    /// One request of a Session stream. Returns the response and the id of an episode the
-    /// request created (reset, restore, fork), or closed.
-    /// [`Self::session_item`] run in place ([`inline`]): a panic becomes an inline error.
-    fn session_item_inline(
-        &self,
-        req: proto::SessionRequest,
-    ) -> (proto::SessionResponse, StreamEffect) {
-        let request_id = req.request_id;
-        inline(|| Ok(self.session_item(req, None))).unwrap_or_else(|e| {
-            (
-                proto::SessionResponse {
-                    request_id,
-                    kind: Some(proto::session_response::Kind::Error(error_to_proto(e))),
-                },
-                StreamEffect::None,
-            )
-        })
-    }
-
-    fn session_item(
-        &self,
-        req: proto::SessionRequest,
-        deadline: Option<Instant>,
-    ) -> (proto::SessionResponse, StreamEffect) {
-        use proto::session_request::Kind as Q;
-        use proto::session_response::Kind as A;
-        let mut effect = StreamEffect::None;
-        let result: Result<A, ServiceError> =
-            check_deadline(deadline).and_then(|()| match req.kind {
-                None => Err(ServiceError::invalid(
-                    "kind",
-                    "is required (reset, step, observe…)",
-                )),
-                Some(Q::Reset(r)) => self.reset_blocking(&r).map(|st| {
-                    effect = StreamEffect::Created(st.episode_id.clone());
-                    A::State(st)
-                }),
-                Some(Q::Step(r)) => self.step_blocking(&r).map(A::State),
-                Some(Q::Observe(r)) => self.observe_blocking(&r).map(A::State),
-                Some(Q::Validate(r)) => self.validate_blocking(&r).map(A::Validation),
-                Some(Q::Close(r)) => self.close_episode(&r).map(|c| {
-                    effect = StreamEffect::Closed(r.episode_id.clone());
-                    A::Closed(c)
-                }),
-                Some(Q::Describe(r)) => self.describe_blocking(&r).map(A::Description),
-                Some(Q::Snapshot(r)) => self.snapshot_blocking(&r).map(A::Snapshot),
-                Some(Q::Restore(r)) => self.restore_blocking(&r).map(|(id, st)| {
-                    effect = StreamEffect::Created(id);
-                    A::State(st)
-                }),
-                Some(Q::Fork(r)) => self.fork_blocking(&r).map(|(id, st)| {
-                    effect = StreamEffect::Created(id);
-                    A::State(st)
-                }),
-                Some(Q::Echo(r)) => Ok(A::Echo(proto::EchoResponse { payload: r.payload })),
-            });
-        let kind = match result {
-            Ok(k) => k,
-            Err(e) => A::Error(error_to_proto(e)),
-        };
-        (
-            proto::SessionResponse {
-                request_id: req.request_id,
-                kind: Some(kind),
-            },
-            effect,
-        )
-    }
 }
-
-/// What a Session stream item did to the set of episodes the stream owns.
-enum StreamEffect {
-    None,
-    Created(String),
-    Closed(String),
-}
-
-/// Closes a stream's episodes and updates the stream counter when the stream's task ends
-/// (whichever way: end of input, client gone, error, shutdown, task aborted).
-struct StreamGuard {
-    svc: EnvironmentService,
-    owned: BTreeSet<String>,
-}
-
-impl Drop for StreamGuard {
-    fn drop(&mut self) {
-        let n = self.svc.close_quietly(std::mem::take(&mut self.owned));
-        self.svc
-            .inner
-            .counters
-            .open_streams
-            .fetch_sub(1, Ordering::Relaxed);
-        tracing::debug!(closed = n, "session stream ended");
-    }
-}
-
-type SessionResponseStream =
-    tokio_stream::wrappers::ReceiverStream<Result<proto::SessionResponse, tonic::Status>>;
-
-/// Responses buffered per Session stream before the server waits for the client to read.
-const SESSION_BUFFER: usize = 64;
 
 #[tonic::async_trait]
 impl Environment for EnvironmentService {
@@ -777,74 +677,7 @@ impl Environment for EnvironmentService {
         &self,
         request: Request<tonic::Streaming<proto::SessionRequest>>,
     ) -> Result<Response<Self::SessionStream>, tonic::Status> {
-        let mut inbound = request.into_inner();
-        let (tx, rx) = tokio::sync::mpsc::channel(SESSION_BUFFER);
-        let mut shutdown = self.inner.shutdown.subscribe();
-        self.inner
-            .counters
-            .open_streams
-            .fetch_add(1, Ordering::Relaxed);
-        let mut guard = StreamGuard {
-            svc: self.clone(),
-            owned: BTreeSet::new(),
-        };
-        tokio::spawn(async move {
-            loop {
-                if *shutdown.borrow() {
-                    break;
-                }
-                let next = tokio::select! {
-                    m = inbound.message() => m,
-                    _ = shutdown.changed() => break,
-                    () = tx.closed() => break,
-                };
-                let req = match next {
-                    Ok(Some(r)) => r,
-                    // End of input, or the client went away / sent garbage: end the stream.
-                    Ok(None) | Err(_) => break,
-                };
-                let request_id = req.request_id;
-                let svc = guard.svc.clone();
-                use proto::session_request::Kind as Q;
-                let short = matches!(
-                    req.kind,
-                    Some(Q::Step(_) | Q::Observe(_) | Q::Validate(_) | Q::Echo(_))
-                );
-                let item = if short {
-                    // Short engine work in place (see `inline`), a panic reported inline.
-                    Ok(svc.session_item_inline(req))
-                } else {
-                    tokio::task::spawn_blocking(move || svc.session_item(req, None)).await
-                };
-                let response = match item {
-                    Ok((resp, effect)) => {
-                        match effect {
-                            StreamEffect::Created(id) => {
-                                guard.owned.insert(id);
-                            }
-                            StreamEffect::Closed(id) => {
-                                guard.owned.remove(&id);
-                            }
-                            StreamEffect::None => {}
-                        }
-                        resp
-                    }
-                    Err(e) => proto::SessionResponse {
-                        request_id,
-                        kind: Some(proto::session_response::Kind::Error(error_to_proto(
-                            ServiceError::Internal(format!("engine panicked: {e}")),
-                        ))),
-                    },
-                };
-                if tx.send(Ok(response)).await.is_err() {
-                    break;
-                }
-            }
-            drop(guard);
-        });
-        Ok(Response::new(tokio_stream::wrappers::ReceiverStream::new(
-            rx,
-        )))
+        Ok(Response::new(self.session_stream(request.into_inner())))
     }
 
     async fn echo(
