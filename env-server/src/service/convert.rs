@@ -8,7 +8,8 @@
 //! (the encounter, the request field, an option) or give `None` for UNSPECIFIED are functions.
 //! The public functions (`kind_to_proto`, `maneuver_to_proto`, `action_to_proto`…) are the
 //! crate's API, re-exported by `service`.
-use super::{ServiceError, Session};
+use super::sessions::Session;
+use super::ServiceError;
 use crate::proto;
 use pf1e_engine::{
     Action, ActionKind, Cell, CombatantId, Controller, Encounter, Episode, Maneuver, Status,
