@@ -26,6 +26,7 @@ pub mod maneuvers;
 pub mod map;
 pub mod observation;
 mod policy;
+pub mod reward;
 mod rules;
 pub mod saves;
 pub mod tensor;

@@ -11,6 +11,7 @@
 use super::sessions::Session;
 use super::ServiceError;
 use crate::proto;
+use pf1e_engine::reward::RewardConfig;
 use pf1e_engine::{
     Action, ActionKind, Cell, CombatantId, Controller, Encounter, Episode, Maneuver, Status,
 };
@@ -41,14 +42,6 @@ impl From<Option<&proto::ObservationOptions>> for ObsOpts {
     }
 }
 
-/// Reward shaping (`proto::RewardOptions`, defaults applied).
-#[derive(Debug, Clone, Copy)]
-pub(super) struct RewardCfg {
-    pub(super) shaped: bool,
-    pub(super) damage_weight: f64,
-    pub(super) kill_weight: f64,
-}
-
 /// Default `RewardOptions.damage_weight`.
 pub const DEFAULT_DAMAGE_WEIGHT: f32 = 1.0;
 /// Default `RewardOptions.kill_weight`.
@@ -56,28 +49,32 @@ pub const DEFAULT_KILL_WEIGHT: f32 = 0.1;
 /// Largest accepted absolute reward weight.
 pub const MAX_REWARD_WEIGHT: f32 = 1000.0;
 
-impl RewardCfg {
-    pub(super) fn from_proto(
-        o: Option<&proto::RewardOptions>,
-        field: &str,
-    ) -> Result<RewardCfg, ServiceError> {
-        let o = o.cloned().unwrap_or_default();
-        let weight = |v: Option<f32>, default: f32, name: &str| {
-            let w = v.unwrap_or(default);
-            if !w.is_finite() || w.abs() > MAX_REWARD_WEIGHT {
-                return Err(ServiceError::invalid(
-                    format!("{field}.{name}"),
-                    format!("{w} is not a finite weight within ±{MAX_REWARD_WEIGHT}"),
-                ));
-            }
-            Ok(f64::from(w))
-        };
-        Ok(RewardCfg {
-            shaped: o.shaped,
-            damage_weight: weight(o.damage_weight, DEFAULT_DAMAGE_WEIGHT, "damage_weight")?,
-            kill_weight: weight(o.kill_weight, DEFAULT_KILL_WEIGHT, "kill_weight")?,
-        })
-    }
+/// Reward shaping (`proto::RewardOptions`, defaults applied): the engine's
+/// [`RewardConfig`]. Unset weights take [`DEFAULT_DAMAGE_WEIGHT`] / [`DEFAULT_KILL_WEIGHT`];
+/// a weight that is not finite or is beyond ±[`MAX_REWARD_WEIGHT`] is INVALID_ARGUMENT naming
+/// `{field}.damage_weight` / `{field}.kill_weight`. (A function, not `TryFrom`: the orphan
+/// rule forbids `impl TryFrom<Option<&proto::RewardOptions>> for RewardConfig`, and the error
+/// names `field`.)
+pub(super) fn reward_config(
+    o: Option<&proto::RewardOptions>,
+    field: &str,
+) -> Result<RewardConfig, ServiceError> {
+    let o = o.cloned().unwrap_or_default();
+    let weight = |v: Option<f32>, default: f32, name: &str| {
+        let w = v.unwrap_or(default);
+        if !w.is_finite() || w.abs() > MAX_REWARD_WEIGHT {
+            return Err(ServiceError::invalid(
+                format!("{field}.{name}"),
+                format!("{w} is not a finite weight within ±{MAX_REWARD_WEIGHT}"),
+            ));
+        }
+        Ok(f64::from(w))
+    };
+    Ok(RewardConfig {
+        shaped: o.shaped,
+        damage_weight: weight(o.damage_weight, DEFAULT_DAMAGE_WEIGHT, "damage_weight")?,
+        kill_weight: weight(o.kill_weight, DEFAULT_KILL_WEIGHT, "kill_weight")?,
+    })
 }
 
 /// Controllers per combatant and the reward side from the request's `controlled`.

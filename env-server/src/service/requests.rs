@@ -3,8 +3,8 @@
 //! in process by the examples and benchmarks). Each checks the request's shape before
 //! touching an episode, then works under that episode's mutex.
 use super::convert::{
-    action_from_proto, controllers, decision_to_proto, episode_state, result_to_proto, ObsOpts,
-    RewardCfg,
+    action_from_proto, controllers, decision_to_proto, episode_state, result_to_proto,
+    reward_config, ObsOpts,
 };
 use super::sessions::{check_episode_id, lock, Session};
 use super::spec::rules_data_version;
@@ -30,7 +30,7 @@ impl EnvironmentService {
             .resolve(req.scenario.as_ref(), "scenario")?;
         let (controllers, _) = controllers(&enc, req.controlled.as_ref())?;
         let obs = ObsOpts::from(req.observation.as_ref());
-        let reward = RewardCfg::from_proto(req.reward.as_ref(), "reward")?;
+        let reward = reward_config(req.reward.as_ref(), "reward")?;
         self.check_capacity()?;
         let episode = Episode::new(enc, req.seed, &controllers);
         let session = Session::new(episode, name.clone(), &controllers, obs, reward);
@@ -278,7 +278,7 @@ impl EnvironmentService {
             .scenarios
             .resolve(req.scenario.as_ref(), "scenario")?;
         let obs = ObsOpts::from(req.observation.as_ref());
-        let reward = RewardCfg::from_proto(req.reward.as_ref(), "reward")?;
+        let reward = reward_config(req.reward.as_ref(), "reward")?;
         if req.snapshot.is_empty() {
             return Err(ServiceError::invalid("snapshot", "is required"));
         }
@@ -354,7 +354,7 @@ impl EnvironmentService {
             age_seconds: s.created.elapsed().as_secs_f64(),
             idle_seconds: s.last_used.elapsed().as_secs_f64(),
             steps: s.steps,
-            controlled_sides: s.controlled_sides.clone(),
+            controlled_sides: s.controlled_sides().to_vec(),
             ..Default::default()
         };
         match &s.status {

@@ -7,9 +7,10 @@
 //!
 //! The map's lock is held only to look up, insert or remove a session; engine work runs under
 //! the episode's own mutex.
-use super::convert::{episode_state, ObsOpts, RewardCfg};
+use super::convert::{episode_state, ObsOpts};
 use super::{EnvironmentService, ServiceError, MAX_EPISODE_ID_LEN};
 use crate::proto;
+use pf1e_engine::reward::{RewardConfig, RewardTracker};
 use pf1e_engine::{CombatantId, Controller, Episode, Status};
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
@@ -26,14 +27,12 @@ pub(super) struct Session {
     pub(super) scenario: String,
     /// Side of every controlled combatant, when they are all on one side.
     pub(super) reward_side: Option<String>,
-    /// Sides with at least one controlled combatant, deployment order.
-    pub(super) controlled_sides: Vec<String>,
     /// Controlled combatants, list order.
     pub(super) controlled: Vec<CombatantId>,
     pub(super) obs: ObsOpts,
-    pub(super) reward: RewardCfg,
-    /// Potential of each controlled side when its reward was last reported.
-    pub(super) last_phi: Vec<f64>,
+    /// Reward shaping and, for each controlled side (see [`Session::controlled_sides`]), the
+    /// potential when its reward was last reported.
+    pub(super) reward: RewardTracker,
     /// Rewards reported by the last Reset/Step (repeated by Observe).
     pub(super) last_rewards: Vec<(String, f32)>,
     /// The last deciding combatant (tensor viewer at the end).
@@ -51,7 +50,7 @@ impl Session {
         scenario: String,
         controllers: &[Controller],
         obs: ObsOpts,
-        reward: RewardCfg,
+        reward: RewardConfig,
     ) -> Session {
         let enc = episode.encounter().clone();
         let controlled: Vec<CombatantId> = controllers
@@ -78,14 +77,12 @@ impl Session {
                 rounds: 0,
                 truncated: false,
             }),
+            reward: RewardTracker::new(&episode, controlled_sides, reward),
             episode,
             scenario,
             reward_side,
-            last_phi: vec![0.0; controlled_sides.len()],
-            controlled_sides,
             controlled,
             obs,
-            reward,
             last_rewards: Vec::new(),
             viewer: None,
             last_results: Vec::new(),
@@ -93,73 +90,23 @@ impl Session {
             created: now,
             last_used: now,
         };
-        s.last_phi = s.controlled_sides.iter().map(|side| s.phi(side)).collect();
         s.status = s.episode.advance();
         s.settle();
         s
     }
 
-    /// The shaping potential of `side` now (see `RewardOptions` in the proto).
-    fn phi(&self, side: &str) -> f64 {
-        if !self.reward.shaped {
-            return 0.0;
-        }
-        let ep = &self.episode;
-        let enc = ep.encounter();
-        let att = ep.attrition();
-        let (mut d_own, mut h_own, mut d_en, mut h_en, mut k_own, mut k_en) =
-            (0f64, 0f64, 0f64, 0f64, 0f64, 0f64);
-        for (i, p) in enc.combatants.iter().enumerate() {
-            let down = f64::from(u8::from(
-                !ep.life_state(CombatantId(i as u16)).is_conscious(),
-            ));
-            let d = att.get(i).map_or(0, |a| a.damage_taken) as f64;
-            let h = f64::from(p.spec.hp_max.max(1));
-            if p.side == side {
-                d_own += d;
-                h_own += h;
-                k_own += down;
-            } else {
-                d_en += d;
-                h_en += h;
-                k_en += down;
-            }
-        }
-        let frac = |d: f64, h: f64| if h > 0.0 { d / h } else { 0.0 };
-        self.reward.damage_weight * (frac(d_en, h_en) - frac(d_own, h_own))
-            + self.reward.kill_weight * (k_en - k_own)
+    /// Sides with at least one controlled combatant, deployment order.
+    pub(super) fn controlled_sides(&self) -> &[String] {
+        self.reward.sides()
     }
 
-    /// After a status change: the rewards to report, and the new baselines.
+    /// After a status change: the rewards to report, and the new baselines (the computation
+    /// is the engine's [`RewardTracker::settle`]).
     pub(super) fn settle(&mut self) {
-        let mut out = Vec::new();
-        let sides: Vec<usize> = match &self.status {
-            Status::Decision(d) => {
-                self.viewer = Some(d.actor);
-                let side = &self.episode.encounter().combatants[usize::from(d.actor.0)].side;
-                self.controlled_sides
-                    .iter()
-                    .position(|s| s == side)
-                    .into_iter()
-                    .collect()
-            }
-            Status::Terminal(_) => (0..self.controlled_sides.len()).collect(),
-        };
-        for k in sides {
-            let side = self.controlled_sides[k].clone();
-            let phi = self.phi(&side);
-            let mut r = phi - self.last_phi[k];
-            self.last_phi[k] = phi;
-            if let Status::Terminal(o) = &self.status {
-                r += match &o.winner {
-                    Some(w) if *w == side => 1.0,
-                    Some(_) => -1.0,
-                    None => 0.0,
-                };
-            }
-            out.push((side, r as f32));
+        if let Status::Decision(d) = &self.status {
+            self.viewer = Some(d.actor);
         }
-        self.last_rewards = out;
+        self.last_rewards = self.reward.settle(&self.episode, &self.status);
     }
 }
 
