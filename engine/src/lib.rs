@@ -19,6 +19,7 @@ pub mod episode;
 pub mod geometry;
 pub mod observe;
 mod policy;
+pub mod reward;
 pub mod rules;
 
 // Old module paths, kept while the server crate moves to the new ones (removed after).

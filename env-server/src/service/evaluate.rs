@@ -41,7 +41,9 @@
 //! themselves parallel), so that whole placements can be counted in the progress; the results
 //! are the same as one call over every placement (each placement's combats depend only on the
 //! plan), and the report is built by the same [`assemble_report`] as `pf1e-sim sweep`.
-use super::{blocking, deadline_of, rules_data_version, EnvironmentService, ServiceError};
+use super::exec::{blocking, deadline_of};
+use super::spec::rules_data_version;
+use super::{EnvironmentService, ServiceError};
 use crate::heatmap::Heatmap;
 use crate::proto;
 use crate::sweep::{

@@ -1,0 +1,327 @@
+//! Rewards of the sides an agent controls: the shaping potential of a side ([`potential`])
+//! and the settlement of rewards at each status change ([`RewardTracker`]) — what the wire
+//! protocol's `RewardOptions` (`proto/pf1e/env/v1/environment.proto`) promises.
+//!
+//! For a side S, the potential is
+//!
+//! ```text
+//! phi(S) = damage_weight × (D_enemies / H_enemies − D_own / H_own)
+//!        + kill_weight × (K_enemies − K_own)
+//! ```
+//!
+//! where, over the enemy (every combatant not of S) and own combatants of S: D is the hit
+//! points of damage taken from attacks so far ([`Attrition::damage_taken`](crate::episode::Attrition):
+//! after DR, the killing blow in full; hit points lost while dying, bleeding or straining
+//! while disabled are not counted), H is the sum of their `hp_max` (each counted as at least
+//! 1; a group with H = 0, i.e. no combatant, has ratio 0), and K is how many of them are
+//! unconscious or dead (not [`LifeState::is_conscious`](crate::episode::LifeState::is_conscious)).
+//! The damage terms are fractions of a side's total hit points (0..1 each, more with a
+//! killing blow's overkill); the kill terms are head counts. Without shaping phi is 0.
+//!
+//! The reward of S reported at a status change is phi(S) now − phi(S) when S's reward was
+//! last reported (when the tracker was made, for the first), plus at the end the sparse
+//! reward: +1 if S won, −1 if another side won, 0 for a draw (truncation included). A reward
+//! is reported for S when S decides next and, for every tracked side, at the end. Over an
+//! episode a side's rewards therefore add up to phi(S) at the end − phi(S) at the start +
+//! the sparse reward. The arithmetic is `f64`, cast to `f32` last.
+use crate::episode::{Episode, Status};
+use crate::CombatantId;
+
+/// How rewards are shaped (the engine side of the protocol's `RewardOptions`, with its
+/// defaults already applied and its weights already checked by the caller).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RewardConfig {
+    /// Add the damage and kill terms to the sparse reward. `false`: phi is 0 and only the
+    /// sparse ±1/0 at the end is reported.
+    pub shaped: bool,
+    /// Weight of the damage term, in reward per whole side's hit points of damage (the
+    /// protocol's default is 1.0).
+    pub damage_weight: f64,
+    /// Reward per enemy combatant unconscious or dead, minus per own one (the protocol's
+    /// default is 0.1).
+    pub kill_weight: f64,
+}
+
+/// The shaping potential of `side` in `ep` now (see the module documentation); 0 when
+/// `config.shaped` is false.
+pub fn potential(ep: &Episode, side: &str, config: &RewardConfig) -> f64 {
+    if !config.shaped {
+        return 0.0;
+    }
+    let enc = ep.encounter();
+    let att = ep.attrition();
+    let (mut d_own, mut h_own, mut d_en, mut h_en, mut k_own, mut k_en) =
+        (0f64, 0f64, 0f64, 0f64, 0f64, 0f64);
+    for (i, p) in enc.combatants.iter().enumerate() {
+        let down = f64::from(u8::from(
+            !ep.life_state(CombatantId(i as u16)).is_conscious(),
+        ));
+        let d = att.get(i).map_or(0, |a| a.damage_taken) as f64;
+        let h = f64::from(p.spec.hp_max.max(1));
+        if p.side == side {
+            d_own += d;
+            h_own += h;
+            k_own += down;
+        } else {
+            d_en += d;
+            h_en += h;
+            k_en += down;
+        }
+    }
+    let frac = |d: f64, h: f64| if h > 0.0 { d / h } else { 0.0 };
+    config.damage_weight * (frac(d_en, h_en) - frac(d_own, h_own))
+        + config.kill_weight * (k_en - k_own)
+}
+
+/// The reward bookkeeping of one episode: for each tracked side (the sides an agent
+/// controls), the potential when its reward was last reported.
+#[derive(Debug, Clone)]
+pub struct RewardTracker {
+    config: RewardConfig,
+    /// The tracked sides, in the caller's order (the order of [`RewardTracker::settle`]'s
+    /// output at the end).
+    sides: Vec<String>,
+    /// `potential` of `sides[k]` when its reward was last reported.
+    last: Vec<f64>,
+}
+
+impl RewardTracker {
+    /// A tracker of `sides` in `ep`, each side's baseline its potential in `ep` now (0 for a
+    /// fresh episode: nothing has happened yet; a restored one starts from where it is).
+    pub fn new(ep: &Episode, sides: Vec<String>, config: RewardConfig) -> RewardTracker {
+        let mut t = RewardTracker {
+            config,
+            last: vec![0.0; sides.len()],
+            sides,
+        };
+        t.last = t
+            .sides
+            .iter()
+            .map(|side| potential(ep, side, &t.config))
+            .collect();
+        t
+    }
+
+    /// The shaping settings.
+    pub fn config(&self) -> &RewardConfig {
+        &self.config
+    }
+
+    /// The tracked sides, in the order given to [`RewardTracker::new`].
+    pub fn sides(&self) -> &[String] {
+        &self.sides
+    }
+
+    /// After `ep` reached `status`: the rewards to report, `(side, reward)`, and the new
+    /// baselines. At a decision: the deciding combatant's side alone, if it is tracked (else
+    /// nothing); at the end: every tracked side, in order, each with its sparse reward added.
+    pub fn settle(&mut self, ep: &Episode, status: &Status) -> Vec<(String, f32)> {
+        let mut out = Vec::new();
+        let sides: Vec<usize> = match status {
+            Status::Decision(d) => {
+                let side = &ep.encounter().combatants[usize::from(d.actor.0)].side;
+                self.sides
+                    .iter()
+                    .position(|s| s == side)
+                    .into_iter()
+                    .collect()
+            }
+            Status::Terminal(_) => (0..self.sides.len()).collect(),
+        };
+        for k in sides {
+            let side = self.sides[k].clone();
+            let phi = potential(ep, &side, &self.config);
+            let mut r = phi - self.last[k];
+            self.last[k] = phi;
+            if let Status::Terminal(o) = status {
+                r += match &o.winner {
+                    Some(w) if *w == side => 1.0,
+                    Some(_) => -1.0,
+                    None => 0.0,
+                };
+            }
+            out.push((side, r as f32));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ActionKind, CombatantSpec, Controller, Encounter, MapSpec, RulesOptions};
+    use std::sync::Arc;
+
+    /// Two goblins (`players`) against an ogre (`monsters`) on the sample arena.
+    fn arena() -> Arc<Encounter> {
+        let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data");
+        let map = MapSpec::load(&data.join("maps/sample_arena.yaml")).unwrap();
+        let goblin = CombatantSpec::load(&data.join("monsters/goblin.json")).unwrap();
+        let ogre = CombatantSpec::load(&data.join("monsters/ogre.json")).unwrap();
+        let sides = vec![
+            (
+                "players".to_string(),
+                vec![
+                    ("goblin".to_string(), goblin.clone()),
+                    ("goblin".to_string(), goblin),
+                ],
+            ),
+            ("monsters".to_string(), vec![("ogre".to_string(), ogre)]),
+        ];
+        Arc::new(Encounter::build(map, sides, RulesOptions::default()).unwrap())
+    }
+
+    /// Play `ep` to the end, every external decision an attack when one is legal (else a
+    /// seeded random legal action), settling after every status change as a server does.
+    /// Returns every reported reward, in order, and the final status.
+    fn play(
+        ep: &mut Episode,
+        tracker: &mut RewardTracker,
+        seed: u64,
+    ) -> (Vec<(String, f32)>, Status) {
+        let mut rng = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut reported = Vec::new();
+        let mut status = ep.advance();
+        reported.extend(tracker.settle(ep, &status));
+        while let Status::Decision(_) = status {
+            let legal = ep.legal_actions();
+            let attacks: Vec<_> = legal
+                .iter()
+                .filter(|l| {
+                    matches!(
+                        l.action.kind,
+                        ActionKind::FullAttack | ActionKind::Attack | ActionKind::Charge
+                    )
+                })
+                .collect();
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            let pick = if attacks.is_empty() {
+                &legal[(rng % legal.len() as u64) as usize]
+            } else {
+                attacks[(rng % attacks.len() as u64) as usize]
+            };
+            ep.submit(
+                ep.decision().unwrap().decision_id,
+                std::slice::from_ref(&pick.action),
+            )
+            .unwrap();
+            status = ep.advance();
+            reported.extend(tracker.settle(ep, &status));
+        }
+        (reported, status)
+    }
+
+    fn sparse(status: &Status, side: &str) -> f64 {
+        match status {
+            Status::Terminal(o) => match &o.winner {
+                Some(w) if w == side => 1.0,
+                Some(_) => -1.0,
+                None => 0.0,
+            },
+            Status::Decision(_) => panic!("not over"),
+        }
+    }
+
+    const SHAPED: RewardConfig = RewardConfig {
+        shaped: true,
+        damage_weight: 1.0,
+        kill_weight: 0.5,
+    };
+
+    #[test]
+    fn sparse_only_rewards_are_zero_until_the_end() {
+        let enc = arena();
+        let config = RewardConfig {
+            shaped: false,
+            ..SHAPED
+        };
+        let mut decided = 0;
+        for seed in 0..6 {
+            let controllers = [
+                Controller::External,
+                Controller::External,
+                Controller::DefaultPolicy,
+            ];
+            let mut ep = Episode::new(enc.clone(), seed, &controllers);
+            let mut tracker = RewardTracker::new(&ep, vec!["players".into()], config);
+            assert_eq!(potential(&ep, "players", &config), 0.0);
+            let (reported, status) = play(&mut ep, &mut tracker, seed);
+            let (last, before) = reported.split_last().expect("a reward at the end");
+            assert!(before.iter().all(|(s, r)| s == "players" && *r == 0.0));
+            assert_eq!(last.0, "players");
+            assert_eq!(f64::from(last.1), sparse(&status, "players"));
+            decided += usize::from(last.1 != 0.0);
+        }
+        assert!(decided > 0, "every fight was a draw");
+    }
+
+    #[test]
+    fn shaped_rewards_telescope_to_the_final_potential_plus_the_sparse_reward() {
+        let enc = arena();
+        let sides = vec!["players".to_string(), "monsters".to_string()];
+        for seed in 0..6 {
+            let mut ep = Episode::new(enc.clone(), seed, &[Controller::External; 3]);
+            // Nothing has happened: every potential is 0.
+            for s in &sides {
+                assert_eq!(potential(&ep, s, &SHAPED), 0.0);
+            }
+            let mut tracker = RewardTracker::new(&ep, sides.clone(), SHAPED);
+            let (reported, status) = play(&mut ep, &mut tracker, seed);
+            // The end reports every side, in order.
+            let n = reported.len();
+            assert_eq!(reported[n - 2].0, "players");
+            assert_eq!(reported[n - 1].0, "monsters");
+            let mut totals = 0.0;
+            for s in &sides {
+                let sum: f64 = reported
+                    .iter()
+                    .filter(|(side, _)| side == s)
+                    .map(|(_, r)| f64::from(*r))
+                    .sum();
+                let want = potential(&ep, s, &SHAPED) + sparse(&status, s);
+                assert!(
+                    (sum - want).abs() < 1e-4,
+                    "seed {seed} {s}: {sum} vs {want}"
+                );
+                totals += sum;
+            }
+            // Two sides: the shaped terms are zero-sum, and so is the sparse reward of a
+            // decided fight (draws give 0 to both).
+            assert!(totals.abs() < 1e-4, "seed {seed}: {totals}");
+            assert!(potential(&ep, "players", &SHAPED) != 0.0, "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn a_decision_of_an_untracked_side_reports_nothing() {
+        let enc = arena();
+        let mut ep = Episode::new(enc, 3, &[Controller::External; 3]);
+        let mut tracker = RewardTracker::new(&ep, vec!["nobody".into()], SHAPED);
+        let status = ep.advance();
+        assert!(matches!(status, Status::Decision(_)));
+        assert!(tracker.settle(&ep, &status).is_empty());
+        assert_eq!(tracker.sides(), ["nobody".to_string()]);
+        assert_eq!(tracker.config(), &SHAPED);
+    }
+
+    #[test]
+    fn the_potential_follows_the_formula() {
+        let enc = arena();
+        let mut ep = Episode::new(enc.clone(), 1, &[Controller::External; 3]);
+        let mut tracker = RewardTracker::new(&ep, vec!["players".into()], SHAPED);
+        play(&mut ep, &mut tracker, 1);
+        let att = ep.attrition();
+        let hp = |i: usize| f64::from(enc.combatants[i].spec.hp_max);
+        let down = |i: usize| {
+            f64::from(u8::from(
+                !ep.life_state(CombatantId(i as u16)).is_conscious(),
+            ))
+        };
+        let d = |i: usize| att[i].damage_taken as f64;
+        let want = 1.0 * (d(2) / hp(2) - (d(0) + d(1)) / (hp(0) + hp(1)))
+            + 0.5 * (down(2) - down(0) - down(1));
+        assert_eq!(potential(&ep, "players", &SHAPED), want);
+    }
+}

@@ -1,0 +1,651 @@
+//! Every proto ↔ engine conversion of the service, in one place: request options with their
+//! defaults ([`ObsOpts`], the reward options), controlled sets, actions (typed, with the field
+//! at fault named in errors), action kinds and maneuvers, action results and their
+//! `ResultCode`s ([`result_code`]: the one place that maps engine reason strings), decisions,
+//! outcomes, observations, tensors, and the `EpisodeState` of a session.
+//!
+//! Conversions that need nothing but their input are `From` impls; those that need context
+//! (the encounter, the request field, an option) or give `None` for UNSPECIFIED are functions.
+//! The public functions (`kind_to_proto`, `maneuver_to_proto`, `action_to_proto`…) are the
+//! crate's API, re-exported by `service`.
+use super::sessions::Session;
+use super::ServiceError;
+use crate::proto;
+use pf1e_engine::reward::RewardConfig;
+use pf1e_engine::DecisionKind;
+use pf1e_engine::{
+    Action, ActionKind, Cell, CombatantId, Controller, Encounter, Episode, Maneuver, Status,
+};
+use std::collections::{BTreeSet, HashMap};
+
+/// What each EpisodeState of an episode carries (`proto::ObservationOptions`, defaults
+/// applied).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct ObsOpts {
+    json: bool,
+    typed: bool,
+    tensors: bool,
+    legal_actions: bool,
+    mask: bool,
+}
+
+/// The request's options, absent fields (or absent options) taking the proto's defaults.
+impl From<Option<&proto::ObservationOptions>> for ObsOpts {
+    fn from(o: Option<&proto::ObservationOptions>) -> ObsOpts {
+        let o = o.cloned().unwrap_or_default();
+        ObsOpts {
+            json: o.json.unwrap_or(true),
+            typed: o.typed.unwrap_or(true),
+            tensors: o.tensors,
+            legal_actions: o.legal_actions.unwrap_or(true),
+            mask: o.action_mask,
+        }
+    }
+}
+
+/// Default `RewardOptions.damage_weight`.
+pub const DEFAULT_DAMAGE_WEIGHT: f32 = 1.0;
+/// Default `RewardOptions.kill_weight`.
+pub const DEFAULT_KILL_WEIGHT: f32 = 0.1;
+/// Largest accepted absolute reward weight.
+pub const MAX_REWARD_WEIGHT: f32 = 1000.0;
+
+/// Reward shaping (`proto::RewardOptions`, defaults applied): the engine's
+/// [`RewardConfig`]. Unset weights take [`DEFAULT_DAMAGE_WEIGHT`] / [`DEFAULT_KILL_WEIGHT`];
+/// a weight that is not finite or is beyond ±[`MAX_REWARD_WEIGHT`] is INVALID_ARGUMENT naming
+/// `{field}.damage_weight` / `{field}.kill_weight`. (A function, not `TryFrom`: the orphan
+/// rule forbids `impl TryFrom<Option<&proto::RewardOptions>> for RewardConfig`, and the error
+/// names `field`.)
+pub(super) fn reward_config(
+    o: Option<&proto::RewardOptions>,
+    field: &str,
+) -> Result<RewardConfig, ServiceError> {
+    let o = o.cloned().unwrap_or_default();
+    let weight = |v: Option<f32>, default: f32, name: &str| {
+        let w = v.unwrap_or(default);
+        if !w.is_finite() || w.abs() > MAX_REWARD_WEIGHT {
+            return Err(ServiceError::invalid(
+                format!("{field}.{name}"),
+                format!("{w} is not a finite weight within ±{MAX_REWARD_WEIGHT}"),
+            ));
+        }
+        Ok(f64::from(w))
+    };
+    Ok(RewardConfig {
+        shaped: o.shaped,
+        damage_weight: weight(o.damage_weight, DEFAULT_DAMAGE_WEIGHT, "damage_weight")?,
+        kill_weight: weight(o.kill_weight, DEFAULT_KILL_WEIGHT, "kill_weight")?,
+    })
+}
+
+/// Controllers per combatant and the reward side from the request's `controlled`.
+pub(super) fn controllers(
+    enc: &Encounter,
+    controlled: Option<&proto::Controlled>,
+) -> Result<(Vec<Controller>, Option<String>), ServiceError> {
+    let mut ctl = vec![Controller::DefaultPolicy; enc.combatants.len()];
+    let Some(c) = controlled else {
+        return Ok((ctl, None));
+    };
+    for (i, side) in c.sides.iter().enumerate() {
+        if !enc.sides.contains(side) {
+            return Err(ServiceError::invalid(
+                format!("controlled.sides[{i}]"),
+                format!("unknown side {side:?} (sides: {})", enc.sides.join(", ")),
+            ));
+        }
+        for (k, p) in enc.combatants.iter().enumerate() {
+            if p.side == *side {
+                ctl[k] = Controller::External;
+            }
+        }
+    }
+    for (i, id) in c.combatant_ids.iter().enumerate() {
+        match enc.combatants.iter().position(|p| p.id == *id) {
+            Some(k) => ctl[k] = Controller::External,
+            None => {
+                let ids: Vec<&str> = enc.combatants.iter().map(|p| p.id.as_str()).collect();
+                return Err(ServiceError::invalid(
+                    format!("controlled.combatant_ids[{i}]"),
+                    format!("unknown combatant {id:?} (ids: {})", ids.join(", ")),
+                ));
+            }
+        }
+    }
+    let sides: BTreeSet<&str> = enc
+        .combatants
+        .iter()
+        .zip(&ctl)
+        .filter(|(_, c)| **c == Controller::External)
+        .map(|(p, _)| p.side.as_str())
+        .collect();
+    let reward_side = if sides.len() == 1 {
+        sides.into_iter().next().map(str::to_string)
+    } else {
+        None
+    };
+    Ok((ctl, reward_side))
+}
+
+/// The engine action of a proto action. `field` names it (`actions[i]`).
+pub(super) fn action_from_proto(
+    a: &proto::Action,
+    field: &str,
+    enc: &Encounter,
+) -> Result<Action, ServiceError> {
+    let kind = match proto::ActionKind::try_from(a.kind) {
+        Ok(proto::ActionKind::Unspecified) => {
+            return Err(ServiceError::invalid(
+                format!("{field}.kind"),
+                "must be set (ACTION_KIND_UNSPECIFIED is not an action)",
+            ))
+        }
+        Ok(k) => kind_from_proto(k)
+            .ok_or_else(|| ServiceError::Internal("unmapped action kind".into()))?,
+        Err(_) => {
+            return Err(ServiceError::invalid(
+                format!("{field}.kind"),
+                format!("unknown action kind {}", a.kind),
+            ))
+        }
+    };
+    let target = match a.target {
+        None => None,
+        Some(t) => {
+            let n = enc.combatants.len();
+            if (t as usize) >= n {
+                return Err(ServiceError::invalid(
+                    format!("{field}.target"),
+                    format!("no combatant with index {t} (the encounter has {n}: 0..{n})"),
+                ));
+            }
+            let t = u16::try_from(t)
+                .map_err(|_| ServiceError::invalid(format!("{field}.target"), "too large"))?;
+            Some(CombatantId(t))
+        }
+    };
+    let destination = match &a.destination {
+        None => None,
+        Some(c) => {
+            let (rows, cols) = (enc.map.rows, enc.map.cols);
+            if c.row < 0 || c.col < 0 || c.row >= rows || c.col >= cols {
+                return Err(ServiceError::invalid(
+                    format!("{field}.destination"),
+                    format!(
+                        "({},{}) is off the map ({rows} rows × {cols} columns)",
+                        c.row, c.col
+                    ),
+                ));
+            }
+            Some(Cell::new(c.row, c.col))
+        }
+    };
+    let weapon = a.weapon.map(|w| w as usize);
+    let maneuver = match a.maneuver {
+        None => None,
+        Some(m) => match proto::ManeuverType::try_from(m) {
+            Ok(proto::ManeuverType::Unspecified) => None,
+            Ok(m) => maneuver_from_proto(m),
+            Err(_) => {
+                return Err(ServiceError::invalid(
+                    format!("{field}.maneuver"),
+                    format!("unknown maneuver type {m}"),
+                ))
+            }
+        },
+    };
+    if maneuver.is_some() && kind != ActionKind::Maneuver {
+        return Err(ServiceError::invalid(
+            format!("{field}.maneuver"),
+            format!(
+                "only a `maneuver` action takes a maneuver type, not `{}`",
+                kind.name()
+            ),
+        ));
+    }
+    Ok(Action {
+        kind,
+        target,
+        destination,
+        weapon,
+        maneuver,
+    })
+}
+
+/// Proto maneuver type → engine maneuver (`None` for UNSPECIFIED): one exhaustive match.
+pub fn maneuver_from_proto(m: proto::ManeuverType) -> Option<Maneuver> {
+    use proto::ManeuverType as P;
+    Some(match m {
+        P::Unspecified => return None,
+        P::Trip => Maneuver::Trip,
+        P::Disarm => Maneuver::Disarm,
+        P::BullRush => Maneuver::BullRush,
+        P::Sunder => Maneuver::Sunder,
+        P::Grapple => Maneuver::Grapple,
+        P::Pin => Maneuver::Pin,
+        P::Escape => Maneuver::Escape,
+        P::Overrun => Maneuver::Overrun,
+        P::DirtyTrickBlinded => Maneuver::DirtyTrickBlinded,
+        P::DirtyTrickDazzled => Maneuver::DirtyTrickDazzled,
+        P::DirtyTrickDeafened => Maneuver::DirtyTrickDeafened,
+        P::DirtyTrickEntangled => Maneuver::DirtyTrickEntangled,
+        P::DirtyTrickShaken => Maneuver::DirtyTrickShaken,
+        P::DirtyTrickSickened => Maneuver::DirtyTrickSickened,
+        P::Steal => Maneuver::Steal,
+        P::Reposition => Maneuver::Reposition,
+        P::Drag => Maneuver::Drag,
+    })
+}
+
+/// Engine maneuver → proto maneuver type.
+impl From<Maneuver> for proto::ManeuverType {
+    fn from(m: Maneuver) -> Self {
+        use proto::ManeuverType as P;
+        match m {
+            Maneuver::Trip => P::Trip,
+            Maneuver::Disarm => P::Disarm,
+            Maneuver::BullRush => P::BullRush,
+            Maneuver::Sunder => P::Sunder,
+            Maneuver::Grapple => P::Grapple,
+            Maneuver::Pin => P::Pin,
+            Maneuver::Escape => P::Escape,
+            Maneuver::Overrun => P::Overrun,
+            Maneuver::DirtyTrickBlinded => P::DirtyTrickBlinded,
+            Maneuver::DirtyTrickDazzled => P::DirtyTrickDazzled,
+            Maneuver::DirtyTrickDeafened => P::DirtyTrickDeafened,
+            Maneuver::DirtyTrickEntangled => P::DirtyTrickEntangled,
+            Maneuver::DirtyTrickShaken => P::DirtyTrickShaken,
+            Maneuver::DirtyTrickSickened => P::DirtyTrickSickened,
+            Maneuver::Steal => P::Steal,
+            Maneuver::Reposition => P::Reposition,
+            Maneuver::Drag => P::Drag,
+        }
+    }
+}
+
+/// Engine maneuver → proto maneuver type (`proto::ManeuverType::from`).
+pub fn maneuver_to_proto(m: Maneuver) -> proto::ManeuverType {
+    m.into()
+}
+
+/// Proto action kind → engine action kind (`None` for UNSPECIFIED).
+pub fn kind_from_proto(k: proto::ActionKind) -> Option<ActionKind> {
+    Some(match k {
+        proto::ActionKind::Unspecified => return None,
+        proto::ActionKind::EndTurn => ActionKind::EndTurn,
+        proto::ActionKind::Attack => ActionKind::Attack,
+        proto::ActionKind::FullAttack => ActionKind::FullAttack,
+        proto::ActionKind::Charge => ActionKind::Charge,
+        proto::ActionKind::Move => ActionKind::Move,
+        proto::ActionKind::FiveFootStep => ActionKind::FiveFootStep,
+        proto::ActionKind::Withdraw => ActionKind::Withdraw,
+        proto::ActionKind::Maneuver => ActionKind::Maneuver,
+        proto::ActionKind::StandUp => ActionKind::StandUp,
+        proto::ActionKind::DropProne => ActionKind::DropProne,
+        proto::ActionKind::RetrieveWeapon => ActionKind::RetrieveWeapon,
+        proto::ActionKind::RepairWeapon => ActionKind::RepairWeapon,
+        proto::ActionKind::ActivatePowerAttack => ActionKind::ActivatePowerAttack,
+        proto::ActionKind::Run => ActionKind::Run,
+        proto::ActionKind::AttackOfOpportunity => ActionKind::AttackOfOpportunity,
+        proto::ActionKind::Decline => ActionKind::Decline,
+    })
+}
+
+/// Engine action kind → proto action kind.
+impl From<ActionKind> for proto::ActionKind {
+    fn from(k: ActionKind) -> Self {
+        match k {
+            ActionKind::EndTurn => proto::ActionKind::EndTurn,
+            ActionKind::Attack => proto::ActionKind::Attack,
+            ActionKind::FullAttack => proto::ActionKind::FullAttack,
+            ActionKind::Charge => proto::ActionKind::Charge,
+            ActionKind::Move => proto::ActionKind::Move,
+            ActionKind::FiveFootStep => proto::ActionKind::FiveFootStep,
+            ActionKind::Withdraw => proto::ActionKind::Withdraw,
+            ActionKind::Maneuver => proto::ActionKind::Maneuver,
+            ActionKind::StandUp => proto::ActionKind::StandUp,
+            ActionKind::DropProne => proto::ActionKind::DropProne,
+            ActionKind::RetrieveWeapon => proto::ActionKind::RetrieveWeapon,
+            ActionKind::RepairWeapon => proto::ActionKind::RepairWeapon,
+            ActionKind::ActivatePowerAttack => proto::ActionKind::ActivatePowerAttack,
+            ActionKind::Run => proto::ActionKind::Run,
+            ActionKind::AttackOfOpportunity => proto::ActionKind::AttackOfOpportunity,
+            ActionKind::Decline => proto::ActionKind::Decline,
+        }
+    }
+}
+
+/// Engine action kind → proto action kind (`proto::ActionKind::from`).
+pub fn kind_to_proto(k: ActionKind) -> proto::ActionKind {
+    k.into()
+}
+
+/// Engine action → proto action.
+impl From<&Action> for proto::Action {
+    fn from(a: &Action) -> Self {
+        proto::Action {
+            kind: kind_to_proto(a.kind) as i32,
+            target: a.target.map(|t| u32::from(t.0)),
+            destination: a.destination.map(|c| proto::Cell {
+                row: c.row,
+                col: c.col,
+            }),
+            weapon: a.weapon.map(|w| u32::try_from(w).unwrap_or(u32::MAX)),
+            maneuver: a.maneuver.map(|m| maneuver_to_proto(m) as i32),
+        }
+    }
+}
+
+/// Engine action → proto action (`proto::Action::from`).
+pub fn action_to_proto(a: &Action) -> proto::Action {
+    a.into()
+}
+
+/// The engine's reason string → `ResultCode`: the one place that maps them.
+pub fn result_code(ok: bool, reason: Option<&str>) -> proto::ResultCode {
+    use pf1e_engine::action::reasons as r;
+    use proto::ResultCode as C;
+    match reason {
+        None if ok => C::Ok,
+        None => C::Unknown,
+        Some(reason) => match reason {
+            r::MISSING_TARGET => C::MissingTarget,
+            r::INVALID_TARGET => C::InvalidTarget,
+            r::WEAPON_UNAVAILABLE => C::WeaponUnavailable,
+            r::NO_WEAPON => C::NoWeapon,
+            r::NO_LINE_OF_EFFECT => C::NoLineOfEffect,
+            r::OUT_OF_RANGE => C::OutOfRange,
+            r::OUT_OF_AMMUNITION => C::OutOfAmmunition,
+            r::NO_CHARGE_PATH => C::NoChargePath,
+            r::UNREACHABLE_DESTINATION => C::UnreachableDestination,
+            r::INVALID_DESTINATION => C::InvalidDestination,
+            r::ALREADY_MOVED => C::AlreadyMoved,
+            r::DOWNGRADED_ACTION_ECONOMY => C::DowngradedActionEconomy,
+            r::DOWNGRADED_DISABLED => C::DowngradedDisabled,
+            r::CANNOT_ACT => C::CannotAct,
+            r::TURN_ENDED => C::TurnEnded,
+            r::PREVENTED_BY_CONDITION => C::PreventedByCondition,
+            r::NOT_PRONE => C::NotProne,
+            r::ALREADY_PRONE => C::AlreadyProne,
+            r::NO_POWER_ATTACK => C::NoPowerAttack,
+            r::TARGET_TOO_LARGE => C::TargetTooLarge,
+            r::NOT_GRAPPLED => C::NotGrappled,
+            r::MISSING_MANEUVER => C::MissingManeuver,
+            r::CANNOT_RUN => C::CannotRun,
+            r::WRONG_DECISION_KIND => C::WrongDecisionKind,
+            r::DECISION_ANSWERED => C::DecisionAnswered,
+            _ => C::Unknown,
+        },
+    }
+}
+
+pub(super) fn result_to_proto(r: &pf1e_engine::ActionResult, field: String) -> proto::ActionResult {
+    proto::ActionResult {
+        kind: kind_to_proto(r.kind) as i32,
+        ok: r.ok,
+        reason: r.reason.clone().unwrap_or_default(),
+        field,
+        code: result_code(r.ok, r.reason.as_deref()) as i32,
+    }
+}
+
+/// Engine action budget → proto budget.
+impl From<&pf1e_engine::Budget> for proto::Budget {
+    fn from(b: &pf1e_engine::Budget) -> Self {
+        proto::Budget {
+            standard: b.standard,
+            r#move: b.move_action,
+            swift: b.swift,
+            full_round: b.full_round,
+            five_foot_step: b.five_foot_step,
+        }
+    }
+}
+
+/// Engine tensor observation → proto tensors (shapes as `u32`).
+impl From<pf1e_engine::tensor::TensorObservation> for proto::TensorObservation {
+    fn from(t: pf1e_engine::tensor::TensorObservation) -> Self {
+        proto::TensorObservation {
+            planes: t.planes,
+            plane_shape: t.plane_shape.iter().map(|&x| x as u32).collect(),
+            features: t.features,
+            feature_shape: t.feature_shape.iter().map(|&x| x as u32).collect(),
+        }
+    }
+}
+
+pub(super) fn decision_to_proto(ep: &Episode, d: &pf1e_engine::Decision) -> proto::Decision {
+    let actor = &ep.encounter().combatants[usize::from(d.actor.0)];
+    proto::Decision {
+        decision_id: d.decision_id,
+        actor_index: u32::from(d.actor.0),
+        actor_id: actor.id.clone(),
+        round: d.round,
+        budget: Some(proto::Budget::from(&d.budget)),
+        kind: match d.kind {
+            DecisionKind::TurnAction => proto::DecisionKind::TurnAction,
+            DecisionKind::AttackOfOpportunity { .. } => proto::DecisionKind::AttackOfOpportunity,
+        } as i32,
+        attack_of_opportunity: match &d.kind {
+            DecisionKind::AttackOfOpportunity {
+                provoker,
+                provocation,
+                weapons,
+            } => Some(proto::AttackOfOpportunityOffer {
+                provoker_index: u32::from(provoker.0),
+                provoker_id: ep.encounter().combatants[usize::from(provoker.0)]
+                    .id
+                    .clone(),
+                provocation: provocation.name().to_string(),
+                weapons: weapons
+                    .iter()
+                    .map(|&w| u32::try_from(w).unwrap_or(u32::MAX))
+                    .collect(),
+            }),
+            DecisionKind::TurnAction => None,
+        },
+    }
+}
+
+/// Engine outcome → proto outcome (no winner: empty string).
+impl From<&pf1e_engine::Outcome> for proto::Outcome {
+    fn from(o: &pf1e_engine::Outcome) -> Self {
+        proto::Outcome {
+            winner: o.winner.clone().unwrap_or_default(),
+            rounds: o.rounds,
+            truncated: o.truncated,
+        }
+    }
+}
+
+/// The typed observation, with the JSON snapshot when `json`.
+pub(super) fn observation_to_proto(
+    obs: &pf1e_engine::Observation,
+    json: bool,
+) -> proto::Observation {
+    proto::Observation {
+        round: obs.round,
+        acting_index: obs.acting_index.map(u32::from),
+        acting_id: obs.acting_combatant.clone().unwrap_or_default(),
+        budget: obs.budget.as_ref().map(proto::Budget::from),
+        combatants: obs
+            .combatants
+            .iter()
+            .map(|c| proto::CombatantState {
+                index: u32::from(c.index),
+                id: c.id.clone(),
+                name: c.name.clone(),
+                side: c.side.clone(),
+                row: c.pos.row,
+                col: c.pos.col,
+                hp: c.hp,
+                hp_max: c.hp_max,
+                active: c.active,
+                dead: c.dead,
+                dying: c.dying,
+                disabled: c.disabled,
+                stabilized: c.stabilized,
+                ac: c.ac.total,
+                ac_touch: c.ac.touch,
+                ac_flat_footed: c.ac.flat_footed,
+                aoo_remaining: c.aoo_remaining,
+                moved_this_turn: c.moved_this_turn,
+                conditions: c.conditions.keys().cloned().collect(),
+                size: c.size.clone(),
+            })
+            .collect(),
+        initiative_order: obs.initiative_order.clone(),
+        json: if json {
+            serde_json::to_string(obs).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+        } else {
+            String::new()
+        },
+    }
+}
+
+/// The EpisodeState of a session.
+pub(super) fn episode_state(id: &str, s: &Session) -> proto::EpisodeState {
+    let ep = &s.episode;
+    let o = s.obs;
+    let rewards: HashMap<String, f32> = s.last_rewards.iter().cloned().collect();
+    let mut state = proto::EpisodeState {
+        episode_id: id.to_string(),
+        results: s.last_results.clone(),
+        pending_results: s.last_pending,
+        late_results: s.last_late.clone(),
+        action_space_size: ep.action_space_size(),
+        reward_side: s.reward_side.clone().unwrap_or_default(),
+        reward: s
+            .reward_side
+            .as_ref()
+            .and_then(|side| rewards.get(side).copied())
+            .unwrap_or(0.0),
+        steps: s.steps,
+        ..Default::default()
+    };
+    match &s.status {
+        Status::Decision(d) => {
+            state.decision = Some(decision_to_proto(ep, d));
+            if o.json || o.typed {
+                state.observation =
+                    Some(observation_to_proto(&ep.observation(Some(d.actor)), o.json));
+            }
+            if o.legal_actions {
+                let legal = ep.legal_actions();
+                if o.tensors || o.mask {
+                    let mut mask = vec![0u8; state.action_space_size as usize];
+                    for l in &legal {
+                        if let Some(m) = mask.get_mut(l.id as usize) {
+                            *m = 1;
+                        }
+                    }
+                    state.action_mask = mask;
+                }
+                state.legal_actions = legal
+                    .into_iter()
+                    .map(|l| proto::LegalAction {
+                        id: l.id,
+                        action: Some(proto::Action::from(&l.action)),
+                        label: l.label,
+                    })
+                    .collect();
+            } else if o.tensors || o.mask {
+                // The mask alone: legal ids without building labels.
+                state.action_mask = ep.action_mask();
+            }
+            if o.tensors {
+                state.tensors = Some(proto::TensorObservation::from(
+                    ep.observation_tensor(d.actor),
+                ));
+            }
+        }
+        Status::Terminal(out) => {
+            if o.json || o.typed {
+                state.observation = Some(observation_to_proto(&ep.observation(None), o.json));
+            }
+            state.terminated = !out.truncated;
+            state.truncated = out.truncated;
+            state.outcome = Some(proto::Outcome::from(out));
+            if o.tensors || o.mask {
+                state.action_mask = vec![0u8; state.action_space_size as usize];
+            }
+            if o.tensors {
+                let viewer = s
+                    .viewer
+                    .or_else(|| s.controlled.first().copied())
+                    .unwrap_or(CombatantId(0));
+                if usize::from(viewer.0) < ep.encounter().combatants.len() {
+                    state.tensors = Some(proto::TensorObservation::from(
+                        ep.observation_tensor(viewer),
+                    ));
+                }
+            }
+            state.final_agents = s
+                .controlled
+                .iter()
+                .map(|&c| {
+                    let p = &ep.encounter().combatants[usize::from(c.0)];
+                    proto::AgentFinal {
+                        combatant_index: u32::from(c.0),
+                        combatant_id: p.id.clone(),
+                        side: p.side.clone(),
+                        reward: rewards.get(&p.side).copied().unwrap_or(0.0),
+                        tensors: o
+                            .tensors
+                            .then(|| proto::TensorObservation::from(ep.observation_tensor(c))),
+                    }
+                })
+                .collect();
+        }
+    }
+    state.rewards = rewards;
+    state
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_proto_kind_maps_back_and_forth() {
+        for k in [
+            ActionKind::EndTurn,
+            ActionKind::Attack,
+            ActionKind::FullAttack,
+            ActionKind::Charge,
+            ActionKind::Move,
+            ActionKind::FiveFootStep,
+            ActionKind::Withdraw,
+            ActionKind::Maneuver,
+            ActionKind::StandUp,
+            ActionKind::DropProne,
+            ActionKind::RetrieveWeapon,
+            ActionKind::RepairWeapon,
+            ActionKind::ActivatePowerAttack,
+            ActionKind::Run,
+        ] {
+            assert_eq!(kind_from_proto(kind_to_proto(k)), Some(k));
+        }
+        assert_eq!(kind_from_proto(proto::ActionKind::Unspecified), None);
+        for m in Maneuver::ALL {
+            assert_eq!(maneuver_from_proto(maneuver_to_proto(m)), Some(m));
+            // Same order as the engine's action-space block.
+            let i = Maneuver::ALL.iter().position(|x| *x == m).unwrap() as i32;
+            assert_eq!(maneuver_to_proto(m) as i32, i + 1);
+        }
+        assert_eq!(maneuver_from_proto(proto::ManeuverType::Unspecified), None);
+        use pf1e_engine::action::reasons as r;
+        for reason in [
+            r::PREVENTED_BY_CONDITION,
+            r::NOT_PRONE,
+            r::ALREADY_PRONE,
+            r::NO_POWER_ATTACK,
+            r::TARGET_TOO_LARGE,
+            r::NOT_GRAPPLED,
+            r::MISSING_MANEUVER,
+            r::CANNOT_RUN,
+        ] {
+            assert_ne!(result_code(false, Some(reason)), proto::ResultCode::Unknown);
+        }
+    }
+}

@@ -1,0 +1,412 @@
+//! The synchronous body of every request on episodes — Reset, Step, Observe, Close,
+//! Validate, Snapshot, Restore, Fork, Describe — as public `*_blocking` methods (also used
+//! in process by the examples and benchmarks). Each checks the request's shape before
+//! touching an episode, then works under that episode's mutex.
+use super::convert::{
+    action_from_proto, controllers, decision_to_proto, episode_state, result_to_proto,
+    reward_config, ObsOpts,
+};
+use super::sessions::{check_episode_id, lock, Session};
+use super::spec::rules_data_version;
+use super::{EnvironmentService, ServiceError, MAX_ACTIONS_PER_STEP};
+use crate::proto;
+use pf1e_engine::{Controller, Episode, Status};
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+impl EnvironmentService {
+    /// Reset, synchronously: build the episode, advance it to the first controlled decision.
+    ///
+    /// # Errors
+    /// [`ServiceError::Scenario`], [`ServiceError::InvalidArgument`] (unknown controlled side or
+    /// combatant), [`ServiceError::TooManyEpisodes`].
+    pub fn reset_blocking(
+        &self,
+        req: &proto::ResetRequest,
+    ) -> Result<proto::EpisodeState, ServiceError> {
+        let (name, enc) = self
+            .inner
+            .scenarios
+            .resolve(req.scenario.as_ref(), "scenario")?;
+        let (controllers, _) = controllers(&enc, req.controlled.as_ref())?;
+        let obs = ObsOpts::from(req.observation.as_ref());
+        let reward = reward_config(req.reward.as_ref(), "reward")?;
+        self.check_capacity()?;
+        let episode = Episode::new(enc, req.seed, &controllers);
+        let session = Session::new(episode, name.clone(), &controllers, obs, reward);
+        let (id, state) = self.insert(session)?;
+        tracing::debug!(episode = %id, scenario = %name, seed = req.seed, "reset");
+        Ok(state)
+    }
+
+    /// Step, synchronously: submit the actions of the current decision, advance.
+    ///
+    /// # Errors
+    /// [`ServiceError::InvalidArgument`] (malformed actions, action id out of range),
+    /// [`ServiceError::UnknownEpisode`], [`ServiceError::EpisodeOver`],
+    /// [`ServiceError::StaleDecision`], [`ServiceError::Internal`] (poisoned episode).
+    pub fn step_blocking(
+        &self,
+        req: &proto::StepRequest,
+    ) -> Result<proto::EpisodeState, ServiceError> {
+        match (req.actions.is_empty(), req.action_ids.is_empty()) {
+            (true, true) => {
+                return Err(ServiceError::invalid(
+                    "actions",
+                    "one of actions or action_ids must be non-empty",
+                ))
+            }
+            (false, false) => {
+                return Err(ServiceError::invalid(
+                    "action_ids",
+                    "give either actions or action_ids, not both",
+                ))
+            }
+            _ => {}
+        }
+        let n = req.actions.len().max(req.action_ids.len());
+        if n > MAX_ACTIONS_PER_STEP {
+            let field = if req.actions.is_empty() {
+                "action_ids"
+            } else {
+                "actions"
+            };
+            return Err(ServiceError::invalid(
+                field,
+                format!("at most {MAX_ACTIONS_PER_STEP} actions per step"),
+            ));
+        }
+        let session = self.session(&req.episode_id)?;
+        let mut s = lock(&session, &req.episode_id)?;
+        s.last_used = Instant::now();
+        let current = match &s.status {
+            Status::Terminal(_) => return Err(ServiceError::EpisodeOver(req.episode_id.clone())),
+            Status::Decision(d) => d.decision_id,
+        };
+        let enc = s.episode.encounter().clone();
+        // Validate the shape of every action before checking the decision id, so a malformed
+        // request is reported as such whatever the episode's state.
+        let (actions, fields) = if req.action_ids.is_empty() {
+            let actions = req
+                .actions
+                .iter()
+                .enumerate()
+                .map(|(i, a)| action_from_proto(a, &format!("actions[{i}]"), &enc))
+                .collect::<Result<Vec<_>, _>>()?;
+            (
+                actions,
+                (0..n).map(|i| format!("actions[{i}]")).collect::<Vec<_>>(),
+            )
+        } else {
+            let size = s.episode.action_space_size();
+            let actions = req
+                .action_ids
+                .iter()
+                .enumerate()
+                .map(|(i, &id)| {
+                    let field = format!("action_ids[{i}]");
+                    if id >= size {
+                        return Err(ServiceError::invalid(
+                            field,
+                            format!("action id {id} out of range: the action space has {size} ids (0..{size})"),
+                        ));
+                    }
+                    s.episode
+                        .action_from_id(id)
+                        .ok_or_else(|| ServiceError::invalid(field, format!("action id {id} does not decode to an action")))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            (
+                actions,
+                (0..n)
+                    .map(|i| format!("action_ids[{i}]"))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        if req.decision_id != current {
+            return Err(ServiceError::StaleDecision {
+                episode: req.episode_id.clone(),
+                given: req.decision_id,
+                current,
+            });
+        }
+        let results = s.episode.submit(current, &actions)?;
+        s.last_pending = u32::try_from(actions.len() - results.len()).unwrap_or(u32::MAX);
+        s.last_late = s.late_results();
+        if s.last_pending > 0 {
+            s.open_steps.push((current, fields.clone(), results.len()));
+        }
+        let results = results
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| result_to_proto(&r, fields.get(i).cloned().unwrap_or_default()))
+            .collect();
+        s.last_results = results;
+        s.status = s.episode.advance();
+        s.steps += 1;
+        s.settle();
+        self.inner.counters.steps.fetch_add(1, Ordering::Relaxed);
+        tracing::debug!(episode = %req.episode_id, decision = current, "step");
+        Ok(episode_state(&req.episode_id, &s))
+    }
+
+    /// Observe, synchronously.
+    ///
+    /// # Errors
+    /// [`ServiceError::UnknownEpisode`], [`ServiceError::Internal`] (poisoned episode).
+    pub fn observe_blocking(
+        &self,
+        req: &proto::ObserveRequest,
+    ) -> Result<proto::EpisodeState, ServiceError> {
+        let session = self.session(&req.episode_id)?;
+        let mut s = lock(&session, &req.episode_id)?;
+        s.last_used = Instant::now();
+        Ok(episode_state(&req.episode_id, &s))
+    }
+
+    /// Close: forget the episode.
+    ///
+    /// # Errors
+    /// [`ServiceError::UnknownEpisode`].
+    pub fn close_episode(
+        &self,
+        req: &proto::CloseRequest,
+    ) -> Result<proto::CloseResponse, ServiceError> {
+        check_episode_id(&req.episode_id)?;
+        let removed = self
+            .inner
+            .sessions
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&req.episode_id);
+        match removed {
+            Some(_) => {
+                self.inner.counters.closed.fetch_add(1, Ordering::Relaxed);
+                tracing::debug!(episode = %req.episode_id, "close");
+                Ok(proto::CloseResponse {})
+            }
+            None => Err(ServiceError::UnknownEpisode(req.episode_id.clone())),
+        }
+    }
+
+    /// Validate, synchronously: the result `Step` would give for this one action now, with
+    /// nothing changed.
+    ///
+    /// # Errors
+    /// As Step: [`ServiceError::InvalidArgument`], [`ServiceError::UnknownEpisode`],
+    /// [`ServiceError::EpisodeOver`], [`ServiceError::StaleDecision`].
+    pub fn validate_blocking(
+        &self,
+        req: &proto::ValidateRequest,
+    ) -> Result<proto::ActionResult, ServiceError> {
+        let (field, given) = match (&req.action, req.action_id) {
+            (Some(_), Some(_)) => {
+                return Err(ServiceError::invalid(
+                    "action_id",
+                    "give either action or action_id, not both",
+                ))
+            }
+            (None, None) => {
+                return Err(ServiceError::invalid(
+                    "action",
+                    "one of action or action_id is required",
+                ))
+            }
+            (Some(_), None) => ("action", None),
+            (None, Some(id)) => ("action_id", Some(id)),
+        };
+        let session = self.session(&req.episode_id)?;
+        let mut s = lock(&session, &req.episode_id)?;
+        s.last_used = Instant::now();
+        let current = match &s.status {
+            Status::Terminal(_) => return Err(ServiceError::EpisodeOver(req.episode_id.clone())),
+            Status::Decision(d) => d.decision_id,
+        };
+        let action = match (given, &req.action) {
+            (Some(id), _) => {
+                let size = s.episode.action_space_size();
+                if id >= size {
+                    return Err(ServiceError::invalid(
+                        field,
+                        format!("action id {id} out of range: the action space has {size} ids (0..{size})"),
+                    ));
+                }
+                s.episode.action_from_id(id).ok_or_else(|| {
+                    ServiceError::invalid(
+                        field,
+                        format!("action id {id} does not decode to an action"),
+                    )
+                })?
+            }
+            (None, Some(a)) => action_from_proto(a, field, s.episode.encounter())?,
+            (None, None) => unreachable!("checked above"),
+        };
+        if req.decision_id != 0 && req.decision_id != current {
+            return Err(ServiceError::StaleDecision {
+                episode: req.episode_id.clone(),
+                given: req.decision_id,
+                current,
+            });
+        }
+        let r = s.episode.validate(&action)?;
+        Ok(result_to_proto(&r, field.to_string()))
+    }
+
+    /// Snapshot, synchronously.
+    ///
+    /// # Errors
+    /// [`ServiceError::UnknownEpisode`], [`ServiceError::Internal`] (poisoned episode).
+    pub fn snapshot_blocking(
+        &self,
+        req: &proto::SnapshotRequest,
+    ) -> Result<proto::SnapshotResponse, ServiceError> {
+        let session = self.session(&req.episode_id)?;
+        let mut s = lock(&session, &req.episode_id)?;
+        s.last_used = Instant::now();
+        Ok(proto::SnapshotResponse {
+            snapshot: s.episode.snapshot(),
+            rules_data_version: rules_data_version(s.episode.encounter()),
+        })
+    }
+
+    /// Restore, synchronously: a new episode from snapshot bytes.
+    ///
+    /// # Errors
+    /// [`ServiceError::Scenario`], [`ServiceError::InvalidArgument`] (bad snapshot, controlled
+    /// set not the snapshot's, bad reward options), [`ServiceError::TooManyEpisodes`].
+    pub fn restore_blocking(
+        &self,
+        req: &proto::RestoreRequest,
+    ) -> Result<(String, proto::EpisodeState), ServiceError> {
+        let (name, enc) = self
+            .inner
+            .scenarios
+            .resolve(req.scenario.as_ref(), "scenario")?;
+        let obs = ObsOpts::from(req.observation.as_ref());
+        let reward = reward_config(req.reward.as_ref(), "reward")?;
+        if req.snapshot.is_empty() {
+            return Err(ServiceError::invalid("snapshot", "is required"));
+        }
+        let episode = Episode::restore(enc.clone(), &req.snapshot)
+            .map_err(|e| ServiceError::invalid("snapshot", e.to_string()))?;
+        // Who plays is in the snapshot (engine format: a `controllers` list).
+        let stored: Option<Vec<Controller>> =
+            serde_json::from_slice::<serde_json::Value>(&req.snapshot)
+                .ok()
+                .and_then(|v| v.get("controllers").cloned())
+                .and_then(|c| serde_json::from_value(c).ok());
+        let ctl = match (req.controlled.as_ref(), stored) {
+            (Some(c), stored) => {
+                let (asked, _) = controllers(&enc, Some(c))?;
+                if let Some(stored) = stored {
+                    if stored != asked {
+                        return Err(ServiceError::invalid(
+                            "controlled",
+                            "differs from the controlled set stored in the snapshot",
+                        ));
+                    }
+                }
+                asked
+            }
+            (None, Some(stored)) => stored,
+            (None, None) => controllers(&enc, None)?.0,
+        };
+        self.check_capacity()?;
+        let session = Session::new(episode, name, &ctl, obs, reward);
+        let (id, state) = self.insert(session)?;
+        tracing::debug!(episode = %id, "restore");
+        Ok((id, state))
+    }
+
+    /// Fork, synchronously: a copy of an episode under a new id.
+    ///
+    /// # Errors
+    /// [`ServiceError::UnknownEpisode`], [`ServiceError::TooManyEpisodes`],
+    /// [`ServiceError::Internal`] (poisoned episode).
+    pub fn fork_blocking(
+        &self,
+        req: &proto::ForkRequest,
+    ) -> Result<(String, proto::EpisodeState), ServiceError> {
+        let session = self.session(&req.episode_id)?;
+        let mut copy = {
+            let mut s = lock(&session, &req.episode_id)?;
+            s.last_used = Instant::now();
+            s.clone()
+        };
+        self.check_capacity()?;
+        let now = Instant::now();
+        copy.created = now;
+        copy.last_used = now;
+        let (id, state) = self.insert(copy)?;
+        tracing::debug!(episode = %id, from = %req.episode_id, "fork");
+        Ok((id, state))
+    }
+
+    /// Describe, synchronously (does not count as activity: `idle_seconds` is not reset).
+    ///
+    /// # Errors
+    /// [`ServiceError::UnknownEpisode`], [`ServiceError::Internal`] (poisoned episode).
+    pub fn describe_blocking(
+        &self,
+        req: &proto::DescribeRequest,
+    ) -> Result<proto::EpisodeDescription, ServiceError> {
+        let session = self.session(&req.episode_id)?;
+        let s = lock(&session, &req.episode_id)?;
+        let mut d = proto::EpisodeDescription {
+            episode_id: req.episode_id.clone(),
+            scenario: s.scenario.clone(),
+            round: s.episode.round(),
+            age_seconds: s.created.elapsed().as_secs_f64(),
+            idle_seconds: s.last_used.elapsed().as_secs_f64(),
+            steps: s.steps,
+            controlled_sides: s.controlled_sides().to_vec(),
+            ..Default::default()
+        };
+        match &s.status {
+            Status::Decision(dec) => d.decision = Some(decision_to_proto(&s.episode, dec)),
+            Status::Terminal(o) => {
+                d.over = true;
+                d.outcome = Some(proto::Outcome::from(o));
+            }
+        }
+        Ok(d)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::service::ServiceConfig;
+
+    #[test]
+    fn requests_are_validated_before_the_engine() {
+        let svc = EnvironmentService::new(ServiceConfig::new("/nonexistent"));
+        let e = svc
+            .step_blocking(&proto::StepRequest {
+                episode_id: "ep-x".into(),
+                ..Default::default()
+            })
+            .unwrap_err();
+        assert!(matches!(e, ServiceError::InvalidArgument { .. }), "{e}");
+        let e = svc
+            .step_blocking(&proto::StepRequest {
+                episode_id: "ep-x".into(),
+                action_ids: vec![0],
+                ..Default::default()
+            })
+            .unwrap_err();
+        assert!(matches!(e, ServiceError::UnknownEpisode(_)), "{e}");
+        let e = svc
+            .observe_blocking(&proto::ObserveRequest {
+                episode_id: String::new(),
+            })
+            .unwrap_err();
+        assert!(matches!(e, ServiceError::InvalidArgument { .. }), "{e}");
+        let e = svc
+            .close_episode(&proto::CloseRequest {
+                episode_id: "nope".into(),
+            })
+            .unwrap_err();
+        assert!(matches!(e, ServiceError::UnknownEpisode(_)), "{e}");
+    }
+}

@@ -1,0 +1,118 @@
+//! GetSpec: what a client needs to know before its first Reset — the scenario's map, sides
+//! and combatants, the action space (size and blocks), the observation schema (tensor shapes,
+//! plane names and divisors, the terrain planes), the reward components, the capabilities and
+//! limits of this server — and [`rules_data_version`], the short hash of a built encounter.
+use super::{EnvironmentService, ServiceError};
+use crate::proto;
+use pf1e_engine::Encounter;
+
+/// What `Spec.mask_polarity` says.
+pub const MASK_POLARITY: &str = "1 = legal";
+/// The wire protocol package.
+pub const PROTOCOL: &str = "pf1e.env.v1";
+
+impl EnvironmentService {
+    /// GetSpec, synchronously.
+    ///
+    /// # Errors
+    /// [`ServiceError::Scenario`] when the scenario cannot be resolved.
+    pub fn get_spec_blocking(
+        &self,
+        req: &proto::GetSpecRequest,
+    ) -> Result<proto::Spec, ServiceError> {
+        let (name, enc) = self
+            .inner
+            .scenarios
+            .resolve(req.scenario.as_ref(), "scenario")?;
+        Ok(spec(&name, &enc, self.inner.config.max_batch_items))
+    }
+}
+
+/// Short hash (FNV-1a 64, 16 hex digits) of the built encounter's JSON.
+pub fn rules_data_version(enc: &Encounter) -> String {
+    let bytes = serde_json::to_vec(enc).unwrap_or_default();
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+/// The spec of an encounter.
+fn spec(name: &str, enc: &Encounter, max_batch_items: usize) -> proto::Spec {
+    use pf1e_engine::tensor::{FEATURES, FEATURE_NAMES, PLANES, PLANE_NAMES};
+    let space = pf1e_engine::actions::space::ActionSpace::of(enc);
+    let action_space_size = space.size();
+    proto::Spec {
+        scenario: name.to_string(),
+        map: Some(proto::MapInfo {
+            name: enc.map.name.clone(),
+            rows: enc.map.rows,
+            cols: enc.map.cols,
+            square_size_ft: enc.map.square_size_ft,
+        }),
+        sides: enc.sides.clone(),
+        combatants: enc
+            .combatants
+            .iter()
+            .enumerate()
+            .map(|(i, p)| proto::CombatantInfo {
+                index: i as u32,
+                id: p.id.clone(),
+                name: p.spec.name.clone(),
+                side: p.side.clone(),
+                player_character: p.spec.player_character,
+                size: format!("{:?}", p.spec.size),
+            })
+            .collect(),
+        action_space_size,
+        rng_version: pf1e_engine::dice::RNG_VERSION.to_string(),
+        engine_version: pf1e_engine::VERSION.to_string(),
+        round_cap: enc.options.round_cap,
+        simple_monster_death: enc.options.simple_monster_death,
+        mask_polarity: MASK_POLARITY.to_string(),
+        protocol: PROTOCOL.to_string(),
+        observation_schema: Some(proto::ObservationSchema {
+            plane_names: PLANE_NAMES.iter().map(|s| s.to_string()).collect(),
+            plane_shape: vec![PLANES as u32, enc.map.rows as u32, enc.map.cols as u32],
+            feature_names: FEATURE_NAMES.iter().map(|s| s.to_string()).collect(),
+            feature_shape: vec![enc.combatants.len() as u32, FEATURES as u32],
+            plane_divisors: pf1e_engine::tensor::PLANE_DIVISORS
+                .iter()
+                .map(|&d| u32::from(d))
+                .collect(),
+            terrain_plane_count: pf1e_engine::tensor::TERRAIN_PLANES as u32,
+            terrain_planes: pf1e_engine::tensor::terrain_planes_u8(enc),
+        }),
+        action_blocks: space
+            .blocks()
+            .iter()
+            .map(|&(name, first_id, size)| proto::ActionBlock {
+                name: name.to_string(),
+                first_id,
+                size,
+            })
+            .collect(),
+        reward_components: REWARD_COMPONENTS.iter().map(|s| s.to_string()).collect(),
+        capabilities: Some(proto::Capabilities {
+            json_observation: true,
+            tensor_observation: true,
+            snapshots: true,
+            batch: true,
+            stream: true,
+            validate: true,
+            shaped_rewards: true,
+            evaluate: true,
+            columnar_batch: true,
+            batch_close: true,
+            columnar_decisions: true,
+            compact_columns: true,
+        }),
+        rules_data_version: rules_data_version(enc),
+        max_batch_items: u32::try_from(max_batch_items).unwrap_or(u32::MAX),
+    }
+}
+
+/// What `Spec.reward_components` lists.
+pub const REWARD_COMPONENTS: [&str; 3] = ["sparse", "damage", "kill"];

@@ -1,0 +1,190 @@
+//! The Session bidirectional stream: one task per stream answering its items in order —
+//! Step, Observe, Validate and Echo in place, the rest on the blocking pool — owning the
+//! episodes the stream created (a [`StreamGuard`] closes them however the stream ends: end of
+//! input, client gone, error, server shutdown, task aborted) and ending on server shutdown
+//! after its current item.
+use super::error::error_to_proto;
+use super::exec::{check_deadline, inline};
+use super::{EnvironmentService, ServiceError};
+use crate::proto;
+use std::collections::BTreeSet;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+impl EnvironmentService {
+    /// Start the task that answers the items of a Session stream (`inbound`) in order, and
+    /// return the stream of its responses. The task holds a [`StreamGuard`] and counts as an
+    /// open stream until it ends.
+    pub(super) fn session_stream(
+        &self,
+        mut inbound: tonic::Streaming<proto::SessionRequest>,
+    ) -> SessionResponseStream {
+        let (tx, rx) = tokio::sync::mpsc::channel(SESSION_BUFFER);
+        let mut shutdown = self.inner.shutdown.subscribe();
+        self.inner
+            .counters
+            .open_streams
+            .fetch_add(1, Ordering::Relaxed);
+        let mut guard = StreamGuard {
+            svc: self.clone(),
+            owned: BTreeSet::new(),
+        };
+        tokio::spawn(async move {
+            loop {
+                if *shutdown.borrow() {
+                    break;
+                }
+                let next = tokio::select! {
+                    m = inbound.message() => m,
+                    _ = shutdown.changed() => break,
+                    () = tx.closed() => break,
+                };
+                let req = match next {
+                    Ok(Some(r)) => r,
+                    // End of input, or the client went away / sent garbage: end the stream.
+                    Ok(None) | Err(_) => break,
+                };
+                let request_id = req.request_id;
+                let svc = guard.svc.clone();
+                use proto::session_request::Kind as Q;
+                let short = matches!(
+                    req.kind,
+                    Some(Q::Step(_) | Q::Observe(_) | Q::Validate(_) | Q::Echo(_))
+                );
+                let item = if short {
+                    // Short engine work in place (see `inline`), a panic reported inline.
+                    Ok(svc.session_item_inline(req))
+                } else {
+                    tokio::task::spawn_blocking(move || svc.session_item(req, None)).await
+                };
+                let response = match item {
+                    Ok((resp, effect)) => {
+                        match effect {
+                            StreamEffect::Created(id) => {
+                                guard.owned.insert(id);
+                            }
+                            StreamEffect::Closed(id) => {
+                                guard.owned.remove(&id);
+                            }
+                            StreamEffect::None => {}
+                        }
+                        resp
+                    }
+                    Err(e) => proto::SessionResponse {
+                        request_id,
+                        kind: Some(proto::session_response::Kind::Error(error_to_proto(
+                            ServiceError::Internal(format!("engine panicked: {e}")),
+                        ))),
+                    },
+                };
+                if tx.send(Ok(response)).await.is_err() {
+                    break;
+                }
+            }
+            drop(guard);
+        });
+        tokio_stream::wrappers::ReceiverStream::new(rx)
+    }
+
+    /// One request of a Session stream. Returns the response and the id of an episode the
+    /// request created (reset, restore, fork), or closed.
+    /// [`Self::session_item`] run in place ([`inline`]): a panic becomes an inline error.
+    fn session_item_inline(
+        &self,
+        req: proto::SessionRequest,
+    ) -> (proto::SessionResponse, StreamEffect) {
+        let request_id = req.request_id;
+        inline(|| Ok(self.session_item(req, None))).unwrap_or_else(|e| {
+            (
+                proto::SessionResponse {
+                    request_id,
+                    kind: Some(proto::session_response::Kind::Error(error_to_proto(e))),
+                },
+                StreamEffect::None,
+            )
+        })
+    }
+
+    fn session_item(
+        &self,
+        req: proto::SessionRequest,
+        deadline: Option<Instant>,
+    ) -> (proto::SessionResponse, StreamEffect) {
+        use proto::session_request::Kind as Q;
+        use proto::session_response::Kind as A;
+        let mut effect = StreamEffect::None;
+        let result: Result<A, ServiceError> =
+            check_deadline(deadline).and_then(|()| match req.kind {
+                None => Err(ServiceError::invalid(
+                    "kind",
+                    "is required (reset, step, observe…)",
+                )),
+                Some(Q::Reset(r)) => self.reset_blocking(&r).map(|st| {
+                    effect = StreamEffect::Created(st.episode_id.clone());
+                    A::State(st)
+                }),
+                Some(Q::Step(r)) => self.step_blocking(&r).map(A::State),
+                Some(Q::Observe(r)) => self.observe_blocking(&r).map(A::State),
+                Some(Q::Validate(r)) => self.validate_blocking(&r).map(A::Validation),
+                Some(Q::Close(r)) => self.close_episode(&r).map(|c| {
+                    effect = StreamEffect::Closed(r.episode_id.clone());
+                    A::Closed(c)
+                }),
+                Some(Q::Describe(r)) => self.describe_blocking(&r).map(A::Description),
+                Some(Q::Snapshot(r)) => self.snapshot_blocking(&r).map(A::Snapshot),
+                Some(Q::Restore(r)) => self.restore_blocking(&r).map(|(id, st)| {
+                    effect = StreamEffect::Created(id);
+                    A::State(st)
+                }),
+                Some(Q::Fork(r)) => self.fork_blocking(&r).map(|(id, st)| {
+                    effect = StreamEffect::Created(id);
+                    A::State(st)
+                }),
+                Some(Q::Echo(r)) => Ok(A::Echo(proto::EchoResponse { payload: r.payload })),
+            });
+        let kind = match result {
+            Ok(k) => k,
+            Err(e) => A::Error(error_to_proto(e)),
+        };
+        (
+            proto::SessionResponse {
+                request_id: req.request_id,
+                kind: Some(kind),
+            },
+            effect,
+        )
+    }
+}
+
+/// What a Session stream item did to the set of episodes the stream owns.
+enum StreamEffect {
+    None,
+    Created(String),
+    Closed(String),
+}
+
+/// Closes a stream's episodes and updates the stream counter when the stream's task ends
+/// (whichever way: end of input, client gone, error, shutdown, task aborted).
+struct StreamGuard {
+    svc: EnvironmentService,
+    owned: BTreeSet<String>,
+}
+
+impl Drop for StreamGuard {
+    fn drop(&mut self) {
+        let n = self.svc.close_quietly(std::mem::take(&mut self.owned));
+        self.svc
+            .inner
+            .counters
+            .open_streams
+            .fetch_sub(1, Ordering::Relaxed);
+        tracing::debug!(closed = n, "session stream ended");
+    }
+}
+
+/// The response stream of a Session call.
+pub(super) type SessionResponseStream =
+    tokio_stream::wrappers::ReceiverStream<Result<proto::SessionResponse, tonic::Status>>;
+
+/// Responses buffered per Session stream before the server waits for the client to read.
+const SESSION_BUFFER: usize = 64;
