@@ -22,16 +22,6 @@ mod policy;
 pub mod reward;
 pub mod rules;
 
-// Old module paths, kept while the server crate moves to the new ones (removed after).
-pub use actions as action;
-pub use actions::legal;
-pub use actions::space;
-pub use content::{combatant as data, encounter, feats, map};
-pub use effects::conditions;
-pub use geometry::{grid, los};
-pub use observe::{observation, tensor};
-pub use rules::saves;
-
 pub use actions::{Action, ActionKind, ActionResult, Budget, CombatantId, Maneuver};
 pub use content::combatant::CombatantSpec;
 pub use content::encounter::{Encounter, EncounterError, RulesOptions};

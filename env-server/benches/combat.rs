@@ -5,7 +5,7 @@
 //! `cargo bench`, a direct measurement printing combats per second for each and the speed-up.
 
 use criterion::{Criterion, Throughput};
-use pf1e_engine::encounter::RulesOptions;
+use pf1e_engine::content::encounter::RulesOptions;
 use pf1e_engine::{CombatantSpec, Encounter, MapSpec};
 use pf1e_env_server::montecarlo::{play_one, run_batch};
 use std::hint::black_box;

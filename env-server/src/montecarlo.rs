@@ -382,7 +382,7 @@ mod tests {
     }
 
     fn sample_encounter() -> Arc<Encounter> {
-        use pf1e_engine::encounter::RulesOptions;
+        use pf1e_engine::content::encounter::RulesOptions;
         use pf1e_engine::{CombatantSpec, MapSpec};
         let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data");
         let map = MapSpec::load(&data.join("maps/sample_arena.yaml")).unwrap();

@@ -67,7 +67,7 @@ use crate::report::{escape_controls as esc, render_table, Align, TableLine, ENGI
 use crate::scenarios::{
     is_valid_name, ScenarioFile, ScenarioStore, DEFAULT_ROUND_CAP, MAX_ROUND_CAP, NAME_PATTERN,
 };
-use pf1e_engine::grid::footprint;
+use pf1e_engine::geometry::grid::footprint;
 use pf1e_engine::{Cell, Encounter};
 use rayon::prelude::*;
 use serde::de::{Deserializer, MapAccess, Visitor};

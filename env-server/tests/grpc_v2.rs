@@ -87,17 +87,20 @@ async fn spec_describes_schema_blocks_rewards_and_versions() {
     assert_eq!(
         schema.plane_shape,
         vec![
-            pf1e_engine::tensor::PLANES as u32,
+            pf1e_engine::observe::tensor::PLANES as u32,
             map.rows as u32,
             map.cols as u32
         ]
     );
-    assert_eq!(schema.plane_names.len(), pf1e_engine::tensor::PLANES);
+    assert_eq!(
+        schema.plane_names.len(),
+        pf1e_engine::observe::tensor::PLANES
+    );
     assert_eq!(
         schema.feature_shape,
         vec![
             spec.combatants.len() as u32,
-            pf1e_engine::tensor::FEATURES as u32
+            pf1e_engine::observe::tensor::FEATURES as u32
         ]
     );
     assert_eq!(schema.feature_names[0], "present");
@@ -216,7 +219,7 @@ async fn observation_options_tensors_mask_and_no_json() {
 
 #[test]
 fn every_engine_reason_has_its_own_code() {
-    use pf1e_engine::action::reasons as r;
+    use pf1e_engine::actions::reasons as r;
     let all = [
         r::MISSING_TARGET,
         r::INVALID_TARGET,

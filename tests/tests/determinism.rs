@@ -223,7 +223,7 @@ fn snapshot_restore_replays_identically_and_rejects_garbage() {
 /// the action mask agrees with the legal actions.
 #[test]
 fn tensor_observation_shapes_and_mask() {
-    use pf1e_engine::tensor::{FEATURES, PLANES};
+    use pf1e_engine::observe::tensor::{FEATURES, PLANES};
     let enc = sample();
     let (rows, cols) = (enc.map.rows as usize, enc.map.cols as usize);
     let n = enc.combatants.len();
@@ -240,7 +240,7 @@ fn tensor_observation_shapes_and_mask() {
         let bytes = t.planes_u8();
         let per_plane = rows * cols;
         for (i, (&b, &v)) in bytes.iter().zip(&t.planes).enumerate() {
-            let d = f32::from(pf1e_engine::tensor::PLANE_DIVISORS[i / per_plane]);
+            let d = f32::from(pf1e_engine::observe::tensor::PLANE_DIVISORS[i / per_plane]);
             assert_eq!((f32::from(b) / d).to_bits(), v.to_bits(), "plane value {i}");
         }
         // "me" plane marks the actor's square.

@@ -75,7 +75,7 @@ fn play(
                 .unwrap();
                 let actions = agent(&ep, &mut decisions);
                 for a in &actions {
-                    let label = pf1e_engine::legal::label(&ep, d.actor, a);
+                    let label = pf1e_engine::actions::legal::label(&ep, d.actor, a);
                     writeln!(decisions, "  chose {label}").unwrap();
                 }
                 let results = ep

@@ -3,9 +3,9 @@
 
 mod common;
 
-use pf1e_engine::data::CombatantSpec;
+use pf1e_engine::content::combatant::CombatantSpec;
+use pf1e_engine::content::map::MapSpec;
 use pf1e_engine::episode::{Controller, Episode, Status};
-use pf1e_engine::map::MapSpec;
 use pf1e_engine::{Action, ActionKind, CombatantId, Encounter, RulesOptions};
 use pf1e_env_server::montecarlo::run_batch;
 use std::sync::Arc;

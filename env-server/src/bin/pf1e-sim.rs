@@ -24,7 +24,7 @@
 
 use clap::{ArgAction, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use indicatif::{HumanCount, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
-use pf1e_engine::encounter::RulesOptions;
+use pf1e_engine::content::encounter::RulesOptions;
 use pf1e_engine::{CombatantSpec, Encounter, MapSpec};
 use pf1e_env_server::heatmap::{render_png, render_svg, HeatmapError};
 use pf1e_env_server::montecarlo::{run_batch, BatchResult};

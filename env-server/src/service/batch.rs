@@ -168,7 +168,7 @@ fn take_row(item: &mut proto::BatchItem, compact: bool) -> Option<Row> {
         .get(1..3)
         .map_or(1, |s| s.iter().product::<u32>()) as usize;
     let mut planes = vec![0u8; t.planes.len()];
-    pf1e_engine::tensor::planes_to_u8(&t.planes, per_plane, &mut planes);
+    pf1e_engine::observe::tensor::planes_to_u8(&t.planes, per_plane, &mut planes);
     let mut features = Vec::with_capacity(t.features.len() * 4);
     for v in &t.features {
         features.extend_from_slice(&v.to_le_bytes());
@@ -203,7 +203,7 @@ fn restore_row(item: &mut proto::BatchItem, row: Row) {
         .plane_shape
         .get(1..3)
         .map_or(1, |s| s.iter().product::<u32>()) as usize;
-    let divisors = pf1e_engine::tensor::PLANE_DIVISORS;
+    let divisors = pf1e_engine::observe::tensor::PLANE_DIVISORS;
     let planes = row
         .planes
         .iter()
@@ -247,7 +247,7 @@ fn batch_columns(
     // What a row puts in the columns: planes from `skip` on, masks as bytes or bits.
     let cells: usize = plane_shape.iter().skip(1).map(|&d| d as usize).product();
     let skip = if compact && !plane_shape.is_empty() {
-        (pf1e_engine::tensor::TERRAIN_PLANES * cells).min(np)
+        (pf1e_engine::observe::tensor::TERRAIN_PLANES * cells).min(np)
     } else {
         0
     };
@@ -267,7 +267,7 @@ fn batch_columns(
         action_masks: vec![0; n * mask_bytes],
         action_mask_bits: vec![0; n * bit_bytes],
         first_plane: if skip > 0 {
-            pf1e_engine::tensor::TERRAIN_PLANES as u32
+            pf1e_engine::observe::tensor::TERRAIN_PLANES as u32
         } else {
             0
         },

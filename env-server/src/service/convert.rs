@@ -343,7 +343,7 @@ pub fn action_to_proto(a: &Action) -> proto::Action {
 
 /// The engine's reason string → `ResultCode`: the one place that maps them.
 pub fn result_code(ok: bool, reason: Option<&str>) -> proto::ResultCode {
-    use pf1e_engine::action::reasons as r;
+    use pf1e_engine::actions::reasons as r;
     use proto::ResultCode as C;
     match reason {
         None if ok => C::Ok,
@@ -403,8 +403,8 @@ impl From<&pf1e_engine::Budget> for proto::Budget {
 }
 
 /// Engine tensor observation → proto tensors (shapes as `u32`).
-impl From<pf1e_engine::tensor::TensorObservation> for proto::TensorObservation {
-    fn from(t: pf1e_engine::tensor::TensorObservation) -> Self {
+impl From<pf1e_engine::observe::tensor::TensorObservation> for proto::TensorObservation {
+    fn from(t: pf1e_engine::observe::tensor::TensorObservation) -> Self {
         proto::TensorObservation {
             planes: t.planes,
             plane_shape: t.plane_shape.iter().map(|&x| x as u32).collect(),
@@ -634,7 +634,7 @@ mod tests {
             assert_eq!(maneuver_to_proto(m) as i32, i + 1);
         }
         assert_eq!(maneuver_from_proto(proto::ManeuverType::Unspecified), None);
-        use pf1e_engine::action::reasons as r;
+        use pf1e_engine::actions::reasons as r;
         for reason in [
             r::PREVENTED_BY_CONDITION,
             r::NOT_PRONE,

@@ -41,7 +41,7 @@ pub fn rules_data_version(enc: &Encounter) -> String {
 
 /// The spec of an encounter.
 fn spec(name: &str, enc: &Encounter, max_batch_items: usize) -> proto::Spec {
-    use pf1e_engine::tensor::{FEATURES, FEATURE_NAMES, PLANES, PLANE_NAMES};
+    use pf1e_engine::observe::tensor::{FEATURES, FEATURE_NAMES, PLANES, PLANE_NAMES};
     let space = pf1e_engine::actions::space::ActionSpace::of(enc);
     let action_space_size = space.size();
     proto::Spec {
@@ -78,12 +78,12 @@ fn spec(name: &str, enc: &Encounter, max_batch_items: usize) -> proto::Spec {
             plane_shape: vec![PLANES as u32, enc.map.rows as u32, enc.map.cols as u32],
             feature_names: FEATURE_NAMES.iter().map(|s| s.to_string()).collect(),
             feature_shape: vec![enc.combatants.len() as u32, FEATURES as u32],
-            plane_divisors: pf1e_engine::tensor::PLANE_DIVISORS
+            plane_divisors: pf1e_engine::observe::tensor::PLANE_DIVISORS
                 .iter()
                 .map(|&d| u32::from(d))
                 .collect(),
-            terrain_plane_count: pf1e_engine::tensor::TERRAIN_PLANES as u32,
-            terrain_planes: pf1e_engine::tensor::terrain_planes_u8(enc),
+            terrain_plane_count: pf1e_engine::observe::tensor::TERRAIN_PLANES as u32,
+            terrain_planes: pf1e_engine::observe::tensor::terrain_planes_u8(enc),
         }),
         action_blocks: space
             .blocks()

@@ -1,8 +1,8 @@
 //! Shared helpers of the cross-crate tests.
 #![allow(dead_code)]
 
-use pf1e_engine::data::CombatantSpec;
-use pf1e_engine::map::MapSpec;
+use pf1e_engine::content::combatant::CombatantSpec;
+use pf1e_engine::content::map::MapSpec;
 use pf1e_engine::{Encounter, RulesOptions};
 use std::path::PathBuf;
 use std::sync::Arc;
