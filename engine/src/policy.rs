@@ -37,6 +37,7 @@
 
 use crate::actions::space::STEP_DIRECTIONS;
 use crate::actions::{Action, ActionKind, CombatantId, Maneuver};
+use crate::effects::conditions::Condition;
 use crate::episode::Episode;
 use crate::geometry::grid::{self, Cell};
 use crate::rules::{self, idx};
@@ -166,7 +167,7 @@ fn power_attack_pays(ep: &Episode, a: CombatantId, t: CombatantId) -> bool {
 fn preparation(ep: &Episode, a: CombatantId, t: CombatantId) -> Option<Action> {
     let budget = ep.budget(a);
     let cant_move = ep.cond_flag(a, |d| d.cant_move);
-    if ep.has_condition(a, "prone") && budget.move_action && !cant_move {
+    if ep.has_condition(a, Condition::Prone) && budget.move_action && !cant_move {
         return Some(Action::new(ActionKind::StandUp));
     }
     let attacks = &ep.spec(a).attacks;
@@ -218,7 +219,7 @@ pub(crate) fn default_policy(ep: &Episode, a: CombatantId) -> Vec<Action> {
         }
     }
     // Pinned: try to escape (CRB — Conditions: Pinned).
-    if ep.has_condition(a, "pinned") && ep.budget(a).standard {
+    if ep.has_condition(a, Condition::Pinned) && ep.budget(a).standard {
         if let Some(g) = ep.grappled_with(a) {
             let mut act = with(ActionKind::Maneuver, g, None, None);
             act.maneuver = Some(Maneuver::Escape);

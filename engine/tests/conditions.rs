@@ -4,6 +4,7 @@
 mod common;
 
 use common::*;
+use pf1e_engine::effects::conditions::Condition;
 use pf1e_engine::{Action, ActionKind, CombatantId, Controller, Episode};
 use serde_json::{json, Value};
 
@@ -97,18 +98,18 @@ fn apply_condition_unknown_name_is_an_error() {
     let (mut ep, d) = duel(creature("hero"), creature("dummy"), &[20, 1]);
     assert!(ep.apply_condition(d, "petrified", None).is_err());
     assert!(ep.apply_condition(d, "Flat-Footed", Some(2)).is_ok());
-    assert!(ep.has_condition(d, "flat_footed"));
+    assert!(ep.has_condition(d, Condition::FlatFooted));
 }
 
 #[test]
 fn crb_flat_footed_condition_until_first_turn() {
     // Dummy (Dex 14) has not acted: flat-footed AC 10; after its turn: AC 12.
     let (mut ep, d) = duel(creature("hero"), nimble("dummy"), &[20, 1, 2, 2]);
-    assert!(ep.has_condition(d, "flat_footed"));
+    assert!(ep.has_condition(d, Condition::FlatFooted));
     submit(&mut ep, &[attack(d)]);
     end_turn(&mut ep);
     turn_of(&mut ep, "dummy");
-    assert!(!ep.has_condition(d, "flat_footed"));
+    assert!(!ep.has_condition(d, Condition::FlatFooted));
     end_turn(&mut ep);
     turn_of(&mut ep, "hero");
     submit(&mut ep, &[attack(d)]);
@@ -161,9 +162,9 @@ fn crb_prone_attacker_minus_4_melee_no_bow_stands_up_provoking() {
     let hero = with_conds(creature("hero"), json!([{"name": "prone"}]));
     let (mut ep, d) = duel(hero, creature("dummy"), &[20, 1, 2]);
     let h = cid(&ep, "hero");
-    assert!(ep.has_condition(h, "prone"));
+    assert!(ep.has_condition(h, Condition::Prone));
     assert_all_ok(&submit(&mut ep, &[Action::new(ActionKind::StandUp)]));
-    assert!(!ep.has_condition(h, "prone"));
+    assert!(!ep.has_condition(h, Condition::Prone));
     let b = ep.decision().unwrap().budget;
     assert!(!b.full_round && b.standard);
     submit(&mut ep, &[attack(d)]);
@@ -242,7 +243,7 @@ fn crb_stunned_loses_its_turn_and_dex_duration_counts_its_turns() {
         log(&ep)
     );
     assert!(log(&ep).contains("round 1 dummy: is no longer stunned"));
-    assert!(!ep.has_condition(d, "stunned"));
+    assert!(!ep.has_condition(d, Condition::Stunned));
 }
 
 #[test]

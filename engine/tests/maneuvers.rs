@@ -7,6 +7,7 @@ mod common;
 
 use common::*;
 use pf1e_engine::actions::reasons;
+use pf1e_engine::effects::conditions::Condition;
 use pf1e_engine::{Action, ActionKind, CombatantId, CombatantSpec, Episode, Maneuver};
 use serde_json::{json, Value};
 
@@ -106,8 +107,8 @@ fn crb_trip_success_knocks_prone_failure_by_10_trips_the_attacker() {
         lines_of(&ep, "hero")[0],
         "trip vs dummy d20=10+1=11 CMD 11 -> SUCCESS"
     );
-    assert!(ep.has_condition(d, "prone"));
-    assert!(!ep.has_condition(h, "prone"));
+    assert!(ep.has_condition(d, Condition::Prone));
+    assert!(!ep.has_condition(h, Condition::Prone));
     // Failure by 10 or more: the attacker is knocked prone instead.
     let big = set(creature("dummy"), "cmd", json!(21));
     let (mut ep, h, d) = duel(creature("hero"), big, &[20, 1, 9]);
@@ -117,12 +118,12 @@ fn crb_trip_success_knocks_prone_failure_by_10_trips_the_attacker() {
         "{}",
         log(&ep)
     );
-    assert!(ep.has_condition(h, "prone") && !ep.has_condition(d, "prone"));
+    assert!(ep.has_condition(h, Condition::Prone) && !ep.has_condition(d, Condition::Prone));
     // Natural 20 always succeeds, natural 1 always fails.
     let big = set(creature("dummy"), "cmd", json!(40));
     let (mut ep, _, d) = duel(creature("hero"), big, &[20, 1, 20]);
     submit(&mut ep, &[man(d, Maneuver::Trip)]);
-    assert!(ep.has_condition(d, "prone"));
+    assert!(ep.has_condition(d, Condition::Prone));
 }
 
 #[test]
@@ -235,7 +236,7 @@ fn crb_grappled_is_not_flat_footed_and_grapple_escape_cycle() {
     dummy["ac"] = json!({"total": 12, "touch": 12, "flat_footed": 10});
     let (mut ep, h, d) = duel(creature("hero"), dummy, &[20, 1, 10, 10]);
     assert_all_ok(&submit(&mut ep, &[man(d, Maneuver::Grapple)]));
-    assert!(ep.has_condition(h, "grappled") && ep.has_condition(d, "grappled"));
+    assert!(ep.has_condition(h, Condition::Grappled) && ep.has_condition(d, Condition::Grappled));
     assert_eq!(ep.grappled_with(d), Some(h));
     // Grappled and its standard action spent: nothing left, the turn ended by itself.
     turn_of(&mut ep, "dummy");
@@ -262,7 +263,7 @@ fn crb_grappled_is_not_flat_footed_and_grapple_escape_cycle() {
         "{}",
         log(&ep)
     );
-    assert!(!ep.has_condition(h, "grappled") && !ep.has_condition(d, "grappled"));
+    assert!(!ep.has_condition(h, Condition::Grappled) && !ep.has_condition(d, Condition::Grappled));
     assert_eq!(ep.grappled_with(h), None);
     assert_eq!(dice_left(&ep), 0);
 }
@@ -280,7 +281,7 @@ fn crb_grapple_maintain_plus_5_and_pin() {
         "{}",
         log(&ep)
     );
-    assert!(ep.has_condition(d, "pinned"));
+    assert!(ep.has_condition(d, Condition::Pinned));
 }
 
 #[test]
@@ -317,12 +318,12 @@ fn crb_overrun_moves_through_prone_by_5_or_more() {
     let (mut ep, h, d) = duel(creature("hero"), creature("dummy"), &[20, 1, 15]);
     submit(&mut ep, &[man(d, Maneuver::Overrun)]);
     assert_eq!(ep.position(h), pf1e_engine::Cell::new(2, 4));
-    assert!(ep.has_condition(d, "prone"));
+    assert!(ep.has_condition(d, Condition::Prone));
     let (mut ep, h, d) = duel(creature("hero"), creature("dummy"), &[20, 1, 12]);
     submit(&mut ep, &[man(d, Maneuver::Overrun)]);
     assert_eq!(ep.position(h), pf1e_engine::Cell::new(2, 4));
     assert!(
-        !ep.has_condition(d, "prone"),
+        !ep.has_condition(d, Condition::Prone),
         "margin 2 < 5: moves through only"
     );
 }
@@ -347,7 +348,7 @@ fn crb_stunned_target_plus_4_helpless_automatic_success() {
     submit(&mut ep, &[man(d, Maneuver::Trip)]);
     // Stunned: −2 AC also lowers CMD (11 − 2 = 9); +4 to the roll: 4 + 1 + 4 = 9.
     assert!(log(&ep).contains("d20=4+5=9 CMD 9"), "{}", log(&ep));
-    assert!(ep.has_condition(d, "prone"));
+    assert!(ep.has_condition(d, Condition::Prone));
     let (mut ep, _, d) = duel(creature("hero"), creature("dummy"), &[20, 1, 2]);
     ep.apply_condition(d, "paralyzed", Some(2)).unwrap();
     submit(&mut ep, &[man(d, Maneuver::Disarm)]);
@@ -381,7 +382,7 @@ fn bestiary_trip_rider_free_trip_on_bite_hit_without_aoo() {
         "{}",
         log(&ep)
     );
-    assert!(ep.has_condition(d, "prone"));
+    assert!(ep.has_condition(d, Condition::Prone));
     assert_eq!(dice_left(&ep), 0);
 }
 

@@ -5,6 +5,7 @@ mod common;
 
 use common::*;
 use pf1e_engine::actions::reasons;
+use pf1e_engine::effects::conditions::Condition;
 use pf1e_engine::{Action, ActionKind, Controller, Episode};
 use serde_json::json;
 
@@ -61,7 +62,7 @@ fn crb_stand_up_is_a_move_action_drop_prone_is_free() {
     );
     assert!(ep.legal_actions().iter().any(|l| l.action == drop));
     assert_all_ok(&submit(&mut ep, std::slice::from_ref(&drop)));
-    assert!(ep.has_condition(h, "prone"));
+    assert!(ep.has_condition(h, Condition::Prone));
     let b = ep.decision().unwrap().budget;
     assert!(b.full_round, "dropping prone is free");
     assert_eq!(
@@ -72,7 +73,7 @@ fn crb_stand_up_is_a_move_action_drop_prone_is_free() {
     assert_all_ok(&submit(&mut ep, &[stand]));
     let b = ep.decision().unwrap().budget;
     assert!(!b.full_round && b.standard, "standing up is a move action");
-    assert!(!ep.has_condition(h, "prone"));
+    assert!(!ep.has_condition(h, Condition::Prone));
     // Ids round-trip.
     for a in [
         Action::new(ActionKind::StandUp),

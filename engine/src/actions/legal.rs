@@ -3,6 +3,7 @@
 
 use crate::actions::space::{ActionSpace, STEP_DIRECTIONS};
 use crate::actions::{Action, ActionKind, CombatantId, Maneuver};
+use crate::effects::conditions::Condition;
 use crate::episode::{Decision, DecisionKind, Episode, LegalAction};
 use crate::geometry::grid::Cell;
 use crate::rules;
@@ -96,7 +97,8 @@ fn each_candidate(
     let budget = ep.budget(actor);
     let speed_squares = (ep.speed_ft(actor) / crate::geometry::grid::SQUARE_FT).max(0) as u32;
     // Movement kinds are refused while prone (stand up first) or unable to move.
-    let can_walk = !ep.has_condition(actor, "prone") && !ep.cond_flag(actor, |d| d.cant_move);
+    let can_walk =
+        !ep.has_condition(actor, Condition::Prone) && !ep.cond_flag(actor, |d| d.cant_move);
     let move_ok = budget.move_action && !ep.turn.stepped && can_walk;
     let withdraw_ok = budget.full_round && !ep.turn.moved && can_walk;
     let step_ok = budget.five_foot_step && speed_squares > 0 && can_walk;

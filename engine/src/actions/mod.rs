@@ -167,14 +167,15 @@ impl Maneuver {
     }
 
     /// The condition a dirty trick imposes.
-    pub fn dirty_trick_condition(self) -> Option<&'static str> {
+    pub fn dirty_trick_condition(self) -> Option<crate::effects::conditions::Condition> {
+        use crate::effects::conditions::Condition;
         Some(match self {
-            Maneuver::DirtyTrickBlinded => "blinded",
-            Maneuver::DirtyTrickDazzled => "dazzled",
-            Maneuver::DirtyTrickDeafened => "deafened",
-            Maneuver::DirtyTrickEntangled => "entangled",
-            Maneuver::DirtyTrickShaken => "shaken",
-            Maneuver::DirtyTrickSickened => "sickened",
+            Maneuver::DirtyTrickBlinded => Condition::Blinded,
+            Maneuver::DirtyTrickDazzled => Condition::Dazzled,
+            Maneuver::DirtyTrickDeafened => Condition::Deafened,
+            Maneuver::DirtyTrickEntangled => Condition::Entangled,
+            Maneuver::DirtyTrickShaken => Condition::Shaken,
+            Maneuver::DirtyTrickSickened => Condition::Sickened,
             _ => return None,
         })
     }

@@ -2,6 +2,7 @@
 //! (`execute`) of the turn actions, by action kind.
 
 use crate::actions::{reasons, Action, ActionKind, CombatantId};
+use crate::effects::conditions::Condition;
 use crate::episode::Episode;
 use crate::geometry::grid::{self, Cell};
 use crate::rules::attack_roll::AttackOpts;
@@ -195,13 +196,13 @@ pub(crate) fn plan_action(
             crate::rules::maneuvers::plan_maneuver(ep, a, act).map(Plan::Maneuver)
         }
         ActionKind::StandUp => {
-            if !ep.has_condition(a, "prone") {
+            if !ep.has_condition(a, Condition::Prone) {
                 return Err(reasons::NOT_PRONE);
             }
             Ok(Plan::StandUp)
         }
         ActionKind::DropProne => {
-            if ep.has_condition(a, "prone") {
+            if ep.has_condition(a, Condition::Prone) {
                 return Err(reasons::ALREADY_PRONE);
             }
             Ok(Plan::DropProne)
@@ -292,7 +293,7 @@ pub(crate) fn execute(ep: &mut Episode, a: CombatantId, plan: Plan) {
         Plan::StandUp => stand_up(ep, a),
         Plan::DropProne => {
             ep.log_turn(a, "drops prone (free action)".into());
-            let _ = ep.apply_condition(a, "prone", None);
+            ep.add_condition(a, Condition::Prone, None);
         }
         Plan::RetrieveWeapon { weapon } => crate::rules::items::retrieve_weapon(ep, a, weapon),
         Plan::RepairWeapon { weapon } => crate::rules::items::repair_weapon(ep, a, weapon),

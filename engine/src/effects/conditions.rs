@@ -275,20 +275,132 @@ pub static CONDITIONS: [ConditionDef; 29] = [
     },
 ];
 
+/// The conditions the engine knows, in [`CONDITIONS`] order (CRB — Appendix: Conditions; the
+/// seed's 29). Names resolve to a `Condition` once, where data is read (a combatant's initial
+/// conditions, a snapshot); the engine never looks a condition up by its name at run time.
+/// Serialized as its `snake_case` name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(u8)]
+pub enum Condition {
+    Shaken,
+    Sickened,
+    Fatigued,
+    Exhausted,
+    Entangled,
+    Dazzled,
+    Blinded,
+    Deafened,
+    FlatFooted,
+    Prone,
+    Stunned,
+    Paralyzed,
+    Nauseated,
+    Dazed,
+    Staggered,
+    Frightened,
+    Panicked,
+    Cowering,
+    Helpless,
+    Fascinated,
+    Invisible,
+    Bleeding,
+    Confused,
+    Bane,
+    Grappled,
+    Pinned,
+    Blurred,
+    Displaced,
+    Asleep,
+}
+
+impl Condition {
+    /// Every condition, in table order.
+    pub const ALL: [Condition; 29] = [
+        Condition::Shaken,
+        Condition::Sickened,
+        Condition::Fatigued,
+        Condition::Exhausted,
+        Condition::Entangled,
+        Condition::Dazzled,
+        Condition::Blinded,
+        Condition::Deafened,
+        Condition::FlatFooted,
+        Condition::Prone,
+        Condition::Stunned,
+        Condition::Paralyzed,
+        Condition::Nauseated,
+        Condition::Dazed,
+        Condition::Staggered,
+        Condition::Frightened,
+        Condition::Panicked,
+        Condition::Cowering,
+        Condition::Helpless,
+        Condition::Fascinated,
+        Condition::Invisible,
+        Condition::Bleeding,
+        Condition::Confused,
+        Condition::Bane,
+        Condition::Grappled,
+        Condition::Pinned,
+        Condition::Blurred,
+        Condition::Displaced,
+        Condition::Asleep,
+    ];
+
+    /// Its row of [`CONDITIONS`].
+    pub fn def(self) -> &'static ConditionDef {
+        &CONDITIONS[self as usize]
+    }
+
+    /// The `snake_case` name (`flat_footed`).
+    pub fn name(self) -> &'static str {
+        self.def().name
+    }
+
+    /// The condition of a name: `snake_case`, any case, dashes or spaces for underscores
+    /// (`Flat-Footed`).
+    pub fn from_name(name: &str) -> Option<Condition> {
+        if let Some(i) = CONDITIONS.iter().position(|c| c.name == name) {
+            return Some(Condition::ALL[i]);
+        }
+        let n = name.trim().to_lowercase().replace(['-', ' '], "_");
+        CONDITIONS
+            .iter()
+            .position(|c| c.name == n)
+            .map(|i| Condition::ALL[i])
+    }
+}
+
+impl std::fmt::Display for Condition {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Serialize for Condition {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Condition {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        Condition::from_name(&name)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown condition `{name}`")))
+    }
+}
+
 /// The definition of a condition by name (`flat-footed` and `flat_footed` both work).
 pub fn def(name: &str) -> Option<&'static ConditionDef> {
-    // Stored names are already canonical: try them without allocating first.
-    if let Some(d) = CONDITIONS.iter().find(|c| c.name == name) {
-        return Some(d);
-    }
-    let n = name.trim().to_lowercase().replace(['-', ' '], "_");
-    CONDITIONS.iter().find(|c| c.name == n)
+    Condition::from_name(name).map(Condition::def)
 }
 
 /// A condition on a combatant.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ActiveCondition {
-    pub name: String,
+    #[serde(rename = "name")]
+    pub condition: Condition,
     /// Bearer's turns left; `None` until removed.
     pub rounds: Option<u32>,
 }
@@ -326,20 +438,11 @@ use crate::content::combatant::ability_modifier;
 use crate::episode::Episode;
 
 impl Episode {
-    /// Put condition `name` on `c` for `rounds` of its turns (`None` = until removed). If it
+    /// Put condition `cond` on `c` for `rounds` of its turns (`None` = until removed). If it
     /// already has it, the longer duration wins. Logged.
-    ///
-    /// # Errors
-    /// [`UnknownCondition`] when `name` is not one of [`CONDITIONS`]; nothing changes.
-    pub fn apply_condition(
-        &mut self,
-        c: CombatantId,
-        name: &str,
-        rounds: Option<u32>,
-    ) -> Result<(), UnknownCondition> {
-        let d = def(name).ok_or_else(|| UnknownCondition(name.to_string()))?;
+    pub(crate) fn add_condition(&mut self, c: CombatantId, cond: Condition, rounds: Option<u32>) {
         let list = &mut self.st[c.0 as usize].conditions;
-        match list.iter_mut().find(|x| x.name == d.name) {
+        match list.iter_mut().find(|x| x.condition == cond) {
             Some(x) => {
                 x.rounds = match (x.rounds, rounds) {
                     (None, _) | (_, None) => None,
@@ -347,33 +450,50 @@ impl Episode {
                 }
             }
             None => list.push(ActiveCondition {
-                name: d.name.to_string(),
+                condition: cond,
                 rounds,
             }),
         }
         let how = rounds.map_or(String::new(), |r| format!(" ({r} rounds)"));
-        self.log_turn(c, format!("is {}{how}", d.name));
+        self.log_turn(c, format!("is {cond}{how}"));
+    }
+
+    /// Test-only: put condition `name` on `c` as [`Episode::add_condition`] does (feature
+    /// `testing`; a combatant's initial conditions are data, `conditions` in its JSON).
+    ///
+    /// # Errors
+    /// [`UnknownCondition`] when `name` is not one of [`CONDITIONS`]; nothing changes.
+    #[cfg(feature = "testing")]
+    pub fn apply_condition(
+        &mut self,
+        c: CombatantId,
+        name: &str,
+        rounds: Option<u32>,
+    ) -> Result<(), UnknownCondition> {
+        let cond = Condition::from_name(name).ok_or_else(|| UnknownCondition(name.to_string()))?;
+        self.add_condition(c, cond, rounds);
         Ok(())
     }
 
-    /// Remove condition `name` from `c`; returns whether it had it.
-    pub fn remove_condition(&mut self, c: CombatantId, name: &str) -> bool {
-        let Some(d) = def(name) else { return false };
+    /// Remove condition `cond` from `c`; returns whether it had it.
+    pub(crate) fn remove_condition(&mut self, c: CombatantId, cond: Condition) -> bool {
         let list = &mut self.st[c.0 as usize].conditions;
         let before = list.len();
-        list.retain(|x| x.name != d.name);
+        list.retain(|x| x.condition != cond);
         list.len() != before
     }
 
-    /// The conditions on `c` (name and rounds left).
+    /// The conditions on `c` (and rounds left).
     pub fn conditions(&self, c: CombatantId) -> &[ActiveCondition] {
         &self.st[c.0 as usize].conditions
     }
 
-    /// Whether `c` has condition `name`.
-    pub fn has_condition(&self, c: CombatantId, name: &str) -> bool {
-        let n = def(name).map_or("", |d| d.name);
-        self.st[c.0 as usize].conditions.iter().any(|x| x.name == n)
+    /// Whether `c` has condition `cond`.
+    pub fn has_condition(&self, c: CombatantId, cond: Condition) -> bool {
+        self.st[c.0 as usize]
+            .conditions
+            .iter()
+            .any(|x| x.condition == cond)
     }
 
     pub(crate) fn cond_defs(
@@ -383,7 +503,7 @@ impl Episode {
         self.st[c.0 as usize]
             .conditions
             .iter()
-            .filter_map(|x| def(&x.name))
+            .map(|x| x.condition.def())
     }
 
     /// Any condition of `c` has the flag.
@@ -467,7 +587,7 @@ impl Episode {
             if let Some(r) = x.rounds.as_mut() {
                 *r = r.saturating_sub(1);
                 if *r == 0 {
-                    ended.push(x.name.clone());
+                    ended.push(x.condition);
                 }
             }
         }

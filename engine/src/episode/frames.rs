@@ -17,6 +17,7 @@
 //! before this core (see the commit that introduced it).
 
 use crate::actions::{reasons, Action, ActionKind, ActionResult, CombatantId, Slot};
+use crate::effects::conditions::Condition;
 use crate::episode::{Controller, Decision, DecisionKind, Episode, HistoryEntry, Phase};
 use crate::geometry::grid::Cell;
 use crate::rules::aoo::Provocation;
@@ -255,7 +256,7 @@ impl Episode {
             } => crate::rules::maneuvers::finish_overrun(self, attacker, target, land, margin),
             Frame::StandUp { actor } => {
                 if self.conscious(actor) {
-                    self.remove_condition(actor, "prone");
+                    self.remove_condition(actor, Condition::Prone);
                 }
             }
             Frame::PickUp { actor, weapon } => {

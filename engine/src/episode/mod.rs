@@ -18,6 +18,7 @@
 use crate::actions::{Action, ActionResult, Budget, CombatantId};
 use crate::content::encounter::Encounter;
 use crate::dice::{Dice, DiceSource};
+use crate::effects::conditions::{ActiveCondition, Condition};
 use crate::geometry::grid::Cell;
 use crate::observe::observation::Observation;
 use serde::{Deserialize, Serialize};
@@ -196,22 +197,21 @@ impl Episode {
                 pos: p.start,
                 hp: p.spec.hp_max,
                 life: LifeState::Healthy,
-                conditions: std::iter::once(crate::effects::conditions::ActiveCondition {
-                    name: "flat_footed".into(),
+                conditions: std::iter::once(ActiveCondition {
+                    condition: Condition::FlatFooted,
                     rounds: None,
                 })
                 .chain(p.spec.conditions.iter().filter_map(|c| {
-                    crate::effects::conditions::def(&c.name).map(|d| {
-                        crate::effects::conditions::ActiveCondition {
-                            name: d.name.to_string(),
-                            rounds: c.rounds,
-                        }
+                    // Validated when the combatant was loaded.
+                    Condition::from_name(&c.name).map(|condition| ActiveCondition {
+                        condition,
+                        rounds: c.rounds,
                     })
                 }))
                 .fold(Vec::new(), |mut v, c| {
                     if !v
                         .iter()
-                        .any(|x: &crate::effects::conditions::ActiveCondition| x.name == c.name)
+                        .any(|x: &ActiveCondition| x.condition == c.condition)
                     {
                         v.push(c);
                     }

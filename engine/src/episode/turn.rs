@@ -4,6 +4,7 @@
 //! the end of the combat.
 
 use crate::actions::{reasons, Action, ActionKind, Budget, CombatantId, Slot};
+use crate::effects::conditions::Condition;
 use crate::episode::*;
 
 impl Episode {
@@ -48,7 +49,7 @@ impl Episode {
         // Flat-footed until it acts (an explicit duration keeps its own count).
         self.st[i]
             .conditions
-            .retain(|c| !(c.name == "flat_footed" && c.rounds.is_none()));
+            .retain(|c| !(c.condition == Condition::FlatFooted && c.rounds.is_none()));
         self.st[i].charging = false;
         self.st[i].running = false;
         if self.st[i].life == LifeState::Dying {
@@ -58,7 +59,7 @@ impl Episode {
             return true;
         }
         // Bleed (CRB — Conditions: Bleed): damage at the start of its turn (1 hp here).
-        if self.has_condition(actor, "bleeding") {
+        if self.has_condition(actor, Condition::Bleeding) {
             self.log_turn(actor, "bleeds: loses 1 hp".into());
             self.lose_hp(actor, 1);
             if !self.st[i].life.is_conscious() {
@@ -75,7 +76,7 @@ impl Episode {
             self.log_turn(actor, format!("cannot act ({why})"));
             return true;
         }
-        if self.has_condition(actor, "confused")
+        if self.has_condition(actor, Condition::Confused)
             && crate::rules::confusion::confused_turn(self, actor)
         {
             return true;
@@ -292,7 +293,7 @@ impl Episode {
         // Prone: no movement but standing up (crawling 5 ft is not modelled) — CRB —
         // Conditions: Prone.
         let prone_moves =
-            moves && a.kind != ActionKind::StandUp && self.has_condition(actor, "prone");
+            moves && a.kind != ActionKind::StandUp && self.has_condition(actor, Condition::Prone);
         // Nauseated: a single move action, nothing else — no 5-foot step either, as the
         // turn budget says (CRB — Conditions: Nauseated).
         let nauseated_step =

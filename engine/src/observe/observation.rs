@@ -1,6 +1,7 @@
 //! The observation snapshot (seed "Snapshot d'observation"): owned data, never aliasing the
 //! engine, serialized to JSON with the seed's key names.
 use crate::actions::{ActionResult, Budget};
+use crate::effects::conditions::Condition;
 use crate::geometry::grid::Cell;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -209,7 +210,7 @@ pub(crate) fn build(
             let st = &ep.st[i];
             let mut conditions = BTreeMap::new();
             for c in &st.conditions {
-                conditions.insert(c.name.clone(), c.rounds);
+                conditions.insert(c.condition.name().to_string(), c.rounds);
             }
             if st.charging {
                 conditions.insert("charging".to_string(), Some(1));
@@ -232,7 +233,7 @@ pub(crate) fn build(
                 cmb: ep.cmb(c),
                 cmd: ep.cmd(c),
                 power_attack: st.power_attack,
-                prone: ep.has_condition(c, "prone"),
+                prone: ep.has_condition(c, Condition::Prone),
                 grappled_with: st.grapple.map(|g| ep.id_of(g.with).to_string()),
                 grapple_controller: st.grapple.is_some_and(|g| g.controller),
                 running: st.running,

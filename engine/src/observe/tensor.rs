@@ -6,6 +6,7 @@
 //! relative to the **viewer** (allies/enemies, "me").
 
 use crate::actions::CombatantId;
+use crate::effects::conditions::Condition;
 use crate::episode::{Episode, LifeState};
 use crate::geometry::grid::Cell;
 use serde::Serialize;
@@ -206,12 +207,12 @@ pub(crate) fn build(ep: &Episode, viewer: CombatantId) -> TensorObservation {
         f[10] = st.pos.row as f32 / rows.max(1) as f32;
         f[11] = st.pos.col as f32 / cols.max(1) as f32;
         f[12] = spec.ac.total as f32 / 30.0;
-        f[13] = b(ep.has_condition(x, "flat_footed"));
+        f[13] = b(ep.has_condition(x, Condition::FlatFooted));
         f[14] = b(st.charging);
         f[15] = ep.aoo_remaining(x) as f32;
         f[16] = ep.speed_ft(x) as f32 / 60.0;
         f[17] = b(matches!((slot, my_slot), (Some(s), Some(m)) if s < m));
-        f[18] = b(ep.has_condition(x, "prone"));
+        f[18] = b(ep.has_condition(x, Condition::Prone));
         f[19] = b(ep.cond_flag(x, |d| d.cant_act));
         f[20] = b(ep.denied_dex(x));
         f[21] = ep.cond_defs(x).map(|d| d.miss_chance).max().unwrap_or(0) as f32 / 100.0;
@@ -220,8 +221,8 @@ pub(crate) fn build(ep: &Episode, viewer: CombatantId) -> TensorObservation {
         f[24] = ep.cmb(x) as f32 / 20.0;
         f[25] = ep.cmd(x) as f32 / 40.0;
         f[26] = b(st.power_attack);
-        f[27] = b(ep.has_condition(x, "grappled"));
-        f[28] = b(ep.has_condition(x, "pinned"));
+        f[27] = b(ep.has_condition(x, Condition::Grappled));
+        f[28] = b(ep.has_condition(x, Condition::Pinned));
         f[29] = b(st.grapple.is_some_and(|g| g.controller));
         f[30] = b(st.running);
         f[31] = b(st.weapons.iter().any(|w| w.dropped_at.is_some()));

@@ -3,6 +3,7 @@
 //! threatener is a frame (`episode::frames`).
 
 use crate::actions::CombatantId;
+use crate::effects::conditions::Condition;
 use crate::episode::frames::AooWindow;
 use crate::episode::Episode;
 use crate::rules;
@@ -37,7 +38,7 @@ pub(crate) fn can_make_aoo(ep: &Episode, x: CombatantId) -> bool {
     if ep.cond_flag(x, |d| d.cant_act || (d.no_aoo && d.name != "flat_footed")) {
         return false;
     }
-    !ep.has_condition(x, "flat_footed") || ep.has_feat(x, "Combat Reflexes")
+    !ep.has_condition(x, Condition::FlatFooted) || ep.has_feat(x, "Combat Reflexes")
 }
 
 impl Episode {

@@ -5,6 +5,7 @@
 
 use crate::actions::CombatantId;
 use crate::content::combatant::AttackKind;
+use crate::effects::conditions::Condition;
 use crate::episode::Episode;
 use crate::rules::cover::cover_bonus;
 use crate::rules::damage::roll_damage;
@@ -82,7 +83,8 @@ pub(crate) fn attack_roll(
         mods.push(sit(Stat::Attack, 4, "helpless target"));
     }
     // Invisible attacker: +2 (CRB — Conditions: Invisible).
-    let invisible = ep.has_condition(a, "invisible") && !ep.has_condition(t, "blinded");
+    let invisible =
+        ep.has_condition(a, Condition::Invisible) && !ep.has_condition(t, Condition::Blinded);
     if invisible {
         mods.push(sit(Stat::Attack, 2, "invisible"));
     }

@@ -3,6 +3,7 @@
 //! against a blinded attacker), rolled as d100 after a hit.
 
 use crate::actions::CombatantId;
+use crate::effects::conditions::Condition;
 use crate::episode::Episode;
 
 impl Episode {
@@ -10,7 +11,7 @@ impl Episode {
     /// (concealments do not stack — CRB — Combat: Concealment), and 50 when `a` is blinded.
     pub(crate) fn miss_chance(&self, a: CombatantId, t: CombatantId) -> u32 {
         let own = self.cond_defs(t).map(|d| d.miss_chance).max().unwrap_or(0);
-        if self.has_condition(a, "blinded") {
+        if self.has_condition(a, Condition::Blinded) {
             own.max(50)
         } else {
             own

@@ -4,6 +4,7 @@
 //! forced movement that separates them).
 
 use crate::actions::CombatantId;
+use crate::effects::conditions::Condition;
 use crate::effects::{RollContext, Stat};
 use crate::episode::Episode;
 use crate::geometry::grid::{self, Cell};
@@ -96,8 +97,8 @@ pub(crate) fn start_grapple(ep: &mut Episode, a: CombatantId, t: CombatantId) {
         with: a,
         controller: false,
     });
-    let _ = ep.apply_condition(a, "grappled", None);
-    let _ = ep.apply_condition(t, "grappled", None);
+    ep.add_condition(a, Condition::Grappled, None);
+    ep.add_condition(t, Condition::Grappled, None);
 }
 
 /// End the grapple `c` is in: both lose grappled (and pinned).
@@ -110,8 +111,8 @@ pub(crate) fn end_grapple(ep: &mut Episode, c: CombatantId) {
         ep.st[idx(o)].grapple = None;
     }
     for x in [c, o] {
-        ep.remove_condition(x, "grappled");
-        ep.remove_condition(x, "pinned");
+        ep.remove_condition(x, Condition::Grappled);
+        ep.remove_condition(x, Condition::Pinned);
     }
     let oi = ep.id_of(o).to_string();
     ep.log_turn(c, format!("grapple with {oi} ends"));

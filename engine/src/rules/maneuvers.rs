@@ -20,6 +20,7 @@
 
 use crate::actions::{reasons, Action, CombatantId, Maneuver};
 use crate::content::combatant::{AttackSpec, Size};
+use crate::effects::conditions::Condition;
 use crate::effects::{BonusType, Modifier, RollContext, Stat};
 use crate::episode::frames::Frame;
 use crate::episode::Episode;
@@ -375,7 +376,7 @@ fn roll_maneuver(
         if rules::flanking::flanking(ep, a, pos, t) {
             sit(2, "flanking", &mut bonus);
         }
-        if ep.has_condition(t, "stunned") {
+        if ep.has_condition(t, Condition::Stunned) {
             sit(4, "stunned target", &mut bonus);
         }
         if maintain {
@@ -521,13 +522,16 @@ pub(crate) fn finish_overrun(
         ep.log_turn(a, format!("moves through {tid}: {from}->{land}"));
     }
     if margin >= 5 {
-        let _ = ep.apply_condition(t, "prone", None);
+        ep.add_condition(t, Condition::Prone, None);
     }
 }
 
 /// A free trip attempt that does not provoke (the Trip universal monster rule).
 pub(crate) fn free_trip(ep: &mut Episode, a: CombatantId, t: CombatantId, w: usize) {
-    if ep.has_condition(t, "prone") || too_large(ep, a, t) || ep.has_trait(t, "cannot_be_tripped") {
+    if ep.has_condition(t, Condition::Prone)
+        || too_large(ep, a, t)
+        || ep.has_trait(t, "cannot_be_tripped")
+    {
         return;
     }
     let r = roll_maneuver(ep, a, t, Maneuver::Trip, Some(w), 0, false);
@@ -569,7 +573,7 @@ fn apply_effect(
             // Trip: "If your attack fails by 10 or more, you are knocked prone instead."
             Maneuver::Trip if r.margin <= -10 => {
                 ep.log_turn(a, "fails by 10 or more: falls prone".into());
-                let _ = ep.apply_condition(a, "prone", None);
+                ep.add_condition(a, Condition::Prone, None);
             }
             // Disarm: "If your attack fails by 10 or more, you drop the weapon that you were
             // using to attempt the disarm."
@@ -589,7 +593,7 @@ fn apply_effect(
     }
     match m {
         Maneuver::Trip => {
-            let _ = ep.apply_condition(t, "prone", None);
+            ep.add_condition(t, Condition::Prone, None);
         }
         Maneuver::Disarm => {
             let n = if r.margin >= 10 { 2 } else { 1 };
@@ -655,7 +659,7 @@ fn apply_effect(
                 });
                 ep.open_window(a, Provocation::Leaving, None);
             } else if r.margin >= 5 {
-                let _ = ep.apply_condition(t, "prone", None);
+                ep.add_condition(t, Condition::Prone, None);
             }
         }
         Maneuver::Grapple if maintain => {
@@ -666,7 +670,7 @@ fn apply_effect(
         }
         Maneuver::Grapple => start_grapple(ep, a, t),
         Maneuver::Pin => {
-            let _ = ep.apply_condition(t, "pinned", None);
+            ep.add_condition(t, Condition::Pinned, None);
         }
         Maneuver::Escape => {
             ep.log_turn(a, format!("escapes the grapple of {tid}"));
@@ -682,7 +686,7 @@ fn apply_effect(
         _ => {
             if let Some(cond) = m.dirty_trick_condition() {
                 let rounds = 1 + r.margin.max(0) as u32 / 5;
-                let _ = ep.apply_condition(t, cond, Some(rounds));
+                ep.add_condition(t, cond, Some(rounds));
             }
         }
     }

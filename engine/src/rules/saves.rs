@@ -75,9 +75,22 @@ impl Episode {
         (printed + r.total, r.note())
     }
 
+    /// Test-only (feature `testing`): [`Episode::roll_save`] outside of any action.
+    #[cfg(feature = "testing")]
+    pub fn resolve_save(
+        &mut self,
+        c: CombatantId,
+        kind: SaveKind,
+        dc: i32,
+        descriptors: &[String],
+    ) -> SaveResult {
+        self.roll_save(c, kind, dc, descriptors)
+    }
+
     /// Roll a saving throw of `c` against `dc` (one d20 from the episode's dice; natural 1
     /// fails, natural 20 succeeds) and log it. Used by conditions and, later, spells.
-    pub fn resolve_save(
+    #[cfg_attr(not(feature = "testing"), allow(dead_code))]
+    pub(crate) fn roll_save(
         &mut self,
         c: CombatantId,
         kind: SaveKind,

@@ -3,6 +3,7 @@
 //! Roll; Conditions: Prone for ranged weapons).
 
 use crate::actions::{reasons, CombatantId};
+use crate::effects::conditions::Condition;
 use crate::episode::Episode;
 use crate::geometry::grid::Cell;
 use crate::geometry::los::{self};
@@ -35,7 +36,8 @@ pub(crate) fn can_weapon_attack(
     }
     if weapon.is_ranged() {
         // Prone: no ranged weapon but a crossbow (CRB — Conditions: Prone).
-        if ep.has_condition(a, "prone") && !weapon.name.to_lowercase().contains("crossbow") {
+        if ep.has_condition(a, Condition::Prone) && !weapon.name.to_lowercase().contains("crossbow")
+        {
             return Err(reasons::PREVENTED_BY_CONDITION);
         }
         let d = distance_ft_from(ep, a, from, t);
