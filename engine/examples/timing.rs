@@ -57,7 +57,7 @@ fn measured(enc: &Arc<Encounter>, seeds: std::ops::Range<u64>) -> (usize, [f64; 
 }
 
 /// Play the goblins with a fixed pseudo-random choice among legal actions; returns the number
-/// of decisions and the seconds spent per phase.
+/// of turn decisions and the seconds spent per phase (reaction decisions included).
 #[inline(never)]
 fn play(enc: &Arc<Encounter>, seeds: std::ops::Range<u64>) -> (usize, [f64; 5]) {
     let mut t = [0f64; 5];
@@ -82,11 +82,18 @@ fn play(enc: &Arc<Encounter>, seeds: std::ops::Range<u64>) -> (usize, [f64; 5]) 
                 let _json = ep.observation(None);
                 t[3] += s.elapsed().as_secs_f64();
             }
-            n += 1;
             let legal: Vec<u32> = (0..mask.len() as u32)
                 .filter(|&i| mask[i as usize] == 1)
                 .collect();
-            let a = ep.action_from_id(legal[(n * 13) % legal.len()]).unwrap();
+            // An attack of opportunity offered to a goblin is taken with the first weapon (as
+            // the engine did before they were decisions), so the same games are played and
+            // timed; only turn decisions count in `n`.
+            let a = if d.kind.is_reaction() {
+                ep.action_from_id(legal[0]).unwrap()
+            } else {
+                n += 1;
+                ep.action_from_id(legal[(n * 13) % legal.len()]).unwrap()
+            };
             let s = Instant::now();
             ep.submit(d.decision_id, &[a]).unwrap();
             t[4] += s.elapsed().as_secs_f64();

@@ -444,7 +444,7 @@ fn shoot(weapon: Value, squares: i32) -> (bool, Option<String>, Vec<String>, usi
     let r = submit(&mut ep, &[attack(d)]);
     (
         r[0].ok,
-        r[0].reason.clone(),
+        r[0].code().map(str::to_string),
         lines_of(&ep, "hero"),
         dice_left(&ep),
     )

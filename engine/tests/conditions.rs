@@ -264,7 +264,7 @@ fn crb_staggered_single_move_or_standard_action() {
     let r = submit(&mut ep, &[full_attack(d), attack(d), move_to(1, 1)]);
     assert!(!r[0].ok);
     assert!(r[1].ok);
-    assert_eq!(r[2].reason.as_deref(), Some("downgraded:action_economy"));
+    assert_eq!(r[2].code(), Some("downgraded:action_economy"));
 }
 
 #[test]
@@ -272,7 +272,7 @@ fn crb_nauseated_only_a_single_move_action() {
     let hero = with_conds(creature("hero"), json!([{"name": "nauseated"}]));
     let (mut ep, d) = duel(hero, creature("dummy"), &[20, 1]);
     let r = submit(&mut ep, &[attack(d), move_to(1, 1), move_to(1, 2)]);
-    assert_eq!(r[0].reason.as_deref(), Some("prevented_by_condition"));
+    assert_eq!(r[0].code(), Some("prevented_by_condition"));
     assert!(r[1].ok);
     assert!(!r[2].ok);
 }
@@ -282,7 +282,7 @@ fn crb_grappled_cannot_move_minus_2_attack() {
     let hero = with_conds(creature("hero"), json!([{"name": "grappled"}]));
     let (mut ep, d) = duel(hero, creature("dummy"), &[20, 1, 2]);
     let r = submit(&mut ep, &[move_to(1, 1), attack(d)]);
-    assert_eq!(r[0].reason.as_deref(), Some("prevented_by_condition"));
+    assert_eq!(r[0].code(), Some("prevented_by_condition"));
     assert_eq!(
         lines_of(&ep, "hero"),
         vec!["longsword vs dummy d20=2+3=5 AC 10 [grappled -2] -> MISS"]
@@ -422,7 +422,7 @@ fn conditions_that_forbid_actions_agree_in_mask_and_validate() {
             };
             if forbidden {
                 assert_eq!(
-                    valid.reason.as_deref(),
+                    valid.code(),
                     Some("prevented_by_condition"),
                     "{cond}: {a:?}"
                 );

@@ -145,10 +145,10 @@ fn crb_disabled_single_move_or_standard_half_speed_no_full_round() {
         &mut ep,
         &[full_attack(h), move_to(1, 6), move_to(1, 5), attack(h)],
     );
-    assert_eq!(r[0].reason.as_deref(), Some("downgraded:disabled"));
-    assert_eq!(r[1].reason.as_deref(), Some("unreachable_destination"));
+    assert_eq!(r[0].code(), Some("downgraded:disabled"));
+    assert_eq!(r[1].code(), Some("unreachable_destination"));
     assert!(ok(&r[2]));
-    assert_eq!(r[3].reason.as_deref(), Some("downgraded:disabled"));
+    assert_eq!(r[3].code(), Some("downgraded:disabled"));
     assert_eq!(ep.position(d), pf1e_engine::Cell::new(1, 5));
     assert_eq!(ep.hp(d), 0);
     assert_eq!(ep.life_state(d), LifeState::Disabled);

@@ -6,7 +6,6 @@
 mod common;
 
 use common::*;
-use pf1e_engine::actions::reasons;
 use pf1e_engine::effects::conditions::Condition;
 use pf1e_engine::{Action, ActionKind, CombatantId, CombatantSpec, Episode, Maneuver};
 use serde_json::{json, Value};
@@ -34,7 +33,7 @@ fn duel(hero: Value, dummy: Value, faces: &[u32]) -> (Episode, CombatantId, Comb
 }
 
 fn reason(ep: &Episode, a: &Action) -> Option<String> {
-    ep.validate(a).unwrap().reason
+    ep.validate(a).unwrap().code().map(str::to_string)
 }
 
 #[test]
@@ -194,17 +193,17 @@ fn crb_trip_size_limit_large_creature_trips_huge_in_reach_medium_cannot() {
     let (ep, d) = mk(large, garg);
     assert_eq!(
         reason(&ep, &man(d, Maneuver::Trip)).as_deref(),
-        Some(reasons::TARGET_TOO_LARGE)
+        Some("target_too_large")
     );
     // Disarm and grapple have no size limit (out of reach here, so the reason is the range).
     let (ep, d) = mk(creature("hero"), huge);
     assert_eq!(
         reason(&ep, &man(d, Maneuver::Trip)).as_deref(),
-        Some(reasons::TARGET_TOO_LARGE)
+        Some("target_too_large")
     );
     assert_eq!(
         reason(&ep, &man(d, Maneuver::Grapple)).as_deref(),
-        Some(reasons::OUT_OF_RANGE)
+        Some("out_of_range")
     );
 }
 
@@ -249,11 +248,11 @@ fn crb_grappled_is_not_flat_footed_and_grapple_escape_cycle() {
     // A grappled creature cannot move.
     assert_eq!(
         reason(&ep, &move_to(3, 3)).as_deref(),
-        Some(reasons::PREVENTED_BY_CONDITION)
+        Some("prevented_by_condition")
     );
     assert_eq!(
         reason(&ep, &man(h, Maneuver::Pin)).as_deref(),
-        Some(reasons::NOT_GRAPPLED)
+        Some("not_grappled")
     );
     let mut esc = Action::new(ActionKind::Maneuver);
     esc.maneuver = Some(Maneuver::Escape);
@@ -295,7 +294,7 @@ fn crb_disarm_drops_the_weapon_then_retrieve_provokes() {
     // No weapon: no attack; picking it up is a move action that provokes.
     assert_eq!(
         reason(&ep, &attack(h)).as_deref(),
-        Some(reasons::WEAPON_UNAVAILABLE)
+        Some("weapon_unavailable")
     );
     let legal = ep.legal_actions();
     let mut pick = Action::new(ActionKind::RetrieveWeapon);
@@ -408,8 +407,5 @@ fn maneuver_action_ids_round_trip_and_appear_in_legal_actions() {
     assert_eq!(label, "maneuver dummy trip");
     let mut bare = Action::new(ActionKind::Maneuver);
     bare.target = Some(d);
-    assert_eq!(
-        reason(&ep, &bare).as_deref(),
-        Some(reasons::MISSING_MANEUVER)
-    );
+    assert_eq!(reason(&ep, &bare).as_deref(), Some("missing_maneuver"));
 }

@@ -14,7 +14,7 @@ fn rows(lines: &[&str]) -> Vec<String> {
 
 fn reason(r: &pf1e_engine::ActionResult) -> Option<&str> {
     assert!(!r.ok, "expected a rejection, got {r:?}");
-    r.reason.as_deref()
+    r.code()
 }
 
 /// Hero (side a) and dummy (side b) on `terrain`; the hero acts first (init 20 vs 1).
@@ -508,7 +508,7 @@ fn crb_moving_through_a_creature_three_sizes_apart() {
     let h = cid(&ep, "hero");
     // Cannot stop inside the giant's 3×3 space.
     let r = submit(&mut ep, &[move_to(3, 5)]);
-    assert_eq!(r[0].reason.as_deref(), Some("unreachable_destination"));
+    assert_eq!(r[0].code(), Some("unreachable_destination"));
     assert_all_ok(&submit(&mut ep, &[move_to(3, 8)]));
     assert_eq!(ep.position(h), pf1e_engine::Cell::new(3, 8), "{}", log(&ep));
     assert_eq!(

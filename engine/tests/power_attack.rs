@@ -4,7 +4,6 @@
 mod common;
 
 use common::*;
-use pf1e_engine::actions::reasons;
 use pf1e_engine::{Action, ActionKind, CombatantId, Controller, Episode, Maneuver};
 use serde_json::{json, Value};
 
@@ -82,10 +81,7 @@ fn crb_power_attack_applies_to_cmb_and_toggles_off() {
 fn crb_power_attack_needs_the_feat() {
     let (ep, _) = duel(creature("hero"), &[20, 1]);
     let pa = Action::new(ActionKind::ActivatePowerAttack);
-    assert_eq!(
-        ep.validate(&pa).unwrap().reason.as_deref(),
-        Some(reasons::NO_POWER_ATTACK)
-    );
+    assert_eq!(ep.validate(&pa).unwrap().code(), Some("no_power_attack"));
     assert!(!ep.legal_actions().iter().any(|l| l.action == pa));
 }
 

@@ -4,7 +4,6 @@
 mod common;
 
 use common::*;
-use pf1e_engine::actions::reasons;
 use pf1e_engine::effects::conditions::Condition;
 use pf1e_engine::{Action, ActionKind, Controller, Episode};
 use serde_json::json;
@@ -56,19 +55,13 @@ fn crb_stand_up_is_a_move_action_drop_prone_is_free() {
     };
     let stand = Action::new(ActionKind::StandUp);
     let drop = Action::new(ActionKind::DropProne);
-    assert_eq!(
-        ep.validate(&stand).unwrap().reason.as_deref(),
-        Some(reasons::NOT_PRONE)
-    );
+    assert_eq!(ep.validate(&stand).unwrap().code(), Some("not_prone"));
     assert!(ep.legal_actions().iter().any(|l| l.action == drop));
     assert_all_ok(&submit(&mut ep, std::slice::from_ref(&drop)));
     assert!(ep.has_condition(h, Condition::Prone));
     let b = ep.decision().unwrap().budget;
     assert!(b.full_round, "dropping prone is free");
-    assert_eq!(
-        ep.validate(&drop).unwrap().reason.as_deref(),
-        Some(reasons::ALREADY_PRONE)
-    );
+    assert_eq!(ep.validate(&drop).unwrap().code(), Some("already_prone"));
     assert!(ep.legal_actions().iter().any(|l| l.action == stand));
     assert_all_ok(&submit(&mut ep, &[stand]));
     let b = ep.decision().unwrap().budget;
@@ -125,8 +118,8 @@ fn crb_prone_creature_cannot_move_until_it_stands_up() {
     turn_of(&mut ep, "hero");
     for a in [move_to(2, 1), step(1, 2), withdraw(1, 1)] {
         assert_eq!(
-            ep.validate(&a).unwrap().reason.as_deref(),
-            Some(reasons::PREVENTED_BY_CONDITION)
+            ep.validate(&a).unwrap().code(),
+            Some("prevented_by_condition")
         );
     }
     assert!(!ep.legal_actions().iter().any(|l| matches!(

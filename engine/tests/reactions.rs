@@ -96,8 +96,7 @@ fn leaving_a_threatened_square_asks_the_external_threatener() {
     assert_eq!(
         ep.validate(&Action::new(ActionKind::EndTurn))
             .unwrap()
-            .reason
-            .as_deref(),
+            .code(),
         Some("wrong_decision_kind")
     );
 }
@@ -192,7 +191,7 @@ fn the_engine_refuses_anything_but_the_awaited_answer() {
     let mover = decision(&ep);
     // A reaction kind at a turn decision.
     let r = submit_raw(&mut ep, &[answer(ActionKind::Decline, None)]);
-    assert_eq!(r[0].reason.as_deref(), Some("wrong_decision_kind"));
+    assert_eq!(r[0].code(), Some("wrong_decision_kind"));
     let turn = decision(&ep);
     assert!(turn.decision_id > mover.decision_id);
     submit_raw(&mut ep, &[move_to(1, 6)]);
@@ -219,7 +218,7 @@ fn the_engine_refuses_anything_but_the_awaited_answer() {
             ],
         )
         .unwrap();
-    let reasons: Vec<Option<&str>> = r.iter().map(|x| x.reason.as_deref()).collect();
+    let reasons: Vec<Option<&str>> = r.iter().map(|x| x.code()).collect();
     assert_eq!(
         reasons,
         [
@@ -243,7 +242,7 @@ fn the_engine_refuses_anything_but_the_awaited_answer() {
         )
         .unwrap();
     assert!(ok(&r[0]));
-    assert_eq!(r[1].reason.as_deref(), Some("decision_answered"));
+    assert_eq!(r[1].code(), Some("decision_answered"));
 }
 
 #[test]

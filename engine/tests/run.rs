@@ -5,7 +5,6 @@
 mod common;
 
 use common::*;
-use pf1e_engine::actions::reasons;
 use pf1e_engine::{ActionKind, Episode};
 use serde_json::{json, Value};
 
@@ -30,7 +29,10 @@ fn field(hero: Value, terrain: &[String], faces: &[u32]) -> Episode {
 }
 
 fn reason(ep: &Episode, r: i32, c: i32) -> Option<String> {
-    ep.validate(&to(ActionKind::Run, r, c)).unwrap().reason
+    ep.validate(&to(ActionKind::Run, r, c))
+        .unwrap()
+        .code()
+        .map(str::to_string)
 }
 
 #[test]
@@ -39,7 +41,7 @@ fn crb_run_four_times_speed_straight_line_loses_dex() {
     assert_eq!(reason(&ep, 1, 25), None, "24 squares = 4 × 30 ft");
     assert_eq!(
         reason(&ep, 1, 26).as_deref(),
-        Some(reasons::UNREACHABLE_DESTINATION)
+        Some("unreachable_destination")
     );
     assert!(ep
         .legal_actions()
@@ -68,7 +70,7 @@ fn crb_cannot_run_across_difficult_terrain_or_around_corners() {
     let ep = field(runner(json!([])), &terrain, &[20, 1]);
     assert_eq!(
         reason(&ep, 1, 10).as_deref(),
-        Some(reasons::UNREACHABLE_DESTINATION)
+        Some("unreachable_destination")
     );
     assert_eq!(reason(&ep, 1, 5), None);
 }
@@ -91,5 +93,5 @@ fn crb_run_endurance_con_check_after_con_rounds() {
     let h = cid(&ep, "hero");
     assert_eq!(ep.position(h), pf1e_engine::Cell::new(1, 10));
     turn_of(&mut ep, "hero");
-    assert_eq!(reason(&ep, 1, 20).as_deref(), Some(reasons::CANNOT_RUN));
+    assert_eq!(reason(&ep, 1, 20).as_deref(), Some("cannot_run"));
 }

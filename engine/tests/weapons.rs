@@ -4,7 +4,6 @@
 mod common;
 
 use common::*;
-use pf1e_engine::actions::reasons;
 use pf1e_engine::{Action, ActionKind, CombatantId, Episode, Maneuver};
 use serde_json::{json, Value};
 
@@ -110,9 +109,8 @@ fn crb_disarm_by_10_drops_then_retrieve_is_a_move_action_that_provokes() {
     assert_eq!(
         ep.validate(&weapon_action(ActionKind::RetrieveWeapon, 0))
             .unwrap()
-            .reason
-            .as_deref(),
-        Some(reasons::WEAPON_UNAVAILABLE)
+            .code(),
+        Some("weapon_unavailable")
     );
 }
 

@@ -219,41 +219,90 @@ async fn observation_options_tensors_mask_and_no_json() {
 
 #[test]
 fn every_engine_reason_has_its_own_code() {
-    use pf1e_engine::actions::reasons as r;
+    use pf1e_engine::actions::{Reject as R, Slot, TargetIssue};
+    use pf1e_engine::effects::conditions::Condition;
+    // One refusal of every variant; the match below stops compiling when a variant is added
+    // without being listed here.
     let all = [
-        r::MISSING_TARGET,
-        r::INVALID_TARGET,
-        r::WEAPON_UNAVAILABLE,
-        r::NO_WEAPON,
-        r::NO_LINE_OF_EFFECT,
-        r::OUT_OF_RANGE,
-        r::OUT_OF_AMMUNITION,
-        r::NO_CHARGE_PATH,
-        r::UNREACHABLE_DESTINATION,
-        r::INVALID_DESTINATION,
-        r::ALREADY_MOVED,
-        r::DOWNGRADED_ACTION_ECONOMY,
-        r::DOWNGRADED_DISABLED,
-        r::CANNOT_ACT,
-        r::TURN_ENDED,
+        R::MissingTarget,
+        R::InvalidTarget {
+            target: None,
+            why: TargetIssue::Ally,
+        },
+        R::WeaponUnavailable { weapon: Some(1) },
+        R::NoWeapon,
+        R::NoLineOfEffect,
+        R::OutOfRange,
+        R::OutOfAmmunition { weapon: 0 },
+        R::NoChargePath,
+        R::UnreachableDestination,
+        R::InvalidDestination,
+        R::AlreadyMoved,
+        R::DowngradedActionEconomy {
+            slot: Slot::FullRound,
+        },
+        R::DowngradedDisabled {
+            slot: Slot::Standard,
+        },
+        R::CannotAct { condition: None },
+        R::PreventedByCondition {
+            condition: Condition::Pinned,
+        },
+        R::TurnEnded,
+        R::NotProne,
+        R::AlreadyProne,
+        R::NoPowerAttack,
+        R::TargetTooLarge,
+        R::NotGrappled,
+        R::MissingManeuver,
+        R::CannotRun,
+        R::WrongDecisionKind,
+        R::DecisionAnswered,
     ];
+    for r in &all {
+        match r {
+            R::MissingTarget
+            | R::InvalidTarget { .. }
+            | R::WeaponUnavailable { .. }
+            | R::NoWeapon
+            | R::NoLineOfEffect
+            | R::OutOfRange
+            | R::OutOfAmmunition { .. }
+            | R::NoChargePath
+            | R::UnreachableDestination
+            | R::InvalidDestination
+            | R::AlreadyMoved
+            | R::DowngradedActionEconomy { .. }
+            | R::DowngradedDisabled { .. }
+            | R::CannotAct { .. }
+            | R::PreventedByCondition { .. }
+            | R::TurnEnded
+            | R::NotProne
+            | R::AlreadyProne
+            | R::NoPowerAttack
+            | R::TargetTooLarge
+            | R::NotGrappled
+            | R::MissingManeuver
+            | R::CannotRun
+            | R::WrongDecisionKind
+            | R::DecisionAnswered => {}
+        }
+    }
     let mut codes = std::collections::BTreeSet::new();
-    for reason in all {
-        let c = result_code(false, Some(reason));
+    for reason in &all {
+        let c = result_code(Some(reason));
         assert_ne!(c, proto::ResultCode::Unknown, "{reason}");
         assert_ne!(c, proto::ResultCode::Unspecified, "{reason}");
-        // The enum value name is the reason, upper-cased.
-        let name = c.as_str_name();
-        let expected = format!("RESULT_CODE_{}", reason.to_uppercase().replace(':', "_"));
-        assert_eq!(name, expected);
+        // The enum value name is the reason code, upper-cased.
+        let expected = format!(
+            "RESULT_CODE_{}",
+            reason.code().to_uppercase().replace(':', "_")
+        );
+        assert_eq!(c.as_str_name(), expected);
         codes.insert(c as i32);
     }
     assert_eq!(codes.len(), all.len());
-    assert_eq!(result_code(true, None), proto::ResultCode::Ok);
-    assert_eq!(
-        result_code(false, Some("no_such_reason")),
-        proto::ResultCode::Unknown
-    );
+    assert_eq!(result_code(None), proto::ResultCode::Ok);
 }
 
 #[tokio::test]

@@ -113,7 +113,7 @@ fn rejected_action_changes_nothing() {
         .submit(ep.decision().unwrap().decision_id, &[bad])
         .unwrap();
     assert!(!r[0].ok);
-    assert_eq!(r[0].reason.as_deref(), Some("invalid_target"));
+    assert_eq!(r[0].code(), Some("invalid_target"));
     // The turn continues: the same decision is re-issued with a new id.
     let Status::Decision(d2) = ep.advance() else {
         panic!("still deciding")
@@ -161,7 +161,7 @@ fn validate_agrees_with_submit_and_changes_nothing() {
     let v = ep.validate(&bad).unwrap();
     let r = ep.clone().submit(d.decision_id, &[bad]).unwrap();
     assert_eq!(r[0], v);
-    assert_eq!(v.reason.as_deref(), Some("unreachable_destination"));
+    assert_eq!(v.code(), Some("unreachable_destination"));
     assert_eq!(ep.decision().unwrap(), &d);
     assert_eq!(
         serde_json::to_string(&ep.observation(None)).unwrap(),

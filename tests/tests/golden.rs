@@ -87,7 +87,7 @@ fn play(
                         "  result {} ok={} reason={:?}",
                         r.kind.name(),
                         r.ok,
-                        r.reason
+                        r.code()
                     )
                     .unwrap();
                 }

@@ -2,9 +2,22 @@
 use crate::geometry::grid::Cell;
 use serde::{Deserialize, Serialize};
 
+mod attack;
+mod charge;
+pub(crate) mod check;
+mod items;
 pub mod legal;
+mod maneuver;
+mod movement;
 pub(crate) mod plan;
+mod power_attack;
+mod prone;
+pub(crate) mod reaction;
+pub mod reject;
+mod run;
 pub mod space;
+
+pub use reject::{Reject, TargetIssue};
 
 /// Index of a combatant in its episode (stable for the whole episode: list order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -252,6 +265,19 @@ pub enum Slot {
     Free,
 }
 
+impl Slot {
+    /// The `snake_case` name (`full_round`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Slot::Standard => "standard",
+            Slot::Move => "move",
+            Slot::Swift => "swift",
+            Slot::FullRound => "full_round",
+            Slot::Free => "free",
+        }
+    }
+}
+
 impl ActionKind {
     /// Whether this kind answers a reaction decision (not a turn action).
     pub fn is_reaction(self) -> bool {
@@ -318,52 +344,31 @@ pub struct Budget {
 pub struct ActionResult {
     pub kind: ActionKind,
     pub ok: bool,
-    /// Reason code from the seed's vocabulary ([`reasons`]), `None` when plainly accepted.
-    pub reason: Option<String>,
+    /// Why it was refused (`None` when accepted): its [`Reject::code`] is the seed's reason.
+    pub reason: Option<Reject>,
 }
 
-/// The reason vocabulary (seed `ACTION_RESULT_REASONS`, plus ours where marked).
-pub mod reasons {
-    pub const MISSING_TARGET: &str = "missing_target";
-    pub const INVALID_TARGET: &str = "invalid_target";
-    pub const WEAPON_UNAVAILABLE: &str = "weapon_unavailable";
-    pub const NO_WEAPON: &str = "no_weapon";
-    pub const NO_LINE_OF_EFFECT: &str = "no_line_of_effect";
-    pub const OUT_OF_RANGE: &str = "out_of_range";
-    /// Ours: the ranged attack's ammunition is spent.
-    pub const OUT_OF_AMMUNITION: &str = "out_of_ammunition";
-    pub const NO_CHARGE_PATH: &str = "no_charge_path";
-    pub const UNREACHABLE_DESTINATION: &str = "unreachable_destination";
-    pub const INVALID_DESTINATION: &str = "invalid_destination";
-    pub const ALREADY_MOVED: &str = "already_moved";
-    pub const DOWNGRADED_ACTION_ECONOMY: &str = "downgraded:action_economy";
-    pub const DOWNGRADED_DISABLED: &str = "downgraded:disabled";
-    pub const CANNOT_ACT: &str = "cannot_act";
-    /// Ours: a condition forbids this action (nauseated/pinned/panicked: no attack;
-    /// grappled/pinned/paralyzed: no movement; fatigued/exhausted/entangled: no charge;
-    /// prone: no ranged weapon but a crossbow).
-    pub const PREVENTED_BY_CONDITION: &str = "prevented_by_condition";
-    /// Ours: the turn ended before this action of the submitted sequence.
-    pub const TURN_ENDED: &str = "turn_ended";
-    /// `stand_up` while not prone.
-    pub const NOT_PRONE: &str = "not_prone";
-    /// `drop_prone` while already prone.
-    pub const ALREADY_PRONE: &str = "already_prone";
-    /// `activate_power_attack` without the Power Attack feat.
-    pub const NO_POWER_ATTACK: &str = "no_power_attack";
-    /// A maneuver limited to targets at most one size larger (trip, bull rush, overrun,
-    /// reposition, drag) against a bigger one.
-    pub const TARGET_TOO_LARGE: &str = "target_too_large";
-    /// `escape` (or `pin`) without being in that grapple.
-    pub const NOT_GRAPPLED: &str = "not_grappled";
-    /// A `maneuver` action without its maneuver type.
-    pub const MISSING_MANEUVER: &str = "missing_maneuver";
-    /// Ours: a `run` during the rest after failing the endurance check, or a second run of a
-    /// creature that must stop.
-    pub const CANNOT_RUN: &str = "cannot_run";
-    /// Ours: the action does not answer the pending decision's kind (a turn action at an
-    /// attack-of-opportunity decision, or a reaction at a turn decision).
-    pub const WRONG_DECISION_KIND: &str = "wrong_decision_kind";
-    /// Ours: an earlier action of the submitted list already answered the reaction decision.
-    pub const DECISION_ANSWERED: &str = "decision_answered";
+impl ActionResult {
+    /// An accepted action of `kind`.
+    pub fn accepted(kind: ActionKind) -> ActionResult {
+        ActionResult {
+            kind,
+            ok: true,
+            reason: None,
+        }
+    }
+
+    /// A refused action of `kind`.
+    pub fn refused(kind: ActionKind, reason: Reject) -> ActionResult {
+        ActionResult {
+            kind,
+            ok: false,
+            reason: Some(reason),
+        }
+    }
+
+    /// The seed's reason code (`None` when accepted).
+    pub fn code(&self) -> Option<&'static str> {
+        self.reason.as_ref().map(Reject::code)
+    }
 }

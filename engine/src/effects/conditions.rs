@@ -506,6 +506,19 @@ impl Episode {
             .map(|x| x.condition.def())
     }
 
+    /// The first condition of `c` (in the order it got them) with the flag.
+    pub(crate) fn first_condition(
+        &self,
+        c: CombatantId,
+        f: impl Fn(&ConditionDef) -> bool,
+    ) -> Option<Condition> {
+        self.st[c.0 as usize]
+            .conditions
+            .iter()
+            .map(|x| x.condition)
+            .find(|x| f(x.def()))
+    }
+
     /// Any condition of `c` has the flag.
     pub(crate) fn cond_flag(&self, c: CombatantId, f: impl Fn(&ConditionDef) -> bool) -> bool {
         self.cond_defs(c).any(f)

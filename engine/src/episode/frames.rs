@@ -16,7 +16,7 @@
 //! recursive resolution would roll it, so default-policy episodes are identical to the engine
 //! before this core (see the commit that introduced it).
 
-use crate::actions::{reasons, Action, ActionKind, ActionResult, CombatantId, Slot};
+use crate::actions::{Action, ActionKind, ActionResult, CombatantId, Reject, Slot};
 use crate::effects::conditions::Condition;
 use crate::episode::{Controller, Decision, DecisionKind, Episode, HistoryEntry, Phase};
 use crate::geometry::grid::Cell;
@@ -480,7 +480,7 @@ impl Episode {
             // (A policy list stops once ended; a submitted one gives the rest `turn_ended`.)
             let a = list.actions[list.next].clone();
             if list.ended {
-                self.record_result(&list, result(&a, Some(reasons::TURN_ENDED)));
+                self.record_result(&list, result(&a, Some(Reject::TurnEnded)));
                 list.next += 1;
             } else if external && a.kind == ActionKind::EndTurn {
                 list.ended = true;
@@ -504,7 +504,7 @@ impl Episode {
                     }
                     Err(reason) => {
                         if !external {
-                            let what = format!("{} refused: {reason}", a.kind.name());
+                            let what = format!("{} refused: {}", a.kind.name(), reason.code());
                             self.log_turn(actor, what);
                             list.refused = true;
                         }
@@ -572,9 +572,9 @@ impl Episode {
         let mut answer: Option<Option<usize>> = None;
         for a in actions {
             let r = if answer.is_some() {
-                result(a, Some(reasons::DECISION_ANSWERED))
+                result(a, Some(Reject::DecisionAnswered))
             } else {
-                match self.check_reaction(d, a) {
+                match crate::actions::reaction::check(d, a) {
                     Ok(w) => {
                         answer = Some(w);
                         result(a, None)
@@ -598,43 +598,6 @@ impl Episode {
         results
     }
 
-    /// Check an answer to reaction decision `d`: `Ok(Some(weapon))` takes the attack of
-    /// opportunity, `Ok(None)` declines.
-    pub(crate) fn check_reaction(
-        &self,
-        d: &Decision,
-        a: &Action,
-    ) -> Result<Option<usize>, &'static str> {
-        let DecisionKind::AttackOfOpportunity {
-            provoker, weapons, ..
-        } = &d.kind
-        else {
-            return Err(reasons::WRONG_DECISION_KIND);
-        };
-        match a.kind {
-            ActionKind::Decline => {
-                if a.target.is_some() || a.weapon.is_some() || a.destination.is_some() {
-                    return Err(reasons::INVALID_TARGET);
-                }
-                Ok(None)
-            }
-            ActionKind::AttackOfOpportunity => {
-                if a.target.is_some_and(|t| t != *provoker) {
-                    return Err(reasons::INVALID_TARGET);
-                }
-                if a.destination.is_some() || a.maneuver.is_some() {
-                    return Err(reasons::INVALID_DESTINATION);
-                }
-                match a.weapon {
-                    None => Ok(Some(weapons[0])),
-                    Some(w) if weapons.contains(&w) => Ok(Some(w)),
-                    Some(_) => Err(reasons::WEAPON_UNAVAILABLE),
-                }
-            }
-            _ => Err(reasons::WRONG_DECISION_KIND),
-        }
-    }
-
     /// Begin answering decision `d` with `actions`: the history entry.
     pub(crate) fn push_history(&mut self, d: &Decision, actions: &[Action]) -> usize {
         self.history.push(HistoryEntry {
@@ -648,11 +611,11 @@ impl Episode {
     }
 }
 
-fn result(a: &Action, reason: Option<&'static str>) -> ActionResult {
+fn result(a: &Action, reason: Option<Reject>) -> ActionResult {
     ActionResult {
         kind: a.kind,
         ok: reason.is_none(),
-        reason: reason.map(str::to_string),
+        reason,
     }
 }
 

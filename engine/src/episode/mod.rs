@@ -541,21 +541,13 @@ impl Episode {
             _ => return Err(SubmitError::NotAwaitingDecision),
         };
         let checked = if d.kind.is_reaction() {
-            self.check_reaction(d, action).map(|_| ())
+            crate::actions::reaction::check(d, action).map(|_| ())
         } else {
             self.check(d.actor, action).map(|_| ())
         };
         Ok(match checked {
-            Ok(()) => ActionResult {
-                kind: action.kind,
-                ok: true,
-                reason: None,
-            },
-            Err(r) => ActionResult {
-                kind: action.kind,
-                ok: false,
-                reason: Some(r.to_string()),
-            },
+            Ok(()) => ActionResult::accepted(action.kind),
+            Err(r) => ActionResult::refused(action.kind, r),
         })
     }
 }

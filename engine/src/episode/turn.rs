@@ -3,7 +3,7 @@
 //! action passes before its own rules (conscious, conditions, the budget slot), decisions and
 //! the end of the combat.
 
-use crate::actions::{reasons, Action, ActionKind, Budget, CombatantId, Slot};
+use crate::actions::{Action, Budget, CombatantId, Slot};
 use crate::effects::conditions::Condition;
 use crate::episode::*;
 
@@ -221,18 +221,6 @@ impl Episode {
             || self.cond_flag(actor, |d| d.staggered)
     }
 
-    /// Whether the slot is available now.
-    pub(crate) fn slot_free(&self, actor: CombatantId, slot: Slot) -> bool {
-        let b = self.budget(actor);
-        match slot {
-            Slot::Standard => b.standard,
-            Slot::Move => b.move_action,
-            Slot::Swift => b.swift,
-            Slot::FullRound => b.full_round,
-            Slot::Free => true,
-        }
-    }
-
     /// Consume a slot: a move action uses the move slot, or the standard one when the move
     /// slot is spent (CRB: a move action may be taken in place of a standard action).
     pub(crate) fn consume_slot(&mut self, actor: CombatantId, slot: Slot) {
@@ -254,67 +242,13 @@ impl Episode {
         }
     }
 
-    /// Check an action for `actor` now without applying it: the budget slot, then the rule
-    /// checks. Never rolls dice nor changes anything.
+    /// Check a turn action for `actor` now without applying it ([`crate::actions::check`]).
+    /// Never rolls dice nor changes anything.
     pub(crate) fn check(
         &self,
         actor: CombatantId,
         a: &Action,
-    ) -> Result<Option<crate::actions::plan::Plan>, &'static str> {
-        if !self.st[actor.0 as usize].life.is_conscious() {
-            return Err(reasons::CANNOT_ACT);
-        }
-        if a.kind.is_reaction() {
-            return Err(reasons::WRONG_DECISION_KIND);
-        }
-        if a.kind == ActionKind::EndTurn {
-            return Ok(None);
-        }
-        if self.cond_flag(actor, |d| d.cant_act) {
-            return Err(reasons::CANNOT_ACT);
-        }
-        let escape =
-            a.kind == ActionKind::Maneuver && a.maneuver == Some(crate::actions::Maneuver::Escape);
-        let attacks = matches!(
-            a.kind,
-            ActionKind::Attack | ActionKind::FullAttack | ActionKind::Charge
-        ) || (a.kind == ActionKind::Maneuver && !escape);
-        let moves = matches!(
-            a.kind,
-            ActionKind::Move
-                | ActionKind::Charge
-                | ActionKind::FiveFootStep
-                | ActionKind::Withdraw
-                | ActionKind::Run
-                | ActionKind::StandUp
-        );
-        // Fatigued, exhausted, entangled: no charge and no run (CRB — Conditions).
-        let charge_like = matches!(a.kind, ActionKind::Charge | ActionKind::Run);
-        // Prone: no movement but standing up (crawling 5 ft is not modelled) — CRB —
-        // Conditions: Prone.
-        let prone_moves =
-            moves && a.kind != ActionKind::StandUp && self.has_condition(actor, Condition::Prone);
-        // Nauseated: a single move action, nothing else — no 5-foot step either, as the
-        // turn budget says (CRB — Conditions: Nauseated).
-        let nauseated_step =
-            a.kind == ActionKind::FiveFootStep && self.cond_flag(actor, |d| d.single_move);
-        if (attacks && self.cond_flag(actor, |d| d.cant_attack))
-            || nauseated_step
-            || (moves && self.cond_flag(actor, |d| d.cant_move))
-            || prone_moves
-            || (charge_like && self.cond_flag(actor, |d| d.no_charge))
-        {
-            return Err(reasons::PREVENTED_BY_CONDITION);
-        }
-        let slot = a.kind.slot();
-        if !self.slot_free(actor, slot) {
-            let disabled = self.st[actor.0 as usize].life == LifeState::Disabled;
-            return Err(if disabled && slot != Slot::Free {
-                reasons::DOWNGRADED_DISABLED
-            } else {
-                reasons::DOWNGRADED_ACTION_ECONOMY
-            });
-        }
-        crate::actions::plan::plan_action(self, actor, a).map(Some)
+    ) -> Result<Option<crate::actions::plan::Plan>, crate::actions::Reject> {
+        crate::actions::check::check(&crate::actions::check::Ctx::new(self, actor), a)
     }
 }

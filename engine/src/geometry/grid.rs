@@ -856,6 +856,7 @@ impl PathField {
     }
 
     /// The best state (cost, state index) for anchor `c`: lower cost, then even parity.
+    #[inline]
     fn best(&self, c: Cell) -> Option<(u32, usize)> {
         let i = self.index(c)?;
         let (e, o) = (self.dist(2 * i), self.dist(2 * i + 1));
@@ -889,6 +890,7 @@ impl PathField {
 
     /// Cheapest cost in squares to reach `c` (as anchor), if reachable (minimum over the
     /// 5-10-5 parity). The start costs 0.
+    #[inline]
     pub fn cost(&self, c: Cell) -> Option<u32> {
         if c == self.start {
             return Some(0);
@@ -899,6 +901,7 @@ impl PathField {
     /// Whether the mover may stop at `c` (reachable and every footprint square `Free`;
     /// CRB — Combat: Moving Through a Square: you can't end your move in an ally's square).
     /// The start always counts as stoppable.
+    #[inline]
     pub fn can_stop(&self, c: Cell) -> bool {
         if c == self.start {
             return true;
@@ -907,6 +910,18 @@ impl PathField {
             (Some(_), Some(i)) => self.states.stop[i],
             _ => false,
         }
+    }
+
+    /// The cost of `c` if the mover may stop there ([`PathField::can_stop`] and
+    /// [`PathField::cost`] in one look-up), else `None`.
+    #[inline]
+    pub fn stop_cost(&self, c: Cell) -> Option<u32> {
+        if c == self.start {
+            return Some(0);
+        }
+        let (d, _) = self.best(c)?;
+        let i = self.index(c)?;
+        self.states.stop[i].then_some(d)
     }
 
     /// The cheapest path from start to `c`, excluding the start, including `c` (anchors, one

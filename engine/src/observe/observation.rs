@@ -6,6 +6,34 @@ use crate::geometry::grid::Cell;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+/// One action result, as observed (the seed's `ActionResult(kind, ok, reason)`, plus the
+/// refusal's detail).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ResultObs {
+    pub kind: crate::actions::ActionKind,
+    pub ok: bool,
+    /// The seed's reason code (`None` when accepted).
+    pub reason: Option<&'static str>,
+    /// The refusal's detail in words, when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+impl ResultObs {
+    fn of(r: &ActionResult) -> ResultObs {
+        ResultObs {
+            kind: r.kind,
+            ok: r.ok,
+            reason: r.code(),
+            detail: r
+                .reason
+                .as_ref()
+                .map(|x| x.detail())
+                .filter(|d| !d.is_empty()),
+        }
+    }
+}
+
 /// One attack of a combatant, as observed.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AttackObs {
@@ -78,7 +106,7 @@ pub struct CombatantObs {
     pub aoo_remaining: u32,
     pub moved_this_turn: bool,
     pub player_character: bool,
-    pub last_turn_results: Vec<ActionResult>,
+    pub last_turn_results: Vec<ResultObs>,
     /// Feat names the engine does not know (reported, ignored — `engine/src/feats.rs`).
     pub unknown_feats: Vec<String>,
     /// Rule traits (`immune_critical`, `immune_flanking`, `immune_precision`).
@@ -320,7 +348,7 @@ pub(crate) fn build(
                 aoo_remaining: ep.aoo_remaining(c),
                 moved_this_turn: decision.as_ref().is_some_and(|d| d.actor == c) && ep.turn.moved,
                 player_character: s.player_character,
-                last_turn_results: st.last_turn_results.clone(),
+                last_turn_results: st.last_turn_results.iter().map(ResultObs::of).collect(),
             }
         })
         .collect();
@@ -338,7 +366,7 @@ pub(crate) fn build(
             let wf = rules::weapons::weapon_for(ep, a, pos, t);
             let (weapon_for, weapon_reason) = match wf {
                 Ok(w) => (Some(w), None),
-                Err(r) => (None, Some(r.to_string())),
+                Err(r) => (None, Some(r.code().to_string())),
             };
             let attacks = &ep.spec(a).attacks;
             let range_penalty =
@@ -347,7 +375,14 @@ pub(crate) fn build(
             let charge = if ep.conscious(t) && ep.enemies(a, t) {
                 rules::charge::charge_path(ep, a, t, None).map(|_| ())
             } else {
-                Err(crate::actions::reasons::INVALID_TARGET)
+                Err(crate::actions::Reject::InvalidTarget {
+                    target: Some(t),
+                    why: if ep.conscious(t) {
+                        crate::actions::TargetIssue::Ally
+                    } else {
+                        crate::actions::TargetIssue::Unconscious
+                    },
+                })
             };
             let can_step5 = crate::actions::space::STEP_DIRECTIONS
                 .iter()
@@ -370,7 +405,7 @@ pub(crate) fn build(
                 weapon_reason,
                 range_penalty,
                 can_charge: charge.is_ok(),
-                charge_reason: charge.err().map(|r| r.to_string()),
+                charge_reason: charge.err().map(|r| r.code().to_string()),
                 can_step5_to_attack: can_step5,
                 has_line_of_effect: crate::geometry::los::has_line_of_effect(
                     &enc.grid,

@@ -4,7 +4,8 @@
 //! corner cutting. The attack itself (+2, −2 AC until the next turn) is in `attack_roll` and
 //! the charge action.
 
-use crate::actions::{reasons, CombatantId};
+use crate::actions::reject::Reject;
+use crate::actions::CombatantId;
 use crate::episode::{Episode, LifeState};
 use crate::geometry::grid::{self, Cell, SQUARE_FT};
 use crate::geometry::los::{self};
@@ -21,12 +22,12 @@ pub(crate) fn charge_path(
     a: CombatantId,
     t: CombatantId,
     weapon: Option<usize>,
-) -> Result<(usize, Vec<Cell>), &'static str> {
+) -> Result<(usize, Vec<Cell>), Reject> {
     let spec = ep.spec(a);
     let w = match weapon {
         Some(w) => {
             if spec.attacks.get(w).is_none_or(|x| x.is_ranged()) || !ep.weapon_usable(a, w) {
-                return Err(reasons::WEAPON_UNAVAILABLE);
+                return Err(Reject::WeaponUnavailable { weapon: Some(w) });
             }
             w
         }
@@ -35,7 +36,7 @@ pub(crate) fn charge_path(
             .iter()
             .enumerate()
             .position(|(i, x)| !x.is_ranged() && ep.weapon_usable(a, i))
-            .ok_or(reasons::NO_WEAPON)?,
+            .ok_or(Reject::NoWeapon)?,
     };
     let start = ep.st[idx(a)].pos;
     let side = ep.fp_side(a);
@@ -82,14 +83,14 @@ pub(crate) fn charge_path(
     }
     if cands.iter().any(|(_, _, c)| *c == start) {
         // Already able to attack from here: a charge needs movement.
-        return Err(reasons::NO_CHARGE_PATH);
+        return Err(Reject::NoChargePath);
     }
     cands.sort();
     let Some(&(closest, _, _)) = cands.first() else {
-        return Err(reasons::NO_CHARGE_PATH);
+        return Err(Reject::NoChargePath);
     };
     if closest < 2 {
-        return Err(reasons::NO_CHARGE_PATH); // less than 10 ft
+        return Err(Reject::NoChargePath); // less than 10 ft
     }
     let max_sq = budget_squares(ep, a, 2);
     let mut out_of_range = false;
@@ -109,8 +110,8 @@ pub(crate) fn charge_path(
         return Ok((w, los::straight_line(start, dest)));
     }
     Err(if out_of_range {
-        reasons::OUT_OF_RANGE
+        Reject::OutOfRange
     } else {
-        reasons::NO_CHARGE_PATH
+        Reject::NoChargePath
     })
 }

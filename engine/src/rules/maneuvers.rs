@@ -18,7 +18,8 @@
 //! attacker has the matching Improved feat (maintaining a grapple does not); the AoO's damage
 //! is a penalty on the roll and a maneuver whose attacker falls is lost.
 
-use crate::actions::{reasons, Action, CombatantId, Maneuver};
+use crate::actions::reject::{Reject, TargetIssue};
+use crate::actions::{Action, CombatantId, Maneuver};
 use crate::content::combatant::{AttackSpec, Size};
 use crate::effects::conditions::Condition;
 use crate::effects::{BonusType, Modifier, RollContext, Stat};
@@ -172,7 +173,7 @@ pub(crate) fn maneuver_weapon(
     a: CombatantId,
     t: CombatantId,
     wanted: Option<usize>,
-) -> Result<usize, &'static str> {
+) -> Result<usize, Reject> {
     let attacks = &ep.spec(a).attacks;
     let pos = ep.st[idx(a)].pos;
     let ok = |w: usize| {
@@ -183,19 +184,19 @@ pub(crate) fn maneuver_weapon(
             if ok(w) {
                 Ok(w)
             } else {
-                Err(reasons::WEAPON_UNAVAILABLE)
+                Err(Reject::WeaponUnavailable { weapon: Some(w) })
             }
         }
-        Some(_) => Err(reasons::WEAPON_UNAVAILABLE),
+        Some(w) => Err(Reject::WeaponUnavailable { weapon: Some(w) }),
         None => {
             let any_melee =
                 (0..attacks.len()).any(|w| !attacks[w].is_ranged() && ep.weapon_usable(a, w));
             if !any_melee {
-                return Err(reasons::NO_WEAPON);
+                return Err(Reject::NoWeapon);
             }
             (0..attacks.len())
                 .find(|&w| ok(w))
-                .ok_or(reasons::OUT_OF_RANGE)
+                .ok_or(Reject::OutOfRange)
         }
     }
 }
@@ -247,19 +248,22 @@ pub(crate) fn plan_maneuver(
     ep: &Episode,
     a: CombatantId,
     act: &Action,
-) -> Result<ManeuverPlan, &'static str> {
-    let m = act.maneuver.ok_or(reasons::MISSING_MANEUVER)?;
+) -> Result<ManeuverPlan, Reject> {
+    let m = act.maneuver.ok_or(Reject::MissingManeuver)?;
     let link = ep.st[idx(a)].grapple;
     if m == Maneuver::Escape {
         let Some(g) = link else {
-            return Err(reasons::NOT_GRAPPLED);
+            return Err(Reject::NotGrappled);
         };
-        if act.target.is_some_and(|t| t != g.with) {
-            return Err(reasons::INVALID_TARGET);
+        if let Some(t) = act.target.filter(|&t| t != g.with) {
+            return Err(Reject::InvalidTarget {
+                target: Some(t),
+                why: TargetIssue::NotTheGrappler,
+            });
         }
         if g.controller {
             // The grappler may simply release (not modelled); escape is for the grappled one.
-            return Err(reasons::NOT_GRAPPLED);
+            return Err(Reject::NotGrappled);
         }
         return Ok(ManeuverPlan {
             target: g.with,
@@ -269,24 +273,33 @@ pub(crate) fn plan_maneuver(
             destination: None,
         });
     }
-    let t = crate::actions::plan::target_of(ep, a, act)?;
+    let t = crate::actions::check::target_check(ep, a, act.target)?;
     let maintain = link.is_some_and(|g| g.with == t && g.controller);
     match m {
-        Maneuver::Pin if !maintain => return Err(reasons::NOT_GRAPPLED),
+        Maneuver::Pin if !maintain => return Err(Reject::NotGrappled),
         Maneuver::Grapple if !maintain && (link.is_some() || ep.st[idx(t)].grapple.is_some()) => {
             // One grapple per creature (multiple grapplers are not modelled).
-            return Err(reasons::INVALID_TARGET);
+            return Err(Reject::InvalidTarget {
+                target: Some(t),
+                why: TargetIssue::AlreadyGrappling,
+            });
         }
         _ => {}
     }
     if m.size_limited() && too_large(ep, a, t) {
-        return Err(reasons::TARGET_TOO_LARGE);
+        return Err(Reject::TargetTooLarge);
     }
     if m == Maneuver::Trip && ep.has_trait(t, "cannot_be_tripped") {
-        return Err(reasons::INVALID_TARGET);
+        return Err(Reject::InvalidTarget {
+            target: Some(t),
+            why: TargetIssue::CannotBeTripped,
+        });
     }
     if matches!(m, Maneuver::Disarm | Maneuver::Sunder) && held_items(ep, t).is_empty() {
-        return Err(reasons::INVALID_TARGET);
+        return Err(Reject::InvalidTarget {
+            target: Some(t),
+            why: TargetIssue::NothingHeld,
+        });
     }
     let w = maneuver_weapon(ep, a, t, act.weapon)?;
     let apos = ep.st[idx(a)].pos;
@@ -296,29 +309,29 @@ pub(crate) fn plan_maneuver(
     match m {
         Maneuver::Overrun => {
             if ep.turn.stepped {
-                return Err(reasons::ALREADY_MOVED);
+                return Err(Reject::AlreadyMoved);
             }
-            if ep.cond_flag(a, |d| d.cant_move) {
-                return Err(reasons::PREVENTED_BY_CONDITION);
+            if let Some(condition) = ep.first_condition(a, |d| d.cant_move) {
+                return Err(Reject::PreventedByCondition { condition });
             }
             if !adjacent || overrun_landing(ep, a, t).is_none() {
-                return Err(reasons::UNREACHABLE_DESTINATION);
+                return Err(Reject::UnreachableDestination);
             }
         }
         Maneuver::Drag => {
-            if ep.cond_flag(a, |d| d.cant_move) {
-                return Err(reasons::PREVENTED_BY_CONDITION);
+            if let Some(condition) = ep.first_condition(a, |d| d.cant_move) {
+                return Err(Reject::PreventedByCondition { condition });
             }
             let (dr, dc) = direction(ep, t, a);
             let behind = Cell::new(apos.row + dr, apos.col + dc);
             if !adjacent || !free_for(ep, a, behind, &[t]) {
-                return Err(reasons::UNREACHABLE_DESTINATION);
+                return Err(Reject::UnreachableDestination);
             }
         }
         Maneuver::Reposition => {
             if let Some(d) = act.destination {
                 if !ep.enc.grid.in_bounds(d) || !free_for(ep, t, d, &[]) {
-                    return Err(reasons::INVALID_DESTINATION);
+                    return Err(Reject::InvalidDestination);
                 }
             }
         }

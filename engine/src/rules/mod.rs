@@ -52,17 +52,21 @@ pub(crate) mod weapons;
 
 // ----- basic look-ups ------------------------------------------------------------------------
 
+#[inline]
 pub(crate) fn idx(c: CombatantId) -> usize {
     c.0 as usize
 }
 
 impl Episode {
+    #[inline]
     pub(crate) fn n(&self) -> usize {
         self.st.len()
     }
+    #[inline]
     pub(crate) fn ids(&self) -> impl Iterator<Item = CombatantId> {
         (0..self.st.len() as u16).map(CombatantId)
     }
+    #[inline]
     pub(crate) fn spec(&self, c: CombatantId) -> &crate::content::combatant::CombatantSpec {
         &self.enc.combatants[idx(c)].spec
     }
@@ -73,18 +77,23 @@ impl Episode {
     ) -> std::sync::Arc<crate::content::combatant::CombatantSpec> {
         std::sync::Arc::clone(&self.enc.combatants[idx(c)].spec)
     }
+    #[inline]
     pub(crate) fn side_of(&self, c: CombatantId) -> &str {
         &self.enc.combatants[idx(c)].side
     }
+    #[inline]
     pub(crate) fn enemies(&self, a: CombatantId, b: CombatantId) -> bool {
         self.side_of(a) != self.side_of(b)
     }
+    #[inline]
     pub(crate) fn conscious(&self, c: CombatantId) -> bool {
         self.st[idx(c)].life.is_conscious()
     }
+    #[inline]
     pub(crate) fn fp_side(&self, c: CombatantId) -> i32 {
         self.spec(c).size.footprint_side()
     }
+    #[inline]
     pub(crate) fn natural_reach_ft(&self, c: CombatantId) -> i32 {
         self.spec(c).size.natural_reach_ft()
     }
@@ -92,6 +101,7 @@ impl Episode {
         grid::footprint(self.st[idx(c)].pos, self.fp_side(c))
     }
     /// [`Self::cells_of`] without allocating.
+    #[inline]
     pub(crate) fn cells_iter(&self, c: CombatantId) -> impl Iterator<Item = Cell> {
         grid::footprint_iter(self.st[idx(c)].pos, self.fp_side(c))
     }

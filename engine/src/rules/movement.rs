@@ -250,6 +250,7 @@ impl Episode {
     /// conscious enemies block; allies and helpless (unconscious) enemies may be passed
     /// through but not stopped on; the dead do not occupy (CRB — Combat: Moving Through a
     /// Square).
+    #[cfg(test)]
     pub(crate) fn passage_fn(&self, mover: CombatantId) -> impl Fn(Cell) -> Passage + '_ {
         let mut occ: Vec<(Cell, Passage)> = Vec::new();
         self.each_occupied(mover, |c, p| occ.push((c, p)));

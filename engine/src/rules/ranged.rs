@@ -11,6 +11,7 @@ use crate::rules::idx;
 use crate::rules::reach::threatens;
 
 /// Distance in feet between two combatants' footprints (attacker at `from`).
+#[inline]
 pub(crate) fn distance_ft_from(ep: &Episode, a: CombatantId, from: Cell, t: CombatantId) -> i32 {
     grid::footprint_distance_squares(from, ep.fp_side(a), ep.st[idx(t)].pos, ep.fp_side(t))
         * SQUARE_FT

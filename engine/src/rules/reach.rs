@@ -18,6 +18,7 @@ use crate::rules::idx;
 /// Reach is a disc of `max_ft` by 5-10-5 counting, except that 10-ft reach also covers the
 /// second diagonal (CRB — Combat: Big and Little Creatures, "reach of 10 feet … threatens the
 /// second diagonal"); a reach weapon excludes squares at or within the natural reach (ring).
+#[inline]
 fn reach_covers(dr: i32, dc: i32, min_excl_ft: Option<i32>, max_ft: i32) -> bool {
     let d_ft = grid::distance_squares(Cell::new(0, 0), Cell::new(dr, dc)) * SQUARE_FT;
     let within = d_ft <= max_ft || (max_ft == 10 && dr == 2 && dc == 2);
@@ -29,6 +30,7 @@ fn reach_covers(dr: i32, dc: i32, min_excl_ft: Option<i32>, max_ft: i32) -> bool
 }
 
 /// Melee reach of an attack: `(dead zone, max)` in feet.
+#[inline]
 pub(crate) fn melee_reach(ep: &Episode, c: CombatantId, w: &AttackSpec) -> (Option<i32>, i32) {
     let nat = ep.natural_reach_ft(c);
     if w.reach_weapon {
@@ -38,6 +40,7 @@ pub(crate) fn melee_reach(ep: &Episode, c: CombatantId, w: &AttackSpec) -> (Opti
     }
 }
 
+#[inline]
 pub(crate) fn footprints_in_reach(
     a: Cell,
     a_side: i32,

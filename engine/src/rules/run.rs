@@ -4,7 +4,8 @@
 //! each round, failure ending the run and forcing rest; the runner is denied its Dex bonus
 //! to AC until its next turn unless it has Run.
 
-use crate::actions::{reasons, CombatantId};
+use crate::actions::reject::Reject;
+use crate::actions::CombatantId;
 use crate::episode::Episode;
 use crate::geometry::grid::{self, Cell};
 use crate::rules::{self, idx};
@@ -18,54 +19,13 @@ pub(crate) fn run_multiplier(ep: &Episode, a: CombatantId) -> i32 {
     }
 }
 
-/// The straight-line path of a run to `dest` (CRB — Run: "in a straight line"; no difficult
-/// terrain; allies may be passed, never ended on; enemies block), within the run budget.
-pub(crate) fn run_path(
-    ep: &Episode,
-    a: CombatantId,
-    dest: Cell,
-) -> Result<Vec<Cell>, &'static str> {
-    run_path_with(ep, a, dest, &ep.passage_fn(a))
-}
-
-/// [`run_path`] with the mover's passage function already built (`Episode::passage_fn`), so
-/// that enumerating many destinations builds it once.
-pub(crate) fn run_path_with(
-    ep: &Episode,
-    a: CombatantId,
-    dest: Cell,
-    pass: &dyn Fn(Cell) -> grid::Passage,
-) -> Result<Vec<Cell>, &'static str> {
-    run_destination_ok(ep, a, dest, pass)?;
-    Ok(crate::geometry::los::straight_line(ep.st[idx(a)].pos, dest))
-}
-
-/// Whether [`run_path_with`] would accept `dest`, without building the path (legal-action
-/// enumeration).
-pub(crate) fn run_destination_ok(
-    ep: &Episode,
-    a: CombatantId,
-    dest: Cell,
-    pass: &dyn Fn(Cell) -> grid::Passage,
-) -> Result<(), &'static str> {
-    let start = ep.st[idx(a)].pos;
-    if dest == start || !ep.enc.grid.in_bounds(dest) {
-        return Err(reasons::UNREACHABLE_DESTINATION);
-    }
-    let max_sq = rules::movement::budget_squares(ep, a, run_multiplier(ep, a));
-    if grid::distance_squares(start, dest) > max_sq as i32 {
-        return Err(reasons::UNREACHABLE_DESTINATION);
-    }
-    run_line_ok(ep, a, start, dest, max_sq, pass)
-}
-
 /// [`run_destination_ok`] for many destinations of one decision: the run budget and the
 /// passage of every square are computed once (the legal-action enumeration asks about every
 /// square within run distance).
 pub(crate) fn run_destination_checker(
     ep: &Episode,
     a: CombatantId,
-) -> impl Fn(Cell) -> Result<(), &'static str> + '_ {
+) -> impl Fn(Cell) -> Result<(), Reject> + '_ {
     let start = ep.st[idx(a)].pos;
     let max_sq = rules::movement::budget_squares(ep, a, run_multiplier(ep, a));
     let grid = &ep.enc.grid;
@@ -79,10 +39,10 @@ pub(crate) fn run_destination_checker(
     };
     move |dest: Cell| {
         if dest == start || !grid.in_bounds(dest) {
-            return Err(reasons::UNREACHABLE_DESTINATION);
+            return Err(Reject::UnreachableDestination);
         }
         if grid::distance_squares(start, dest) > max_sq as i32 {
-            return Err(reasons::UNREACHABLE_DESTINATION);
+            return Err(Reject::UnreachableDestination);
         }
         let pass = |c: Cell| {
             grid.index(c)
@@ -97,12 +57,12 @@ pub(crate) fn run_destination_checker(
         let line = grid
             .index(dest)
             .and_then(|d| lines.to(d))
-            .ok_or(reasons::UNREACHABLE_DESTINATION)?;
+            .ok_or(Reject::UnreachableDestination)?;
         if line.cost > max_sq
             || lines.cells_of(line).iter().any(|&i| blocked(i))
             || pass(dest) != grid::Passage::Free
         {
-            return Err(reasons::UNREACHABLE_DESTINATION);
+            return Err(Reject::UnreachableDestination);
         }
         Ok(())
     }
@@ -118,7 +78,7 @@ fn run_line_ok<P: Fn(Cell) -> grid::Passage + ?Sized>(
     dest: Cell,
     max_sq: u32,
     pass: &P,
-) -> Result<(), &'static str> {
+) -> Result<(), Reject> {
     let side = ep.fp_side(a);
     let grid = &ep.enc.grid;
     let cost = grid
@@ -130,13 +90,13 @@ fn run_line_ok<P: Fn(Cell) -> grid::Passage + ?Sized>(
                     && pass(x) != grid::Passage::Blocked
             })
         })
-        .ok_or(reasons::UNREACHABLE_DESTINATION)?;
+        .ok_or(Reject::UnreachableDestination)?;
     if cost > max_sq
         || (0..side).any(|dr| {
             (0..side).any(|dc| pass(Cell::new(dest.row + dr, dest.col + dc)) != grid::Passage::Free)
         })
     {
-        return Err(reasons::UNREACHABLE_DESTINATION);
+        return Err(Reject::UnreachableDestination);
     }
     Ok(())
 }

@@ -11,6 +11,7 @@
 use super::sessions::Session;
 use super::ServiceError;
 use crate::proto;
+use pf1e_engine::actions::Reject;
 use pf1e_engine::reward::RewardConfig;
 use pf1e_engine::DecisionKind;
 use pf1e_engine::{
@@ -341,41 +342,39 @@ pub fn action_to_proto(a: &Action) -> proto::Action {
     a.into()
 }
 
-/// The engine's reason string → `ResultCode`: the one place that maps them.
-pub fn result_code(ok: bool, reason: Option<&str>) -> proto::ResultCode {
-    use pf1e_engine::actions::reasons as r;
+/// The engine's refusal → `ResultCode`: the one place that maps them, exhaustive (a new
+/// [`Reject`] variant does not compile until it has its code).
+pub fn result_code(reason: Option<&Reject>) -> proto::ResultCode {
     use proto::ResultCode as C;
+    let Some(reason) = reason else {
+        return C::Ok;
+    };
     match reason {
-        None if ok => C::Ok,
-        None => C::Unknown,
-        Some(reason) => match reason {
-            r::MISSING_TARGET => C::MissingTarget,
-            r::INVALID_TARGET => C::InvalidTarget,
-            r::WEAPON_UNAVAILABLE => C::WeaponUnavailable,
-            r::NO_WEAPON => C::NoWeapon,
-            r::NO_LINE_OF_EFFECT => C::NoLineOfEffect,
-            r::OUT_OF_RANGE => C::OutOfRange,
-            r::OUT_OF_AMMUNITION => C::OutOfAmmunition,
-            r::NO_CHARGE_PATH => C::NoChargePath,
-            r::UNREACHABLE_DESTINATION => C::UnreachableDestination,
-            r::INVALID_DESTINATION => C::InvalidDestination,
-            r::ALREADY_MOVED => C::AlreadyMoved,
-            r::DOWNGRADED_ACTION_ECONOMY => C::DowngradedActionEconomy,
-            r::DOWNGRADED_DISABLED => C::DowngradedDisabled,
-            r::CANNOT_ACT => C::CannotAct,
-            r::TURN_ENDED => C::TurnEnded,
-            r::PREVENTED_BY_CONDITION => C::PreventedByCondition,
-            r::NOT_PRONE => C::NotProne,
-            r::ALREADY_PRONE => C::AlreadyProne,
-            r::NO_POWER_ATTACK => C::NoPowerAttack,
-            r::TARGET_TOO_LARGE => C::TargetTooLarge,
-            r::NOT_GRAPPLED => C::NotGrappled,
-            r::MISSING_MANEUVER => C::MissingManeuver,
-            r::CANNOT_RUN => C::CannotRun,
-            r::WRONG_DECISION_KIND => C::WrongDecisionKind,
-            r::DECISION_ANSWERED => C::DecisionAnswered,
-            _ => C::Unknown,
-        },
+        Reject::MissingTarget => C::MissingTarget,
+        Reject::InvalidTarget { .. } => C::InvalidTarget,
+        Reject::WeaponUnavailable { .. } => C::WeaponUnavailable,
+        Reject::NoWeapon => C::NoWeapon,
+        Reject::NoLineOfEffect => C::NoLineOfEffect,
+        Reject::OutOfRange => C::OutOfRange,
+        Reject::OutOfAmmunition { .. } => C::OutOfAmmunition,
+        Reject::NoChargePath => C::NoChargePath,
+        Reject::UnreachableDestination => C::UnreachableDestination,
+        Reject::InvalidDestination => C::InvalidDestination,
+        Reject::AlreadyMoved => C::AlreadyMoved,
+        Reject::DowngradedActionEconomy { .. } => C::DowngradedActionEconomy,
+        Reject::DowngradedDisabled { .. } => C::DowngradedDisabled,
+        Reject::CannotAct { .. } => C::CannotAct,
+        Reject::TurnEnded => C::TurnEnded,
+        Reject::PreventedByCondition { .. } => C::PreventedByCondition,
+        Reject::NotProne => C::NotProne,
+        Reject::AlreadyProne => C::AlreadyProne,
+        Reject::NoPowerAttack => C::NoPowerAttack,
+        Reject::TargetTooLarge => C::TargetTooLarge,
+        Reject::NotGrappled => C::NotGrappled,
+        Reject::MissingManeuver => C::MissingManeuver,
+        Reject::CannotRun => C::CannotRun,
+        Reject::WrongDecisionKind => C::WrongDecisionKind,
+        Reject::DecisionAnswered => C::DecisionAnswered,
     }
 }
 
@@ -383,9 +382,10 @@ pub(super) fn result_to_proto(r: &pf1e_engine::ActionResult, field: String) -> p
     proto::ActionResult {
         kind: kind_to_proto(r.kind) as i32,
         ok: r.ok,
-        reason: r.reason.clone().unwrap_or_default(),
+        reason: r.code().unwrap_or_default().to_string(),
         field,
-        code: result_code(r.ok, r.reason.as_deref()) as i32,
+        code: result_code(r.reason.as_ref()) as i32,
+        detail: r.reason.as_ref().map(Reject::detail).unwrap_or_default(),
     }
 }
 
@@ -634,18 +634,5 @@ mod tests {
             assert_eq!(maneuver_to_proto(m) as i32, i + 1);
         }
         assert_eq!(maneuver_from_proto(proto::ManeuverType::Unspecified), None);
-        use pf1e_engine::actions::reasons as r;
-        for reason in [
-            r::PREVENTED_BY_CONDITION,
-            r::NOT_PRONE,
-            r::ALREADY_PRONE,
-            r::NO_POWER_ATTACK,
-            r::TARGET_TOO_LARGE,
-            r::NOT_GRAPPLED,
-            r::MISSING_MANEUVER,
-            r::CANNOT_RUN,
-        ] {
-            assert_ne!(result_code(false, Some(reason)), proto::ResultCode::Unknown);
-        }
     }
 }

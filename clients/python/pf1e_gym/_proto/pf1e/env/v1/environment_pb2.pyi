@@ -874,18 +874,20 @@ class LegalAction(_message.Message):
     def __init__(self, id: _Optional[int] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., label: _Optional[str] = ...) -> None: ...
 
 class ActionResult(_message.Message):
-    __slots__ = ("kind", "ok", "reason", "field", "code")
+    __slots__ = ("kind", "ok", "reason", "field", "code", "detail")
     KIND_FIELD_NUMBER: _ClassVar[int]
     OK_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     FIELD_FIELD_NUMBER: _ClassVar[int]
     CODE_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
     kind: ActionKind
     ok: bool
     reason: str
     field: str
     code: ResultCode
-    def __init__(self, kind: _Optional[_Union[ActionKind, str]] = ..., ok: _Optional[bool] = ..., reason: _Optional[str] = ..., field: _Optional[str] = ..., code: _Optional[_Union[ResultCode, str]] = ...) -> None: ...
+    detail: str
+    def __init__(self, kind: _Optional[_Union[ActionKind, str]] = ..., ok: _Optional[bool] = ..., reason: _Optional[str] = ..., field: _Optional[str] = ..., code: _Optional[_Union[ResultCode, str]] = ..., detail: _Optional[str] = ...) -> None: ...
 
 class Observation(_message.Message):
     __slots__ = ("round", "acting_index", "acting_id", "budget", "combatants", "initiative_order", "json")

@@ -1,0 +1,323 @@
+//! Legality, written once. Every turn action is checked by [`check`]: the generic
+//! preconditions of its kind ([`preconditions`]: conscious, conditions, the budget slot —
+//! CRB — Combat: Actions in Combat; Appendix: Conditions), then the kind's own rules (one
+//! module per kind: `attack`, `charge`, `movement`, `run`, `maneuver`, `prone`, `items`,
+//! `power_attack`). The legal-action enumeration (`legal`) asks each kind for its
+//! candidates and keeps exactly those [`check`] accepts, so the action mask is by
+//! construction the set of actions `validate` and `submit` accept.
+//!
+//! A [`Ctx`] holds what every check of one decision shares and computes it at most once:
+//! the actor's budget and condition flags, its movement field, which of its weapons reach
+//! which target, the run-destination checker.
+
+use crate::actions::plan::Plan;
+use crate::actions::{Action, ActionKind, Budget, CombatantId, Maneuver, Reject, Slot};
+use crate::effects::conditions::Condition;
+use crate::episode::{Episode, LifeState};
+use crate::geometry::grid::{Cell, PathField};
+use std::cell::{OnceCell, RefCell};
+
+/// The first condition of the actor with each behaviour flag that forbids actions.
+#[derive(Debug, Clone, Copy, Default)]
+struct Forbidding {
+    cant_act: Option<Condition>,
+    cant_attack: Option<Condition>,
+    cant_move: Option<Condition>,
+    single_move: Option<Condition>,
+    no_charge: Option<Condition>,
+    prone: bool,
+}
+
+/// What the checks of one decision of `actor` share (see the module doc). Built cheaply;
+/// each part is computed on first use.
+pub(crate) struct Ctx<'a> {
+    pub(crate) ep: &'a Episode,
+    pub(crate) actor: CombatantId,
+    /// The actor's anchor square.
+    pub(crate) pos: Cell,
+    pub(crate) budget: Budget,
+    conscious: bool,
+    disabled: bool,
+    forbid: Forbidding,
+    field: OnceCell<PathField>,
+    /// Speed in feet (conditions and life state applied).
+    speed_ft: i32,
+    /// `can_weapon_attack` from `pos`, per `target × weapons + weapon`.
+    weapon_ok: RefCell<Vec<Option<Result<(), Reject>>>>,
+    #[allow(clippy::type_complexity)]
+    run_check: OnceCell<Box<dyn Fn(Cell) -> Result<(), Reject> + 'a>>,
+}
+
+impl<'a> Ctx<'a> {
+    pub(crate) fn new(ep: &'a Episode, actor: CombatantId) -> Ctx<'a> {
+        let first =
+            |f: fn(&crate::effects::conditions::ConditionDef) -> bool| ep.first_condition(actor, f);
+        Ctx {
+            ep,
+            actor,
+            pos: ep.position(actor),
+            budget: ep.budget(actor),
+            conscious: ep.conscious(actor),
+            disabled: ep.life_state(actor) == LifeState::Disabled,
+            forbid: Forbidding {
+                cant_act: first(|d| d.cant_act),
+                cant_attack: first(|d| d.cant_attack),
+                cant_move: first(|d| d.cant_move),
+                single_move: first(|d| d.single_move),
+                no_charge: first(|d| d.no_charge),
+                prone: ep.has_condition(actor, Condition::Prone),
+            },
+            field: OnceCell::new(),
+            speed_ft: ep.speed_ft(actor),
+            weapon_ok: RefCell::new(Vec::new()),
+            run_check: OnceCell::new(),
+        }
+    }
+
+    /// The conscious enemies of the actor (list order): the only combatants an attack-like
+    /// action may target ([`target_of`]), so the only candidates worth checking.
+    pub(crate) fn enemies(&self) -> impl Iterator<Item = CombatantId> + use<'_, 'a> {
+        self.ep
+            .ids()
+            .filter(|&t| t != self.actor && self.ep.enemies(self.actor, t) && self.ep.conscious(t))
+    }
+
+    /// The movement budget in squares of `mult` × speed (1: a move action, 2: a withdraw) —
+    /// [`crate::rules::movement::budget_squares`].
+    pub(crate) fn budget_squares(&self, mult: i32) -> u32 {
+        (self.speed_ft * mult / crate::geometry::grid::SQUARE_FT).max(0) as u32
+    }
+
+    /// The actor's unbounded movement field (a bound only prunes it: costs and paths within
+    /// any bound are the same).
+    pub(crate) fn field(&self) -> &PathField {
+        self.field
+            .get_or_init(|| self.ep.move_field(self.actor, None))
+    }
+
+    /// Whether weapon `w` of the actor can attack `t` from where it stands
+    /// ([`crate::rules::weapons::can_weapon_attack`]), computed once per pair.
+    pub(crate) fn weapon_ok(&self, w: usize, t: CombatantId) -> Result<(), Reject> {
+        let n_w = self.ep.spec(self.actor).attacks.len();
+        if w >= n_w || t.0 as usize >= self.ep.n() {
+            return crate::rules::weapons::can_weapon_attack(self.ep, self.actor, self.pos, w, t);
+        }
+        let i = t.0 as usize * n_w + w;
+        let mut memo = self.weapon_ok.borrow_mut();
+        if memo.is_empty() {
+            memo.resize(self.ep.n() * n_w, None);
+        }
+        *memo[i].get_or_insert_with(|| {
+            crate::rules::weapons::can_weapon_attack(self.ep, self.actor, self.pos, w, t)
+        })
+    }
+
+    /// The run-destination check of the actor ([`crate::rules::run::run_destination_checker`]),
+    /// built once.
+    pub(crate) fn run_check(&self, dest: Cell) -> Result<(), Reject> {
+        let f = self.run_check.get_or_init(|| {
+            Box::new(crate::rules::run::run_destination_checker(
+                self.ep, self.actor,
+            ))
+        });
+        f(dest)
+    }
+}
+
+/// Check a turn action of `cx.actor` now: `Ok(None)` for `end_turn`, else the plan to
+/// execute. Never rolls a die nor changes anything.
+///
+/// # Errors
+/// The [`Reject`] of the first rule the action breaks.
+pub(crate) fn check(cx: &Ctx<'_>, a: &Action) -> Result<Option<Plan>, Reject> {
+    preconditions(cx, a)?;
+    if a.kind == ActionKind::EndTurn {
+        return Ok(None);
+    }
+    kind_check(cx, a).map(Some)
+}
+
+/// The kind's own rules (after [`preconditions`]).
+pub(crate) fn kind_check(cx: &Ctx<'_>, a: &Action) -> Result<Plan, Reject> {
+    use super::*;
+    match a.kind {
+        ActionKind::EndTurn | ActionKind::AttackOfOpportunity | ActionKind::Decline => {
+            unreachable!("refused or accepted by the preconditions")
+        }
+        ActionKind::Attack | ActionKind::FullAttack => attack::check(cx, a),
+        ActionKind::Charge => charge::check(cx, a),
+        ActionKind::Move => movement::check_move(cx, a),
+        ActionKind::FiveFootStep => movement::check_step(cx, a),
+        ActionKind::Withdraw => movement::check_withdraw(cx, a),
+        ActionKind::Maneuver => maneuver::check(cx, a),
+        ActionKind::StandUp => prone::check_stand_up(cx, a),
+        ActionKind::DropProne => prone::check_drop_prone(cx, a),
+        ActionKind::RetrieveWeapon => items::check_retrieve(cx, a),
+        ActionKind::RepairWeapon => items::check_repair(cx, a),
+        ActionKind::ActivatePowerAttack => power_attack::check(cx, a),
+        ActionKind::Run => run::check(cx, a),
+    }
+}
+
+/// What every turn action of a kind must pass before its own rules (CRB — Combat: Actions
+/// in Combat; Injury and Death; Appendix: Conditions):
+/// - the actor is conscious and no condition forbids acting (`cannot_act`); a reaction kind
+///   is not a turn action (`wrong_decision_kind`);
+/// - conditions (`prevented_by_condition`): no attack of any kind (maneuvers but escape
+///   included) while nauseated, pinned or panicked; no movement (move, charge, 5-foot step,
+///   withdraw, run, stand up) while grappled, pinned, paralyzed…; prone: no movement but
+///   standing up (crawling 5 ft is not modelled); nauseated: no 5-foot step (a single move
+///   action); fatigued, exhausted, entangled: no charge and no run;
+/// - the kind's budget slot is free (`downgraded:action_economy`; a disabled combatant's one
+///   action: `downgraded:disabled`).
+pub(crate) fn preconditions(cx: &Ctx<'_>, a: &Action) -> Result<(), Reject> {
+    if !cx.conscious {
+        return Err(Reject::CannotAct { condition: None });
+    }
+    if a.kind.is_reaction() {
+        return Err(Reject::WrongDecisionKind);
+    }
+    if a.kind == ActionKind::EndTurn {
+        return Ok(());
+    }
+    let f = &cx.forbid;
+    if let Some(c) = f.cant_act {
+        return Err(Reject::CannotAct { condition: Some(c) });
+    }
+    let escape = a.kind == ActionKind::Maneuver && a.maneuver == Some(Maneuver::Escape);
+    let attacks = matches!(
+        a.kind,
+        ActionKind::Attack | ActionKind::FullAttack | ActionKind::Charge
+    ) || (a.kind == ActionKind::Maneuver && !escape);
+    let moves = matches!(
+        a.kind,
+        ActionKind::Move
+            | ActionKind::Charge
+            | ActionKind::FiveFootStep
+            | ActionKind::Withdraw
+            | ActionKind::Run
+            | ActionKind::StandUp
+    );
+    let charge_like = matches!(a.kind, ActionKind::Charge | ActionKind::Run);
+    let prevented =
+        |c: Option<Condition>| c.map(|condition| Reject::PreventedByCondition { condition });
+    let blocked = if attacks {
+        prevented(f.cant_attack)
+    } else {
+        None
+    }
+    .or(if a.kind == ActionKind::FiveFootStep {
+        prevented(f.single_move)
+    } else {
+        None
+    })
+    .or(if moves { prevented(f.cant_move) } else { None })
+    .or(if moves && a.kind != ActionKind::StandUp && f.prone {
+        prevented(Some(Condition::Prone))
+    } else {
+        None
+    })
+    .or(if charge_like {
+        prevented(f.no_charge)
+    } else {
+        None
+    });
+    if let Some(r) = blocked {
+        return Err(r);
+    }
+    let slot = a.kind.slot();
+    let b = &cx.budget;
+    let free = match slot {
+        Slot::Standard => b.standard,
+        Slot::Move => b.move_action,
+        Slot::Swift => b.swift,
+        Slot::FullRound => b.full_round,
+        Slot::Free => true,
+    };
+    if !free {
+        return Err(if cx.disabled && slot != Slot::Free {
+            Reject::DowngradedDisabled { slot }
+        } else {
+            Reject::DowngradedActionEconomy { slot }
+        });
+    }
+    Ok(())
+}
+
+/// The turn-action kinds in enumeration order (the free toggles last).
+pub(crate) const ENUMERATION_ORDER: [ActionKind; 14] = [
+    ActionKind::FiveFootStep,
+    ActionKind::Move,
+    ActionKind::Attack,
+    ActionKind::FullAttack,
+    ActionKind::Charge,
+    ActionKind::Withdraw,
+    ActionKind::StandUp,
+    ActionKind::RetrieveWeapon,
+    ActionKind::RepairWeapon,
+    ActionKind::Maneuver,
+    ActionKind::Run,
+    ActionKind::DropProne,
+    ActionKind::ActivatePowerAttack,
+    ActionKind::EndTurn,
+];
+
+/// Hand every candidate action of `kind` to `emit` until it returns `true` (stop); returns
+/// whether it stopped. Candidates may include illegal actions: the caller checks each.
+pub(crate) fn candidates(
+    cx: &Ctx<'_>,
+    kind: ActionKind,
+    emit: &mut dyn FnMut(Action) -> bool,
+) -> bool {
+    use super::*;
+    match kind {
+        ActionKind::EndTurn => emit(Action::new(ActionKind::EndTurn)),
+        ActionKind::AttackOfOpportunity | ActionKind::Decline => false,
+        ActionKind::Attack | ActionKind::FullAttack => attack::candidates(cx, kind, emit),
+        ActionKind::Charge => charge::candidates(cx, emit),
+        ActionKind::Move => movement::candidates_move(cx, emit),
+        ActionKind::FiveFootStep => movement::candidates_step(cx, emit),
+        ActionKind::Withdraw => movement::candidates_withdraw(cx, emit),
+        ActionKind::Maneuver => maneuver::candidates(cx, emit),
+        ActionKind::StandUp => emit(Action::new(ActionKind::StandUp)),
+        ActionKind::DropProne => emit(Action::new(ActionKind::DropProne)),
+        ActionKind::RetrieveWeapon | ActionKind::RepairWeapon => items::candidates(cx, kind, emit),
+        ActionKind::ActivatePowerAttack => emit(Action::new(ActionKind::ActivatePowerAttack)),
+        ActionKind::Run => run::candidates(cx, emit),
+    }
+}
+
+/// A target for an attack-like action: `a.target`, a conscious enemy other than the actor.
+///
+/// # Errors
+/// `missing_target`; `invalid_target` with what is wrong.
+pub(crate) fn target_of(cx: &Ctx<'_>, a: &Action) -> Result<CombatantId, Reject> {
+    target_check(cx.ep, cx.actor, a.target)
+}
+
+/// [`target_of`] outside a [`Ctx`].
+pub(crate) fn target_check(
+    ep: &Episode,
+    actor: CombatantId,
+    target: Option<CombatantId>,
+) -> Result<CombatantId, Reject> {
+    use crate::actions::TargetIssue;
+    let Some(t) = target else {
+        return Err(Reject::MissingTarget);
+    };
+    let why = if t.0 as usize >= ep.n() {
+        TargetIssue::NoSuchCombatant
+    } else if t == actor {
+        TargetIssue::Itself
+    } else if !ep.enemies(actor, t) {
+        TargetIssue::Ally
+    } else if !ep.conscious(t) {
+        TargetIssue::Unconscious
+    } else {
+        return Ok(t);
+    };
+    Err(Reject::InvalidTarget {
+        target: Some(t),
+        why,
+    })
+}

@@ -1,0 +1,194 @@
+//! Why an action is refused: [`Reject`], one variant per reason of the seed's vocabulary
+//! (`ACTION_RESULT_REASONS`, plus ours where marked), each carrying what a controller needs
+//! to correct itself (which condition, which slot, which weapon, what is wrong with the
+//! target). [`Reject::code`] is the seed's `snake_case` reason; the server maps each variant
+//! to a `ResultCode` in one exhaustive `match`.
+
+use crate::actions::{CombatantId, Slot};
+use crate::effects::conditions::Condition;
+use serde::{Deserialize, Serialize};
+
+/// What is wrong with an action's target (the detail of [`Reject::InvalidTarget`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetIssue {
+    /// No combatant has this index.
+    NoSuchCombatant,
+    /// The actor itself.
+    Itself,
+    /// Not an enemy of the actor.
+    Ally,
+    /// Unconscious, dying or dead.
+    Unconscious,
+    /// Already in a grapple (one grapple per creature: multiple grapplers are not modelled).
+    AlreadyGrappling,
+    /// It cannot be tripped (a trait of its data).
+    CannotBeTripped,
+    /// It holds no manufactured weapon to disarm or sunder.
+    NothingHeld,
+    /// Escape names another creature than the grappler.
+    NotTheGrappler,
+    /// A reaction names another creature than the one that provoked it.
+    NotTheProvoker,
+}
+
+impl TargetIssue {
+    fn describe(self) -> &'static str {
+        match self {
+            TargetIssue::NoSuchCombatant => "no such combatant",
+            TargetIssue::Itself => "the actor itself",
+            TargetIssue::Ally => "not an enemy",
+            TargetIssue::Unconscious => "not conscious",
+            TargetIssue::AlreadyGrappling => "already in a grapple",
+            TargetIssue::CannotBeTripped => "cannot be tripped",
+            TargetIssue::NothingHeld => "holds no weapon to disarm or sunder",
+            TargetIssue::NotTheGrappler => "not the grappler",
+            TargetIssue::NotTheProvoker => "not the provoker",
+        }
+    }
+}
+
+/// The reason an action is refused (nothing of it is applied).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "code")]
+pub enum Reject {
+    /// The action needs a target (or a destination).
+    #[serde(rename = "missing_target")]
+    MissingTarget,
+    #[serde(rename = "invalid_target")]
+    InvalidTarget {
+        target: Option<CombatantId>,
+        why: TargetIssue,
+    },
+    /// No such weapon, or it cannot be used this way (dropped, destroyed, not melee, does
+    /// not reach).
+    #[serde(rename = "weapon_unavailable")]
+    WeaponUnavailable { weapon: Option<usize> },
+    /// The actor has no usable weapon (of the kind needed).
+    #[serde(rename = "no_weapon")]
+    NoWeapon,
+    #[serde(rename = "no_line_of_effect")]
+    NoLineOfEffect,
+    #[serde(rename = "out_of_range")]
+    OutOfRange,
+    /// Ours: the ranged attack's ammunition is spent.
+    #[serde(rename = "out_of_ammunition")]
+    OutOfAmmunition { weapon: usize },
+    #[serde(rename = "no_charge_path")]
+    NoChargePath,
+    #[serde(rename = "unreachable_destination")]
+    UnreachableDestination,
+    #[serde(rename = "invalid_destination")]
+    InvalidDestination,
+    /// No 5-foot step, charge, withdraw or run after other movement (or no move after a
+    /// 5-foot step).
+    #[serde(rename = "already_moved")]
+    AlreadyMoved,
+    /// The action's budget slot is spent this turn.
+    #[serde(rename = "downgraded:action_economy")]
+    DowngradedActionEconomy { slot: Slot },
+    /// A disabled combatant has one move or standard action per turn.
+    #[serde(rename = "downgraded:disabled")]
+    DowngradedDisabled { slot: Slot },
+    /// The actor cannot act: unconscious (`condition` none) or a condition forbids acting.
+    #[serde(rename = "cannot_act")]
+    CannotAct { condition: Option<Condition> },
+    /// Ours: this condition forbids the action (nauseated/pinned/panicked: no attack;
+    /// grappled/pinned/paralyzed: no movement; fatigued/exhausted/entangled: no charge;
+    /// prone: no movement but standing up, no ranged weapon but a crossbow).
+    #[serde(rename = "prevented_by_condition")]
+    PreventedByCondition { condition: Condition },
+    /// Ours: the turn ended before this action of the submitted list.
+    #[serde(rename = "turn_ended")]
+    TurnEnded,
+    #[serde(rename = "not_prone")]
+    NotProne,
+    #[serde(rename = "already_prone")]
+    AlreadyProne,
+    #[serde(rename = "no_power_attack")]
+    NoPowerAttack,
+    /// Trip, bull rush, overrun, reposition or drag against a target more than one size
+    /// larger.
+    #[serde(rename = "target_too_large")]
+    TargetTooLarge,
+    /// Escape or pin outside such a grapple.
+    #[serde(rename = "not_grappled")]
+    NotGrappled,
+    #[serde(rename = "missing_maneuver")]
+    MissingManeuver,
+    /// Ours: resting after a failed run endurance check.
+    #[serde(rename = "cannot_run")]
+    CannotRun,
+    /// Ours: the action does not answer the pending decision's kind.
+    #[serde(rename = "wrong_decision_kind")]
+    WrongDecisionKind,
+    /// Ours: an earlier action of the list already answered the reaction decision.
+    #[serde(rename = "decision_answered")]
+    DecisionAnswered,
+}
+
+impl Reject {
+    /// The seed's `snake_case` reason code (`prevented_by_condition`,
+    /// `downgraded:action_economy`…).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Reject::MissingTarget => "missing_target",
+            Reject::InvalidTarget { .. } => "invalid_target",
+            Reject::WeaponUnavailable { .. } => "weapon_unavailable",
+            Reject::NoWeapon => "no_weapon",
+            Reject::NoLineOfEffect => "no_line_of_effect",
+            Reject::OutOfRange => "out_of_range",
+            Reject::OutOfAmmunition { .. } => "out_of_ammunition",
+            Reject::NoChargePath => "no_charge_path",
+            Reject::UnreachableDestination => "unreachable_destination",
+            Reject::InvalidDestination => "invalid_destination",
+            Reject::AlreadyMoved => "already_moved",
+            Reject::DowngradedActionEconomy { .. } => "downgraded:action_economy",
+            Reject::DowngradedDisabled { .. } => "downgraded:disabled",
+            Reject::CannotAct { .. } => "cannot_act",
+            Reject::PreventedByCondition { .. } => "prevented_by_condition",
+            Reject::TurnEnded => "turn_ended",
+            Reject::NotProne => "not_prone",
+            Reject::AlreadyProne => "already_prone",
+            Reject::NoPowerAttack => "no_power_attack",
+            Reject::TargetTooLarge => "target_too_large",
+            Reject::NotGrappled => "not_grappled",
+            Reject::MissingManeuver => "missing_maneuver",
+            Reject::CannotRun => "cannot_run",
+            Reject::WrongDecisionKind => "wrong_decision_kind",
+            Reject::DecisionAnswered => "decision_answered",
+        }
+    }
+
+    /// The detail of the reason in words (empty when the code says it all): the condition,
+    /// the slot, the weapon index, what is wrong with the target.
+    pub fn detail(&self) -> String {
+        match self {
+            Reject::InvalidTarget { target, why } => match target {
+                Some(t) => format!("combatant {}: {}", t.0, why.describe()),
+                None => why.describe().to_string(),
+            },
+            Reject::WeaponUnavailable { weapon: Some(w) } => format!("weapon {w}"),
+            Reject::OutOfAmmunition { weapon } => format!("weapon {weapon}"),
+            Reject::DowngradedActionEconomy { slot } | Reject::DowngradedDisabled { slot } => {
+                format!("{} action spent", slot.name())
+            }
+            Reject::CannotAct { condition: Some(c) }
+            | Reject::PreventedByCondition { condition: c } => c.name().to_string(),
+            Reject::CannotAct { condition: None } => "not conscious".into(),
+            _ => String::new(),
+        }
+    }
+}
+
+impl std::fmt::Display for Reject {
+    /// `code`, then the detail in parentheses when there is one.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let detail = self.detail();
+        if detail.is_empty() {
+            f.write_str(self.code())
+        } else {
+            write!(f, "{} ({detail})", self.code())
+        }
+    }
+}
