@@ -311,7 +311,10 @@ class Pf1eVectorEnv(VectorEnv):
         self._actor = np.full(num_envs, -1, dtype=np.int64)
         self._round = np.zeros(num_envs, dtype=np.int64)
         self._kind = np.zeros(num_envs, dtype=np.int64)  # DecisionKind numbers, 0 when over
-        self._reaction: list[dict[str, Any] | None] = [None] * num_envs
+        # The offer dict of the slots at a reaction decision (None elsewhere) and its
+        # provoker's index (the combatant count elsewhere: the ``provoker`` observation).
+        self._reaction = np.full(num_envs, None, dtype=object)
+        self._provoker = np.full(num_envs, self.codec.n_combatants, dtype=np.int64)
         self._json: list[str] = [""] * num_envs
         # The current observation of every slot.
         self._masks = np.zeros((num_envs, n), dtype=np.int8)
@@ -625,11 +628,13 @@ class Pf1eVectorEnv(VectorEnv):
         self._actor[slots] = rows.actor
         self._round[slots] = rows.rounds
         self._kind[slots] = rows.kinds
-        for i in slots.tolist():
-            self._reaction[i] = None
+        self._reaction[slots] = None
+        self._provoker[slots] = self.codec.n_combatants
         for j in rows.reactions().tolist():
-            d = rows.state(j).decision
-            self._reaction[int(slots[j])] = reaction_info(d, self.spec_msg)
+            offer = reaction_info(rows.state(j).decision, self.spec_msg)
+            self._reaction[slots[j]] = offer
+            if offer is not None:
+                self._provoker[slots[j]] = offer["provoker_index"]
         if self.codec.mode == "tensor" and (rows.planes is not None or rows.planes_u8 is not None):
             every = rows.k == self.num_envs
             fp = rows.first_plane
@@ -702,13 +707,8 @@ class Pf1eVectorEnv(VectorEnv):
             obs = {"action_mask": masks, "json": tuple(self._json)}
         if self.codec.reaction_obs:
             reacting = self._kind == pb.DECISION_KIND_ATTACK_OF_OPPORTUNITY
-            provoker = np.full(self.num_envs, self.codec.n_combatants, dtype=np.int64)
-            for i in np.flatnonzero(reacting).tolist():
-                offer = self._reaction[i]
-                if offer is not None:
-                    provoker[i] = offer["provoker_index"]
             obs["decision_kind"] = reacting.astype(np.int64)
-            obs["provoker"] = provoker
+            obs["provoker"] = self._provoker.copy()
             obs = dict(sorted(obs.items()))
         return obs
 
@@ -734,9 +734,6 @@ class Pf1eVectorEnv(VectorEnv):
         kind_arr = _KIND_NAMES[np.where(known_kind, self._kind, 0)]
         for i in np.flatnonzero(~known_kind):
             kind_arr[i] = str(int(self._kind[i]))
-        reaction = np.full(e, None, dtype=object)
-        for i, offer in enumerate(self._reaction):
-            reaction[i] = offer
         return {
             "action_mask": self._masks.copy(),
             "_action_mask": every,
@@ -748,7 +745,7 @@ class Pf1eVectorEnv(VectorEnv):
             "_decision_id": every,
             "decision_kind": kind_arr,
             "_decision_kind": every,
-            "reaction": reaction,
+            "reaction": self._reaction.copy(),
             "_reaction": self._kind == pb.DECISION_KIND_ATTACK_OF_OPPORTUNITY,
             "result_ok": ok,
             "_result_ok": every,
