@@ -1305,7 +1305,7 @@ fn columnar_batches_equal_item_batches() {
     }
     let mut columns = first.columns.unwrap();
     let mut next_seed = 1000;
-    let (mut seen_results, mut seen_over) = (false, false);
+    let (mut seen_results, mut seen_over, mut seen_reaction) = (false, false, false);
     for round in 0..40 {
         // Compare the columns with the item path, row by row.
         let (np, nf, na) = (
@@ -1355,11 +1355,14 @@ fn columnar_batches_equal_item_batches() {
                     assert_eq!(columns.decision_ids[i], d.decision_id);
                     assert_eq!(columns.actor_indices[i], d.actor_index as i32);
                     assert_eq!(columns.rounds[i], d.round);
+                    assert_eq!(i32::from(columns.decision_kinds[i]), d.kind);
+                    seen_reaction |= d.kind == proto::DecisionKind::AttackOfOpportunity as i32;
                 }
                 (None, o) => {
                     assert_eq!(columns.decision_ids[i], 0);
                     assert_eq!(columns.actor_indices[i], -1);
                     assert_eq!(columns.rounds[i], o.as_ref().unwrap().rounds);
+                    assert_eq!(columns.decision_kinds[i], 0);
                 }
             }
             let r = want.results.first();
@@ -1449,12 +1452,13 @@ fn columnar_batches_equal_item_batches() {
             reordered.rounds[slot] = cols.rounds[row];
             reordered.result_ok[slot] = cols.result_ok[row];
             reordered.result_codes[slot] = cols.result_codes[row];
+            reordered.decision_kinds[slot] = cols.decision_kinds[row];
         }
         columns = reordered;
     }
     assert!(
-        seen_results && seen_over,
-        "the rounds saw rejections and ended episodes"
+        seen_results && seen_over && seen_reaction,
+        "the rounds saw rejections, ended episodes and reaction decisions"
     );
     // Columns of different lengths are refused, naming the field.
     let err = svc
@@ -1746,6 +1750,7 @@ fn columnar_error_rows_are_counted_and_empty() {
         assert_eq!(c.actor_indices[row], -1);
         assert_eq!(c.result_ok[row], 0);
         assert_eq!(c.result_codes[row], proto::ResultCode::Unspecified as i32);
+        assert_eq!(c.decision_kinds[row], 0);
     }
     assert_eq!(c.result_ok[0], 1);
     assert_eq!(c.result_codes[0], proto::ResultCode::Ok as i32);
@@ -1843,5 +1848,109 @@ fn compact_columns_equal_full_columns() {
     assert_eq!(full.len(), compact.len());
     for (t, (a, b)) in full.iter().zip(&compact).enumerate() {
         assert!(a == b, "step {t} differs");
+    }
+}
+
+/// `BatchColumns.decision_kinds` (capability `columnar_decision_kinds`) is each item's
+/// `Decision.kind`, 0 without a decision, in full and compact columns alike; a reaction row
+/// (an attack of opportunity offered to a goblin) has only the reaction answers in its mask.
+#[test]
+fn decision_kind_column_equals_the_items_in_full_and_compact_columns() {
+    let svc = EnvironmentService::new(ServiceConfig::new(DATA_DIR));
+    let spec = svc
+        .get_spec_blocking(&proto::GetSpecRequest {
+            scenario: named("sample_arena"),
+        })
+        .unwrap();
+    assert!(spec.capabilities.as_ref().unwrap().columnar_decision_kinds);
+    let block = |name: &str| {
+        let b = spec.action_blocks.iter().find(|b| b.name == name).unwrap();
+        b.first_id..b.first_id + b.size
+    };
+    let (aoo, decline) = (block("attack_of_opportunity"), block("decline"));
+    assert_eq!(decline.end, spec.action_space_size);
+    let reset = |seed: u64| {
+        let mut r = reset_req("sample_arena", seed, &["players"]);
+        r.observation = tensors_only();
+        r
+    };
+    let aoo_kind = proto::DecisionKind::AttackOfOpportunity as i32;
+    for compact in [false, true] {
+        let mut req = proto::StepBatchRequest {
+            resets: (0..8).map(|i| reset(300 + i)).collect(),
+            columnar_response: true,
+            compact_columns: compact,
+            ..Default::default()
+        };
+        let (mut seed, mut reactions, mut turns, mut over) = (400, 0, 0, 0);
+        for t in 0..60 {
+            let resp = svc.step_batch_blocking(&req, None).unwrap();
+            let c = resp.columns.unwrap();
+            let k = c.items as usize;
+            assert_eq!(c.decision_kinds.len(), k, "one byte per row");
+            let na = c.action_space_size as usize;
+            let mask = |i: usize| -> Vec<u8> {
+                if compact {
+                    let w = na.div_ceil(8);
+                    let bits = &c.action_mask_bits[i * w..(i + 1) * w];
+                    (0..na).map(|j| (bits[j / 8] >> (j % 8)) & 1).collect()
+                } else {
+                    c.action_masks[i * na..(i + 1) * na].to_vec()
+                }
+            };
+            let mut col = proto::ColumnarSteps::default();
+            let mut resets = Vec::new();
+            for (i, it) in resp.items.iter().enumerate() {
+                let Some(proto::batch_item::Result::State(s)) = &it.result else {
+                    panic!("error item")
+                };
+                let Some(d) = &s.decision else {
+                    assert_eq!(c.decision_kinds[i], 0, "step {t} row {i}");
+                    over += 1;
+                    seed += 1;
+                    resets.push(reset(seed));
+                    continue;
+                };
+                assert_eq!(i32::from(c.decision_kinds[i]), d.kind, "step {t} row {i}");
+                let m = mask(i);
+                let legal: Vec<u32> = (0..na as u32).filter(|&j| m[j as usize] == 1).collect();
+                let id = if d.kind == aoo_kind {
+                    reactions += 1;
+                    assert!(d.attack_of_opportunity.is_some());
+                    assert!(
+                        legal.iter().all(|j| aoo.contains(j) || decline.contains(j)),
+                        "step {t} row {i}: {legal:?}"
+                    );
+                    // Take every other one, decline the rest.
+                    if reactions % 2 == 0 {
+                        legal[0]
+                    } else {
+                        decline.start
+                    }
+                } else {
+                    assert_eq!(d.kind, proto::DecisionKind::TurnAction as i32);
+                    assert!(d.attack_of_opportunity.is_none());
+                    assert!(legal
+                        .iter()
+                        .all(|j| !aoo.contains(j) && !decline.contains(j)));
+                    turns += 1;
+                    legal.iter().copied().find(|&j| j > 0).unwrap_or(0)
+                };
+                col.episode_ids.push(s.episode_id.clone());
+                col.decision_ids.push(d.decision_id);
+                col.action_ids.push(id);
+            }
+            req = proto::StepBatchRequest {
+                columnar_steps: Some(col),
+                resets,
+                columnar_response: true,
+                compact_columns: compact,
+                ..Default::default()
+            };
+        }
+        assert!(
+            reactions > 0 && turns > 0 && over > 0,
+            "compact {compact}: {reactions} reaction rows, {turns} turn rows, {over} ended"
+        );
     }
 }

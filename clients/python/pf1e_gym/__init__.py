@@ -2,6 +2,9 @@
 
 - :class:`Pf1eClient`: thin wrapper over the generated stub (``pf1e_gym._proto``), incl.
   position sweeps (``evaluate``); :mod:`pf1e_gym.ray_sweep` fans a sweep out with Ray (optional).
+  :class:`DecisionKind`, :func:`decision_kind`, :func:`is_reaction`, :func:`aoo_action`,
+  :func:`decline_action`, :func:`action_block`: telling a turn decision from a reaction (an
+  attack of opportunity offered mid-action) and answering it.
 - :class:`Pf1eEnv`: a Gymnasium environment, masked discrete actions.
 - :class:`Pf1eVectorEnv`: a Gymnasium ``VectorEnv`` of many episodes (batched stepping).
 - :class:`Pf1eAECEnv`: a PettingZoo AEC environment, one agent per controlled combatant.
@@ -15,15 +18,31 @@ Importing the package registers the Gymnasium ids ``pf1e_gym/SampleArena-v0`` (t
 import gymnasium
 
 from pf1e_gym._proto.pf1e.env.v1 import environment_pb2 as pb
-from pf1e_gym.client import Pf1eClient, inline_scenario, scenario_message
+from pf1e_gym.client import (
+    DecisionKind,
+    Pf1eClient,
+    action_block,
+    aoo_action,
+    decision_kind,
+    decline_action,
+    inline_scenario,
+    is_reaction,
+    scenario_message,
+)
 from pf1e_gym.env import Pf1eEnv
 
 __all__ = [
+    "DecisionKind",
     "Pf1eAECEnv",
     "Pf1eClient",
     "Pf1eEnv",
     "Pf1eVectorEnv",
+    "action_block",
+    "aoo_action",
+    "decision_kind",
+    "decline_action",
     "inline_scenario",
+    "is_reaction",
     "pb",
     "scenario_message",
 ]

@@ -9,7 +9,16 @@ The observation is a ``Dict``:
   (``float32`` ``Box`` of shape ``[combatants, features]``): the tensor observation, when the
   server sends one (``mode="tensor"``);
 - ``json`` (``Text``): the engine's full observation snapshot as JSON (``mode="json"``);
-- ``action_mask`` (``MultiBinary(n)``, ``int8``, 1 = legal): always.
+- ``action_mask`` (``MultiBinary(n)``, ``int8``, 1 = legal): always;
+- with ``reaction_obs=True`` only: ``decision_kind`` (``Discrete(2)``: 0 = a turn action,
+  1 = an attack of opportunity offered to the deciding combatant) and ``provoker``
+  (``Discrete(combatants + 1)``: the provoker's index at a reaction, ``combatants`` otherwise).
+
+Decisions come in two kinds (``Decision.kind``): the deciding combatant's **turn** (its
+actions; ``end_turn`` always legal), or a **reaction**: an attack of opportunity it may take
+against a provoker while another combatant acts (only the ``attack_of_opportunity`` ids of the
+offered weapons and ``decline`` are legal). ``info["decision_kind"]`` names it and
+``info["reaction"]`` holds the offer (:func:`reaction_info`).
 """
 
 from __future__ import annotations
@@ -20,6 +29,7 @@ import numpy as np
 from gymnasium import spaces
 
 from pf1e_gym._proto.pf1e.env.v1 import environment_pb2 as pb
+from pf1e_gym.client import action_block
 
 # Characters the JSON observation may contain: the Basic Multilingual Plane without controls
 # and surrogates (serde_json escapes control characters; non-BMP characters are not expected).
@@ -74,20 +84,74 @@ def result_code_name(code: int) -> str:
     return _RESULT_CODES.get(code, str(code))
 
 
+def _result_dict(r: pb.ActionResult) -> dict[str, Any]:
+    return {
+        "kind": kind_name(r.kind),
+        "ok": r.ok,
+        "code": result_code_name(r.code),
+        "reason": r.reason,
+        "field": r.field,
+    }
+
+
 def action_results(state: pb.EpisodeState) -> list[dict[str, Any]]:
     """The results of the step just applied, as plain dicts."""
-    out = []
-    for r in state.results:
-        out.append(
-            {
-                "kind": kind_name(r.kind),
-                "ok": r.ok,
-                "code": result_code_name(r.code),
-                "reason": r.reason,
-                "field": r.field,
-            }
-        )
-    return out
+    return [_result_dict(r) for r in state.results]
+
+
+def late_results(state: pb.EpisodeState) -> list[dict[str, Any]]:
+    """``EpisodeState.late_results`` as plain dicts: the rest of the results of earlier steps
+    whose action list another combatant's reaction had interrupted, ``{"decision_id"`` (of that
+    step), ``"first_index"`` (in its list), ``"results"`` (dicts as :func:`action_results`)``}``.
+    """
+    return [
+        {
+            "decision_id": int(lr.decision_id),
+            "first_index": int(lr.first_index),
+            "results": [_result_dict(r) for r in lr.results],
+        }
+        for lr in state.late_results
+    ]
+
+
+# Decision kinds: names (``Decision.kind``) and the values of the ``decision_kind`` observation.
+TURN_ACTION = "turn_action"
+ATTACK_OF_OPPORTUNITY = "attack_of_opportunity"
+DECISION_KINDS = (TURN_ACTION, ATTACK_OF_OPPORTUNITY)
+
+
+def decision_kind_name(kind: int) -> str:
+    """``DECISION_KIND_ATTACK_OF_OPPORTUNITY`` (2) → ``attack_of_opportunity``. A server that
+    predates decision kinds sends 0 (unspecified): it only ever asks for turn actions."""
+    if kind == pb.DECISION_KIND_ATTACK_OF_OPPORTUNITY:
+        return ATTACK_OF_OPPORTUNITY
+    if kind in (pb.DECISION_KIND_TURN_ACTION, pb.DECISION_KIND_UNSPECIFIED):
+        return TURN_ACTION
+    return str(kind)
+
+
+def reaction_info(d: pb.Decision, spec: pb.Spec | None = None) -> dict[str, Any] | None:
+    """The offer of a reaction decision as a plain dict (``None`` at a turn decision):
+    ``kind`` (``attack_of_opportunity``), ``provoker_index``, ``provoker_id``, ``provocation``
+    (``leaving``, ``ranged_attack``, ``stand_up``, ``maneuver``, ``pick_up``, ``entering``),
+    ``weapons`` (the offered weapon indices) and, with ``spec``, the action ids that answer it:
+    ``take_ids`` (one per offered weapon, same order) and ``decline_id``."""
+    if d.kind != pb.DECISION_KIND_ATTACK_OF_OPPORTUNITY:
+        return None
+    o = d.attack_of_opportunity
+    info: dict[str, Any] = {
+        "kind": ATTACK_OF_OPPORTUNITY,
+        "provoker_index": int(o.provoker_index),
+        "provoker_id": o.provoker_id,
+        "provocation": o.provocation,
+        "weapons": [int(w) for w in o.weapons],
+    }
+    if spec is not None:
+        aoo = action_block(spec, "attack_of_opportunity")
+        decline = action_block(spec, "decline")
+        info["take_ids"] = [aoo[w] for w in info["weapons"] if w < len(aoo)]
+        info["decline_id"] = decline[0] if len(decline) else None
+    return info
 
 
 def is_over(state: pb.EpisodeState) -> bool:
@@ -119,6 +183,7 @@ class ObsCodec:
         spec: the scenario's ``Spec``.
         mode: ``"tensor"`` (planes + features), ``"json"``, or ``"auto"`` (tensor when the
             server provides tensors, else JSON).
+        reaction_obs: add the ``decision_kind`` and ``provoker`` keys (see the module docs).
     """
 
     def __init__(
@@ -128,6 +193,7 @@ class ObsCodec:
         *,
         legal_actions: bool = True,
         json_in_info: bool = False,
+        reaction_obs: bool = False,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"observation mode must be one of {MODES}, not {mode!r}")
@@ -141,6 +207,9 @@ class ObsCodec:
         self.caps = capabilities(spec)
         self.legal_actions = legal_actions
         self.json_in_info = json_in_info
+        self.spec = spec
+        self.reaction_obs = reaction_obs
+        self.n_combatants = len(spec.combatants)
         d: dict[str, spaces.Space] = {}
         if mode == "tensor":
             assert shapes is not None
@@ -151,6 +220,9 @@ class ObsCodec:
             self.plane_shape = self.feature_shape = ()
             d["json"] = spaces.Text(max_length=MAX_JSON_CHARS, min_length=0, charset=_JSON_CHARSET)
         d["action_mask"] = spaces.MultiBinary(self.n)
+        if reaction_obs:
+            d["decision_kind"] = spaces.Discrete(len(DECISION_KINDS))
+            d["provoker"] = spaces.Discrete(self.n_combatants + 1)
         self.space = spaces.Dict(d)
 
     def observation_options(self) -> pb.ObservationOptions | None:
@@ -189,14 +261,35 @@ class ObsCodec:
         features = _floats(t.features, self.feature_shape)
         return planes, features
 
+    def reaction_values(self, state: pb.EpisodeState) -> tuple[int, int]:
+        """``(decision_kind, provoker)`` observation values of ``state``: ``(1, provoker
+        index)`` at an attack-of-opportunity decision, else ``(0, combatants)``."""
+        d = state.decision
+        if state.HasField("decision") and d.kind == pb.DECISION_KIND_ATTACK_OF_OPPORTUNITY:
+            return 1, int(d.attack_of_opportunity.provoker_index)
+        return 0, self.n_combatants
+
+    def _with_reaction(
+        self, obs: dict[str, Any], values: tuple[int, int] | None = None
+    ) -> dict[str, Any]:
+        if self.reaction_obs:
+            kind, provoker = values if values is not None else (0, self.n_combatants)
+            obs["decision_kind"] = np.int64(kind)
+            obs["provoker"] = np.int64(provoker)
+            return dict(sorted(obs.items()))  # the space's (sorted) key order
+        return obs
+
     def obs(self, state: pb.EpisodeState, mask: np.ndarray | None = None) -> dict[str, Any]:
         """The observation dict of ``state`` (keys in the space's order)."""
         if mask is None:
             mask = self.mask(state)
+        values = self.reaction_values(state) if self.reaction_obs else None
         if self.mode == "tensor":
             planes, features = self.tensors(state.tensors)
-            return {"action_mask": mask, "features": features, "planes": planes}
-        return {"action_mask": mask, "json": state.observation.json}
+            obs = {"action_mask": mask, "features": features, "planes": planes}
+        else:
+            obs = {"action_mask": mask, "json": state.observation.json}
+        return self._with_reaction(obs, values)
 
     def agent_obs(self, t: pb.TensorObservation | None, json: str = "") -> dict[str, Any]:
         """An observation with a zero mask (an agent that is not deciding), from tensors."""
@@ -205,19 +298,29 @@ class ObsCodec:
             if t is None:
                 return self.zeros()
             planes, features = self.tensors(t)
-            return {"action_mask": mask, "features": features, "planes": planes}
-        return {"action_mask": mask, "json": json}
+            return self._with_reaction(
+                {"action_mask": mask, "features": features, "planes": planes}
+            )
+        return self._with_reaction({"action_mask": mask, "json": json})
+
+    def not_deciding(self, obs: dict[str, Any]) -> dict[str, Any]:
+        """A copy of ``obs`` as seen by an agent that is not deciding now: zero mask, and (with
+        ``reaction_obs``) no reaction."""
+        out = {**obs, "action_mask": np.zeros_like(obs["action_mask"])}
+        return self._with_reaction(out)
 
     def zeros(self) -> dict[str, Any]:
         """An all-zero observation (e.g. for an agent that has not observed anything yet)."""
         mask = np.zeros(self.n, dtype=np.int8)
         if self.mode == "tensor":
-            return {
-                "action_mask": mask,
-                "features": np.zeros(self.feature_shape, np.float32),
-                "planes": np.zeros(self.plane_shape, np.float32),
-            }
-        return {"action_mask": mask, "json": ""}
+            return self._with_reaction(
+                {
+                    "action_mask": mask,
+                    "features": np.zeros(self.feature_shape, np.float32),
+                    "planes": np.zeros(self.plane_shape, np.float32),
+                }
+            )
+        return self._with_reaction({"action_mask": mask, "json": ""})
 
     def info(self, state: pb.EpisodeState, mask: np.ndarray) -> dict[str, Any]:
         """The info dict of ``state`` (see the module docs of :mod:`pf1e_gym.env`)."""
@@ -236,6 +339,10 @@ class ObsCodec:
             "actor_index": d.actor_index if d is not None else None,
             "decision_id": d.decision_id if d is not None else None,
             "round": rnd,
+            "decision_kind": decision_kind_name(d.kind) if d is not None else None,
+            "reaction": reaction_info(d, self.spec) if d is not None else None,
+            "pending_results": int(state.pending_results),
+            "late_results": late_results(state),
             "outcome": outcome(state),
             "rewards": dict(sorted(state.rewards.items())),
         }

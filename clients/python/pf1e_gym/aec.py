@@ -7,6 +7,26 @@ act in the engine's order (initiative, several decisions per turn while the acto
 An illegal action id is no error: the server rejects it without changing the episode (see
 ``infos[agent]["action_results"]``) and the same agent decides again.
 
+**Reactions.** When a combatant provokes an attack of opportunity from an agent's combatant
+(leaving a square it threatens, standing up, shooting, a maneuver…), the server pauses the
+provoking action and waits for that agent: ``agent_selection`` becomes the **reacting
+agent**, although it is another combatant's turn (the mover's, perhaps an agent of the other
+side, perhaps the default policy's), and ``infos[agent]["decision_kind"]`` is
+``"attack_of_opportunity"`` with the offer in ``infos[agent]["reaction"]`` (``provoker_index``,
+``provoker_id``, ``provocation``, ``weapons``, the answering ids ``take_ids`` and
+``decline_id``). Its mask holds only those answers. After the answer the provoking action goes
+on and the selection moves to whoever the server waits for next (often the mover again).
+At a turn decision ``decision_kind`` is ``"turn_action"`` and ``reaction`` is ``None``.
+
+**Results.** ``infos[agent]["action_results"]`` are the results of the agent's own step just
+applied, and ``infos[agent]["pending_results"]`` how many of its actions are still without
+one. Results that arrive later (``EpisodeState.late_results``: the rest of a list that another
+agent's reaction interrupted) go to the agent whose step they belong to, in
+``infos[agent]["late_results"]``, kept there until that agent steps again. With one action
+id per step (this env) the interrupted action always has its own result, so
+``pending_results`` is 0 and ``late_results`` empty; the routing is for servers or wrappers
+that step lists.
+
 Observations (same ``Dict`` space as :class:`~pf1e_gym.env.Pf1eEnv`: ``planes``/``features``
 or ``json``, and ``action_mask``): ``observe(agent)`` is what that agent saw at its latest
 decision, with an all-zero mask unless it is deciding now; an agent that has not decided yet
@@ -33,7 +53,15 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
-from pf1e_gym._codec import ObsCodec, action_results, is_over, outcome
+from pf1e_gym._codec import (
+    ObsCodec,
+    action_results,
+    decision_kind_name,
+    is_over,
+    late_results,
+    outcome,
+    reaction_info,
+)
 from pf1e_gym._proto.pf1e.env.v1 import environment_pb2 as pb
 from pf1e_gym.client import Pf1eClient
 
@@ -46,8 +74,8 @@ class Pf1eAECEnv(AECEnv):
         scenario: bundled scenario name, or a ``pb.Scenario``.
         controlled_sides: sides whose combatants are agents; ``None`` = every side (self-play).
         controlled_ids: further combatants (by id) that are agents.
-        observation, shaped_reward, damage_weight, kill_weight, legal_actions: as
-            :class:`~pf1e_gym.env.Pf1eEnv`.
+        observation, shaped_reward, damage_weight, kill_weight, legal_actions, reaction_obs:
+            as :class:`~pf1e_gym.env.Pf1eEnv`.
         client: an existing :class:`Pf1eClient` (not closed by :meth:`close`).
         timeout: deadline of each call, in seconds.
     """
@@ -66,6 +94,7 @@ class Pf1eAECEnv(AECEnv):
         damage_weight: float | None = None,
         kill_weight: float | None = None,
         legal_actions: bool = True,
+        reaction_obs: bool = False,
         client: Pf1eClient | None = None,
         timeout: float = 60.0,
     ) -> None:
@@ -77,7 +106,9 @@ class Pf1eAECEnv(AECEnv):
         sides = list(self.spec_msg.sides) if controlled_sides is None else list(controlled_sides)
         self.controlled_sides = sides
         self.controlled_ids = list(controlled_ids)
-        self.codec = ObsCodec(self.spec_msg, observation, legal_actions=legal_actions)
+        self.codec = ObsCodec(
+            self.spec_msg, observation, legal_actions=legal_actions, reaction_obs=reaction_obs
+        )
         self._reset_kwargs = self.codec.reset_kwargs()
         if shaped_reward or damage_weight is not None or kill_weight is not None:
             self._reset_kwargs["reward"] = pb.RewardOptions(
@@ -103,6 +134,10 @@ class Pf1eAECEnv(AECEnv):
         self.terminations = {}
         self.truncations = {}
         self.infos = {}
+        # Steps whose list a reaction interrupted: decision id -> [agent, results still due].
+        self._open_steps: dict[int, list[Any]] = {}
+        # Late results per agent, kept until the agent steps again.
+        self._late: dict[str, list[dict[str, Any]]] = {}
 
     # -- PettingZoo API ----------------------------------------------------------------------
 
@@ -132,6 +167,8 @@ class Pf1eAECEnv(AECEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
+        self._open_steps = {}
+        self._late = {a: [] for a in self.agents}
         self.infos = {a: self._base_info(a) for a in self.agents}
         self._obs = {a: self.codec.agent_obs(None, st.observation.json) for a in self.agents}
         self.agent_selection = self.agents[0]
@@ -150,8 +187,10 @@ class Pf1eAECEnv(AECEnv):
         if not 0 <= a < self._action_space.n:
             raise ValueError(f"action {a} outside Discrete({self._action_space.n})")
         self._cumulative_rewards[agent] = 0.0
-        self.state_msg = self.client.step(st.episode_id, st.decision.decision_id, action_ids=[a])
-        self._absorb(self.state_msg, acted=agent)
+        decision_id = int(st.decision.decision_id)
+        self.state_msg = self.client.step(st.episode_id, decision_id, action_ids=[a])
+        self._late[agent] = []  # seen in its info before this step
+        self._absorb(self.state_msg, acted=agent, decision_id=decision_id)
 
     def observe(self, agent: str) -> dict[str, Any]:
         return self._obs[agent]
@@ -177,22 +216,44 @@ class Pf1eAECEnv(AECEnv):
             "side": self.agent_side[agent],
             "combatant_index": self.agent_index[agent],
             "action_mask": np.zeros(self._action_space.n, dtype=np.int8),
+            "decision_kind": None,
+            "reaction": None,
+            "late_results": list(self._late.get(agent, ())),
         }
 
-    def _absorb(self, st: pb.EpisodeState, acted: str | None) -> None:
-        """Update observations, rewards, infos and the selection from a server response."""
+    def _route_late_results(self, st: pb.EpisodeState) -> None:
+        """File each of ``st.late_results`` under the agent whose step it completes."""
+        for lr in late_results(st):
+            entry = self._open_steps.get(lr["decision_id"])
+            if entry is None:
+                continue  # not a step of this env (cannot happen with one env per episode)
+            agent = entry[0]
+            entry[1] -= len(lr["results"])
+            if entry[1] <= 0:
+                del self._open_steps[lr["decision_id"]]
+            if agent in self._late:
+                self._late[agent].append(lr)
+
+    def _absorb(
+        self, st: pb.EpisodeState, acted: str | None, decision_id: int | None = None
+    ) -> None:
+        """Update observations, rewards, infos and the selection from a server response
+        (``acted``: the agent whose step of decision ``decision_id`` it answers)."""
         self._clear_rewards()
         for side, r in st.rewards.items():
             for a in self.agents:
                 if self.agent_side[a] == side:
                     self.rewards[a] = float(r)
+        if acted is not None and decision_id is not None and st.pending_results:
+            self._open_steps[decision_id] = [acted, int(st.pending_results)]
+        self._route_late_results(st)
         for a in self.agents:
             # A new dict: observations handed out earlier are never mutated.
-            prev = self._obs[a]
-            self._obs[a] = {**prev, "action_mask": np.zeros_like(prev["action_mask"])}
+            self._obs[a] = self.codec.not_deciding(self._obs[a])
             self.infos[a] = self._base_info(a)
         if acted is not None:
             self.infos[acted]["action_results"] = action_results(st)
+            self.infos[acted]["pending_results"] = int(st.pending_results)
         if is_over(st):
             finals = {f.combatant_id: f for f in st.final_agents}
             end = outcome(st)
@@ -218,6 +279,8 @@ class Pf1eAECEnv(AECEnv):
                     "legal_actions": [(la.id, la.label) for la in st.legal_actions],
                     "decision_id": int(st.decision.decision_id),
                     "round": int(st.decision.round),
+                    "decision_kind": decision_kind_name(st.decision.kind),
+                    "reaction": reaction_info(st.decision, self.spec_msg),
                 }
             )
             self.agent_selection = actor

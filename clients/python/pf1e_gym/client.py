@@ -7,6 +7,7 @@ Every method raises :class:`grpc.RpcError` on a non-OK status; ``err.code()`` te
 
 from __future__ import annotations
 
+import enum
 import os
 import queue
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -76,6 +77,69 @@ def reset_request(
         controlled=pb.Controlled(sides=list(controlled_sides), combatant_ids=list(controlled_ids)),
         **extra,
     )
+
+
+class DecisionKind(str, enum.Enum):
+    """What a decision is about (``Decision.kind``), by the engine's name.
+
+    A **turn action** is the deciding combatant's own turn (answered with turn actions,
+    ``end_turn`` always legal); an **attack of opportunity** is a reaction offered to it while
+    another combatant acts (answered with exactly one of :func:`aoo_action` with an offered
+    weapon, or :func:`decline_action`; ``end_turn`` is not legal then)."""
+
+    TURN_ACTION = "turn_action"
+    ATTACK_OF_OPPORTUNITY = "attack_of_opportunity"
+
+    @property
+    def is_reaction(self) -> bool:
+        """Whether this is an off-turn decision (a reaction), not a turn decision."""
+        return self is not DecisionKind.TURN_ACTION
+
+
+def decision_kind(x: pb.EpisodeState | pb.Decision | int) -> DecisionKind | None:
+    """The kind of a state's pending decision (``None`` when the episode is over), of a
+    ``Decision``, or of a ``DecisionKind`` number. A server that predates decision kinds sends
+    0 (unspecified): it only asks for turn actions."""
+    if isinstance(x, pb.EpisodeState):
+        if not x.HasField("decision"):
+            return None
+        x = x.decision
+    kind = x.kind if isinstance(x, pb.Decision) else int(x)
+    if kind == pb.DECISION_KIND_ATTACK_OF_OPPORTUNITY:
+        return DecisionKind.ATTACK_OF_OPPORTUNITY
+    if kind in (pb.DECISION_KIND_TURN_ACTION, pb.DECISION_KIND_UNSPECIFIED):
+        return DecisionKind.TURN_ACTION
+    raise ValueError(f"unknown decision kind {kind} (a newer server: regenerate the stubs)")
+
+
+def is_reaction(state: pb.EpisodeState) -> bool:
+    """Whether ``state`` waits for a reaction (an attack of opportunity), not a turn action."""
+    kind = decision_kind(state)
+    return kind is not None and kind.is_reaction
+
+
+def aoo_action(weapon: int | None = None) -> pb.Action:
+    """The answer "take the attack of opportunity with ``weapon``" (an index into the
+    reactor's attacks, one of the offer's ``weapons``; ``None``: the first offered)."""
+    a = pb.Action(kind=pb.ACTION_KIND_ATTACK_OF_OPPORTUNITY)
+    if weapon is not None:
+        a.weapon = int(weapon)
+    return a
+
+
+def decline_action() -> pb.Action:
+    """The answer "let the opportunity pass" (the attack of opportunity is not spent)."""
+    return pb.Action(kind=pb.ACTION_KIND_DECLINE)
+
+
+def action_block(spec: pb.Spec, name: str) -> range:
+    """The action ids of a block of the spec's action space, e.g. ``"attack_of_opportunity"``
+    (one id per weapon index: ``action_block(spec, "attack_of_opportunity")[w]``) or
+    ``"decline"`` (one id, the last of the space). Empty when the server has no such block."""
+    for b in spec.action_blocks:
+        if b.name == name:
+            return range(int(b.first_id), int(b.first_id + b.size))
+    return range(0)
 
 
 SweepSpecSource = str | os.PathLike[str]
@@ -209,6 +273,16 @@ class Pf1eClient:
             actions=list(actions),
         )
         return self.stub.Step(req, timeout=self.timeout)
+
+    def take_aoo(self, state: pb.EpisodeState, weapon: int | None = None) -> pb.EpisodeState:
+        """Answer the pending attack-of-opportunity decision of ``state``: take it with
+        ``weapon`` (``None``: the first offered). The provoking action then continues."""
+        return self.step(state.episode_id, state.decision.decision_id, actions=[aoo_action(weapon)])
+
+    def decline(self, state: pb.EpisodeState) -> pb.EpisodeState:
+        """Answer the pending attack-of-opportunity decision of ``state``: let it pass (no
+        attack is made and none is spent). The provoking action then continues."""
+        return self.step(state.episode_id, state.decision.decision_id, actions=[decline_action()])
 
     def observe(self, episode_id: str) -> pb.EpisodeState:
         """The current state of an episode (no side effects)."""

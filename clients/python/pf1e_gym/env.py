@@ -4,13 +4,31 @@ One agent plays every externally controlled combatant (all on one side, e.g. the
 side ``players``), one decision at a time: each :meth:`Pf1eEnv.step` is one action of the
 combatant named by ``info["actor"]``. Everyone else is played by the server's default policy.
 
+Decisions are of two kinds (``info["decision_kind"]``): ``"turn_action"``, the actor's own
+turn, and ``"attack_of_opportunity"``, a **reaction**: an enemy provoked an attack of
+opportunity from one of the agent's combatants (by leaving a square it threatens, standing up,
+shooting, a maneuver…) and the server waits for that combatant's answer before the provoking
+action goes on — even in the middle of another combatant's turn. It is simply the next
+observation: ``info["actor"]`` is the reacting combatant, the observation is its view, and
+the mask holds only the answers (the ``attack_of_opportunity`` id of each offered weapon and
+``decline``, the last id of the space; ``end_turn`` is not legal). ``info["reaction"]`` is the
+offer (``provoker_index``, ``provoker_id``, ``provocation``, ``weapons``, and the answering
+ids ``take_ids`` / ``decline_id``), ``None`` at a turn decision. Declining spends nothing; a
+declined "leaving" opportunity is offered again at the next threatened square the mover leaves
+that round.
+
 Observation (a ``Dict``, see :mod:`pf1e_gym._codec`):
 
 - ``planes`` / ``features``: ``float32`` tensors whose shapes come from ``GetSpec`` (when the
   server sends tensor observations; ``observation="tensor"``), or ``json``: the engine's full
   observation snapshot as JSON with the seed's key names (``observation="json"``);
 - ``action_mask``: ``MultiBinary(n)`` (``int8``), 1 = legal now. ``"auto"`` (the default) picks
-  tensors when the server offers them.
+  tensors when the server offers them;
+- with ``reaction_obs=True``: ``decision_kind`` (``Discrete(2)``, 1 at an attack-of-opportunity
+  decision) and ``provoker`` (``Discrete(combatants + 1)``, the provoker's index, else
+  ``combatants``). Off by default: the kind is already in the mask (a reaction mask has only
+  reaction ids), but the tensors do not say *who* provoked — a learning agent that should
+  judge the provoker wants this key.
 
 Info (after ``reset`` and each ``step``):
 
@@ -20,6 +38,12 @@ Info (after ``reset`` and each ``step``):
   applied (``code``: the ``ResultCode`` name, e.g. ``ok``, ``unreachable_destination``);
 - ``actor`` (id of the deciding combatant, ``None`` at the end), ``actor_index``,
   ``decision_id``, ``round`` (the server's episode id is ``env.episode_id``);
+- ``decision_kind`` (``"turn_action"``, ``"attack_of_opportunity"``, ``None`` at the end) and
+  ``reaction`` (the offer, see above, or ``None``);
+- ``pending_results`` and ``late_results``: the server's ``EpisodeState`` fields for action
+  lists that a reaction interrupted. This env submits one action per step, and the interrupted
+  action itself always has its result, so they are always ``0`` and ``[]`` here (they matter to
+  :class:`~pf1e_gym.client.Pf1eClient` users who step lists);
 - ``outcome``: ``None``, or at the end ``{"winner": side or None, "rounds", "truncated"}``.
 
 Reward: the server's for the controlled side: +1 if it wins, -1 if it loses, 0 otherwise, at
@@ -59,6 +83,7 @@ class Pf1eEnv(gym.Env):
             ``kill_weight`` override its defaults (1.0 and 0.1).
         legal_actions: fill ``info["legal_actions"]`` (costs the server some time; the mask
             is always there).
+        reaction_obs: add the ``decision_kind`` and ``provoker`` observation keys.
         client: an existing :class:`Pf1eClient` (then ``address`` is ignored and the client
             is not closed by :meth:`close`).
         timeout: deadline of each call, in seconds.
@@ -82,6 +107,7 @@ class Pf1eEnv(gym.Env):
         damage_weight: float | None = None,
         kill_weight: float | None = None,
         legal_actions: bool = True,
+        reaction_obs: bool = False,
         client: Pf1eClient | None = None,
         timeout: float = 60.0,
     ) -> None:
@@ -92,7 +118,9 @@ class Pf1eEnv(gym.Env):
         self.controlled_sides = list(controlled_sides)
         self.controlled_ids = list(controlled_ids)
         self.spec_msg: pb.Spec = self.client.get_spec(scenario)
-        self.codec = ObsCodec(self.spec_msg, observation, legal_actions=legal_actions)
+        self.codec = ObsCodec(
+            self.spec_msg, observation, legal_actions=legal_actions, reaction_obs=reaction_obs
+        )
         self._reset_kwargs = self.codec.reset_kwargs()
         if shaped_reward or damage_weight is not None or kill_weight is not None:
             self._reset_kwargs["reward"] = pb.RewardOptions(

@@ -42,6 +42,14 @@ strings). Infos (every key with its ``_key`` boolean mask, Gymnasium style):
 
 - ``action_mask``: the masks again, ``(num_envs, n)``;
 - ``actor_index`` (``-1`` when over), ``round``, ``decision_id``: ``int64`` arrays;
+- ``decision_kind``: object array, ``"turn_action"``, ``"attack_of_opportunity"`` (a reaction:
+  the slot's actor is offered an attack of opportunity mid-way through another combatant's
+  action; its mask holds only the reaction answers) or ``None`` when over; ``reaction``: the
+  offer dict of :class:`~pf1e_gym.env.Pf1eEnv`'s ``info["reaction"]`` where
+  ``_reaction`` is set (reaction slots only). Read from the ``decision_kinds`` column
+  (capability ``columnar_decision_kinds``; the offer from the item of those rows only), else
+  from the items. ``pending_results`` / ``late_results`` are not carried: with one action per
+  slot and step they are always 0 and empty (see :class:`~pf1e_gym.env.Pf1eEnv`);
 - ``result_ok``, ``result_code``: of the action just applied (``True``/``ok`` for a reset slot);
 - ``winner``: object array, set (side name or ``None`` for a draw) where an episode ended.
 """
@@ -58,7 +66,13 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from pf1e_gym._codec import ObsCodec, result_code_name, side_reward
+from pf1e_gym._codec import (
+    DECISION_KINDS,
+    ObsCodec,
+    reaction_info,
+    result_code_name,
+    side_reward,
+)
 from pf1e_gym._proto.pf1e.env.v1 import environment_pb2 as pb
 from pf1e_gym.client import Pf1eClient, reset_request
 
@@ -72,6 +86,8 @@ _CODE_NAMES = np.array(
     ],
     dtype=object,
 )
+# DecisionKind number -> name (0: no decision, the episode is over).
+_KIND_NAMES = np.array([None, *DECISION_KINDS], dtype=object)
 
 
 class _Rows:
@@ -101,6 +117,9 @@ class _Rows:
         self.rounds = np.zeros(k, dtype=np.int64)
         self.result_ok = np.ones(k, dtype=np.bool_)
         self.result_codes = np.full(k, pb.RESULT_CODE_OK, dtype=np.int64)
+        # ``DecisionKind`` numbers (0: no decision; a server without kinds: 1 for every
+        # decision).
+        self.kinds = np.zeros(k, dtype=np.int64)
 
     @classmethod
     def of_states(
@@ -123,6 +142,7 @@ class _Rows:
                 r.decision_ids[j] = st.decision.decision_id
                 r.actor[j] = st.decision.actor_index
                 r.rounds[j] = st.decision.round
+                r.kinds[j] = st.decision.kind or pb.DECISION_KIND_TURN_ACTION
             else:
                 r.rounds[j] = st.outcome.rounds
             if st.results:
@@ -146,6 +166,7 @@ class _Rows:
             "rounds",
             "result_ok",
             "result_codes",
+            "kinds",
         ):
             setattr(r, name, np.concatenate([getattr(p, name) for p in parts]))
         for name in ("planes", "planes_u8", "features"):
@@ -156,6 +177,10 @@ class _Rows:
 
     def state(self, j: int) -> pb.EpisodeState:
         return self._states[j]
+
+    def reactions(self) -> np.ndarray:
+        """The rows at a reaction decision (their offer is in ``state(j).decision``)."""
+        return np.flatnonzero(self.kinds == pb.DECISION_KIND_ATTACK_OF_OPPORTUNITY)
 
 
 class _ItemStates(Sequence):
@@ -193,7 +218,9 @@ class Pf1eVectorEnv(VectorEnv):
     Args:
         num_envs: number of slots (episodes stepped together).
         address, scenario, controlled_sides, controlled_ids, observation, shaped_reward,
-            damage_weight, kill_weight: as :class:`~pf1e_gym.env.Pf1eEnv`.
+            damage_weight, kill_weight, reaction_obs: as :class:`~pf1e_gym.env.Pf1eEnv`
+            (with ``reaction_obs`` the batched ``decision_kind`` and ``provoker`` are
+            ``(num_envs,)`` ``int64`` arrays).
         batch: ``True`` (require ``StepBatch``), ``False`` (unary calls), ``"auto"`` (batch
             when the server has it; else unary with a ``UserWarning``).
         client: an existing :class:`Pf1eClient` (not closed by :meth:`close`).
@@ -220,6 +247,7 @@ class Pf1eVectorEnv(VectorEnv):
         client: Pf1eClient | None = None,
         timeout: float = 60.0,
         columnar: bool | str = "auto",
+        reaction_obs: bool = False,
     ) -> None:
         if num_envs < 1:
             raise ValueError("num_envs must be >= 1")
@@ -229,7 +257,9 @@ class Pf1eVectorEnv(VectorEnv):
         self.controlled_sides = list(controlled_sides)
         self.controlled_ids = list(controlled_ids)
         self.spec_msg: pb.Spec = self.client.get_spec(scenario)
-        self.codec = ObsCodec(self.spec_msg, observation, legal_actions=False)
+        self.codec = ObsCodec(
+            self.spec_msg, observation, legal_actions=False, reaction_obs=reaction_obs
+        )
         has_batch = self.codec.caps["batch"]
         if batch is True and not has_batch:
             raise ValueError("the server has no StepBatch (use batch=False)")
@@ -280,6 +310,11 @@ class Pf1eVectorEnv(VectorEnv):
         self._decision_ids = np.zeros(num_envs, dtype=np.int64)
         self._actor = np.full(num_envs, -1, dtype=np.int64)
         self._round = np.zeros(num_envs, dtype=np.int64)
+        self._kind = np.zeros(num_envs, dtype=np.int64)  # DecisionKind numbers, 0 when over
+        # The offer dict of the slots at a reaction decision (None elsewhere) and its
+        # provoker's index (the combatant count elsewhere: the ``provoker`` observation).
+        self._reaction = np.full(num_envs, None, dtype=object)
+        self._provoker = np.full(num_envs, self.codec.n_combatants, dtype=np.int64)
         self._json: list[str] = [""] * num_envs
         # The current observation of every slot.
         self._masks = np.zeros((num_envs, n), dtype=np.int8)
@@ -291,8 +326,10 @@ class Pf1eVectorEnv(VectorEnv):
         # Episodes to close with the next StepBatch (servers with capability batch_close).
         self._batch_close = self.batched and self.codec.caps.get("batch_close", False)
         self._closing: list[str] = []
-        # Decision and result columns in columnar responses (capability columnar_decisions).
+        # Decision and result columns in columnar responses (capability columnar_decisions),
+        # and the decision kind column (columnar_decision_kinds).
         self._col_decisions = self.columnar and self.codec.caps.get("columnar_decisions", False)
+        self._col_kinds = self.columnar and self.codec.caps.get("columnar_decision_kinds", False)
         # Compact columns: masks as bits, terrain planes once (from the spec).
         schema = self.spec_msg.observation_schema
         self._compact = bool(
@@ -555,6 +592,12 @@ class Pf1eVectorEnv(VectorEnv):
             r.rounds = np.asarray(c.rounds, dtype=np.int64)
             r.result_ok = np.frombuffer(c.result_ok, dtype=np.uint8).astype(np.bool_)
             r.result_codes = np.asarray(c.result_codes, dtype=np.int64)
+            if self._col_kinds and len(c.decision_kinds) == k:
+                r.kinds = np.frombuffer(c.decision_kinds, dtype=np.uint8).astype(np.int64)
+            else:
+                # A server without the kind column: from the items of the rows with a decision.
+                for j in np.flatnonzero(r.actor >= 0):
+                    r.kinds[j] = states[int(j)].decision.kind or pb.DECISION_KIND_TURN_ACTION
         else:
             # An older server: the rest of each row from its item.
             r = _Rows.of_states(self.codec, states, tensors=False)
@@ -584,6 +627,14 @@ class Pf1eVectorEnv(VectorEnv):
         self._decision_ids[slots] = rows.decision_ids
         self._actor[slots] = rows.actor
         self._round[slots] = rows.rounds
+        self._kind[slots] = rows.kinds
+        self._reaction[slots] = None
+        self._provoker[slots] = self.codec.n_combatants
+        for j in rows.reactions().tolist():
+            offer = reaction_info(rows.state(j).decision, self.spec_msg)
+            self._reaction[slots[j]] = offer
+            if offer is not None:
+                self._provoker[slots[j]] = offer["provoker_index"]
         if self.codec.mode == "tensor" and (rows.planes is not None or rows.planes_u8 is not None):
             every = rows.k == self.num_envs
             fp = rows.first_plane
@@ -651,8 +702,15 @@ class Pf1eVectorEnv(VectorEnv):
         masks = self._masks.copy()
         if self.codec.mode == "tensor":
             # New arrays at every step (``_store``): no copy needed.
-            return {"action_mask": masks, "features": self._features, "planes": self._planes}
-        return {"action_mask": masks, "json": tuple(self._json)}
+            obs = {"action_mask": masks, "features": self._features, "planes": self._planes}
+        else:
+            obs = {"action_mask": masks, "json": tuple(self._json)}
+        if self.codec.reaction_obs:
+            reacting = self._kind == pb.DECISION_KIND_ATTACK_OF_OPPORTUNITY
+            obs["decision_kind"] = reacting.astype(np.int64)
+            obs["provoker"] = self._provoker.copy()
+            obs = dict(sorted(obs.items()))
+        return obs
 
     def _infos(
         self,
@@ -672,6 +730,10 @@ class Pf1eVectorEnv(VectorEnv):
         code_arr = _CODE_NAMES[np.where(known, codes, 0)]
         for i in np.flatnonzero(~known):
             code_arr[i] = result_code_name(int(codes[i]))
+        known_kind = (self._kind >= 0) & (self._kind < len(_KIND_NAMES))
+        kind_arr = _KIND_NAMES[np.where(known_kind, self._kind, 0)]
+        for i in np.flatnonzero(~known_kind):
+            kind_arr[i] = str(int(self._kind[i]))
         return {
             "action_mask": self._masks.copy(),
             "_action_mask": every,
@@ -681,6 +743,10 @@ class Pf1eVectorEnv(VectorEnv):
             "_round": every,
             "decision_id": np.where(self._actor >= 0, self._decision_ids, 0),
             "_decision_id": every,
+            "decision_kind": kind_arr,
+            "_decision_kind": every,
+            "reaction": self._reaction.copy(),
+            "_reaction": self._kind == pb.DECISION_KIND_ATTACK_OF_OPPORTUNITY,
             "result_ok": ok,
             "_result_ok": every,
             "result_code": code_arr,

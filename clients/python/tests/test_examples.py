@@ -1,4 +1,4 @@
-"""The scripted-agent and self-play examples run against the real server."""
+"""The scripted-agent, self-play and AoO-agent examples run against the real server."""
 
 from __future__ import annotations
 
@@ -56,3 +56,82 @@ def test_selfplay_example(server_address: str) -> None:
             assert r[winner] == "+1" and all(v == "-1" for s, v in r.items() if s != winner)
     assert re.search(r"^wins: players \d, monsters \d, draws \d$", out, re.M), out
     assert Pf1eAECEnv.metadata["name"] == "pf1e_aec_v0"
+
+
+def test_aoo_agent_example(server_address: str) -> None:
+    out = _run(
+        "aoo_agent.py", "--address", server_address, "--yard", "--episodes", "3", "--seed", "1"
+    )
+    assert (
+        len(re.findall(r"^episode \d+: .*aoo decisions \d+ \(taken \d+, declined \d+\)", out, re.M))
+        == 3
+    ), out
+    assert re.search(r"^players win rate: \d+\.\d% \(\d/3\)$", out, re.M), out
+    m = re.search(
+        r"^reactions: (\d+) offered, (\d+) taken, (\d+) declined \(prone (\d+), dying (\d+)\)$",
+        out,
+        re.M,
+    )
+    assert m, out
+    offered, taken, declined, prone, dying = map(int, m.groups())
+    assert taken >= 1 and declined >= 1 and offered == taken + declined == taken + prone + dying
+    # The bundled scenario runs too (its orcs rarely provoke: no count asserted).
+    out = _run("aoo_agent.py", "--address", server_address, "--episodes", "1", "--seed", "1")
+    assert re.search(r"^reactions: \d+ offered", out, re.M), out
+
+
+def test_aoo_agent_declines_prone_provokers_and_takes_the_others(server_address: str) -> None:
+    import json
+
+    sys.path.insert(0, str(EXAMPLES))
+    try:
+        from aoo_agent import play_episode, yard_scenario
+    finally:
+        sys.path.remove(str(EXAMPLES))
+    from pf1e_gym import Pf1eEnv
+
+    # What the server saw: each reaction, the provoker as the reacting combatant saw it,
+    # and the kind of the answer the server applied.
+    seen: list[tuple[str, bool, str]] = []
+
+    class Recording(Pf1eEnv):
+        def step(self, action):  # type: ignore[no-untyped-def]
+            info = self._last_info
+            obs = super().step(action)
+            if info["decision_kind"] == "attack_of_opportunity":
+                offer = info["reaction"]
+                provoker = json.loads(self._last_obs["json"])["combatants"][offer["provoker_index"]]
+                [result] = obs[4]["action_results"]
+                assert result["ok"], result
+                seen.append((offer["provoker_id"], provoker["prone"], result["kind"]))
+            self._last_obs, self._last_info = obs[0], obs[4]
+            return obs
+
+        def reset(self, **kw):  # type: ignore[no-untyped-def]
+            self._last_obs, self._last_info = super().reset(**kw)
+            return self._last_obs, self._last_info
+
+    env = Recording(
+        address=server_address,
+        scenario=yard_scenario(),
+        controlled_sides=["players"],
+        observation="json",
+    )
+    try:
+        total: dict[str, int] = {}
+        for seed in (1, 2, 3):
+            outcome, _, counts = play_episode(env, seed)
+            assert outcome is not None
+            for k, v in counts.items():
+                total[k] = total.get(k, 0) + v
+    finally:
+        env.close()
+    # Every offer was answered: declined exactly when the provoker was prone (here: standing
+    # up), taken otherwise; both happened.
+    assert seen and all((kind == "decline") == prone for _, prone, kind in seen), seen
+    declines = sum(kind == "decline" for _, _, kind in seen)
+    takes = sum(kind == "attack_of_opportunity" for _, _, kind in seen)
+    assert declines >= 1 and takes >= 1, seen
+    assert total["attack_of_opportunity"] == len(seen) == declines + takes
+    assert total["declined_prone"] == declines and total["taken"] == takes
+    assert total["turn_action"] >= 3 and "rejected" not in total

@@ -228,7 +228,9 @@ fn restore_row(item: &mut proto::BatchItem, row: Row) {
 
 /// The columns of a batch whose items' tensors were taken out as `rows` (same order): the
 /// rows of the first row's shapes go into the columns; an item of another scenario's shapes
-/// (or without tensors) keeps its tensors and mask, and its column rows stay zero.
+/// (or without tensors) keeps its tensors and mask, and its column rows stay zero. The
+/// reward, end-flag, decision (id, actor, round, kind) and first-result columns are filled
+/// for every item that has a state.
 /// With `compact`, the columns leave out the terrain planes and carry the masks as bits
 /// (`StepBatchRequest.compact_columns`).
 fn batch_columns(
@@ -281,6 +283,7 @@ fn batch_columns(
         result_ok: vec![0; n],
         result_codes: vec![proto::ResultCode::Unspecified as i32; n],
         errors: 0,
+        decision_kinds: vec![0; n],
     };
     let template = rows.iter().flatten().next().map(|r| Row {
         plane_shape: r.plane_shape.clone(),
@@ -323,6 +326,7 @@ fn batch_columns(
                 c.decision_ids[i] = d.decision_id;
                 c.actor_indices[i] = i32::try_from(d.actor_index).unwrap_or(-1);
                 c.rounds[i] = d.round;
+                c.decision_kinds[i] = u8::try_from(d.kind).unwrap_or(0);
             }
             (None, Some(o)) => c.rounds[i] = o.rounds,
             (None, None) => {}

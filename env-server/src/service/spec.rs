@@ -108,6 +108,7 @@ fn spec(name: &str, enc: &Encounter, max_batch_items: usize) -> proto::Spec {
             batch_close: true,
             columnar_decisions: true,
             compact_columns: true,
+            columnar_decision_kinds: true,
         }),
         rules_data_version: rules_data_version(enc),
         max_batch_items: u32::try_from(max_batch_items).unwrap_or(u32::MAX),

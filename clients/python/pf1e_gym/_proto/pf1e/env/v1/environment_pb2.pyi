@@ -309,7 +309,7 @@ class ActionBlock(_message.Message):
     def __init__(self, name: _Optional[str] = ..., first_id: _Optional[int] = ..., size: _Optional[int] = ...) -> None: ...
 
 class Capabilities(_message.Message):
-    __slots__ = ("json_observation", "tensor_observation", "snapshots", "batch", "stream", "validate", "shaped_rewards", "evaluate", "columnar_batch", "batch_close", "columnar_decisions", "compact_columns")
+    __slots__ = ("json_observation", "tensor_observation", "snapshots", "batch", "stream", "validate", "shaped_rewards", "evaluate", "columnar_batch", "batch_close", "columnar_decisions", "compact_columns", "columnar_decision_kinds")
     JSON_OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     TENSOR_OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     SNAPSHOTS_FIELD_NUMBER: _ClassVar[int]
@@ -322,6 +322,7 @@ class Capabilities(_message.Message):
     BATCH_CLOSE_FIELD_NUMBER: _ClassVar[int]
     COLUMNAR_DECISIONS_FIELD_NUMBER: _ClassVar[int]
     COMPACT_COLUMNS_FIELD_NUMBER: _ClassVar[int]
+    COLUMNAR_DECISION_KINDS_FIELD_NUMBER: _ClassVar[int]
     json_observation: bool
     tensor_observation: bool
     snapshots: bool
@@ -334,7 +335,8 @@ class Capabilities(_message.Message):
     batch_close: bool
     columnar_decisions: bool
     compact_columns: bool
-    def __init__(self, json_observation: _Optional[bool] = ..., tensor_observation: _Optional[bool] = ..., snapshots: _Optional[bool] = ..., batch: _Optional[bool] = ..., stream: _Optional[bool] = ..., validate: _Optional[bool] = ..., shaped_rewards: _Optional[bool] = ..., evaluate: _Optional[bool] = ..., columnar_batch: _Optional[bool] = ..., batch_close: _Optional[bool] = ..., columnar_decisions: _Optional[bool] = ..., compact_columns: _Optional[bool] = ...) -> None: ...
+    columnar_decision_kinds: bool
+    def __init__(self, json_observation: _Optional[bool] = ..., tensor_observation: _Optional[bool] = ..., snapshots: _Optional[bool] = ..., batch: _Optional[bool] = ..., stream: _Optional[bool] = ..., validate: _Optional[bool] = ..., shaped_rewards: _Optional[bool] = ..., evaluate: _Optional[bool] = ..., columnar_batch: _Optional[bool] = ..., batch_close: _Optional[bool] = ..., columnar_decisions: _Optional[bool] = ..., compact_columns: _Optional[bool] = ..., columnar_decision_kinds: _Optional[bool] = ...) -> None: ...
 
 class MapInfo(_message.Message):
     __slots__ = ("name", "rows", "cols", "square_size_ft")
@@ -658,7 +660,7 @@ class ColumnarSteps(_message.Message):
     def __init__(self, episode_ids: _Optional[_Iterable[str]] = ..., decision_ids: _Optional[_Iterable[int]] = ..., action_ids: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class BatchColumns(_message.Message):
-    __slots__ = ("items", "planes", "plane_shape", "features", "feature_shape", "action_masks", "action_space_size", "rewards", "terminated", "truncated", "decision_ids", "actor_indices", "rounds", "result_ok", "result_codes", "errors", "action_mask_bits", "first_plane")
+    __slots__ = ("items", "planes", "plane_shape", "features", "feature_shape", "action_masks", "action_space_size", "rewards", "terminated", "truncated", "decision_ids", "actor_indices", "rounds", "result_ok", "result_codes", "errors", "action_mask_bits", "first_plane", "decision_kinds")
     ITEMS_FIELD_NUMBER: _ClassVar[int]
     PLANES_FIELD_NUMBER: _ClassVar[int]
     PLANE_SHAPE_FIELD_NUMBER: _ClassVar[int]
@@ -677,6 +679,7 @@ class BatchColumns(_message.Message):
     ERRORS_FIELD_NUMBER: _ClassVar[int]
     ACTION_MASK_BITS_FIELD_NUMBER: _ClassVar[int]
     FIRST_PLANE_FIELD_NUMBER: _ClassVar[int]
+    DECISION_KINDS_FIELD_NUMBER: _ClassVar[int]
     items: int
     planes: bytes
     plane_shape: _containers.RepeatedScalarFieldContainer[int]
@@ -695,7 +698,8 @@ class BatchColumns(_message.Message):
     errors: int
     action_mask_bits: bytes
     first_plane: int
-    def __init__(self, items: _Optional[int] = ..., planes: _Optional[bytes] = ..., plane_shape: _Optional[_Iterable[int]] = ..., features: _Optional[bytes] = ..., feature_shape: _Optional[_Iterable[int]] = ..., action_masks: _Optional[bytes] = ..., action_space_size: _Optional[int] = ..., rewards: _Optional[_Iterable[float]] = ..., terminated: _Optional[bytes] = ..., truncated: _Optional[bytes] = ..., decision_ids: _Optional[_Iterable[int]] = ..., actor_indices: _Optional[_Iterable[int]] = ..., rounds: _Optional[_Iterable[int]] = ..., result_ok: _Optional[bytes] = ..., result_codes: _Optional[_Iterable[_Union[ResultCode, str]]] = ..., errors: _Optional[int] = ..., action_mask_bits: _Optional[bytes] = ..., first_plane: _Optional[int] = ...) -> None: ...
+    decision_kinds: bytes
+    def __init__(self, items: _Optional[int] = ..., planes: _Optional[bytes] = ..., plane_shape: _Optional[_Iterable[int]] = ..., features: _Optional[bytes] = ..., feature_shape: _Optional[_Iterable[int]] = ..., action_masks: _Optional[bytes] = ..., action_space_size: _Optional[int] = ..., rewards: _Optional[_Iterable[float]] = ..., terminated: _Optional[bytes] = ..., truncated: _Optional[bytes] = ..., decision_ids: _Optional[_Iterable[int]] = ..., actor_indices: _Optional[_Iterable[int]] = ..., rounds: _Optional[_Iterable[int]] = ..., result_ok: _Optional[bytes] = ..., result_codes: _Optional[_Iterable[_Union[ResultCode, str]]] = ..., errors: _Optional[int] = ..., action_mask_bits: _Optional[bytes] = ..., first_plane: _Optional[int] = ..., decision_kinds: _Optional[bytes] = ...) -> None: ...
 
 class ResetBatchRequest(_message.Message):
     __slots__ = ("resets",)
