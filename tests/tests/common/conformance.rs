@@ -959,6 +959,9 @@ pub struct GameSummary {
     pub decisions: usize,
     pub outcome: Outcome,
     pub reactions: usize,
+    /// What the game exercised: `ok:<kind>` (an accepted submission), `rejected:<kind>:<reason>`
+    /// (both prefixed `reaction:` at a reaction decision), `end:win` / `end:draw`.
+    pub seen: std::collections::BTreeSet<String>,
 }
 
 fn transcript(ep: &Episode) -> Vec<String> {
@@ -1115,6 +1118,7 @@ pub fn play_external(
     let mut choices: Vec<Choice> = Vec::new();
     let mut twins: Vec<Twin> = Vec::new();
     let mut reactions = 0;
+    let mut seen = std::collections::BTreeSet::new();
     let mut k = 0;
     loop {
         at.decision = k;
@@ -1175,6 +1179,21 @@ pub fn play_external(
             Choice::Action(a) => a.clone(),
         };
         let results = submit_checked(&mut ep, &d, &a, &at, known, true)?;
+        if let Some(r) = results.first() {
+            let what = match (&r.ok, &r.reason) {
+                (true, _) => format!("ok:{}", r.kind.name()),
+                (false, reason) => format!(
+                    "rejected:{}:{}",
+                    r.kind.name(),
+                    reason.as_deref().unwrap_or("")
+                ),
+            };
+            seen.insert(if d.kind.is_reaction() {
+                format!("reaction:{what}")
+            } else {
+                what
+            });
+        }
         let in_history = ep
             .results_of(d.decision_id)
             .is_some_and(|r| r.starts_with(&results));
@@ -1290,10 +1309,19 @@ pub fn play_external(
         }
         Err(e) => known.flag(&at, "replay_diverged", || format!("replay fails: {e}"))?,
     }
+    seen.insert(
+        if outcome.winner.is_some() {
+            "end:win"
+        } else {
+            "end:draw"
+        }
+        .to_string(),
+    );
     Ok(GameSummary {
         decisions: choices.len(),
         outcome,
         reactions,
+        seen,
     })
 }
 
