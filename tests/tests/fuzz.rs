@@ -83,6 +83,8 @@ fn arbitrary_action(x: u32, space: &ActionSpace, pos: Cell, reaction: bool) -> A
     let weapon = match r.below(8) {
         0 | 1 => None,
         2 => Some(usize::MAX - r.below(2)),
+        // Past u32 (a truncating `as u32` would make it a small index).
+        3 => Some(((u32::MAX as usize) + 1).saturating_add(r.below(w + 1))),
         _ => Some(r.below(w + 2)),
     };
     let destination = match r.below(10) {
@@ -136,6 +138,9 @@ fn tags_of(a: &Action, space: &ActionSpace) -> Vec<&'static str> {
     if a.weapon.is_some_and(|w| w >= space.w as usize) {
         t.push("arbitrary:weapon_out_of_range");
     }
+    if a.weapon.is_some_and(|w| w > u32::MAX as usize) {
+        t.push("arbitrary:weapon_past_u32");
+    }
     if let Some(d) = a.destination {
         if d.row < 0 || d.col < 0 || d.row >= space.rows as i32 || d.col >= space.cols as i32 {
             t.push("arbitrary:off_map");
@@ -175,6 +180,10 @@ impl Chooser for Numbers<'_> {
 /// instead of printing it).
 static LAST_PANIC: Mutex<Option<String>> = Mutex::new(None);
 
+/// The first input that showed each known divergence (corpus format), printed at the end.
+static EXAMPLES: Mutex<std::collections::BTreeMap<&'static str, String>> =
+    Mutex::new(std::collections::BTreeMap::new());
+
 thread_local! {
     /// Inside [`fuzz_one`]'s `catch_unwind`.
     static CAPTURING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
@@ -193,6 +202,7 @@ fn fuzz_one(
         tail: RandomPlayer::new(seed),
         tags: Default::default(),
     };
+    let before = known.counts();
     CAPTURING.with(|c| c.set(true));
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         conformance::play_external(case, seed, &mut chooser, known)
@@ -201,6 +211,12 @@ fn fuzz_one(
     match r {
         Ok(r) => r.map(|mut s| {
             s.seen.extend(chooser.tags);
+            for k in known.new_keys(&before) {
+                s.seen.insert(format!("known:{k}"));
+                EXAMPLES.lock().unwrap().entry(k).or_insert_with(|| {
+                    corpus_json(&format!("known divergence {k}"), &case.name, seed, numbers)
+                });
+            }
             s
         }),
         Err(_) => {
@@ -372,18 +388,23 @@ fn fuzz_games_with_arbitrary_input() {
     let mut ran = 0u64;
     let mut failure: Option<String> = None;
     let smallest = RefCell::new(None);
-    while failure.is_none() && rand_start.elapsed() + slowest < budget {
+    // One proptest seed per batch, a stream of its own for each base seed.
+    let mut batch_seeds = SplitMix64(base_seed);
+    // The first batch always runs: with a zero budget it runs no new case (`cases: 0`) but
+    // still replays the regression file.
+    while failure.is_none() && (ran == 0 || rand_start.elapsed() + slowest < budget) {
+        let new_cases = u32::from(!budget.is_zero());
         let left = budget.saturating_sub(rand_start.elapsed());
         let file = FileFailurePersistence::WithSource("regressions");
         let config = Config {
-            cases: 1,
+            cases: new_cases,
             source_file: Some(file!()),
             failure_persistence: Some(if ran == 0 {
                 Box::new(file)
             } else {
                 Box::new(SaveOnly(file))
             }),
-            rng_seed: RngSeed::Fixed(base_seed.wrapping_add(ran)),
+            rng_seed: RngSeed::Fixed(batch_seeds.next_u64()),
             max_shrink_time: (left.as_millis() as u32).max(1),
             // (`u32::MAX` would mean 4 × cases; the time limit above bounds it.)
             max_shrink_iters: u32::MAX - 1,
@@ -440,6 +461,9 @@ fn fuzz_games_with_arbitrary_input() {
         slowest.as_secs_f64()
     );
     known.borrow().finish("fuzz", false);
+    for (k, input) in EXAMPLES.lock().unwrap().iter() {
+        eprintln!("fuzz: an input showing the known divergence {k}:\n{input}");
+    }
     if let Some(f) = failure {
         panic!("{f}");
     }
@@ -448,7 +472,7 @@ fn fuzz_games_with_arbitrary_input() {
 /// Not a test: finds a corpus entry. `PF1E_CORPUS_CASE` names the encounter,
 /// `PF1E_CORPUS_COVERS` lists (comma-separated) what it must exercise (the `covers` of the
 /// corpus format: `ok:run`, `reaction:rejected:move:wrong_decision_kind`,
-/// `arbitrary:extreme_square`…); tries seeds and numbers from `PF1E_CORPUS_FROM` (0) on and
+/// `arbitrary:extreme_square`, `known:<key>` for a known divergence of `KNOWN_DIVERGENCES`…); tries seeds and numbers from `PF1E_CORPUS_FROM` (0) on and
 /// prints the first input (8 to 40 numbers) that covers them all.
 /// `cargo test -p pf1e-tests --test fuzz -- --ignored --nocapture find_corpus_entry`.
 #[test]
@@ -467,6 +491,7 @@ fn find_corpus_entry() {
         .find(|c| c.name == case_name)
         .unwrap_or_else(|| panic!("no encounter {case_name:?}"));
     let from = env_u64("PF1E_CORPUS_FROM").unwrap_or(0);
+    quiet_panics();
     let mut known = Known::new();
     for i in from..from + 500 {
         let mut r = SplitMix64(i);

@@ -63,6 +63,40 @@ pub const KNOWN_DIVERGENCES: &[(&str, &str)] = &[
         "human_zombie",
         "default_policy_refused:attack:downgraded:action_economy",
     ),
+    // Bug 4 (engine/src/legal.rs `ActionSpace::encode`, minor): `end_turn` with parameters
+    // (a target, a weapon, a square) encodes to id 0, whose action is the bare `end_turn`,
+    // and `validate`/`submit` accept it; every other parameterless kind (`stand_up`,
+    // `drop_prone`, `activate_power_attack`, `decline`) has no id with parameters, and
+    // `decline` with parameters is refused (`invalid_target`). Only the fuzz target submits
+    // such actions. Repro: tests/fuzz-corpus/sample_arena_maneuvers_charges_extreme_squares.json,
+    // decision 15: `Action { kind: EndTurn, destination: Some([2147483646, 2147483646]),
+    // weapon: Some(3), .. }` has id 0.
+    ("*", "encode_decode_roundtrip:end_turn"),
+    // Bug 5 (legal.rs `ActionSpace::encode`, the weapon blocks): `a.weapon? as u32` truncates
+    // the weapon index, and `(w < self.w && …).then_some(start + w)` computes `start + w`
+    // even when the test is false (`then_some` is eager). So `Episode::action_id` panics
+    // with "attempt to add with overflow" in a debug build for `retrieve_weapon`,
+    // `repair_weapon` and `attack_of_opportunity` with a weapon index near `u32::MAX` (or
+    // `usize::MAX`), and for a weapon index of 2^32 + k it returns the id of weapon k (`attack`,
+    // `full_attack` too), an action `validate` refuses (`weapon_unavailable`) while that id
+    // may be legal. Only the fuzz target submits such actions; the server does not call
+    // `action_id` on client actions today. Repro: at any decision of any encounter,
+    // `ep.action_id(&Action { kind: RetrieveWeapon, weapon: Some(usize::MAX - 1), .. })`.
+    ("*", "action_id_panics:retrieve_weapon"),
+    ("*", "action_id_panics:repair_weapon"),
+    ("*", "action_id_panics:attack_of_opportunity"),
+    ("*", "encode_decode_roundtrip:attack"),
+    ("*", "encode_decode_roundtrip:full_attack"),
+    ("*", "encode_decode_roundtrip:retrieve_weapon"),
+    ("*", "encode_decode_roundtrip:repair_weapon"),
+    ("*", "encode_decode_roundtrip:attack_of_opportunity"),
+    // Bug 6 (legal.rs `ActionSpace::encode`, `5foot_step`): `d.row - actor_pos.row` (and
+    // the column) overflows for a destination at extreme coordinates: `Episode::action_id`
+    // panics with "attempt to subtract with overflow" in a debug build (`validate` and
+    // `submit` refuse the same action cleanly). Repro: scenario mirror_duel, seed 0,
+    // decision 0: `action_id(&Action { kind: FiveFootStep, destination:
+    // Some(Cell::new(2147483646, -2147483648)), .. })`.
+    ("*", "action_id_panics:5foot_step"),
 ];
 
 /// Every check key (the second field of [`KNOWN_DIVERGENCES`]); `<kind>` is an action kind
@@ -100,7 +134,8 @@ pub const CHECK_KEYS: &[&str] = &[
     "restore_diverged",
     "replay_diverged",
     "history",
-    "encode_decode_roundtrip",
+    "encode_decode_roundtrip:<kind>",
+    "action_id_panics:<kind>",
 ];
 
 /// Round cap of the creature-pair encounters (bounds their time).
@@ -297,6 +332,20 @@ impl Known {
                 self.checked[i] = true;
             }
         }
+    }
+
+    /// The check keys of the known divergences seen at least once more than in `before`
+    /// (a copy of [`Known::counts`] taken earlier).
+    pub fn new_keys(&self, before: &[u64]) -> Vec<&'static str> {
+        (0..self.hits.len())
+            .filter(|&i| self.hits[i] > before.get(i).copied().unwrap_or(0))
+            .map(|i| KNOWN_DIVERGENCES[i].1)
+            .collect()
+    }
+
+    /// How many times each known divergence was seen.
+    pub fn counts(&self) -> Vec<u64> {
+        self.hits.clone()
     }
 
     /// Merge another tracker's counts.
@@ -514,24 +563,35 @@ pub fn tensor_problem(ep: &Episode, viewer: pf1e_engine::CombatantId) -> Option<
     None
 }
 
-/// The episode state that a rejected action must leave alone: the snapshot JSON without what
-/// a rejected action legitimately changes (the input history, the decision ids, the turn's
-/// result list — rejected results are reported in `last_turn_results` — and the turn frame's
-/// `acted` flag, which only the default policy's "takes no action" line reads), plus the
-/// transcript and the observation.
-/// (The observation, expensive to build, only `with_observation`; it is a function of the
-/// state.)
-pub fn state_for_rejection(
-    ep: &Episode,
-    with_observation: bool,
-) -> (serde_json::Value, Vec<String>, String) {
+/// The episode state that a rejected action must leave alone, in parts: the snapshot JSON
+/// without what a rejected action legitimately changes — the input history and the turn's
+/// result list (compared apart: each gets exactly the rejected entry), the decision ids, and
+/// the turn frame's `acted` flag, which only the default policy's "takes no action" line
+/// reads — plus the transcript and (`with_observation`: expensive to build, and a function of
+/// the state) the observation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RejectionState {
+    pub rest: serde_json::Value,
+    pub history: Vec<serde_json::Value>,
+    pub turn_results: Vec<serde_json::Value>,
+    pub transcript: Vec<String>,
+    pub observation: String,
+}
+
+pub fn state_for_rejection(ep: &Episode, with_observation: bool) -> RejectionState {
     let mut v: serde_json::Value =
         serde_json::from_slice(&ep.snapshot()).expect("a snapshot is JSON");
+    let mut history = Vec::new();
+    let mut turn_results = Vec::new();
+    let array = |x: Option<serde_json::Value>| match x {
+        Some(serde_json::Value::Array(a)) => a,
+        _ => Vec::new(),
+    };
     if let Some(o) = v.as_object_mut() {
-        o.remove("history");
+        history = array(o.remove("history"));
         o.remove("next_decision_id");
         if let Some(t) = o.get_mut("turn").and_then(|t| t.as_object_mut()) {
-            t.remove("results");
+            turn_results = array(t.remove("results"));
         }
         if let Some(p) = o
             .get_mut("phase")
@@ -548,13 +608,17 @@ pub fn state_for_rejection(
             }
         }
     }
-    let transcript = ep.transcript().iter().map(|l| l.to_string()).collect();
-    let obs = if with_observation {
-        observation_json(ep, None).unwrap_or_default()
-    } else {
-        String::new()
-    };
-    (v, transcript, obs)
+    RejectionState {
+        rest: v,
+        history,
+        turn_results,
+        transcript: ep.transcript().iter().map(|l| l.to_string()).collect(),
+        observation: if with_observation {
+            observation_json(ep, None).unwrap_or_default()
+        } else {
+            String::new()
+        },
+    }
 }
 
 /// Submit `a` at decision `d` (as the first and only action) and check that the first result
@@ -578,6 +642,33 @@ pub fn submit_checked(
             return Ok(Vec::new());
         }
     };
+    // An action with an id is that id's action (so the mask speaks for it too); `action_id`
+    // never panics.
+    let id = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| ep.action_id(a)));
+    let id = match id {
+        Ok(id) => id,
+        Err(p) => {
+            let msg = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            known.flag(at, &format!("action_id_panics:{}", kind_name(a)), || {
+                format!("action_id({a:?}) panics: {msg}")
+            })?;
+            None
+        }
+    };
+    if let Some(id) = id {
+        let back = ep.action_from_id(id);
+        ensure!(
+            known,
+            at,
+            back.as_ref() == Some(a),
+            format!("encode_decode_roundtrip:{}", kind_name(a)),
+            "{a:?} has id {id}, which decodes to {back:?}"
+        );
+    }
     let before = (!v.ok).then(|| state_for_rejection(ep, with_observation));
     let results = match ep.submit(d.decision_id, std::slice::from_ref(a)) {
         Ok(r) => r,
@@ -619,16 +710,50 @@ pub fn submit_checked(
             }
         }
         let after = state_for_rejection(ep, with_observation);
-        if after != before {
-            let what = if after.1 != before.1 {
+        // What the rejection must add: one history entry, and (at a turn decision) its
+        // result in the turn's results.
+        let mut expect = before.clone();
+        let entry = HistoryEntry {
+            decision_id: d.decision_id,
+            actor: d.actor,
+            kind: d.kind.clone(),
+            actions: vec![a.clone()],
+            results: vec![v.clone()],
+        };
+        expect
+            .history
+            .push(serde_json::to_value(&entry).expect("serializes"));
+        if !d.kind.is_reaction() {
+            expect
+                .turn_results
+                .push(serde_json::to_value(&v).expect("serializes"));
+        }
+        if after != expect {
+            let show = |x: &dyn std::fmt::Debug| {
+                let s = format!("{x:?}");
+                s.chars().take(600).collect::<String>()
+            };
+            let what = if after.transcript != expect.transcript {
                 format!(
                     "transcript grew: {:?}",
-                    &after.1[before.1.len().min(after.1.len())..]
+                    &after.transcript[expect.transcript.len().min(after.transcript.len())..]
                 )
-            } else if after.2 != before.2 {
+            } else if after.observation != expect.observation {
                 "the observation changed".to_string()
+            } else if after.history != expect.history {
+                format!(
+                    "history: expected a last entry {}, got {}",
+                    show(&expect.history.last()),
+                    show(&after.history.last())
+                )
+            } else if after.turn_results != expect.turn_results {
+                format!(
+                    "turn results: expected {}, got {}",
+                    show(&expect.turn_results),
+                    show(&after.turn_results)
+                )
             } else {
-                let (a0, b0) = (&after.0, &before.0);
+                let (a0, b0) = (&after.rest, &expect.rest);
                 let keys: Vec<&String> = a0
                     .as_object()
                     .map(|o| {
@@ -637,17 +762,13 @@ pub fn submit_checked(
                             .collect()
                     })
                     .unwrap_or_default();
-                let show = |v: Option<&serde_json::Value>| {
-                    let s = v.map(|v| v.to_string()).unwrap_or_default();
-                    s.chars().take(600).collect::<String>()
-                };
                 let diffs: Vec<String> = keys
                     .iter()
                     .map(|k| {
                         format!(
                             "{k}: before {} after {}",
-                            show(b0.get(k.as_str())),
-                            show(a0.get(k.as_str()))
+                            show(&b0.get(k.as_str())),
+                            show(&a0.get(k.as_str()))
                         )
                     })
                     .collect();
