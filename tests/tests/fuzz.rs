@@ -369,7 +369,7 @@ fn fuzz_games_with_arbitrary_input() {
     let failures = replay_corpus(&cases, &mut known.borrow_mut());
     let corpus_time = start.elapsed();
     if !failures.is_empty() {
-        known.borrow().finish("fuzz", false);
+        known.borrow().finish("fuzz");
         panic!("fuzz corpus failures:\n{}", failures.join("\n"));
     }
 
@@ -460,7 +460,7 @@ fn fuzz_games_with_arbitrary_input() {
         budget.as_secs(),
         slowest.as_secs_f64()
     );
-    known.borrow().finish("fuzz", false);
+    known.borrow().finish("fuzz");
     for (k, input) in EXAMPLES.lock().unwrap().iter() {
         eprintln!("fuzz: an input showing the known divergence {k}:\n{input}");
     }
