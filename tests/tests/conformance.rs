@@ -19,11 +19,11 @@ mod conformance;
 use conformance::{Case, Known, RandomPlayer};
 
 /// Seeds of the external games per scenario file.
-const SCENARIO_SEEDS: u64 = 3;
+const SCENARIO_SEEDS: u64 = 8;
 /// Seeds of the external games per creature pair.
 const PAIR_SEEDS: u64 = 1;
 /// Seeds of the default-policy games per encounter.
-const DEFAULT_SEEDS: u64 = 3;
+const DEFAULT_SEEDS: u64 = 5;
 
 fn external_pass(test: &str, cases: &[Case], seeds: u64) {
     let mut known = Known::new();
