@@ -124,13 +124,11 @@ pub(crate) fn is_preparatory(kind: ActionKind) -> bool {
     )
 }
 
-/// Average of a damage formula list plus a flat bonus.
-fn average_damage(w: &crate::content::combatant::AttackSpec) -> f64 {
-    let mut avg = w.damage_bonus as f64;
-    for c in &w.damage {
-        if let Ok(e) = c.formula.parse::<crate::dice::DiceExpr>() {
-            avg += (e.min() + e.max()) as f64 / 2.0;
-        }
+/// Average damage of attack `wi` of `spec`: its dice plus its flat bonus.
+fn average_damage(spec: &crate::content::combatant::CombatantSpec, wi: usize) -> f64 {
+    let mut avg = spec.attacks[wi].damage_bonus as f64;
+    for c in &spec.resolved().damage[wi] {
+        avg += (c.dice.min() + c.dice.max()) as f64 / 2.0;
     }
     avg
 }
@@ -147,6 +145,7 @@ fn power_attack_pays(ep: &Episode, a: CombatantId, t: CombatantId) -> bool {
     else {
         return false;
     };
+    let wi = w;
     let w = &attacks[w];
     let x = crate::rules::power_attack::power_attack_x(ep, a) as f64;
     let k = if w.two_handed {
@@ -159,7 +158,7 @@ fn power_attack_pays(ep: &Episode, a: CombatantId, t: CombatantId) -> bool {
     let ac = ep.spec(t).ac.total as f64;
     let p = |b: f64| ((21.0 + b - ac) / 20.0).clamp(0.05, 0.95);
     let b = w.attack_bonus as f64;
-    let avg = average_damage(w);
+    let avg = average_damage(ep.spec(a), wi);
     p(b - x) * (avg + k * x) > p(b) * avg
 }
 
@@ -186,7 +185,9 @@ fn preparation(ep: &Episode, a: CombatantId, t: CombatantId) -> Option<Action> {
             return Some(act);
         }
     }
-    if crate::content::feats::has(ep.spec(a), "Power Attack")
+    if ep
+        .spec(a)
+        .has_feat(crate::content::feats::Feat::PowerAttack)
         && power_attack_pays(ep, a, t) != ep.power_attack_on(a)
     {
         return Some(Action::new(ActionKind::ActivatePowerAttack));

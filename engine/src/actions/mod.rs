@@ -148,19 +148,20 @@ impl Maneuver {
 
     /// The feat that removes the attack of opportunity (`Improved Trip`…); `None` for escape
     /// (never provokes).
-    pub fn improved_feat(self) -> Option<&'static str> {
+    pub fn improved_feat(self) -> Option<crate::content::feats::Feat> {
+        use crate::content::feats::Feat;
         Some(match self {
-            Maneuver::Trip => "Improved Trip",
-            Maneuver::Disarm => "Improved Disarm",
-            Maneuver::BullRush => "Improved Bull Rush",
-            Maneuver::Sunder => "Improved Sunder",
-            Maneuver::Grapple | Maneuver::Pin => "Improved Grapple",
+            Maneuver::Trip => Feat::ImprovedTrip,
+            Maneuver::Disarm => Feat::ImprovedDisarm,
+            Maneuver::BullRush => Feat::ImprovedBullRush,
+            Maneuver::Sunder => Feat::ImprovedSunder,
+            Maneuver::Grapple | Maneuver::Pin => Feat::ImprovedGrapple,
             Maneuver::Escape => return None,
-            Maneuver::Overrun => "Improved Overrun",
-            Maneuver::Steal => "Improved Steal",
-            Maneuver::Reposition => "Improved Reposition",
-            Maneuver::Drag => "Improved Drag",
-            _ => "Improved Dirty Trick",
+            Maneuver::Overrun => Feat::ImprovedOverrun,
+            Maneuver::Steal => Feat::ImprovedSteal,
+            Maneuver::Reposition => Feat::ImprovedReposition,
+            Maneuver::Drag => Feat::ImprovedDrag,
+            _ => Feat::ImprovedDirtyTrick,
         })
     }
 

@@ -8,7 +8,11 @@ use crate::episode::Episode;
 use crate::rules::idx;
 
 pub(super) fn check(cx: &Ctx<'_>, _a: &Action) -> Result<Plan, Reject> {
-    if !crate::content::feats::has(cx.ep.spec(cx.actor), "Power Attack") {
+    if !cx
+        .ep
+        .spec(cx.actor)
+        .has_feat(crate::content::feats::Feat::PowerAttack)
+    {
         return Err(Reject::NoPowerAttack);
     }
     Ok(Plan::TogglePowerAttack)

@@ -360,6 +360,53 @@ pub struct CombatantSpec {
     /// Escape Artist skill bonus, used to escape a grapple when better than the CMB.
     #[serde(default)]
     pub escape_artist: Option<i32>,
+    /// What the rules read of the names above, resolved once (on first use): see
+    /// [`CombatantSpec::resolved`].
+    #[serde(skip)]
+    resolved: std::sync::OnceLock<Resolved>,
+}
+
+/// The rule traits of a stat block (`traits`), as flags.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Traits {
+    /// Not subject to critical hits.
+    pub immune_critical: bool,
+    /// Cannot be flanked.
+    pub immune_flanking: bool,
+    /// No extra damage from precision-based attacks (sneak attack).
+    pub immune_precision: bool,
+    /// Cannot be tripped.
+    pub cannot_be_tripped: bool,
+}
+
+/// One damage component of an attack as the rules roll it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolvedDamage {
+    /// The parsed `formula`.
+    pub dice: crate::dice::DiceExpr,
+    /// Physical damage (no type, or bludgeoning, piercing or slashing): subject to DR.
+    pub physical: bool,
+}
+
+/// What the rules read of a stat block's names and formulas, resolved once: its known feats,
+/// rule traits, sneak attack dice, the modifiers its feats give, its attacks' parsed damage
+/// and trip riders. Built on first use from the validated spec (see
+/// [`CombatantSpec::resolved`]), so no rule parses a formula or compares a name per roll.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resolved {
+    pub feats: crate::content::feats::FeatSet,
+    pub traits: Traits,
+    /// Sneak attack d6 (CRB — Classes: Rogue): a `features` entry "sneak attack +Nd6" (N
+    /// dice, at most 20), or "sneak attack" alone: (level + 1) / 2 dice.
+    pub sneak_dice: u32,
+    /// The modifiers its feats give to its own rolls ([`crate::content::feats::modifiers`]).
+    pub feat_mods: Vec<crate::effects::Modifier>,
+    /// Per attack (list order), per damage component.
+    pub damage: Vec<Vec<ResolvedDamage>>,
+    /// Per attack: it carries the Trip universal monster rule (Bestiary — Universal Monster
+    /// Rules: Trip): a feature `trip` (every natural melee attack) or `trip (bite)` (the named
+    /// attack).
+    pub trip_rider: Vec<bool>,
 }
 
 /// A condition at the start of combat.
@@ -371,6 +418,47 @@ pub struct InitialCondition {
     /// The bearer's turns it lasts; absent = until removed.
     #[serde(default)]
     pub rounds: Option<u32>,
+}
+
+/// Physical damage types (subject to DR; multiplied on a critical hit).
+pub const PHYSICAL: [&str; 3] = ["bludgeoning", "piercing", "slashing"];
+
+/// Sneak attack dice of a stat block (see [`Resolved::sneak_dice`]).
+fn sneak_dice(s: &CombatantSpec) -> u32 {
+    for f in &s.features {
+        let l = f.to_lowercase();
+        let Some(rest) = l.trim().strip_prefix("sneak attack") else {
+            continue;
+        };
+        let rest = rest.trim().trim_start_matches(['+', '(']).trim();
+        if let Some(n) = rest
+            .split("d6")
+            .next()
+            .and_then(|n| n.trim().parse::<u32>().ok())
+        {
+            return n.min(20);
+        }
+        return (s.level.max(0) as u32).div_ceil(2);
+    }
+    0
+}
+
+/// Whether attack `w` of `s` carries the Trip universal monster rule (see
+/// [`Resolved::trip_rider`]).
+fn trip_rider(s: &CombatantSpec, w: &AttackSpec) -> bool {
+    s.features.iter().any(|f| {
+        let (base, arg) = crate::content::feats::split_name(f);
+        if !base.eq_ignore_ascii_case("trip") {
+            return false;
+        }
+        match arg {
+            Some(name) => {
+                let n = name.to_lowercase();
+                w.weapon_id().to_lowercase() == n || w.name.to_lowercase() == n
+            }
+            None => w.natural && !w.is_ranged(),
+        }
+    })
 }
 
 /// Known values of `traits`.
@@ -427,6 +515,49 @@ impl AttackSpec {
 }
 
 impl CombatantSpec {
+    /// The spec's names and formulas resolved for the rules (computed once, on first use).
+    pub fn resolved(&self) -> &Resolved {
+        self.resolved.get_or_init(|| {
+            let traits = |t: &str| self.traits.iter().any(|x| x == t);
+            Resolved {
+                feats: crate::content::feats::FeatSet::of(&self.feats),
+                traits: Traits {
+                    immune_critical: traits("immune_critical"),
+                    immune_flanking: traits("immune_flanking"),
+                    immune_precision: traits("immune_precision"),
+                    cannot_be_tripped: traits("cannot_be_tripped"),
+                },
+                sneak_dice: sneak_dice(self),
+                feat_mods: crate::content::feats::modifiers(self),
+                damage: self
+                    .attacks
+                    .iter()
+                    .map(|a| {
+                        a.damage
+                            .iter()
+                            .map(|c| ResolvedDamage {
+                                // Validated when the combatant was loaded; a spec built
+                                // otherwise rolls an unparsable formula as 0.
+                                dice: c
+                                    .formula
+                                    .parse()
+                                    .unwrap_or(crate::dice::DiceExpr { terms: Vec::new() }),
+                                physical: c.types.is_empty()
+                                    || c.types.iter().any(|t| PHYSICAL.contains(&t.as_str())),
+                            })
+                            .collect()
+                    })
+                    .collect(),
+                trip_rider: self.attacks.iter().map(|w| trip_rider(self, w)).collect(),
+            }
+        })
+    }
+
+    /// Whether the combatant has the feat (any spelling of its name in `feats`).
+    pub fn has_feat(&self, feat: crate::content::feats::Feat) -> bool {
+        self.resolved().feats.contains(feat)
+    }
+
     /// Combat Maneuver Bonus for `family` (CRB — Combat: Combat Maneuver Bonus): the printed
     /// per-maneuver value, else the printed CMB, else BAB + Str modifier (Dex modifier for Tiny
     /// and smaller) + special size modifier.
@@ -453,7 +584,7 @@ impl CombatantSpec {
             .find(|m| m.family() == family)
             .and_then(|m| m.improved_feat());
         match feat {
-            Some(f) if crate::content::feats::has(self, f) => 2,
+            Some(f) if self.has_feat(f) => 2,
             _ => 0,
         }
     }

@@ -30,6 +30,110 @@ pub enum FeatKind {
     NotModelled,
 }
 
+/// The feats the engine knows, in table order ([`FEATS`]). A combatant's feat names resolve
+/// to these once (`CombatantSpec::has_feat`); the rules never compare feat names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(u8)]
+pub enum Feat {
+    Alertness,
+    CombatReflexes,
+    Dodge,
+    GreatFortitude,
+    ImprovedBullRush,
+    ImprovedCritical,
+    ImprovedDirtyTrick,
+    ImprovedDisarm,
+    ImprovedDrag,
+    ImprovedGrapple,
+    ImprovedInitiative,
+    ImprovedOverrun,
+    ImprovedReposition,
+    ImprovedSteal,
+    ImprovedSunder,
+    ImprovedTrip,
+    IntimidatingProwess,
+    IronWill,
+    LightningReflexes,
+    Multiattack,
+    PointBlankShot,
+    PowerAttack,
+    PreciseShot,
+    Run,
+    SkillFocus,
+    Toughness,
+    WeaponFinesse,
+    WeaponFocus,
+}
+
+impl Feat {
+    /// Every feat, in table order.
+    pub const ALL: [Feat; 28] = [
+        Feat::Alertness,
+        Feat::CombatReflexes,
+        Feat::Dodge,
+        Feat::GreatFortitude,
+        Feat::ImprovedBullRush,
+        Feat::ImprovedCritical,
+        Feat::ImprovedDirtyTrick,
+        Feat::ImprovedDisarm,
+        Feat::ImprovedDrag,
+        Feat::ImprovedGrapple,
+        Feat::ImprovedInitiative,
+        Feat::ImprovedOverrun,
+        Feat::ImprovedReposition,
+        Feat::ImprovedSteal,
+        Feat::ImprovedSunder,
+        Feat::ImprovedTrip,
+        Feat::IntimidatingProwess,
+        Feat::IronWill,
+        Feat::LightningReflexes,
+        Feat::Multiattack,
+        Feat::PointBlankShot,
+        Feat::PowerAttack,
+        Feat::PreciseShot,
+        Feat::Run,
+        Feat::SkillFocus,
+        Feat::Toughness,
+        Feat::WeaponFinesse,
+        Feat::WeaponFocus,
+    ];
+
+    /// The feat's SRD name (`Power Attack`).
+    pub fn name(self) -> &'static str {
+        FEATS[self as usize].0
+    }
+
+    /// The feat of a base name (case-insensitive, without its parenthesised argument).
+    pub fn from_base_name(base: &str) -> Option<Feat> {
+        FEATS
+            .iter()
+            .position(|(n, _, _)| n.eq_ignore_ascii_case(base))
+            .map(|i| Feat::ALL[i])
+    }
+}
+
+/// A set of [`Feat`]s (a bit per feat).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FeatSet(u32);
+
+impl FeatSet {
+    /// The known feats among `names` (`"Weapon Focus (longsword)"` counts as Weapon Focus).
+    pub fn of(names: &[String]) -> FeatSet {
+        let mut bits = 0u32;
+        for f in names {
+            if let Some(x) = Feat::from_base_name(split_name(f).0) {
+                bits |= 1 << x as u32;
+            }
+        }
+        FeatSet(bits)
+    }
+
+    /// Whether the set holds `f`.
+    pub fn contains(self, f: Feat) -> bool {
+        self.0 & (1 << f as u32) != 0
+    }
+}
+
 /// The table: (name, kind, what the engine does).
 pub const FEATS: &[(&str, FeatKind, &str)] = &[
     (
@@ -210,31 +314,9 @@ pub fn resolution_lines(spec: &CombatantSpec) -> Vec<String> {
         .collect()
 }
 
-/// Whether `spec` has the feat (case-insensitive base name).
-pub fn has(spec: &CombatantSpec, name: &str) -> bool {
-    spec.feats.iter().any(|f| base_is(f, name))
-}
-
-/// `split_name(feat).0.eq_ignore_ascii_case(name)` for a `name` without parentheses or
-/// surrounding spaces, without searching the whole string first (the rules ask this often).
-fn base_is(feat: &str, name: &str) -> bool {
-    let f = feat.trim_start();
-    let Some(head) = f.get(..name.len()) else {
-        return false;
-    };
-    if !head.eq_ignore_ascii_case(name) {
-        return false;
-    }
-    // The base is `name` when what follows is only spaces (then no parenthesised argument)
-    // or spaces and an argument in parentheses closed somewhere after its opening.
-    let rest = f[name.len()..].trim_start();
-    if rest.is_empty() {
-        return true;
-    }
-    if name.contains('(') || name.contains(')') || name.trim() != name {
-        return split_name(feat).0.eq_ignore_ascii_case(name);
-    }
-    rest.starts_with('(') && rest.rfind(')').is_some_and(|b| b > 0)
+/// Whether `spec` has the feat (resolved once: [`CombatantSpec::has_feat`]).
+pub fn has(spec: &CombatantSpec, feat: Feat) -> bool {
+    spec.has_feat(feat)
 }
 
 /// The modifiers `spec`'s feats give to its own rolls.
@@ -297,42 +379,34 @@ pub fn crit_range(spec: &CombatantSpec, w: &crate::content::combatant::AttackSpe
 mod tests {
     use super::*;
 
-    /// The fast base-name comparison agrees with `split_name` on awkward spellings.
+    /// Every spelling of a known feat's name resolves to it, an argument in parentheses
+    /// included; other names do not.
     #[test]
-    fn base_is_agrees_with_split_name() {
-        let feats = [
-            "Run",
-            " run ",
-            "Run(x)",
-            "Run (a) (b",
-            "Run (a",
-            "Run ) (",
-            "Run Fast",
-            "Runx",
-            "Power Attack",
+    fn feat_names_resolve_once() {
+        let names: Vec<String> = [
+            " power attack ",
             "Weapon Focus (longsword)",
             "weapon focus( longsword )",
-            "(x)",
-            "",
-            "   ",
-            "Éclair",
-        ];
-        let names = [
             "Run",
-            "Power Attack",
-            "Weapon Focus",
+            "Runx",
+            "Combat Reflexes (x)",
             "",
-            "Run (a)",
-            "Éclair",
-        ];
-        for f in feats {
-            for n in names {
-                assert_eq!(
-                    base_is(f, n),
-                    split_name(f).0.eq_ignore_ascii_case(n),
-                    "{f:?} vs {n:?}"
-                );
-            }
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let set = FeatSet::of(&names);
+        for f in [
+            Feat::PowerAttack,
+            Feat::WeaponFocus,
+            Feat::Run,
+            Feat::CombatReflexes,
+        ] {
+            assert!(set.contains(f), "{f:?}");
+        }
+        assert!(!set.contains(Feat::Dodge));
+        for f in Feat::ALL {
+            assert_eq!(Feat::from_base_name(f.name()), Some(f));
         }
     }
 }

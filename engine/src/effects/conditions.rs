@@ -524,10 +524,9 @@ impl Episode {
         self.cond_defs(c).any(f)
     }
 
-    /// Whether the trait (`immune_critical`, `immune_flanking`, `immune_precision`) is in the
-    /// combatant's data.
-    pub(crate) fn has_trait(&self, c: CombatantId, t: &str) -> bool {
-        self.spec(c).traits.iter().any(|x| x == t)
+    /// The combatant's rule traits (`immune_critical`, `immune_flanking`…) from its data.
+    pub(crate) fn traits(&self, c: CombatantId) -> crate::content::combatant::Traits {
+        self.spec(c).resolved().traits
     }
 
     /// Base and effective Dexterity modifiers (after condition penalties; Dex 0 → −5).
@@ -561,7 +560,7 @@ impl Episode {
     pub fn modifiers_for(&self, c: CombatantId) -> Vec<crate::effects::Modifier> {
         use crate::effects::{BonusType, Modifier};
         let mut out: Vec<Modifier> = self.cond_defs(c).flat_map(modifiers_of).collect();
-        out.extend(crate::content::feats::modifiers(self.spec(c)));
+        out.extend(self.spec(c).resolved().feat_mods.iter().cloned());
         let (db, de) = self.dex_mods(c);
         let (sb, se) = self.str_mods(c);
         let (dd, sd) = (de - db, se - sb);
@@ -585,7 +584,8 @@ impl Episode {
     /// blinded, helpless…).
     pub(crate) fn denied_dex(&self, c: CombatantId) -> bool {
         self.cond_flag(c, |d| d.denies_dex_to_ac)
-            || (self.st[c.0 as usize].running && !crate::content::feats::has(self.spec(c), "Run"))
+            || (self.st[c.0 as usize].running
+                && !self.spec(c).has_feat(crate::content::feats::Feat::Run))
     }
 
     /// Speed multiplier in halves (2 = full): half speed when any condition says so.

@@ -3,6 +3,7 @@
 //! threatener is a frame (`episode::frames`).
 
 use crate::actions::CombatantId;
+use crate::content::feats::Feat;
 use crate::effects::conditions::Condition;
 use crate::episode::frames::AooWindow;
 use crate::episode::Episode;
@@ -15,10 +16,7 @@ impl Episode {
     /// (CRB — Feats: Combat Reflexes).
     pub(crate) fn aoo_allowance(&self, c: CombatantId) -> u32 {
         let s = self.spec(c);
-        if s.feats
-            .iter()
-            .any(|f| f.eq_ignore_ascii_case("Combat Reflexes"))
-        {
+        if s.has_feat(Feat::CombatReflexes) {
             (1 + s.abilities.dex_mod()).max(1) as u32
         } else {
             1
@@ -38,7 +36,7 @@ pub(crate) fn can_make_aoo(ep: &Episode, x: CombatantId) -> bool {
     if ep.cond_flag(x, |d| d.cant_act || (d.no_aoo && d.name != "flat_footed")) {
         return false;
     }
-    !ep.has_condition(x, Condition::FlatFooted) || ep.has_feat(x, "Combat Reflexes")
+    !ep.has_condition(x, Condition::FlatFooted) || ep.spec(x).has_feat(Feat::CombatReflexes)
 }
 
 impl Episode {

@@ -88,19 +88,11 @@ pub(crate) fn attack_roll(
     if invisible {
         mods.push(sit(Stat::Attack, 2, "invisible"));
     }
-    mods.extend(ep.modifiers_for(a));
-    // Power Attack (CRB — Feats): −X melee attack, +2X damage (+3X two-handed, +X with a
-    // secondary natural attack); broken weapon: −2 attack and damage (CRB — Conditions: Broken).
-    if !ranged {
-        mods.extend(crate::rules::power_attack::power_attack_mods(
-            ep, a, &weapon,
-        ));
-    }
+    // Its conditions and feats, Power Attack (CRB — Feats: −X melee attack, +2X damage, +3X
+    // two-handed, +X with a secondary natural attack), a broken weapon's −2 attack and damage
+    // (CRB — Conditions: Broken).
+    mods.extend(crate::rules::damage::weapon_mods(ep, a, w));
     let broken = ep.weapon_broken(a, w);
-    if broken {
-        mods.push(sit(Stat::Attack, -2, "broken"));
-        mods.push(sit(Stat::Damage, -2, "broken"));
-    }
     let res = crate::effects::resolve(&mods, Stat::Attack, &ctx);
     let bonus = weapon.attack_bonus + opts.penalty + res.total;
     let mut notes: Vec<String> = Vec::new();
@@ -182,7 +174,7 @@ pub(crate) fn attack_roll(
         crate::content::feats::crit_range(&spec, &weapon)
     };
     if d >= threat {
-        if ep.has_trait(t, "immune_critical") {
+        if ep.traits(t).immune_critical {
             crit_note = " (immune to critical hits)".into();
         } else {
             let c = ep.roll(20) as i32;
@@ -196,27 +188,23 @@ pub(crate) fn attack_roll(
             }
         }
     }
-    // Concealment (CRB — Combat: Concealment): after the hit and the confirmation, d100; a
-    // roll within the miss chance misses.
-    let miss = ep.miss_chance(a, t);
-    if miss > 0 {
-        let m = ep.roll(100);
-        if m <= miss {
-            ep.log_turn(
-                a,
-                format!("{head} -> MISS (concealment d100={m} <= {miss}%){crit_note}"),
-            );
+    // Concealment (CRB — Combat: Concealment): after the hit and the confirmation.
+    let concealment = crate::rules::concealment::roll_concealment(ep, a, t);
+    if let Some(c) = &concealment {
+        if c.missed {
+            ep.log_turn(a, format!("{head} -> MISS ({c}){crit_note}"));
             return;
         }
-        crit_note = format!("{crit_note} (concealment d100={m} > {miss}%)");
+        crit_note = format!("{crit_note} ({c})");
     }
+    let miss = concealment.map_or(0, |c| c.chance);
     // Sneak attack (CRB — Classes: Rogue, Sneak Attack): when the target is denied its Dex
     // bonus to AC or flanked, melee or ranged within 30 ft; never against a target with
     // concealment nor one immune to precision damage.
-    let sneak = ep.sneak_attack_dice(a);
+    let sneak = spec.resolved().sneak_dice;
     let sneak = if sneak > 0
         && miss == 0
-        && !ep.has_trait(t, "immune_precision")
+        && !ep.traits(t).immune_precision
         && (denied || flanked)
         && (!ranged || d_ft <= 30)
     {
@@ -225,32 +213,23 @@ pub(crate) fn attack_roll(
         0
     };
     let dmg_mod = crate::effects::resolve(&mods, Stat::Damage, &ctx);
-    let dmg = roll_damage(ep, &weapon, mult, t, dmg_mod.total, sneak);
+    let dmg = roll_damage(ep, a, w, mult, t, dmg_mod.total, sneak);
     ep.attrition[idx(a)].hits += 1;
     if mult > 1 {
         ep.attrition[idx(a)].crits += 1;
     }
-    let before = ep.st[idx(t)].hp;
     let verdict = if mult > 1 { "CRIT" } else { "HIT" };
     let head = format!("{head} -> {verdict}{crit_note}");
-
-    ep.st[idx(t)].hp -= dmg.total;
-    ep.attrition[idx(a)].damage_dealt += dmg.total as i64;
-    ep.attrition[idx(t)].damage_taken += dmg.total as i64;
-    let after = ep.st[idx(t)].hp;
-    ep.log_turn(
-        a,
+    let line = |before: i32, after: i32| {
         format!(
             "{head} {} damage{} ({tid} hp {before}->{after})",
             dmg.total, dmg.note
-        ),
-    );
-    if dmg.total > 0 {
-        ep.update_life(t);
-    }
+        )
+    };
+    crate::rules::damage::take_damage(ep, Some(a), t, dmg.total, Some(&line));
     // Trip (Bestiary — Universal Monster Rules: Trip): a free trip attempt on a hit with the
     // specified attack, without provoking.
-    if ep.conscious(t) && ep.conscious(a) && crate::rules::maneuvers::trip_rider(ep, a, &weapon) {
+    if ep.conscious(t) && ep.conscious(a) && spec.resolved().trip_rider[w] {
         crate::rules::maneuvers::free_trip(ep, a, t, w);
     }
 }

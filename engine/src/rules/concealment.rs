@@ -18,3 +18,40 @@ impl Episode {
         }
     }
 }
+
+/// A concealment roll: the d100 and the miss chance it was rolled against, in percent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ConcealmentRoll {
+    pub roll: u32,
+    pub chance: u32,
+    /// The roll is within the miss chance: the attack misses.
+    pub missed: bool,
+}
+
+impl std::fmt::Display for ConcealmentRoll {
+    /// `concealment d100=37 <= 50%` (missed) or `concealment d100=73 > 20%`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let cmp = if self.missed { "<=" } else { ">" };
+        write!(f, "concealment d100={} {cmp} {}%", self.roll, self.chance)
+    }
+}
+
+/// The concealment roll of an attack (or combat maneuver) of `a` against `t` that would hit,
+/// the one place it is rolled (CRB — Combat: Concealment: rolled after the hit; a d100 within
+/// the miss chance misses); `None` without concealment (no die rolled).
+pub(crate) fn roll_concealment(
+    ep: &mut Episode,
+    a: CombatantId,
+    t: CombatantId,
+) -> Option<ConcealmentRoll> {
+    let chance = ep.miss_chance(a, t);
+    if chance == 0 {
+        return None;
+    }
+    let roll = ep.roll(100);
+    Some(ConcealmentRoll {
+        roll,
+        chance,
+        missed: roll <= chance,
+    })
+}

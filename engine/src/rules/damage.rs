@@ -1,16 +1,75 @@
 //! Damage (CRB — Combat: Damage; Critical Hits; Glossary: Damage Reduction, Energy
-//! Resistance, Immunity): rolling a hit's damage (multiplied on a critical), DR on its
-//! physical part, energy resistance and immunity per component.
+//! Resistance, Immunity): the modifiers of a weapon's damage, rolling a hit's damage
+//! (multiplied on a critical), DR on its physical part, energy resistance and immunity per
+//! component, and the one place where hit points are lost ([`take_damage`]).
 
 use crate::actions::CombatantId;
-use crate::content::combatant::AttackSpec;
+use crate::content::combatant::{AttackSpec, PHYSICAL};
+use crate::effects::{Modifier, RollContext, Stat};
 use crate::episode::Episode;
 
-/// Physical damage types (subject to DR; multiplied on a critical hit).
-pub(crate) const PHYSICAL: [&str; 3] = ["bludgeoning", "piercing", "slashing"];
+/// The modifiers of `a`'s own rolls with weapon `w` that can count on its damage: its
+/// conditions and feats ([`Episode::modifiers_for`]), Power Attack (melee), a broken weapon's
+/// −2 (CRB — Conditions: Broken). The one collector of weapon-damage modifiers: an attack
+/// roll adds its situational ones to the same list.
+pub(crate) fn weapon_mods(ep: &Episode, a: CombatantId, w: usize) -> Vec<Modifier> {
+    let weapon = &ep.spec(a).attacks[w];
+    let mut mods = ep.modifiers_for(a);
+    if !weapon.is_ranged() {
+        mods.extend(crate::rules::power_attack::power_attack_mods(ep, a, weapon));
+    }
+    if ep.weapon_broken(a, w) {
+        let sit =
+            |stat: Stat| Modifier::new(stat, -2, crate::effects::BonusType::Untyped, "broken");
+        mods.push(sit(Stat::Attack));
+        mods.push(sit(Stat::Damage));
+    }
+    mods
+}
 
-fn is_physical_component(types: &[String]) -> bool {
-    types.is_empty() || types.iter().any(|t| PHYSICAL.contains(&t.as_str()))
+/// The damage modifier of `mods` for a roll with `weapon` (ranged or not), stacked.
+pub(crate) fn damage_bonus(
+    mods: &[Modifier],
+    weapon: &AttackSpec,
+    distance_ft: Option<i32>,
+) -> i32 {
+    let wid = weapon.weapon_id();
+    let ctx = RollContext {
+        ranged: weapon.is_ranged(),
+        distance_ft,
+        weapon: Some((&wid, &weapon.name)),
+        descriptors: &[],
+    };
+    crate::effects::resolve(mods, Stat::Damage, &ctx).total
+}
+
+/// Hit points lost by `t`, the one place they are (CRB — Combat: Injury and Death): the hp
+/// drop; with an attacker `by`, its damage dealt and `t`'s damage taken (attrition counts
+/// attack damage only); `describe(before, after)`, if given, logged as `by`'s line; then the
+/// life state (disabled, dying, dead…). Attack damage of 0 leaves the life state as it is;
+/// other hit point loss (bleeding, dying, straining) always updates it.
+pub(crate) fn take_damage(
+    ep: &mut Episode,
+    by: Option<CombatantId>,
+    t: CombatantId,
+    amount: i32,
+    describe: Option<&dyn Fn(i32, i32) -> String>,
+) {
+    let i = t.0 as usize;
+    let before = ep.st[i].hp;
+    ep.st[i].hp -= amount;
+    let after = ep.st[i].hp;
+    if let Some(a) = by {
+        ep.attrition[a.0 as usize].damage_dealt += amount as i64;
+        ep.attrition[i].damage_taken += amount as i64;
+        if let Some(f) = describe {
+            let line = f(before, after);
+            ep.log_turn(a, line);
+        }
+    }
+    if by.is_none() || amount > 0 {
+        ep.update_life(t);
+    }
 }
 
 pub(crate) struct DamageRoll {
@@ -29,32 +88,32 @@ pub(crate) struct DamageRoll {
 /// - the total never goes below 0.
 pub(crate) fn roll_damage(
     ep: &mut Episode,
-    w: &AttackSpec,
+    a: CombatantId,
+    wi: usize,
     mult: i32,
     t: CombatantId,
     dmg_mod: i32,
     sneak_d6: u32,
 ) -> DamageRoll {
+    let aspec = ep.spec_arc(a);
+    let w = &aspec.attacks[wi];
+    let resolved = &aspec.resolved().damage[wi];
     let tspec = ep.spec_arc(t);
     let mut physical = 0i32;
     let mut energy_total = 0i32;
     let mut notes: Vec<String> = Vec::new();
-    for (i, comp) in w.damage.iter().enumerate() {
-        let expr: crate::dice::DiceExpr = comp
-            .formula
-            .parse()
-            .expect("validated when the combatant was loaded");
-        let phys = is_physical_component(&comp.types) && !comp.precision;
+    for (i, (comp, r)) in w.damage.iter().zip(resolved).enumerate() {
+        let phys = r.physical && !comp.precision;
         let times = if phys { mult } else { 1 };
         let mut sum = 0;
         for _ in 0..times {
-            sum += expr.roll(&mut ep.dice).total;
+            sum += r.dice.roll(&mut ep.dice).total;
             if i == 0 {
                 sum += w.damage_bonus + dmg_mod;
             }
         }
         let sum = sum.max(0);
-        if is_physical_component(&comp.types) {
+        if r.physical {
             physical += sum;
         } else {
             // Energy: immunity, then resistance, per damage type of the component.

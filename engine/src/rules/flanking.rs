@@ -15,7 +15,7 @@ use crate::rules::reach::threatens;
 /// A target whose traits say `immune_flanking` is never flanked (Bestiary — Creature Types:
 /// elemental and ooze traits).
 pub(crate) fn flanking(ep: &Episode, a: CombatantId, from: Cell, t: CombatantId) -> bool {
-    if ep.has_trait(t, "immune_flanking") {
+    if ep.traits(t).immune_flanking {
         return false;
     }
     let tpos = ep.st[idx(t)].pos;

@@ -5,11 +5,9 @@
 
 use crate::actions::CombatantId;
 use crate::effects::conditions::Condition;
-use crate::effects::{RollContext, Stat};
 use crate::episode::Episode;
 use crate::geometry::grid::{self, Cell};
 use crate::rules::maneuvers::free_for;
-use crate::rules::power_attack::power_attack_mods;
 use crate::rules::{self, idx};
 use serde::{Deserialize, Serialize};
 
@@ -25,34 +23,18 @@ pub struct GrappleLink {
 /// Weapon damage of `a`'s attack `w` to `t` without an attack roll (grapple damage option).
 pub(crate) fn deal_weapon_damage(ep: &mut Episode, a: CombatantId, t: CombatantId, w: usize) {
     let spec = ep.spec_arc(a);
-    let weapon = spec.attacks[w].clone();
-    let mut mods = ep.modifiers_for(a);
-    mods.extend(power_attack_mods(ep, a, &weapon));
-    let wid = weapon.weapon_id();
-    let ctx = RollContext {
-        ranged: false,
-        distance_ft: None,
-        weapon: Some((&wid, &weapon.name)),
-        descriptors: &[],
-    };
-    let dmg_mod = crate::effects::resolve(&mods, Stat::Damage, &ctx).total;
-    let dmg = rules::damage::roll_damage(ep, &weapon, 1, t, dmg_mod, 0);
-    let before = ep.st[idx(t)].hp;
-    ep.st[idx(t)].hp -= dmg.total;
-    ep.attrition[idx(a)].damage_dealt += dmg.total as i64;
-    ep.attrition[idx(t)].damage_taken += dmg.total as i64;
-    let after = ep.st[idx(t)].hp;
+    let weapon = &spec.attacks[w];
+    let mods = rules::damage::weapon_mods(ep, a, w);
+    let dmg_mod = rules::damage::damage_bonus(&mods, weapon, None);
+    let dmg = rules::damage::roll_damage(ep, a, w, 1, t, dmg_mod, 0);
     let tid = ep.id_of(t).to_string();
-    ep.log_turn(
-        a,
+    let line = |before: i32, after: i32| {
         format!(
             "grapple damage with {}: {}{} ({tid} hp {before}->{after})",
             weapon.name, dmg.total, dmg.note
-        ),
-    );
-    if dmg.total > 0 {
-        ep.update_life(t);
-    }
+        )
+    };
+    rules::damage::take_damage(ep, Some(a), t, dmg.total, Some(&line));
 }
 
 /// Start a grapple: a target not adjacent is pulled to the nearest free adjacent square (none:

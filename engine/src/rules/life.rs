@@ -32,9 +32,7 @@ impl Episode {
 
     /// Lose hit points (no attacker) and update the life state.
     pub(crate) fn lose_hp(&mut self, c: CombatantId, amount: i32) {
-        let i = c.0 as usize;
-        self.st[i].hp -= amount;
-        self.update_life(c);
+        crate::rules::damage::take_damage(self, None, c, amount, None);
     }
 
     /// Recompute the life state after hit point loss (CRB — Combat: Injury and Death; Bestiary

@@ -32,7 +32,6 @@ use crate::rules::grapple::deal_weapon_damage;
 use crate::rules::grapple::end_grapple;
 use crate::rules::grapple::start_grapple;
 use crate::rules::items::drop_weapon;
-use crate::rules::power_attack::power_attack_mods;
 use crate::rules::power_attack::power_attack_x;
 use crate::rules::{self, idx};
 use serde::{Deserialize, Serialize};
@@ -289,7 +288,7 @@ pub(crate) fn plan_maneuver(
     if m.size_limited() && too_large(ep, a, t) {
         return Err(Reject::TargetTooLarge);
     }
-    if m == Maneuver::Trip && ep.has_trait(t, "cannot_be_tripped") {
+    if m == Maneuver::Trip && ep.traits(t).cannot_be_tripped {
         return Err(Reject::InvalidTarget {
             target: Some(t),
             why: TargetIssue::CannotBeTripped,
@@ -436,18 +435,14 @@ fn roll_maneuver(
     }
     // Combat maneuvers are attack rolls: concealment is rolled (CRB — Performing a Combat
     // Maneuver).
-    let miss = if m == Maneuver::Escape {
-        0
-    } else {
-        ep.miss_chance(a, t)
-    };
-    if success && miss > 0 {
-        let r = ep.roll(100);
-        if r <= miss {
-            success = false;
-            verdict = format!("FAIL (concealment d100={r} <= {miss}%)");
-        } else {
-            verdict.push_str(&format!(" (concealment d100={r} > {miss}%)"));
+    if success && m != Maneuver::Escape {
+        if let Some(c) = crate::rules::concealment::roll_concealment(ep, a, t) {
+            if c.missed {
+                success = false;
+                verdict = format!("FAIL ({c})");
+            } else {
+                verdict.push_str(&format!(" ({c})"));
+            }
         }
     }
     ep.log_turn(
@@ -470,7 +465,7 @@ pub(crate) fn execute_maneuver(ep: &mut Episode, a: CombatantId, p: ManeuverPlan
         && !p.maintain
         && p.maneuver
             .improved_feat()
-            .is_none_or(|f| !crate::content::feats::has(ep.spec(a), f));
+            .is_none_or(|f| !ep.spec(a).has_feat(f));
     if provokes {
         let t = p.target;
         ep.frames.push(Frame::Maneuver {
@@ -543,30 +538,12 @@ pub(crate) fn finish_overrun(
 pub(crate) fn free_trip(ep: &mut Episode, a: CombatantId, t: CombatantId, w: usize) {
     if ep.has_condition(t, Condition::Prone)
         || too_large(ep, a, t)
-        || ep.has_trait(t, "cannot_be_tripped")
+        || ep.traits(t).cannot_be_tripped
     {
         return;
     }
     let r = roll_maneuver(ep, a, t, Maneuver::Trip, Some(w), 0, false);
     apply_effect(ep, a, t, Maneuver::Trip, Some(w), false, None, r);
-}
-
-/// Whether weapon `w` of `a` carries the trip rider: a feature `trip` (every natural attack)
-/// or `trip (bite)` (the named attack) — Bestiary — Universal Monster Rules: Trip.
-pub(crate) fn trip_rider(ep: &Episode, a: CombatantId, w: &AttackSpec) -> bool {
-    ep.spec(a).features.iter().any(|f| {
-        let (base, arg) = crate::content::feats::split_name(f);
-        if !base.eq_ignore_ascii_case("trip") {
-            return false;
-        }
-        match arg {
-            Some(name) => {
-                let n = name.to_lowercase();
-                w.weapon_id().to_lowercase() == n || w.name.to_lowercase() == n
-            }
-            None => w.natural && !w.is_ranged(),
-        }
-    })
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -802,21 +779,11 @@ fn reposition_square(
 /// Sunder; Conditions: Broken).
 fn sunder(ep: &mut Episode, a: CombatantId, w: usize, t: CombatantId, item: usize) {
     let aspec = ep.spec_arc(a);
-    let weapon = aspec.attacks[w].clone();
-    let mut mods = ep.modifiers_for(a);
-    mods.extend(power_attack_mods(ep, a, &weapon));
-    let wid = weapon.weapon_id();
-    let ctx = RollContext {
-        ranged: false,
-        distance_ft: None,
-        weapon: Some((&wid, &weapon.name)),
-        descriptors: &[],
-    };
-    let dmg_mod = crate::effects::resolve(&mods, Stat::Damage, &ctx).total;
-    let mut dmg = weapon.damage_bonus + dmg_mod;
-    for c in &weapon.damage {
-        let expr: crate::dice::DiceExpr = c.formula.parse().expect("validated");
-        dmg += expr.roll(&mut ep.dice).total;
+    let weapon = &aspec.attacks[w];
+    let mods = crate::rules::damage::weapon_mods(ep, a, w);
+    let mut dmg = weapon.damage_bonus + crate::rules::damage::damage_bonus(&mods, weapon, None);
+    for c in &aspec.resolved().damage[w] {
+        dmg += c.dice.roll(&mut ep.dice).total;
     }
     let dmg = dmg.max(0);
     let tspec = ep.spec_arc(t);

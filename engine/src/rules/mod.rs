@@ -121,11 +121,4 @@ impl Episode {
             best
         }
     }
-    /// Whether the combatant has the feat (case-insensitive name).
-    pub(crate) fn has_feat(&self, c: CombatantId, feat: &str) -> bool {
-        self.spec(c)
-            .feats
-            .iter()
-            .any(|f| f.eq_ignore_ascii_case(feat))
-    }
 }

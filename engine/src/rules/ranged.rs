@@ -45,7 +45,10 @@ pub(crate) fn range_penalty(w: &AttackSpec, d_ft: i32) -> i32 {
 /// target is at least 10 ft from the nearest such friend.
 /// Precise Shot removes the penalty (CRB — Feats: Precise Shot).
 pub(crate) fn into_melee_penalty(ep: &Episode, a: CombatantId, t: CombatantId) -> i32 {
-    if crate::content::feats::has(ep.spec(a), "Precise Shot") {
+    if ep
+        .spec(a)
+        .has_feat(crate::content::feats::Feat::PreciseShot)
+    {
         return 0;
     }
     let tpos = ep.st[idx(t)].pos;

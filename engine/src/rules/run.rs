@@ -12,7 +12,7 @@ use crate::rules::{self, idx};
 
 /// Run speed multiplier: ×4, ×5 with the Run feat (CRB — Actions in Combat: Run; Feats: Run).
 pub(crate) fn run_multiplier(ep: &Episode, a: CombatantId) -> i32 {
-    if crate::content::feats::has(ep.spec(a), "Run") {
+    if ep.spec(a).has_feat(crate::content::feats::Feat::Run) {
         5
     } else {
         4
