@@ -12,10 +12,9 @@
 //!   ```
 //!   Every name (scenario, map, combatant) must match `^[a-z0-9_]+$`, so a client can never make
 //!   the server read an arbitrary path. Built encounters are cached by scenario name.
-//! - **Inline** scenarios come in the request ([`proto::InlineScenario`]): map YAML text and,
+//! - **Inline** scenarios come in the request ([`InlineScenario`]): map YAML text and,
 //!   per side, combatant JSON texts. Errors name the request field
 //!   (`scenario.inline.sides[1].combatants[0]: field `hp_max`: must be > 0`).
-use crate::proto;
 use pf1e_engine::{CombatantSpec, Encounter, MapSpec, RulesOptions};
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -228,18 +227,18 @@ impl ScenarioStore {
     /// broken bundled data.
     pub fn resolve(
         &self,
-        scenario: Option<&proto::Scenario>,
+        scenario: Option<&ScenarioSource>,
         field: &str,
     ) -> Result<(String, Arc<Encounter>), ScenarioError> {
-        match scenario.and_then(|s| s.source.as_ref()) {
+        match scenario {
             None => Err(ScenarioError::Missing {
                 field: format!("{field} (named or inline)"),
             }),
-            Some(proto::scenario::Source::Named(name)) => {
+            Some(ScenarioSource::Named(name)) => {
                 let enc = self.named(name, &format!("{field}.named"))?;
                 Ok((name.clone(), enc))
             }
-            Some(proto::scenario::Source::Inline(inline)) => {
+            Some(ScenarioSource::Inline(inline)) => {
                 let mut enc = build_inline(inline, &format!("{field}.inline"))?;
                 // One encounter per inline episode: no per-map run-line table (memory).
                 Arc::make_mut(&mut enc.grid).without_run_line_table();
@@ -355,7 +354,7 @@ impl ScenarioStore {
 
     /// The bundled scenarios (files `<data>/scenarios/*.yaml` with a valid name), sorted by name.
     /// A file that cannot be parsed is listed with its `error`. An absent directory lists none.
-    pub fn list(&self) -> Vec<proto::ScenarioInfo> {
+    pub fn list(&self) -> Vec<ScenarioInfo> {
         let dir = self.data_dir.join("scenarios");
         let mut names: Vec<String> = match std::fs::read_dir(&dir) {
             Ok(entries) => entries
@@ -372,20 +371,16 @@ impl ScenarioStore {
         names
             .into_iter()
             .map(|name| match self.read_scenario_file(&name) {
-                Ok(f) => proto::ScenarioInfo {
+                Ok(f) => ScenarioInfo {
                     name,
                     description: f.description,
                     map: f.map,
-                    sides: f
-                        .sides
-                        .into_iter()
-                        .map(|(name, combatants)| proto::SideInfo { name, combatants })
-                        .collect(),
+                    sides: f.sides,
                     round_cap: f.round_cap,
                     simple_monster_death: f.simple_monster_death,
                     error: String::new(),
                 },
-                Err(error) => proto::ScenarioInfo {
+                Err(error) => ScenarioInfo {
                     name,
                     error,
                     ..Default::default()
@@ -393,6 +388,56 @@ impl ScenarioStore {
             })
             .collect()
     }
+}
+
+/// Which encounter to play (the request's `Scenario`; `proto` conversions are the service's).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ScenarioSource {
+    /// A bundled scenario, `<data>/scenarios/<name>.yaml` (never a path).
+    Named(String),
+    /// A scenario given in full by the client.
+    Inline(InlineScenario),
+}
+
+/// A scenario given in full: map YAML text and the combatants of each side (see
+/// `InlineScenario` in the proto for each field).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct InlineScenario {
+    pub map_yaml: String,
+    pub sides: Vec<InlineSide>,
+    /// Rounds after which the combat is a draw; 0 = the default (100).
+    pub round_cap: u32,
+    pub simple_monster_death: bool,
+}
+
+/// The combatants of one side of an inline scenario.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct InlineSide {
+    pub name: String,
+    pub combatants: Vec<InlineCombatant>,
+}
+
+/// One combatant of an inline scenario: its JSON text and the base of its id (empty: from
+/// its name).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct InlineCombatant {
+    pub json: String,
+    pub base_id: String,
+}
+
+/// A bundled scenario as listed ([`ScenarioStore::list`]): its file's fields, or the `error`
+/// that keeps it from loading.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ScenarioInfo {
+    pub name: String,
+    pub description: String,
+    pub map: String,
+    /// Side name and its combatant names, in deployment order.
+    pub sides: Vec<(String, Vec<String>)>,
+    pub round_cap: u32,
+    pub simple_monster_death: bool,
+    /// Why the file does not load (empty when it does).
+    pub error: String,
 }
 
 /// The default base id of an inline combatant: its name lower-cased, every character other
@@ -418,10 +463,7 @@ pub fn default_base_id(name: &str) -> String {
 /// [`ScenarioError::Missing`] for an empty map or no sides, [`ScenarioError::InvalidName`] for a
 /// bad `base_id`, [`ScenarioError::InvalidInline`] for everything else (limits, map and combatant
 /// errors naming their field, sides not matching the map's deployment).
-pub fn build_inline(
-    inline: &proto::InlineScenario,
-    field: &str,
-) -> Result<Encounter, ScenarioError> {
+pub fn build_inline(inline: &InlineScenario, field: &str) -> Result<Encounter, ScenarioError> {
     let invalid = |f: String, reason: String| ScenarioError::InvalidInline {
         message: format!("{f}: {reason}"),
         field: f,

@@ -15,6 +15,7 @@
 //! | `movement` | passing and stopping, movement fields, paths |
 //! | `charge` | the charge line |
 //! | `concealment` | concealment miss chances |
+//! | `conditions` | conditions on combatants at run time |
 //! | `confusion` | the confused d% |
 //! | `maneuvers` | combat maneuvers: CMB/CMD, the checks and their effects |
 //! | `grapple` | the grapple link |
@@ -33,6 +34,7 @@ pub(crate) mod aoo;
 pub(crate) mod attack_roll;
 pub(crate) mod charge;
 pub(crate) mod concealment;
+pub(crate) mod conditions;
 pub(crate) mod confusion;
 pub(crate) mod cover;
 pub(crate) mod damage;

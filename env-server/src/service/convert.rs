@@ -11,6 +11,7 @@
 use super::sessions::Session;
 use super::ServiceError;
 use crate::proto;
+use crate::scenarios::{InlineCombatant, InlineScenario, InlineSide, ScenarioInfo, ScenarioSource};
 use pf1e_engine::actions::Reject;
 use pf1e_engine::reward::RewardConfig;
 use pf1e_engine::DecisionKind;
@@ -600,6 +601,58 @@ pub(super) fn episode_state(id: &str, s: &Session) -> proto::EpisodeState {
     }
     state.rewards = rewards;
     state
+}
+
+/// Proto scenario → the scenario loader's ([`crate::scenarios::ScenarioSource`]); `None`
+/// when the oneof is unset (the loader reports it missing, naming the field).
+pub(crate) fn scenario_source(s: Option<&proto::Scenario>) -> Option<ScenarioSource> {
+    Some(match s?.source.as_ref()? {
+        proto::scenario::Source::Named(n) => ScenarioSource::Named(n.clone()),
+        proto::scenario::Source::Inline(i) => ScenarioSource::Inline(InlineScenario::from(i)),
+    })
+}
+
+impl From<&proto::InlineScenario> for InlineScenario {
+    fn from(i: &proto::InlineScenario) -> Self {
+        InlineScenario {
+            map_yaml: i.map_yaml.clone(),
+            sides: i
+                .sides
+                .iter()
+                .map(|s| InlineSide {
+                    name: s.name.clone(),
+                    combatants: s
+                        .combatants
+                        .iter()
+                        .map(|c| InlineCombatant {
+                            json: c.json.clone(),
+                            base_id: c.base_id.clone(),
+                        })
+                        .collect(),
+                })
+                .collect(),
+            round_cap: i.round_cap,
+            simple_monster_death: i.simple_monster_death,
+        }
+    }
+}
+
+impl From<ScenarioInfo> for proto::ScenarioInfo {
+    fn from(f: ScenarioInfo) -> Self {
+        proto::ScenarioInfo {
+            name: f.name,
+            description: f.description,
+            map: f.map,
+            sides: f
+                .sides
+                .into_iter()
+                .map(|(name, combatants)| proto::SideInfo { name, combatants })
+                .collect(),
+            round_cap: f.round_cap,
+            simple_monster_death: f.simple_monster_death,
+            error: f.error,
+        }
+    }
 }
 
 #[cfg(test)]

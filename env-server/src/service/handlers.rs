@@ -23,7 +23,13 @@ impl Environment for EnvironmentService {
         let svc = self.clone();
         blocking(deadline_of(&request), move || {
             Ok(proto::ListScenariosResponse {
-                scenarios: svc.inner.scenarios.list(),
+                scenarios: svc
+                    .inner
+                    .scenarios
+                    .list()
+                    .into_iter()
+                    .map(Into::into)
+                    .collect(),
             })
         })
         .await

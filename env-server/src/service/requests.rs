@@ -24,10 +24,10 @@ impl EnvironmentService {
         &self,
         req: &proto::ResetRequest,
     ) -> Result<proto::EpisodeState, ServiceError> {
-        let (name, enc) = self
-            .inner
-            .scenarios
-            .resolve(req.scenario.as_ref(), "scenario")?;
+        let (name, enc) = self.inner.scenarios.resolve(
+            super::convert::scenario_source(req.scenario.as_ref()).as_ref(),
+            "scenario",
+        )?;
         let (controllers, _) = controllers(&enc, req.controlled.as_ref())?;
         let obs = ObsOpts::from(req.observation.as_ref());
         let reward = reward_config(req.reward.as_ref(), "reward")?;
@@ -278,10 +278,10 @@ impl EnvironmentService {
         &self,
         req: &proto::RestoreRequest,
     ) -> Result<(String, proto::EpisodeState), ServiceError> {
-        let (name, enc) = self
-            .inner
-            .scenarios
-            .resolve(req.scenario.as_ref(), "scenario")?;
+        let (name, enc) = self.inner.scenarios.resolve(
+            super::convert::scenario_source(req.scenario.as_ref()).as_ref(),
+            "scenario",
+        )?;
         let obs = ObsOpts::from(req.observation.as_ref());
         let reward = reward_config(req.reward.as_ref(), "reward")?;
         if req.snapshot.is_empty() {

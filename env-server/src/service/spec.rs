@@ -20,10 +20,10 @@ impl EnvironmentService {
         &self,
         req: &proto::GetSpecRequest,
     ) -> Result<proto::Spec, ServiceError> {
-        let (name, enc) = self
-            .inner
-            .scenarios
-            .resolve(req.scenario.as_ref(), "scenario")?;
+        let (name, enc) = self.inner.scenarios.resolve(
+            super::convert::scenario_source(req.scenario.as_ref()).as_ref(),
+            "scenario",
+        )?;
         Ok(spec(&name, &enc, self.inner.config.max_batch_items))
     }
 }
