@@ -40,7 +40,7 @@ use crate::actions::{Action, ActionKind, CombatantId, Maneuver};
 use crate::effects::conditions::Condition;
 use crate::episode::Episode;
 use crate::geometry::grid::{self, Cell};
-use crate::rules::{self, idx};
+use crate::rules;
 
 /// The nearest conscious enemy of `a`, if any.
 pub(crate) fn nearest_enemy(ep: &Episode, a: CombatantId) -> Option<CombatantId> {
@@ -195,10 +195,31 @@ fn preparation(ep: &Episode, a: CombatantId, t: CombatantId) -> Option<Action> {
     None
 }
 
-/// The default policy's action sequence for `a`'s turn (may be empty: end the turn).
-pub(crate) fn default_policy(ep: &Episode, a: CombatantId) -> Vec<Action> {
+/// What the default policy does next in a turn: `actions` in order (empty: end the turn),
+/// then `then` if the rules accept it once they are done.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct PolicyPlan {
+    pub actions: Vec<Action>,
+    pub then: Option<Action>,
+}
+
+impl From<Vec<Action>> for PolicyPlan {
+    fn from(actions: Vec<Action>) -> Self {
+        PolicyPlan {
+            actions,
+            then: None,
+        }
+    }
+}
+
+/// The default policy's plan for `a`'s turn now (see the module doc).
+pub(crate) fn default_policy(ep: &Episode, a: CombatantId) -> PolicyPlan {
+    plan(ep, a)
+}
+
+fn plan(ep: &Episode, a: CombatantId) -> PolicyPlan {
     let Some(t) = nearest_enemy(ep, a) else {
-        return Vec::new();
+        return PolicyPlan::default();
     };
     let pos = ep.position(a);
     let threatened = ep
@@ -213,10 +234,11 @@ pub(crate) fn default_policy(ep: &Episode, a: CombatantId) -> Vec<Action> {
                 destination: Some(dest),
                 weapon: None,
                 maneuver: None,
-            }];
+            }]
+            .into();
         }
         if ep.cond_flag(a, |d| d.cant_attack) {
-            return Vec::new();
+            return PolicyPlan::default();
         }
     }
     // Pinned: try to escape (CRB — Conditions: Pinned).
@@ -225,37 +247,45 @@ pub(crate) fn default_policy(ep: &Episode, a: CombatantId) -> Vec<Action> {
             let mut act = with(ActionKind::Maneuver, g, None, None);
             act.maneuver = Some(Maneuver::Escape);
             if ep.check(a, &act).is_ok() {
-                return vec![act];
+                return vec![act].into();
             }
         }
     }
     if !ep.cond_flag(a, |d| d.cant_act) {
         if let Some(p) = preparation(ep, a, t) {
-            return vec![p];
+            return vec![p].into();
         }
     }
     if ep.cond_flag(a, |d| d.cant_attack) {
         if pick_weapon(ep, a, pos, t, threatened).is_some() {
-            return Vec::new();
+            return PolicyPlan::default();
         }
         let squares = (ep.speed_ft(a) / grid::SQUARE_FT).max(0) as u32;
         return match rules::movement::path_toward(ep, a, t, None, squares) {
-            Some(_) => vec![with(ActionKind::Move, t, None, None)],
-            None => Vec::new(),
+            Some(_) => vec![with(ActionKind::Move, t, None, None)].into(),
+            None => PolicyPlan::default(),
         };
     }
     // 1. Full attack from here (a single attack when limited to one action).
-    // Staggered: one action. (A disabled combatant keeps the seed's plan, whose full-round
-    // and standard actions are refused: it never strains for 1 hp.)
+    // Staggered or disabled: one move or standard action (a disabled combatant's standard
+    // action costs it 1 hp — CRB — Injury and Death: Disabled — and it takes it: an attack
+    // from here, else it moves).
     // After a preparatory move action (standing up, picking up a weapon) one action is left.
-    let single = ep.cond_flag(a, |d| d.staggered) || ep.turn.move_used;
+    let single = ep.single_action(a) || ep.turn.move_used;
     let attack_kind = if single {
         ActionKind::Attack
     } else {
         ActionKind::FullAttack
     };
-    if let Some(w) = pick_weapon(ep, a, pos, t, threatened) {
-        return vec![with(attack_kind, t, Some(w), None)];
+    // The slot an attack needs is still free (a staggered combatant that stood up has none).
+    let budget = ep.budget(a);
+    let can_attack = if single {
+        budget.standard
+    } else {
+        budget.full_round
+    };
+    if let Some(w) = pick_weapon(ep, a, pos, t, threatened).filter(|_| can_attack) {
+        return vec![with(attack_kind, t, Some(w), None)].into();
     }
     let can_move = !ep.cond_flag(a, |d| d.cant_move) && ep.speed_ft(a) > 0;
     // 2. Charge (melee fighters).
@@ -265,10 +295,10 @@ pub(crate) fn default_policy(ep: &Episode, a: CombatantId) -> Vec<Action> {
         && !ep.cond_flag(a, |d| d.no_charge)
         && rules::charge::charge_path(ep, a, t, None).is_ok()
     {
-        return vec![with(ActionKind::Charge, t, None, None)];
+        return vec![with(ActionKind::Charge, t, None, None)].into();
     }
     // 3. One 5-foot step suffices.
-    if can_move {
+    if can_move && can_attack {
         // The unbounded field: when no 5-foot step will do, the move toward the target (step
         // 4) needs it anyway, and the memo then serves it (a bound only prunes).
         let field = ep.move_field(a, None);
@@ -285,7 +315,7 @@ pub(crate) fn default_policy(ep: &Episode, a: CombatantId) -> Vec<Action> {
                     weapon: None,
                     maneuver: None,
                 };
-                return vec![step, with(attack_kind, t, Some(w), None)];
+                return vec![step, with(attack_kind, t, Some(w), None)].into();
             }
         }
     }
@@ -293,7 +323,7 @@ pub(crate) fn default_policy(ep: &Episode, a: CombatantId) -> Vec<Action> {
     let squares = (ep.speed_ft(a) / grid::SQUARE_FT).max(0) as u32;
     let attacks = &ep.spec(a).attacks;
     let preferred: Option<usize> = (0..attacks.len()).find(|&w| attacks[w].is_ranged() == ranged);
-    let moved = if can_move {
+    let moved = if can_move && budget.move_action {
         preferred
             .and_then(|w| rules::movement::path_toward(ep, a, t, Some(w), squares).map(|_| Some(w)))
             .or_else(|| rules::movement::path_toward(ep, a, t, None, squares).map(|_| None))
@@ -301,20 +331,19 @@ pub(crate) fn default_policy(ep: &Episode, a: CombatantId) -> Vec<Action> {
         None
     };
     match moved {
-        Some(w) if single => vec![with(ActionKind::Move, t, w, None)],
-        Some(w) => vec![
-            with(ActionKind::Move, t, w, None),
-            with(ActionKind::Attack, t, None, None),
-        ],
+        Some(w) if single => vec![with(ActionKind::Move, t, w, None)].into(),
+        // The attack comes after the move only if it can be made then (the move may end
+        // out of reach or range).
+        Some(w) => PolicyPlan {
+            actions: vec![with(ActionKind::Move, t, w, None)],
+            then: Some(with(ActionKind::Attack, t, None, None)),
+        },
         None => {
             // Cannot get closer (or cannot move at all: grappled, entangled in place…):
             // attack with anything that reaches from here, a ranged weapon included.
             match rules::weapons::weapon_for(ep, a, pos, t) {
-                Ok(w) => vec![with(attack_kind, t, Some(w), None)],
-                Err(_) => {
-                    let _ = idx(a);
-                    Vec::new()
-                }
+                Ok(w) if can_attack => vec![with(attack_kind, t, Some(w), None)].into(),
+                _ => PolicyPlan::default(),
             }
         }
     }

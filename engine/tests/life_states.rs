@@ -375,3 +375,45 @@ fn crb_initiative_d20_plus_mod_ties_by_mod_then_list_order() {
         "highest initiative acts first"
     );
 }
+
+/// A disabled default-policy combatant next to its enemy takes its one standard action — an
+/// attack — and strains for 1 hp (CRB — Injury and Death: Disabled: "a single move or
+/// standard action each turn … if he performs any standard action … he takes 1 point of
+/// damage"); it does not try a full attack that the rules refuse and lose its turn.
+#[test]
+fn crb_disabled_default_policy_takes_its_one_standard_action() {
+    // Initiative: hero 20, dummy 1. The hero hits (15, 1d8 = 5): the dummy is at 0 hp. The
+    // dummy (default policy) attacks once: d20 = 2 misses AC 10; it strains to -1 (dying).
+    let units = vec![
+        unit("a", "hero", creature("hero"), (1, 1)),
+        unit("b", "dummy", hp(creature("dummy"), 5), (1, 2)),
+    ];
+    let enc = encounter_with(&room(1, 12), None, units, RulesOptions::default());
+    let mut ep = Episode::with_dice(
+        enc,
+        pf1e_engine::DiceSource::Scripted(pf1e_engine::ScriptedDice::new([20, 1, 15, 5, 2])),
+        &[
+            pf1e_engine::Controller::External,
+            pf1e_engine::Controller::DefaultPolicy,
+        ],
+    );
+    turn_of(&mut ep, "hero");
+    // (Nothing else is left to the hero in the corridor: its turn ends after the attack.)
+    hit(&mut ep);
+    let d = cid(&ep, "dummy");
+    assert!(matches!(ep.advance(), Status::Terminal(_)), "{}", log(&ep));
+    assert_eq!(
+        lines_of(&ep, "dummy"),
+        [
+            "is disabled (hp 0)",
+            "longsword vs hero d20=2+5=7 AC 10 -> MISS",
+            "strains while disabled: loses 1 hp",
+            "is dying (hp -1)"
+        ],
+        "{}",
+        log(&ep)
+    );
+    assert_eq!(ep.life_state(d), LifeState::Dying);
+    assert!(lines_with(&ep, "refused").is_empty());
+    assert_eq!(dice_left(&ep), 0);
+}

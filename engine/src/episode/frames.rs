@@ -109,6 +109,11 @@ pub(crate) struct ActionList {
     pub refused: bool,
     /// No further action of the list applies (turn ended, or the combat is decided).
     pub ended: bool,
+    /// Default policy: the action it takes after the list if the rules accept it then (an
+    /// attack after moving toward the target: the move may end out of reach, or the mover
+    /// prone after an attack of opportunity).
+    #[serde(default)]
+    pub then: Option<Action>,
 }
 
 /// The stage of a walk at square `i` of its path.
@@ -446,7 +451,8 @@ impl Episode {
                 self.frames.push(Frame::Turn(t));
                 self.new_decision(actor, DecisionKind::TurnAction);
             } else {
-                let actions = crate::policy::default_policy(self, actor);
+                let plan = crate::policy::default_policy(self, actor);
+                let actions = plan.actions;
                 let prep = actions.len() == 1 && crate::policy::is_preparatory(actions[0].kind);
                 t.list = Some(ActionList {
                     actions,
@@ -456,6 +462,7 @@ impl Episode {
                     prep,
                     refused: false,
                     ended: false,
+                    then: plan.then,
                 });
                 self.frames.push(Frame::Turn(t));
             }
@@ -529,6 +536,22 @@ impl Episode {
                     self.new_decision(actor, DecisionKind::TurnAction);
                 }
                 return;
+            }
+            if let Some(then) = list.then.take() {
+                if !list.ended && self.conscious(actor) && self.check(actor, &then).is_ok() {
+                    t.list = Some(ActionList {
+                        actions: vec![then],
+                        next: 0,
+                        executing: None,
+                        history: None,
+                        prep: list.prep,
+                        refused: list.refused,
+                        ended: false,
+                        then: None,
+                    });
+                    self.frames.push(Frame::Turn(t));
+                    return;
+                }
             }
             t.plans_left = t.plans_left.saturating_sub(1);
             let stop = !list.prep

@@ -407,6 +407,7 @@ impl Episode {
             prep: false,
             refused: false,
             ended: false,
+            then: None,
         });
         self.frames.push(crate::episode::frames::Frame::Turn(t));
         self.phase = Phase::Resolving;

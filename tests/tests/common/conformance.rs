@@ -27,65 +27,6 @@ use std::sync::Arc;
 /// Encounter names are `scenario <file stem>` and `pair <a> vs <b>`; the keys are listed in
 /// [`CHECK_KEYS`].
 pub const KNOWN_DIVERGENCES: &[KnownDivergence] = &[
-    // Bug 1 (engine/src/policy.rs, `default_policy`): a disabled (0 hp) combatant keeps the
-    // healthy plan — full attack from here, else charge, else move + attack — and its
-    // full-round action (or the standard action after its single move) is refused with
-    // `downgraded:disabled`. Repro: scenario mirror_duel, seed 7, default policy on both
-    // sides: "round 1 orc-2: is disabled (hp 0)" then "round 1 orc-2: full_attack refused:
-    // downgraded:disabled"; scenario sample_arena, seed 0: "round 2 orc-2: move
-    // (3,11)->(3,10)->(4,9)" then "round 2 orc-2: attack refused: downgraded:disabled", and
-    // "round 3 orc: charge refused: downgraded:disabled".
-    k(
-        "*",
-        "default_policy_refused:full_attack:downgraded:disabled",
-        DefaultPolicy("scenario mirror_duel", 7),
-    ),
-    k(
-        "*",
-        "default_policy_refused:attack:downgraded:disabled",
-        DefaultPolicy("scenario sample_arena", 0),
-    ),
-    k(
-        "*",
-        "default_policy_refused:charge:downgraded:disabled",
-        DefaultPolicy("scenario sample_arena", 0),
-    ),
-    // Bug 2 (policy.rs, step 4 "move + attack"): the policy plans `[move toward t, attack t]`
-    // without checking that the move (bounded by its speed) ends where a weapon can attack:
-    // when the target is farther than one move, the attack is refused (`out_of_range`;
-    // `no_line_of_effect` behind the arena's pillars and walls; `out_of_ammunition` when the
-    // only weapon that could reach is a thrown weapon already thrown). Repros (default
-    // policy, sample arena): pair bugbear vs dire_rat, seed 0: "round 1 dire_rat: move
-    // (1,15)->…->(3,9)" then "round 1 dire_rat: attack refused: out_of_range"; scenario
-    // sample_arena, seed 1: "round 1 orc: move (1,15)->(2,14)->(3,13)->(3,12)" then "round 1
-    // orc: attack refused: no_line_of_effect"; pair gnoll vs goblin, seed 0: the gnoll throws
-    // its spear (ammunition 1) in round 1, then "round 2 gnoll: move (3,6)->…->(3,10)" and
-    // "round 2 gnoll: attack refused: out_of_ammunition".
-    k(
-        "*",
-        "default_policy_refused:attack:out_of_range",
-        DefaultPolicy("pair bugbear vs dire_rat", 0),
-    ),
-    k(
-        "*",
-        "default_policy_refused:attack:no_line_of_effect",
-        DefaultPolicy("scenario sample_arena", 1),
-    ),
-    k(
-        "gnoll",
-        "default_policy_refused:attack:out_of_ammunition",
-        DefaultPolicy("pair gnoll vs goblin", 0),
-    ),
-    // Bug 3 (policy.rs, preparations): a staggered combatant (one move or standard action)
-    // that is prone stands up (its one action) and the policy, planning again, still
-    // attacks: refused `downgraded:action_economy`. Repro: pair human_zombie vs wolf, seed 0,
-    // default policy: "round 2 wolf: trip … SUCCESS", "round 2 human_zombie: stands up (move
-    // action)", "round 2 human_zombie: attack refused: downgraded:action_economy".
-    k(
-        "human_zombie",
-        "default_policy_refused:attack:downgraded:action_economy",
-        DefaultPolicy("pair human_zombie vs wolf", 0),
-    ),
     // Bug 4 (engine/src/legal.rs `ActionSpace::encode`, minor): `end_turn` with parameters
     // (a target, a weapon, a square) encodes to id 0, whose action is the bare `end_turn`,
     // and `validate`/`submit` accept it; every other parameterless kind (`stand_up`,
