@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Regenerate the golden transcripts (tests/golden/*.txt) after an intended rules change, then
-# review `git diff tests/golden` like code.
+# Regenerate the golden transcripts (tests/golden/*.txt: the rules cases of
+# tests/tests/golden.rs and the per-scenario playthroughs of tests/tests/playthroughs.rs,
+# playthrough_<scenario>.txt) after an intended rules change, then review
+# `git diff tests/golden` like code.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-UPDATE_GOLDEN=1 cargo test -p pf1e-tests --test golden
+UPDATE_GOLDEN=1 cargo test -p pf1e-tests --test golden --test playthroughs
 git --no-pager diff --stat tests/golden || true
+git status --short tests/golden

@@ -17,6 +17,7 @@
 //! - `batch`: StepBatch / ResetBatch and the columnar batch encoding;
 //! - `stream`: the Session bidirectional stream;
 //! - `evaluate`: the Evaluate RPC (position sweeps);
+//! - `transcript`: ExportTranscript / ReplayTranscript (the input history as a JSON document);
 //! - `spec`: GetSpec;
 //! - `sessions`: open episodes, the session map, episode ids, idle eviction;
 //! - `convert`: every proto ↔ engine conversion;
@@ -41,6 +42,7 @@ mod requests;
 mod sessions;
 mod spec;
 mod stream;
+mod transcript;
 pub use convert::{
     action_to_proto, kind_from_proto, kind_to_proto, maneuver_from_proto, maneuver_to_proto,
     result_code, DEFAULT_DAMAGE_WEIGHT, DEFAULT_KILL_WEIGHT, MAX_REWARD_WEIGHT,
@@ -48,6 +50,7 @@ pub use convert::{
 pub use error::ServiceError;
 pub use evaluate::{DEFAULT_MAX_EVALUATIONS, MAX_ORIGIN_LEN, PROGRESS_INTERVAL};
 pub use spec::{rules_data_version, MASK_POLARITY, PROTOCOL, REWARD_COMPONENTS};
+pub use transcript::{MAX_TRANSCRIPT_BYTES, TRANSCRIPT_FORMAT, TRANSCRIPT_VERSION};
 
 /// Most actions accepted in one Step.
 pub const MAX_ACTIONS_PER_STEP: usize = 64;

@@ -325,6 +325,29 @@ class Pf1eClient:
         """A new episode, an exact copy of ``episode_id`` (RNG and options included)."""
         return self.stub.Fork(pb.ForkRequest(episode_id=episode_id), timeout=self.timeout)
 
+    def export_transcript(self, episode_id: str, *, json_only: bool = False) -> pb.Transcript:
+        """The input history of an episode, live or finished: its start (scenario, seed,
+        controlled combatants, versions), every answered decision (``entries``: actions and
+        results), the transcript ``lines``, the outcome, and the same as one JSON document
+        (``transcript_json``) that :meth:`replay_transcript` turns back into the episode.
+        ``json_only``: the document without the typed ``entries`` and ``lines`` (a smaller
+        reply). ``replayable`` is false for an episode restored from a snapshot."""
+        req = pb.ExportTranscriptRequest(episode_id=episode_id, json_only=json_only)
+        return self.stub.ExportTranscript(req, timeout=self.timeout)
+
+    def replay_transcript(
+        self, transcript: str | bytes | pb.Transcript, **extra: Any
+    ) -> pb.EpisodeState:
+        """A new live episode rebuilt from an exported document (``transcript_json``, or the
+        :class:`pb.Transcript` holding it), where the original stood; the server refuses a
+        document whose history does not reproduce it (INVALID_ARGUMENT naming the field).
+        ``extra``: ``observation``, ``reward`` (as at Reset)."""
+        if isinstance(transcript, pb.Transcript):
+            transcript = transcript.transcript_json
+        data = transcript.encode() if isinstance(transcript, str) else bytes(transcript)
+        req = pb.ReplayTranscriptRequest(transcript_json=data, **extra)
+        return self.stub.ReplayTranscript(req, timeout=self.timeout)
+
     def describe(self, episode_id: str) -> pb.EpisodeDescription:
         """What the episode is waiting for, its round, age and activity."""
         return self.stub.Describe(pb.DescribeRequest(episode_id=episode_id), timeout=self.timeout)

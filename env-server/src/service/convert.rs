@@ -417,34 +417,45 @@ impl From<pf1e_engine::observe::tensor::TensorObservation> for proto::TensorObse
 
 pub(super) fn decision_to_proto(ep: &Episode, d: &pf1e_engine::Decision) -> proto::Decision {
     let actor = &ep.encounter().combatants[usize::from(d.actor.0)];
+    let (kind, attack_of_opportunity) = decision_kind_to_proto(ep.encounter(), &d.kind);
     proto::Decision {
         decision_id: d.decision_id,
         actor_index: u32::from(d.actor.0),
         actor_id: actor.id.clone(),
         round: d.round,
         budget: Some(proto::Budget::from(&d.budget)),
-        kind: match d.kind {
-            DecisionKind::TurnAction => proto::DecisionKind::TurnAction,
-            DecisionKind::AttackOfOpportunity { .. } => proto::DecisionKind::AttackOfOpportunity,
-        } as i32,
-        attack_of_opportunity: match &d.kind {
-            DecisionKind::AttackOfOpportunity {
-                provoker,
-                provocation,
-                weapons,
-            } => Some(proto::AttackOfOpportunityOffer {
+        kind: kind as i32,
+        attack_of_opportunity,
+    }
+}
+
+/// Engine decision kind → the proto kind and, for a reaction, its offer.
+pub(super) fn decision_kind_to_proto(
+    enc: &Encounter,
+    kind: &DecisionKind,
+) -> (proto::DecisionKind, Option<proto::AttackOfOpportunityOffer>) {
+    match kind {
+        DecisionKind::TurnAction => (proto::DecisionKind::TurnAction, None),
+        DecisionKind::AttackOfOpportunity {
+            provoker,
+            provocation,
+            weapons,
+        } => (
+            proto::DecisionKind::AttackOfOpportunity,
+            Some(proto::AttackOfOpportunityOffer {
                 provoker_index: u32::from(provoker.0),
-                provoker_id: ep.encounter().combatants[usize::from(provoker.0)]
-                    .id
-                    .clone(),
+                provoker_id: enc
+                    .combatants
+                    .get(usize::from(provoker.0))
+                    .map(|p| p.id.clone())
+                    .unwrap_or_default(),
                 provocation: provocation.name().to_string(),
                 weapons: weapons
                     .iter()
                     .map(|&w| u32::try_from(w).unwrap_or(u32::MAX))
                     .collect(),
             }),
-            DecisionKind::TurnAction => None,
-        },
+        ),
     }
 }
 

@@ -1,6 +1,6 @@
 //! `impl Environment for EnvironmentService`: every gRPC method, each a thin shell that picks
 //! how its work runs (in place, on the blocking pool, creating episodes: see `exec`) around
-//! the synchronous body in `requests`, `batch`, `spec`, `stream` or `evaluate`.
+//! the synchronous body in `requests`, `batch`, `spec`, `stream`, `transcript` or `evaluate`.
 use super::exec::{blocking, blocking_creating, deadline_of};
 use super::stream::SessionResponseStream;
 use super::{evaluate, EnvironmentService};
@@ -108,6 +108,27 @@ impl Environment for EnvironmentService {
         let req = request.into_inner();
         blocking_creating(svc.clone(), deadline, 0, move || {
             svc.fork_blocking(&req).map(|(_, s)| s)
+        })
+        .await
+        .map(Response::new)
+    }
+
+    async fn export_transcript(
+        &self,
+        request: Request<proto::ExportTranscriptRequest>,
+    ) -> Result<Response<proto::Transcript>, tonic::Status> {
+        self.unary(request, Self::export_transcript_blocking).await
+    }
+
+    async fn replay_transcript(
+        &self,
+        request: Request<proto::ReplayTranscriptRequest>,
+    ) -> Result<Response<proto::EpisodeState>, tonic::Status> {
+        let svc = self.clone();
+        let deadline = deadline_of(&request);
+        let req = request.into_inner();
+        blocking_creating(svc.clone(), deadline, 0, move || {
+            svc.replay_transcript_blocking(&req).map(|(_, s)| s)
         })
         .await
         .map(Response::new)

@@ -6,12 +6,13 @@ use super::convert::{
     action_from_proto, controllers, decision_to_proto, episode_state, result_to_proto,
     reward_config, ObsOpts,
 };
-use super::sessions::{check_episode_id, lock, Session};
+use super::sessions::{check_episode_id, lock, Session, Start};
 use super::spec::rules_data_version;
 use super::{EnvironmentService, ServiceError, MAX_ACTIONS_PER_STEP};
 use crate::proto;
 use pf1e_engine::{Controller, Episode, Status};
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::Instant;
 
 impl EnvironmentService {
@@ -33,7 +34,11 @@ impl EnvironmentService {
         let reward = reward_config(req.reward.as_ref(), "reward")?;
         self.check_capacity()?;
         let episode = Episode::new(enc, req.seed, &controllers);
-        let session = Session::new(episode, name.clone(), &controllers, obs, reward);
+        let start = Arc::new(Start {
+            scenario: req.scenario.clone().unwrap_or_default(),
+            seed: Some(req.seed),
+        });
+        let session = Session::new(episode, name.clone(), start, &controllers, obs, reward);
         let (id, state) = self.insert(session)?;
         tracing::debug!(episode = %id, scenario = %name, seed = req.seed, "reset");
         Ok(state)
@@ -312,7 +317,12 @@ impl EnvironmentService {
             (None, None) => controllers(&enc, None)?.0,
         };
         self.check_capacity()?;
-        let session = Session::new(episode, name, &ctl, obs, reward);
+        // The snapshot holds the history but not the dice at the start: not replayable.
+        let start = Arc::new(Start {
+            scenario: req.scenario.clone().unwrap_or_default(),
+            seed: None,
+        });
+        let session = Session::new(episode, name, start, &ctl, obs, reward);
         let (id, state) = self.insert(session)?;
         tracing::debug!(episode = %id, "restore");
         Ok((id, state))

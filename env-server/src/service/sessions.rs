@@ -25,6 +25,10 @@ pub(super) struct Session {
     pub(super) status: Status,
     /// Scenario name (`inline` for inline ones).
     pub(super) scenario: String,
+    /// Where the episode started, for ExportTranscript: the scenario as requested (name or
+    /// inline content) and the seed of its dice (`DiceSource::seeded(seed)`; `None` for an
+    /// episode restored from a snapshot, whose start is not known).
+    pub(super) start: Arc<Start>,
     /// Side of every controlled combatant, when they are all on one side.
     pub(super) reward_side: Option<String>,
     /// Controlled combatants, list order.
@@ -48,6 +52,13 @@ pub(super) struct Session {
     pub(super) steps: u64,
     pub(super) created: Instant,
     pub(super) last_used: Instant,
+}
+
+/// The start of an episode (see [`Session::start`]).
+#[derive(Debug)]
+pub(super) struct Start {
+    pub(super) scenario: proto::Scenario,
+    pub(super) seed: Option<u64>,
 }
 
 impl Session {
@@ -82,6 +93,7 @@ impl Session {
     pub(super) fn new(
         episode: Episode,
         scenario: String,
+        start: Arc<Start>,
         controllers: &[Controller],
         obs: ObsOpts,
         reward: RewardConfig,
@@ -114,6 +126,7 @@ impl Session {
             reward: RewardTracker::new(&episode, controlled_sides, reward),
             episode,
             scenario,
+            start,
             reward_side,
             controlled,
             obs,

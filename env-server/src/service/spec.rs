@@ -30,9 +30,13 @@ impl EnvironmentService {
 
 /// Short hash (FNV-1a 64, 16 hex digits) of the built encounter's JSON.
 pub fn rules_data_version(enc: &Encounter) -> String {
-    let bytes = serde_json::to_vec(enc).unwrap_or_default();
+    fnv1a64_hex(&serde_json::to_vec(enc).unwrap_or_default())
+}
+
+/// FNV-1a 64 of `bytes`, as 16 hex digits.
+pub(super) fn fnv1a64_hex(bytes: &[u8]) -> String {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
+    for &b in bytes {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
@@ -109,6 +113,7 @@ fn spec(name: &str, enc: &Encounter, max_batch_items: usize) -> proto::Spec {
             columnar_decisions: true,
             compact_columns: true,
             columnar_decision_kinds: true,
+            transcripts: true,
         }),
         rules_data_version: rules_data_version(enc),
         max_batch_items: u32::try_from(max_batch_items).unwrap_or(u32::MAX),

@@ -309,7 +309,7 @@ class ActionBlock(_message.Message):
     def __init__(self, name: _Optional[str] = ..., first_id: _Optional[int] = ..., size: _Optional[int] = ...) -> None: ...
 
 class Capabilities(_message.Message):
-    __slots__ = ("json_observation", "tensor_observation", "snapshots", "batch", "stream", "validate", "shaped_rewards", "evaluate", "columnar_batch", "batch_close", "columnar_decisions", "compact_columns", "columnar_decision_kinds")
+    __slots__ = ("json_observation", "tensor_observation", "snapshots", "batch", "stream", "validate", "shaped_rewards", "evaluate", "columnar_batch", "batch_close", "columnar_decisions", "compact_columns", "columnar_decision_kinds", "transcripts")
     JSON_OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     TENSOR_OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     SNAPSHOTS_FIELD_NUMBER: _ClassVar[int]
@@ -323,6 +323,7 @@ class Capabilities(_message.Message):
     COLUMNAR_DECISIONS_FIELD_NUMBER: _ClassVar[int]
     COMPACT_COLUMNS_FIELD_NUMBER: _ClassVar[int]
     COLUMNAR_DECISION_KINDS_FIELD_NUMBER: _ClassVar[int]
+    TRANSCRIPTS_FIELD_NUMBER: _ClassVar[int]
     json_observation: bool
     tensor_observation: bool
     snapshots: bool
@@ -336,7 +337,8 @@ class Capabilities(_message.Message):
     columnar_decisions: bool
     compact_columns: bool
     columnar_decision_kinds: bool
-    def __init__(self, json_observation: _Optional[bool] = ..., tensor_observation: _Optional[bool] = ..., snapshots: _Optional[bool] = ..., batch: _Optional[bool] = ..., stream: _Optional[bool] = ..., validate: _Optional[bool] = ..., shaped_rewards: _Optional[bool] = ..., evaluate: _Optional[bool] = ..., columnar_batch: _Optional[bool] = ..., batch_close: _Optional[bool] = ..., columnar_decisions: _Optional[bool] = ..., compact_columns: _Optional[bool] = ..., columnar_decision_kinds: _Optional[bool] = ...) -> None: ...
+    transcripts: bool
+    def __init__(self, json_observation: _Optional[bool] = ..., tensor_observation: _Optional[bool] = ..., snapshots: _Optional[bool] = ..., batch: _Optional[bool] = ..., stream: _Optional[bool] = ..., validate: _Optional[bool] = ..., shaped_rewards: _Optional[bool] = ..., evaluate: _Optional[bool] = ..., columnar_batch: _Optional[bool] = ..., batch_close: _Optional[bool] = ..., columnar_decisions: _Optional[bool] = ..., compact_columns: _Optional[bool] = ..., columnar_decision_kinds: _Optional[bool] = ..., transcripts: _Optional[bool] = ...) -> None: ...
 
 class MapInfo(_message.Message):
     __slots__ = ("name", "rows", "cols", "square_size_ft")
@@ -568,6 +570,84 @@ class ForkRequest(_message.Message):
     EPISODE_ID_FIELD_NUMBER: _ClassVar[int]
     episode_id: str
     def __init__(self, episode_id: _Optional[str] = ...) -> None: ...
+
+class ExportTranscriptRequest(_message.Message):
+    __slots__ = ("episode_id", "json_only")
+    EPISODE_ID_FIELD_NUMBER: _ClassVar[int]
+    JSON_ONLY_FIELD_NUMBER: _ClassVar[int]
+    episode_id: str
+    json_only: bool
+    def __init__(self, episode_id: _Optional[str] = ..., json_only: _Optional[bool] = ...) -> None: ...
+
+class Transcript(_message.Message):
+    __slots__ = ("episode_id", "scenario", "seed", "replayable", "controlled", "engine_version", "rng_version", "rules_data_version", "entries", "lines", "outcome", "decision", "round", "transcript_json")
+    EPISODE_ID_FIELD_NUMBER: _ClassVar[int]
+    SCENARIO_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    REPLAYABLE_FIELD_NUMBER: _ClassVar[int]
+    CONTROLLED_FIELD_NUMBER: _ClassVar[int]
+    ENGINE_VERSION_FIELD_NUMBER: _ClassVar[int]
+    RNG_VERSION_FIELD_NUMBER: _ClassVar[int]
+    RULES_DATA_VERSION_FIELD_NUMBER: _ClassVar[int]
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    LINES_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    DECISION_FIELD_NUMBER: _ClassVar[int]
+    ROUND_FIELD_NUMBER: _ClassVar[int]
+    TRANSCRIPT_JSON_FIELD_NUMBER: _ClassVar[int]
+    episode_id: str
+    scenario: str
+    seed: int
+    replayable: bool
+    controlled: _containers.RepeatedCompositeFieldContainer[CombatantInfo]
+    engine_version: str
+    rng_version: str
+    rules_data_version: str
+    entries: _containers.RepeatedCompositeFieldContainer[HistoryEntry]
+    lines: _containers.RepeatedCompositeFieldContainer[TranscriptLine]
+    outcome: Outcome
+    decision: Decision
+    round: int
+    transcript_json: str
+    def __init__(self, episode_id: _Optional[str] = ..., scenario: _Optional[str] = ..., seed: _Optional[int] = ..., replayable: _Optional[bool] = ..., controlled: _Optional[_Iterable[_Union[CombatantInfo, _Mapping]]] = ..., engine_version: _Optional[str] = ..., rng_version: _Optional[str] = ..., rules_data_version: _Optional[str] = ..., entries: _Optional[_Iterable[_Union[HistoryEntry, _Mapping]]] = ..., lines: _Optional[_Iterable[_Union[TranscriptLine, _Mapping]]] = ..., outcome: _Optional[_Union[Outcome, _Mapping]] = ..., decision: _Optional[_Union[Decision, _Mapping]] = ..., round: _Optional[int] = ..., transcript_json: _Optional[str] = ...) -> None: ...
+
+class HistoryEntry(_message.Message):
+    __slots__ = ("decision_id", "kind", "attack_of_opportunity", "actor_index", "actor_id", "actions", "results")
+    DECISION_ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    ATTACK_OF_OPPORTUNITY_FIELD_NUMBER: _ClassVar[int]
+    ACTOR_INDEX_FIELD_NUMBER: _ClassVar[int]
+    ACTOR_ID_FIELD_NUMBER: _ClassVar[int]
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    decision_id: int
+    kind: DecisionKind
+    attack_of_opportunity: AttackOfOpportunityOffer
+    actor_index: int
+    actor_id: str
+    actions: _containers.RepeatedCompositeFieldContainer[Action]
+    results: _containers.RepeatedCompositeFieldContainer[ActionResult]
+    def __init__(self, decision_id: _Optional[int] = ..., kind: _Optional[_Union[DecisionKind, str]] = ..., attack_of_opportunity: _Optional[_Union[AttackOfOpportunityOffer, _Mapping]] = ..., actor_index: _Optional[int] = ..., actor_id: _Optional[str] = ..., actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., results: _Optional[_Iterable[_Union[ActionResult, _Mapping]]] = ...) -> None: ...
+
+class TranscriptLine(_message.Message):
+    __slots__ = ("round", "actor", "message")
+    ROUND_FIELD_NUMBER: _ClassVar[int]
+    ACTOR_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    round: int
+    actor: str
+    message: str
+    def __init__(self, round: _Optional[int] = ..., actor: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
+
+class ReplayTranscriptRequest(_message.Message):
+    __slots__ = ("transcript_json", "observation", "reward")
+    TRANSCRIPT_JSON_FIELD_NUMBER: _ClassVar[int]
+    OBSERVATION_FIELD_NUMBER: _ClassVar[int]
+    REWARD_FIELD_NUMBER: _ClassVar[int]
+    transcript_json: bytes
+    observation: ObservationOptions
+    reward: RewardOptions
+    def __init__(self, transcript_json: _Optional[bytes] = ..., observation: _Optional[_Union[ObservationOptions, _Mapping]] = ..., reward: _Optional[_Union[RewardOptions, _Mapping]] = ...) -> None: ...
 
 class DescribeRequest(_message.Message):
     __slots__ = ("episode_id",)

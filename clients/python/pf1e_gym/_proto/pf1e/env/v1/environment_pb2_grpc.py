@@ -85,6 +85,16 @@ class EnvironmentStub:
                 request_serializer=pf1e_dot_env_dot_v1_dot_environment__pb2.ForkRequest.SerializeToString,
                 response_deserializer=pf1e_dot_env_dot_v1_dot_environment__pb2.EpisodeState.FromString,
                 _registered_method=True)
+        self.ExportTranscript = channel.unary_unary(
+                '/pf1e.env.v1.Environment/ExportTranscript',
+                request_serializer=pf1e_dot_env_dot_v1_dot_environment__pb2.ExportTranscriptRequest.SerializeToString,
+                response_deserializer=pf1e_dot_env_dot_v1_dot_environment__pb2.Transcript.FromString,
+                _registered_method=True)
+        self.ReplayTranscript = channel.unary_unary(
+                '/pf1e.env.v1.Environment/ReplayTranscript',
+                request_serializer=pf1e_dot_env_dot_v1_dot_environment__pb2.ReplayTranscriptRequest.SerializeToString,
+                response_deserializer=pf1e_dot_env_dot_v1_dot_environment__pb2.EpisodeState.FromString,
+                _registered_method=True)
         self.Describe = channel.unary_unary(
                 '/pf1e.env.v1.Environment/Describe',
                 request_serializer=pf1e_dot_env_dot_v1_dot_environment__pb2.DescribeRequest.SerializeToString,
@@ -193,6 +203,29 @@ class EnvironmentServicer:
 
     def Fork(self, request, context):
         """A new episode, an exact copy (RNG, options and reward bookkeeping included) of another.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ExportTranscript(self, request, context):
+        """The input history of an episode, live or finished: its start (scenario, seed, controlled
+        combatants, versions), every answered decision with its actions and results, the
+        transcript lines and the outcome, typed and as one JSON document (`transcript_json`) that
+        ReplayTranscript turns back into the same episode. NOT_FOUND (unknown episode),
+        OUT_OF_RANGE (a reply over `--max-message-bytes`, or a document over the replay limit).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReplayTranscript(self, request, context):
+        """A new episode rebuilt from an ExportTranscript document: the document's scenario (a
+        bundled one by name, or its inline scenario), seed and controlled combatants, each
+        history entry's actions submitted at its decision; the replay must reproduce the
+        document (every entry's results, the transcript, the outcome, the final state), else
+        INVALID_ARGUMENT naming the field (`transcript_json.history[12]`). Then it is a live
+        episode like a restored one. NOT_FOUND (unknown bundled scenario).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -315,6 +348,16 @@ def add_EnvironmentServicer_to_server(servicer, server):
             'Fork': grpc.unary_unary_rpc_method_handler(
                     servicer.Fork,
                     request_deserializer=pf1e_dot_env_dot_v1_dot_environment__pb2.ForkRequest.FromString,
+                    response_serializer=pf1e_dot_env_dot_v1_dot_environment__pb2.EpisodeState.SerializeToString,
+            ),
+            'ExportTranscript': grpc.unary_unary_rpc_method_handler(
+                    servicer.ExportTranscript,
+                    request_deserializer=pf1e_dot_env_dot_v1_dot_environment__pb2.ExportTranscriptRequest.FromString,
+                    response_serializer=pf1e_dot_env_dot_v1_dot_environment__pb2.Transcript.SerializeToString,
+            ),
+            'ReplayTranscript': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReplayTranscript,
+                    request_deserializer=pf1e_dot_env_dot_v1_dot_environment__pb2.ReplayTranscriptRequest.FromString,
                     response_serializer=pf1e_dot_env_dot_v1_dot_environment__pb2.EpisodeState.SerializeToString,
             ),
             'Describe': grpc.unary_unary_rpc_method_handler(
@@ -623,6 +666,60 @@ class Environment:
             target,
             '/pf1e.env.v1.Environment/Fork',
             pf1e_dot_env_dot_v1_dot_environment__pb2.ForkRequest.SerializeToString,
+            pf1e_dot_env_dot_v1_dot_environment__pb2.EpisodeState.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ExportTranscript(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pf1e.env.v1.Environment/ExportTranscript',
+            pf1e_dot_env_dot_v1_dot_environment__pb2.ExportTranscriptRequest.SerializeToString,
+            pf1e_dot_env_dot_v1_dot_environment__pb2.Transcript.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReplayTranscript(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pf1e.env.v1.Environment/ReplayTranscript',
+            pf1e_dot_env_dot_v1_dot_environment__pb2.ReplayTranscriptRequest.SerializeToString,
             pf1e_dot_env_dot_v1_dot_environment__pb2.EpisodeState.FromString,
             options,
             channel_credentials,
