@@ -389,10 +389,10 @@ impl EnvironmentService {
         let doc: TranscriptDoc = serde_json::from_slice(bytes)
             .map_err(|e| ServiceError::invalid(FIELD, format!("not a transcript document: {e}")))?;
         let scenario = doc.scenario.to_proto();
-        let (name, enc) = self
-            .inner
-            .scenarios
-            .resolve(Some(&scenario), &format!("{FIELD}.scenario"))?;
+        let (name, enc) = self.inner.scenarios.resolve(
+            super::convert::scenario_source(Some(&scenario)).as_ref(),
+            &format!("{FIELD}.scenario"),
+        )?;
         let version = rules_data_version(&enc);
         if doc.rules_data_version != version {
             return Err(invalid(
