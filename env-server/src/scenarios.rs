@@ -16,7 +16,7 @@
 //!   per side, combatant JSON texts. Errors name the request field
 //!   (`scenario.inline.sides[1].combatants[0]: field `hp_max`: must be > 0`).
 use pf1e_engine::{CombatantSpec, Encounter, MapSpec, RulesOptions};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
@@ -391,7 +391,9 @@ impl ScenarioStore {
 }
 
 /// Which encounter to play (the request's `Scenario`; `proto` conversions are the service's).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Serialized as `{"named": "sample_arena"}` or `{"inline": {...}}` (transcript documents).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "snake_case")]
 pub enum ScenarioSource {
     /// A bundled scenario, `<data>/scenarios/<name>.yaml` (never a path).
     Named(String),
@@ -401,17 +403,21 @@ pub enum ScenarioSource {
 
 /// A scenario given in full: map YAML text and the combatants of each side (see
 /// `InlineScenario` in the proto for each field).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct InlineScenario {
     pub map_yaml: String,
     pub sides: Vec<InlineSide>,
     /// Rounds after which the combat is a draw; 0 = the default (100).
+    #[serde(default)]
     pub round_cap: u32,
+    #[serde(default)]
     pub simple_monster_death: bool,
 }
 
 /// The combatants of one side of an inline scenario.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct InlineSide {
     pub name: String,
     pub combatants: Vec<InlineCombatant>,
@@ -419,9 +425,11 @@ pub struct InlineSide {
 
 /// One combatant of an inline scenario: its JSON text and the base of its id (empty: from
 /// its name).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct InlineCombatant {
     pub json: String,
+    #[serde(default)]
     pub base_id: String,
 }
 

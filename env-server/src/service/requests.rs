@@ -35,7 +35,7 @@ impl EnvironmentService {
         self.check_capacity()?;
         let episode = Episode::new(enc, req.seed, &controllers);
         let start = Arc::new(Start {
-            scenario: req.scenario.clone().unwrap_or_default(),
+            scenario: super::convert::scenario_source(req.scenario.as_ref()),
             seed: Some(req.seed),
         });
         let session = Session::new(episode, name.clone(), start, &controllers, obs, reward);
@@ -319,7 +319,7 @@ impl EnvironmentService {
         self.check_capacity()?;
         // The snapshot holds the history but not the dice at the start: not replayable.
         let start = Arc::new(Start {
-            scenario: req.scenario.clone().unwrap_or_default(),
+            scenario: super::convert::scenario_source(req.scenario.as_ref()),
             seed: None,
         });
         let session = Session::new(episode, name, start, &ctl, obs, reward);

@@ -57,7 +57,8 @@ pub(super) struct Session {
 /// The start of an episode (see [`Session::start`]).
 #[derive(Debug)]
 pub(super) struct Start {
-    pub(super) scenario: proto::Scenario,
+    /// The scenario as requested (`None` for a request without one, never a live session).
+    pub(super) scenario: Option<crate::scenarios::ScenarioSource>,
     pub(super) seed: Option<u64>,
 }
 

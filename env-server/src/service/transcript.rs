@@ -33,6 +33,7 @@ use super::sessions::{lock, Session, Start};
 use super::spec::{fnv1a64_hex, rules_data_version};
 use super::{EnvironmentService, ServiceError, MAX_ACTIONS_PER_STEP};
 use crate::proto;
+use crate::scenarios::ScenarioSource;
 use pf1e_engine::episode::LogLine;
 use pf1e_engine::{Controller, DiceSource, Episode, HistoryEntry, Outcome, Status};
 use serde::{Deserialize, Serialize};
@@ -59,7 +60,8 @@ struct TranscriptDoc {
     engine_version: String,
     rng_version: String,
     rules_data_version: String,
-    scenario: DocScenario,
+    /// The Reset request's scenario, as given.
+    scenario: ScenarioSource,
     seed: Option<u64>,
     controlled: Vec<String>,
     history: Vec<HistoryEntry>,
@@ -76,98 +78,6 @@ struct TranscriptDoc {
 struct DocOpenStep {
     decision_id: u64,
     by_id: bool,
-}
-
-/// The scenario of a document: the request's `Scenario` as JSON.
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "snake_case")]
-enum DocScenario {
-    Named(String),
-    Inline(DocInline),
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct DocInline {
-    map_yaml: String,
-    sides: Vec<DocSide>,
-    #[serde(default)]
-    round_cap: u32,
-    #[serde(default)]
-    simple_monster_death: bool,
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct DocSide {
-    name: String,
-    combatants: Vec<DocCombatant>,
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct DocCombatant {
-    json: String,
-    #[serde(default)]
-    base_id: String,
-}
-
-impl DocScenario {
-    /// `None` for a request without a scenario source (never the case of a live session).
-    fn from_proto(s: &proto::Scenario) -> Option<DocScenario> {
-        Some(match s.source.as_ref()? {
-            proto::scenario::Source::Named(n) => DocScenario::Named(n.clone()),
-            proto::scenario::Source::Inline(i) => DocScenario::Inline(DocInline {
-                map_yaml: i.map_yaml.clone(),
-                sides: i
-                    .sides
-                    .iter()
-                    .map(|s| DocSide {
-                        name: s.name.clone(),
-                        combatants: s
-                            .combatants
-                            .iter()
-                            .map(|c| DocCombatant {
-                                json: c.json.clone(),
-                                base_id: c.base_id.clone(),
-                            })
-                            .collect(),
-                    })
-                    .collect(),
-                round_cap: i.round_cap,
-                simple_monster_death: i.simple_monster_death,
-            }),
-        })
-    }
-
-    fn to_proto(&self) -> proto::Scenario {
-        let source = match self {
-            DocScenario::Named(n) => proto::scenario::Source::Named(n.clone()),
-            DocScenario::Inline(i) => proto::scenario::Source::Inline(proto::InlineScenario {
-                map_yaml: i.map_yaml.clone(),
-                sides: i
-                    .sides
-                    .iter()
-                    .map(|s| proto::InlineSide {
-                        name: s.name.clone(),
-                        combatants: s
-                            .combatants
-                            .iter()
-                            .map(|c| proto::InlineCombatant {
-                                json: c.json.clone(),
-                                base_id: c.base_id.clone(),
-                            })
-                            .collect(),
-                    })
-                    .collect(),
-                round_cap: i.round_cap,
-                simple_monster_death: i.simple_monster_death,
-            }),
-        };
-        proto::Scenario {
-            source: Some(source),
-        }
-    }
 }
 
 /// The first few fields, read before the whole document so that another format or engine is
@@ -188,7 +98,10 @@ fn invalid(field: impl std::fmt::Display, reason: impl Into<String>) -> ServiceE
 fn document(s: &Session) -> Result<TranscriptDoc, ServiceError> {
     let ep = &s.episode;
     let enc = ep.encounter();
-    let scenario = DocScenario::from_proto(&s.start.scenario)
+    let scenario = s
+        .start
+        .scenario
+        .clone()
         .ok_or_else(|| ServiceError::Internal("a session without its scenario".into()))?;
     Ok(TranscriptDoc {
         format: TRANSCRIPT_FORMAT.to_string(),
@@ -388,11 +301,11 @@ impl EnvironmentService {
         }
         let doc: TranscriptDoc = serde_json::from_slice(bytes)
             .map_err(|e| ServiceError::invalid(FIELD, format!("not a transcript document: {e}")))?;
-        let scenario = doc.scenario.to_proto();
-        let (name, enc) = self.inner.scenarios.resolve(
-            super::convert::scenario_source(Some(&scenario)).as_ref(),
-            &format!("{FIELD}.scenario"),
-        )?;
+        let scenario = doc.scenario.clone();
+        let (name, enc) = self
+            .inner
+            .scenarios
+            .resolve(Some(&scenario), &format!("{FIELD}.scenario"))?;
         let version = rules_data_version(&enc);
         if doc.rules_data_version != version {
             return Err(invalid(
@@ -489,7 +402,7 @@ impl EnvironmentService {
         };
         check_reproduced(&episode, &doc)?;
         let start = Arc::new(Start {
-            scenario,
+            scenario: Some(scenario),
             seed: Some(seed),
         });
         let mut session = Session::new(episode, name, start, &ctl, obs, reward);
