@@ -412,6 +412,19 @@ impl DiceSource {
         }
     }
 
+    /// The same source, lenient when scripted (see [`ScriptedDice::lenient`]).
+    pub(crate) fn lenient(mut self) -> Self {
+        if let DiceSource::Scripted(s) = &mut self {
+            s.lenient = true;
+        }
+        self
+    }
+
+    /// Whether a lenient script was rolled past its end or mis-scripted.
+    pub(crate) fn overrun(&self) -> bool {
+        matches!(self, DiceSource::Scripted(s) if s.overrun)
+    }
+
     /// A scripted source returning `faces` in order (see [`ScriptedDice`]).
     pub fn scripted(faces: impl IntoIterator<Item = u32>) -> Self {
         DiceSource::Scripted(ScriptedDice::new(faces))
@@ -439,6 +452,14 @@ impl Dice for DiceSource {
 pub struct ScriptedDice {
     /// Faces still to be returned, front first.
     pub rolls: std::collections::VecDeque<u32>,
+    /// Lenient (never serialized): a die rolled past the script, or a face that cannot come
+    /// up, gives 1 and sets `overrun` instead of panicking — for replaying client data
+    /// ([`crate::episode::Episode::restore`]).
+    #[serde(skip)]
+    pub(crate) lenient: bool,
+    /// A lenient script was rolled past its end or mis-scripted.
+    #[serde(skip)]
+    pub(crate) overrun: bool,
 }
 
 impl ScriptedDice {
@@ -446,6 +467,8 @@ impl ScriptedDice {
     pub fn new(faces: impl IntoIterator<Item = u32>) -> Self {
         ScriptedDice {
             rolls: faces.into_iter().collect(),
+            lenient: false,
+            overrun: false,
         }
     }
 
@@ -459,10 +482,16 @@ impl Dice for ScriptedDice {
     /// Pops the next face. Test-only machinery: panics with a clear message when the script is
     /// exhausted or when the scripted face is 0 or exceeds `sides` (a mis-scripted test).
     fn roll(&mut self, sides: u32) -> u32 {
-        let Some(face) = self.rolls.pop_front() else {
+        let face = self.rolls.pop_front();
+        let bad = face.is_none_or(|f| f == 0 || f > sides.max(1));
+        if bad && self.lenient {
+            self.overrun = true;
+            return 1;
+        }
+        let Some(face) = face else {
             panic!("ScriptedDice exhausted: a d{sides} was rolled but no scripted face is left");
         };
-        if face == 0 || face > sides.max(1) {
+        if bad {
             panic!("ScriptedDice mis-scripted: face {face} cannot come up on a d{sides}");
         }
         face

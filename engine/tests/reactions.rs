@@ -381,16 +381,18 @@ fn a_maneuver_asks_its_target() {
     assert_eq!(dice_left(&ep), 0);
 }
 
-/// A snapshot of an older format (before frames and history, format 3) is refused with an
-/// error that says so, never misread.
+/// A snapshot of an older format (format 3: before frames and history; format 4: before the
+/// start dice) is refused with an error that says so, never misread.
 #[test]
 fn an_older_snapshot_format_is_refused_clearly() {
     let mut ep = guard_room(two_weapons(), &[]);
     turn_of(&mut ep, "hero");
     submit_raw(&mut ep, &[move_to(1, 6)]);
     let text = String::from_utf8(ep.snapshot()).unwrap();
-    assert!(text.starts_with("{\"format\":4,"), "{}", &text[..40]);
-    let old = text.replacen("{\"format\":4,", "{\"format\":3,", 1);
-    let e = Episode::restore(ep.encounter().clone(), old.as_bytes()).unwrap_err();
-    assert!(e.to_string().contains("format 3"), "{e}");
+    assert!(text.starts_with("{\"format\":5,"), "{}", &text[..40]);
+    for old in [3, 4] {
+        let bytes = text.replacen("{\"format\":5,", &format!("{{\"format\":{old},"), 1);
+        let e = Episode::restore(ep.encounter().clone(), bytes.as_bytes()).unwrap_err();
+        assert!(e.to_string().contains(&format!("format {old}")), "{e}");
+    }
 }

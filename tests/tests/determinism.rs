@@ -264,7 +264,9 @@ fn tensor_observation_shapes_and_mask() {
 }
 
 /// A tampered snapshot describing an impossible state is refused: a decision awaited from a
-/// combatant that is not externally controlled, a round beyond the cap, an unknown condition.
+/// combatant that is not externally controlled, a round beyond the cap, an unknown condition;
+/// and a well-formed state that its start and history do not give (hit points edited, another
+/// starting seed, a result rewritten) — a restore replays the history and compares.
 #[test]
 fn tampered_snapshots_are_refused() {
     let enc = sample();
@@ -272,13 +274,41 @@ fn tampered_snapshots_are_refused() {
     assert!(matches!(ep.advance(), Status::Decision(_)));
     let text = String::from_utf8(ep.snapshot()).unwrap();
     assert!(Episode::restore(enc.clone(), text.as_bytes()).is_ok());
-    let tampered = [
+    let mut tampered: Vec<(String, String)> = [
         text.replace("\"external\"", "\"default_policy\""),
         text.replacen("\"round\":1,", "\"round\":1000,", 1),
         text.replacen("\"flat_footed\"", "\"no_such_condition\"", 1),
-    ];
-    for (i, t) in tampered.iter().enumerate() {
-        assert_ne!(t, &text, "tampering {i} changed the text");
+    ]
+    .into_iter()
+    .map(|t| (text.clone(), t))
+    .collect();
+    // A few decisions in, so the history has entries with results.
+    for _ in 0..3 {
+        let Status::Decision(d) = ep.advance() else {
+            panic!("ended early")
+        };
+        let legal = ep.legal_actions();
+        let a = legal[legal.len() / 2].action.clone();
+        ep.submit(d.decision_id, &[a]).unwrap();
+    }
+    assert!(matches!(ep.advance(), Status::Decision(_)));
+    let text = String::from_utf8(ep.snapshot()).unwrap();
+    assert!(Episode::restore(enc.clone(), text.as_bytes()).is_ok());
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut hp = v.clone();
+    let h = hp["st"][0]["hp"].as_i64().unwrap();
+    hp["st"][0]["hp"] = serde_json::json!(h - 1);
+    let mut seed = v.clone();
+    let other = Episode::new(enc.clone(), 3, &[Controller::External; 3]).snapshot();
+    let other: serde_json::Value = serde_json::from_slice(&other).unwrap();
+    assert_ne!(other["start_dice"], seed["start_dice"]);
+    seed["start_dice"] = other["start_dice"].clone();
+    let mut result = v.clone();
+    let ok = result["history"][0]["results"][0]["ok"].as_bool().unwrap();
+    result["history"][0]["results"][0]["ok"] = serde_json::json!(!ok);
+    tampered.extend([hp, seed, result].map(|t| (text.clone(), t.to_string())));
+    for (i, (text, t)) in tampered.iter().enumerate() {
+        assert_ne!(t, text, "tampering {i} changed the text");
         assert!(
             Episode::restore(enc.clone(), t.as_bytes()).is_err(),
             "tampering {i}"

@@ -63,12 +63,20 @@ impl Episode {
         history: &[HistoryEntry],
     ) -> Result<Episode, ReplayError> {
         let mut ep = Episode::with_dice(encounter, dice, controllers);
+        ep.replay_history(history)?;
+        ep.advance();
+        Ok(ep)
+    }
+
+    /// Submit every entry of `history` at its decision (advancing before each), without the
+    /// final advance.
+    pub(crate) fn replay_history(&mut self, history: &[HistoryEntry]) -> Result<(), ReplayError> {
         for (i, e) in history.iter().enumerate() {
             let mismatch = |what: String| ReplayError { index: i, what };
-            match ep.advance() {
+            match self.advance() {
                 Status::Terminal(_) => return Err(mismatch("the episode is already over".into())),
                 Status::Decision(d) => {
-                    if d.decision_id != e.decision_id || d.actor != e.actor || d.kind != e.kind {
+                    if d.decision_id != e.decision_id || d.actor != e.actor {
                         return Err(mismatch(format!(
                             "pending decision {} of combatant {} ({}) instead of {} of {} ({})",
                             d.decision_id,
@@ -79,12 +87,17 @@ impl Episode {
                             e.kind.name()
                         )));
                     }
+                    if d.kind != e.kind {
+                        return Err(mismatch(format!(
+                            "decision {} is {:?}, not {:?}",
+                            d.decision_id, d.kind, e.kind
+                        )));
+                    }
                 }
             }
-            ep.submit(e.decision_id, &e.actions)
+            self.submit(e.decision_id, &e.actions)
                 .map_err(|x| mismatch(x.to_string()))?;
         }
-        ep.advance();
-        Ok(ep)
+        Ok(())
     }
 }

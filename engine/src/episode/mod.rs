@@ -154,6 +154,9 @@ pub(crate) enum Phase {
 pub struct Episode {
     pub(crate) enc: Arc<Encounter>,
     pub(crate) dice: DiceSource,
+    /// The dice source as it was at the start (snapshots carry it: a restore replays the
+    /// history on it to check the state).
+    pub(crate) start_dice: DiceSource,
     pub(crate) controllers: Vec<Controller>,
     pub(crate) st: Vec<CState>,
     pub(crate) round: u32,
@@ -240,6 +243,7 @@ impl Episode {
         ctl.resize(n, Controller::DefaultPolicy);
         Episode {
             enc: encounter,
+            start_dice: dice.clone(),
             dice,
             controllers: ctl,
             st,

@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// Version of the snapshot byte format.
-const SNAPSHOT_FORMAT: u32 = 4;
+const SNAPSHOT_FORMAT: u32 = 5;
 
 /// Error of [`Episode::restore`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -43,6 +43,7 @@ struct SnapshotRef<'a> {
     engine: &'a str,
     encounter: u64,
     dice: &'a DiceSource,
+    start_dice: &'a DiceSource,
     controllers: &'a [Controller],
     st: &'a [CState],
     round: u32,
@@ -64,6 +65,7 @@ struct SnapshotOwned {
     engine: String,
     encounter: u64,
     dice: DiceSource,
+    start_dice: DiceSource,
     controllers: Vec<Controller>,
     st: Vec<CState>,
     round: u32,
@@ -89,6 +91,7 @@ impl Episode {
             engine: crate::VERSION,
             encounter: encounter_fingerprint(&self.enc),
             dice: &self.dice,
+            start_dice: &self.start_dice,
             controllers: &self.controllers,
             st: &self.st,
             round: self.round,
@@ -227,8 +230,9 @@ impl Episode {
         {
             return bad("attack-of-opportunity bookkeeping names unknown combatants");
         }
-        Ok(Episode {
+        let ep = Episode {
             enc: encounter,
+            start_dice: s.start_dice,
             dice: s.dice,
             controllers: s.controllers,
             st: s.st,
@@ -244,6 +248,41 @@ impl Episode {
             attrition: s.attrition,
             move_aoo_provoked: s.move_aoo_provoked,
             field_slot: Default::default(),
-        })
+        };
+        ep.check_replays()?;
+        Ok(ep)
+    }
+
+    /// A restored state must be what its start and its history give: the history replayed on
+    /// the start dice (a scripted script leniently: it may be tampered) reproduces the whole
+    /// state, frames, transcript and RNG included — so a snapshot can only describe a state
+    /// that legal play reaches.
+    fn check_replays(&self) -> Result<(), SnapshotError> {
+        let bad = |what: String| Err(SnapshotError::Malformed(what));
+        let mut replayed = Episode::with_dice(
+            Arc::clone(&self.enc),
+            self.start_dice.clone().lenient(),
+            &self.controllers,
+        );
+        if let Err(e) = replayed.replay_history(&self.history) {
+            return bad(format!("its history does not replay: {e}"));
+        }
+        let Ok(want) = serde_json::from_slice::<serde_json::Value>(&self.snapshot()) else {
+            return bad("the state does not serialise".into());
+        };
+        let same = |ep: &Episode| {
+            !ep.dice.overrun()
+                && serde_json::from_slice::<serde_json::Value>(&ep.snapshot())
+                    .is_ok_and(|v| v == want)
+        };
+        // A snapshot is taken after `submit` (the next turn not started) or after `advance`.
+        if same(&replayed) {
+            return Ok(());
+        }
+        replayed.advance();
+        if same(&replayed) {
+            return Ok(());
+        }
+        bad("the state is not the one its history gives".into())
     }
 }
