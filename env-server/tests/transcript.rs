@@ -410,6 +410,52 @@ async fn restored_episodes_export_but_cannot_be_replayed() {
     );
 }
 
+/// Restored from a snapshot taken while a reaction interrupted a turn list, an episode goes on
+/// exactly like the original: the same step count, the rest of the list's results as late
+/// results (their fields named `actions[i]`: a snapshot does not say the list was sent as ids).
+#[tokio::test]
+async fn restored_mid_interrupted_list_the_late_results_still_come() {
+    let mut t = start().await;
+    let mut a = both_sides(&mut t.client, 31, |s| s.pending_results > 0).await;
+    let snap = t
+        .client
+        .snapshot(proto::SnapshotRequest {
+            episode_id: a.episode_id.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let mut b = t
+        .client
+        .restore(proto::RestoreRequest {
+            scenario: named("sample_arena"),
+            snapshot: snap.snapshot,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(b.steps, a.steps);
+    assert_eq!(b.decision, a.decision);
+    let same = |s: &proto::EpisodeState| fingerprint(s).replace("action_ids[", "actions[");
+    let (mut n, mut late) = (0, 0);
+    while !done(&a) {
+        let ids = pick(&a);
+        a = t
+            .client
+            .step(step_req(&a, ids.clone()))
+            .await
+            .unwrap()
+            .into_inner();
+        b = t.client.step(step_req(&b, ids)).await.unwrap().into_inner();
+        late += b.late_results.len();
+        assert_eq!(same(&a), same(&b), "step {n} after the restore");
+        n += 1;
+        assert!(n < 5000, "the fight ends");
+    }
+    assert!(late > 0, "late results were reported after the restore");
+}
+
 #[tokio::test]
 async fn bad_documents_and_episodes_are_refused() {
     let mut t = start().await;

@@ -317,12 +317,20 @@ impl EnvironmentService {
             (None, None) => controllers(&enc, None)?.0,
         };
         self.check_capacity()?;
-        // The snapshot holds the history but not the dice at the start: not replayable.
+        // The snapshot holds the dice at the start but not the seed a transcript names: not
+        // exportable for replay.
         let start = Arc::new(Start {
             scenario: super::convert::scenario_source(req.scenario.as_ref()),
             seed: None,
         });
-        let session = Session::new(episode, name, start, &ctl, obs, reward);
+        // What the snapshotted session knew, from the history: its steps (one entry each) and
+        // the turn lists a reaction interrupted, whose later results come as late results (the
+        // snapshot does not say whether they were sent as ids: named `actions[i]`).
+        let steps = episode.history().len() as u64;
+        let open_steps = super::sessions::interrupted_steps(episode.history(), |_| false);
+        let mut session = Session::new(episode, name, start, &ctl, obs, reward);
+        session.steps = steps;
+        session.open_steps = open_steps;
         let (id, state) = self.insert(session)?;
         tracing::debug!(episode = %id, "restore");
         Ok((id, state))

@@ -11,7 +11,7 @@ use super::convert::{episode_state, result_to_proto, ObsOpts};
 use super::{EnvironmentService, ServiceError, MAX_EPISODE_ID_LEN};
 use crate::proto;
 use pf1e_engine::reward::{RewardConfig, RewardTracker};
-use pf1e_engine::{CombatantId, Controller, Episode, Status};
+use pf1e_engine::{CombatantId, Controller, Episode, HistoryEntry, Status};
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, RwLock};
@@ -60,6 +60,33 @@ pub(super) struct Start {
     /// The scenario as requested (`None` for a request without one, never a live session).
     pub(super) scenario: Option<crate::scenarios::ScenarioSource>,
     pub(super) seed: Option<u64>,
+}
+
+/// The interrupted steps of a `history` ([`Session::open_steps`]): every turn entry with fewer
+/// results than actions, with the results it has counted as reported and its request fields
+/// named `action_ids[i]` when `by_id(decision_id)`, else `actions[i]`.
+pub(super) fn interrupted_steps(
+    history: &[HistoryEntry],
+    by_id: impl Fn(u64) -> bool,
+) -> Vec<(u64, Vec<String>, usize)> {
+    history
+        .iter()
+        .filter(|e| !e.kind.is_reaction() && e.results.len() < e.actions.len())
+        .map(|e| {
+            let name = if by_id(e.decision_id) {
+                "action_ids"
+            } else {
+                "actions"
+            };
+            (
+                e.decision_id,
+                (0..e.actions.len())
+                    .map(|i| format!("{name}[{i}]"))
+                    .collect(),
+                e.results.len(),
+            )
+        })
+        .collect()
 }
 
 impl Session {

@@ -444,25 +444,11 @@ fn open_steps(doc: &TranscriptDoc) -> Result<Vec<(u64, Vec<String>, usize)>, Ser
             ));
         }
     }
-    Ok(doc
-        .history
-        .iter()
-        .filter(|e| open(e))
-        .map(|e| {
-            let by_id = doc
-                .open_steps
-                .iter()
-                .any(|o| o.decision_id == e.decision_id && o.by_id);
-            let name = if by_id { "action_ids" } else { "actions" };
-            (
-                e.decision_id,
-                (0..e.actions.len())
-                    .map(|i| format!("{name}[{i}]"))
-                    .collect(),
-                e.results.len(),
-            )
-        })
-        .collect())
+    Ok(super::sessions::interrupted_steps(&doc.history, |id| {
+        doc.open_steps
+            .iter()
+            .any(|o| o.decision_id == id && o.by_id)
+    }))
 }
 
 /// INVALID_ARGUMENT naming the first part of `doc` that `ep` (its replay) does not reproduce.
