@@ -9,10 +9,11 @@
 mod common;
 
 use common::*;
+use pf1e_engine::actions::{Reject, TargetIssue};
 use pf1e_engine::episode::SubmitError;
 use pf1e_engine::{
-    Action, ActionKind, Cell, Controller, DecisionKind, DiceSource, Episode, Provocation,
-    ScriptedDice, Status,
+    Action, ActionKind, ActionResult, Cell, Controller, DecisionKind, DiceSource, Episode,
+    Provocation, ScriptedDice, Status,
 };
 use serde_json::json;
 
@@ -208,6 +209,9 @@ fn the_engine_refuses_anything_but_the_awaited_answer() {
     // with a new id, the window unchanged.
     let mut wrong_target = answer(ActionKind::AttackOfOpportunity, Some(0));
     wrong_target.target = Some(cid(&ep, "guard"));
+    // A decline naming the provoker: a decline names no target (not "not the provoker").
+    let mut decline_at = answer(ActionKind::Decline, None);
+    decline_at.target = Some(hero);
     let r = ep
         .submit(
             d.decision_id,
@@ -215,6 +219,7 @@ fn the_engine_refuses_anything_but_the_awaited_answer() {
                 attack(hero),
                 answer(ActionKind::AttackOfOpportunity, Some(7)),
                 wrong_target,
+                decline_at,
             ],
         )
         .unwrap();
@@ -224,9 +229,16 @@ fn the_engine_refuses_anything_but_the_awaited_answer() {
         [
             Some("wrong_decision_kind"),
             Some("weapon_unavailable"),
+            Some("invalid_target"),
             Some("invalid_target")
         ]
     );
+    let why = |x: &ActionResult| match x.reason {
+        Some(Reject::InvalidTarget { why, .. }) => Some(why),
+        _ => None,
+    };
+    assert_eq!(why(&r[2]), Some(TargetIssue::NotTheProvoker));
+    assert_eq!(why(&r[3]), Some(TargetIssue::DeclineTakesNone));
     let again = decision(&ep);
     assert!(again.decision_id > d.decision_id);
     assert_eq!(again.kind, d.kind);

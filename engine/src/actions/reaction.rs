@@ -9,7 +9,7 @@ use crate::episode::{Decision, DecisionKind};
 ///
 /// # Errors
 /// `wrong_decision_kind` (a turn action); `invalid_target` (a target other than the
-/// provoker); `weapon_unavailable` (a weapon not offered); `invalid_destination` (a
+/// provoker, or any target on a decline); `weapon_unavailable` (a weapon not offered); `invalid_destination` (a
 /// destination or maneuver on the answer).
 pub(crate) fn check(d: &Decision, a: &Action) -> Result<Option<usize>, Reject> {
     let DecisionKind::AttackOfOpportunity {
@@ -25,7 +25,10 @@ pub(crate) fn check(d: &Decision, a: &Action) -> Result<Option<usize>, Reject> {
     match a.kind {
         ActionKind::Decline => {
             if let Some(t) = a.target {
-                return Err(wrong_target(t));
+                return Err(Reject::InvalidTarget {
+                    target: Some(t),
+                    why: TargetIssue::DeclineTakesNone,
+                });
             }
             if let Some(w) = a.weapon {
                 return Err(Reject::WeaponUnavailable { weapon: Some(w) });

@@ -30,6 +30,8 @@ pub enum TargetIssue {
     NotTheGrappler,
     /// A reaction names another creature than the one that provoked it.
     NotTheProvoker,
+    /// A `decline` names a target: declining takes none.
+    DeclineTakesNone,
 }
 
 impl TargetIssue {
@@ -44,6 +46,7 @@ impl TargetIssue {
             TargetIssue::NothingHeld => "holds no weapon to disarm or sunder",
             TargetIssue::NotTheGrappler => "not the grappler",
             TargetIssue::NotTheProvoker => "not the provoker",
+            TargetIssue::DeclineTakesNone => "a decline names no target",
         }
     }
 }
