@@ -169,7 +169,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--episodes", type=int, default=10, help="number of episodes (>= 1)")
     p.add_argument("--seed", type=int, default=0, help="seed of episode 1 (episode i: seed + i)")
     p.add_argument("--scenario", default="sample_arena", help="bundled scenario name")
-    p.add_argument("--side", default="players", help="side played by the agent")
+    p.add_argument(
+        "--side",
+        default="players",
+        help="side played by the agent (in the yard: players, the goblins; monsters, the orcs)",
+    )
     p.add_argument(
         "--yard",
         action="store_true",
@@ -186,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--episodes must be >= 1")
 
     scenario: str | pb.Scenario = yard_scenario(args.data_dir) if args.yard else args.scenario
-    side = "players" if args.yard else args.side
+    side = args.side
     env = Pf1eEnv(
         address=args.address, scenario=scenario, controlled_sides=[side], observation="json"
     )

@@ -18,9 +18,11 @@ side, perhaps the default policy's), and ``infos[agent]["decision_kind"]`` is
 on and the selection moves to whoever the server waits for next (often the mover again).
 At a turn decision ``decision_kind`` is ``"turn_action"`` and ``reaction`` is ``None``.
 
-**Results.** ``infos[agent]["action_results"]`` are the results of the agent's own step just
-applied, and ``infos[agent]["pending_results"]`` how many of its actions are still without
-one. Results that arrive later (``EpisodeState.late_results``: the rest of a list that another
+**Results.** ``infos[agent]["action_results"]`` are the results of the agent's own last step,
+and ``infos[agent]["pending_results"]`` how many of its actions were then still without one;
+both are kept until that agent steps again (so a mover whose move an AoO interrupted still
+finds them when it is selected again after the reaction; absent before its first step).
+Results that arrive later (``EpisodeState.late_results``: the rest of a list that another
 agent's reaction interrupted) go to the agent whose step they belong to, in
 ``infos[agent]["late_results"]``, kept there until that agent steps again. With one action
 id per step (this env) the interrupted action always has its own result, so
@@ -138,6 +140,8 @@ class Pf1eAECEnv(AECEnv):
         self._open_steps: dict[int, list[Any]] = {}
         # Late results per agent, kept until the agent steps again.
         self._late: dict[str, list[dict[str, Any]]] = {}
+        # Each agent's last step: (action results, pending results), until it steps again.
+        self._own: dict[str, tuple[list[dict[str, Any]], int]] = {}
 
     # -- PettingZoo API ----------------------------------------------------------------------
 
@@ -169,6 +173,7 @@ class Pf1eAECEnv(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self._open_steps = {}
         self._late = {a: [] for a in self.agents}
+        self._own = {}
         self.infos = {a: self._base_info(a) for a in self.agents}
         self._obs = {a: self.codec.agent_obs(None, st.observation.json) for a in self.agents}
         self.agent_selection = self.agents[0]
@@ -190,6 +195,7 @@ class Pf1eAECEnv(AECEnv):
         decision_id = int(st.decision.decision_id)
         self.state_msg = self.client.step(st.episode_id, decision_id, action_ids=[a])
         self._late[agent] = []  # seen in its info before this step
+        self._own.pop(agent, None)
         self._absorb(self.state_msg, acted=agent, decision_id=decision_id)
 
     def observe(self, agent: str) -> dict[str, Any]:
@@ -212,7 +218,7 @@ class Pf1eAECEnv(AECEnv):
         return self.state_msg.episode_id if self.state_msg is not None else None
 
     def _base_info(self, agent: str) -> dict[str, Any]:
-        return {
+        info: dict[str, Any] = {
             "side": self.agent_side[agent],
             "combatant_index": self.agent_index[agent],
             "action_mask": np.zeros(self._action_space.n, dtype=np.int8),
@@ -220,6 +226,11 @@ class Pf1eAECEnv(AECEnv):
             "reaction": None,
             "late_results": list(self._late.get(agent, ())),
         }
+        own = self._own.get(agent)
+        if own is not None:
+            info["action_results"] = list(own[0])
+            info["pending_results"] = own[1]
+        return info
 
     def _route_late_results(self, st: pb.EpisodeState) -> None:
         """File each of ``st.late_results`` under the agent whose step it completes."""
@@ -247,13 +258,12 @@ class Pf1eAECEnv(AECEnv):
         if acted is not None and decision_id is not None and st.pending_results:
             self._open_steps[decision_id] = [acted, int(st.pending_results)]
         self._route_late_results(st)
+        if acted is not None:
+            self._own[acted] = (action_results(st), int(st.pending_results))
         for a in self.agents:
             # A new dict: observations handed out earlier are never mutated.
             self._obs[a] = self.codec.not_deciding(self._obs[a])
             self.infos[a] = self._base_info(a)
-        if acted is not None:
-            self.infos[acted]["action_results"] = action_results(st)
-            self.infos[acted]["pending_results"] = int(st.pending_results)
         if is_over(st):
             finals = {f.combatant_id: f for f in st.final_agents}
             end = outcome(st)

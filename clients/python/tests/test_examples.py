@@ -78,6 +78,12 @@ def test_aoo_agent_example(server_address: str) -> None:
     # The bundled scenario runs too (its orcs rarely provoke: no count asserted).
     out = _run("aoo_agent.py", "--address", server_address, "--episodes", "1", "--seed", "1")
     assert re.search(r"^reactions: \d+ offered", out, re.M), out
+    # --side applies to the yard too: the orcs played by the agent.
+    out = _run(
+        "aoo_agent.py", "--address", server_address, "--yard", "--side", "monsters",
+        "--episodes", "1", "--seed", "1",
+    )  # fmt: skip
+    assert re.search(r"^monsters win rate: \d+\.\d% \(\d/1\)$", out, re.M), out
 
 
 def test_aoo_agent_declines_prone_provokers_and_takes_the_others(server_address: str) -> None:

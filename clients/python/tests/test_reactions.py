@@ -221,9 +221,12 @@ def test_aec_env_asks_the_reacting_agent_mid_turn_and_declines(server_address: s
             else:
                 assert info["decision_kind"] == "turn_action"
                 if agent == "hero" and moved and hero_hp is not None:
-                    # After the declines: the move ended where it was going, unhurt.
+                    # After the declines: the move ended where it was going, unhurt, and the
+                    # hero still finds its move's result (the guard stepped in between).
                     assert by_id["hero"]["pos"] == list(HERO_DESTINATION)
                     assert by_id["hero"]["hp"] == hero_hp
+                    assert [r["kind"] for r in info["action_results"]] == ["move"]
+                    assert info["action_results"][0]["ok"]
                     break
                 env.step(0)
             previous = agent
