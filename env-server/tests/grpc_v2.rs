@@ -718,7 +718,8 @@ async fn batches_keep_order_and_report_errors_inline() {
     }
     assert_eq!(states.len(), 64);
     // A StepBatch with malformed items in the middle: errors inline, order preserved.
-    let mut steps: Vec<_> = states.iter().map(|s| step_req(s, pick(s))).collect();
+    // (states[62] and [63] are kept for the malformed and stale items: one step per episode.)
+    let mut steps: Vec<_> = states[..62].iter().map(|s| step_req(s, pick(s))).collect();
     steps.insert(
         5,
         proto::StepRequest {
@@ -731,13 +732,19 @@ async fn batches_keep_order_and_report_errors_inline() {
     steps.insert(
         7,
         proto::StepRequest {
-            episode_id: states[0].episode_id.clone(),
+            episode_id: states[63].episode_id.clone(),
             ..Default::default()
         },
     );
-    let mut stale = step_req(&states[1], 0);
+    let mut stale = step_req(&states[62], 0);
     stale.decision_id += 100;
     steps.insert(9, stale);
+    // A second step of states[0]'s episode (stepped by item 0), at its next decision id:
+    // refused without running, whatever the parallel order.
+    let mut again = step_req(&states[0], 0);
+    again.decision_id += 1;
+    steps.push(again);
+    let last = steps.len() - 1;
     let out = t
         .client
         .step_batch(proto::StepBatchRequest {
@@ -758,14 +765,18 @@ async fn batches_keep_order_and_report_errors_inline() {
                     5 => Code::NotFound,
                     7 => Code::InvalidArgument,
                     9 => Code::FailedPrecondition,
+                    i if i == last => Code::FailedPrecondition,
                     _ => panic!("item {i} failed: {e:?}"),
                 };
                 assert_eq!(e.code, want as i32, "item {i}: {e:?}");
+                if i == last {
+                    assert!(e.message.contains("stepped by steps[0]"), "{e:?}");
+                }
             }
             R::State(s) => assert_eq!(s.episode_id, req.episode_id, "item {i} in order"),
         }
     }
-    assert_eq!(failures, 3);
+    assert_eq!(failures, 4);
     assert!(matches!(
         out.items.last().unwrap().result,
         Some(R::State(_))

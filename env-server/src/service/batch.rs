@@ -9,11 +9,14 @@ use super::exec::check_deadline;
 use super::sessions::check_episode_id;
 use super::{EnvironmentService, ServiceError};
 use crate::proto;
+use std::collections::HashMap;
 use std::time::Instant;
 
 impl EnvironmentService {
     /// StepBatch, synchronously: steps then resets, in parallel (rayon), errors inline, items
-    /// in request order. Items not started before `deadline` fail with DEADLINE_EXCEEDED.
+    /// in request order. Items not started before `deadline` fail with DEADLINE_EXCEEDED; a
+    /// step of an episode an earlier step item names fails with FAILED_PRECONDITION
+    /// ([`ServiceError::SteppedTwice`]) without running.
     ///
     /// # Errors
     /// [`ServiceError::InvalidArgument`] when the batch has too many items.
@@ -76,11 +79,42 @@ impl EnvironmentService {
             };
             (item, row)
         };
-        let steps = req.steps.par_iter().chain(columnar.par_iter()).map(|r| {
-            finish(batch_item(
-                check_deadline(deadline).and_then(|()| self.step_blocking(r)),
-            ))
-        });
+        // One step per episode: a later item of an episode already stepped fails without
+        // running (in parallel, which of two would run first is not defined).
+        let mut first: HashMap<&str, String> = HashMap::new();
+        let twice: Vec<Option<ServiceError>> = req
+            .steps
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (format!("steps[{i}]"), r))
+            .chain(
+                columnar
+                    .iter()
+                    .enumerate()
+                    .map(|(i, r)| (format!("columnar_steps[{i}]"), r)),
+            )
+            .map(|(field, r)| match first.get(r.episode_id.as_str()) {
+                Some(f) => Some(ServiceError::SteppedTwice {
+                    episode: r.episode_id.clone(),
+                    first: f.clone(),
+                }),
+                None => {
+                    first.insert(&r.episode_id, field);
+                    None
+                }
+            })
+            .collect();
+        let steps = req
+            .steps
+            .par_iter()
+            .chain(columnar.par_iter())
+            .zip(twice)
+            .map(|(r, twice)| {
+                finish(batch_item(match twice {
+                    Some(e) => Err(e),
+                    None => check_deadline(deadline).and_then(|()| self.step_blocking(r)),
+                }))
+            });
         let resets = req.resets.par_iter().map(|r| {
             finish(batch_item(
                 check_deadline(deadline).and_then(|()| self.reset_blocking(r)),

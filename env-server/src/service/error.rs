@@ -36,6 +36,15 @@ pub enum ServiceError {
         /// The pending decision id.
         current: u64,
     },
+    /// A StepBatch steps this episode in an earlier item already (FAILED_PRECONDITION): one
+    /// step per episode per batch, so the outcome never depends on the parallel order.
+    #[error("episode `{episode}` is stepped by {first} of this batch already: one step per episode per batch")]
+    SteppedTwice {
+        /// The episode id.
+        episode: String,
+        /// The earlier item, e.g. `steps[0]` or `columnar_steps[3]`.
+        first: String,
+    },
     /// The engine refused the submission (status depends on the variant).
     #[error("{0}")]
     Submit(#[from] SubmitError),
@@ -91,9 +100,9 @@ impl From<ServiceError> for tonic::Status {
                 ScenarioError::BrokenData { .. } => Code::Internal,
             },
             ServiceError::UnknownEpisode(_) => Code::NotFound,
-            ServiceError::EpisodeOver(_) | ServiceError::StaleDecision { .. } => {
-                Code::FailedPrecondition
-            }
+            ServiceError::EpisodeOver(_)
+            | ServiceError::StaleDecision { .. }
+            | ServiceError::SteppedTwice { .. } => Code::FailedPrecondition,
             ServiceError::Submit(s) => match s {
                 SubmitError::Terminal => Code::FailedPrecondition,
                 SubmitError::Empty => Code::InvalidArgument,
