@@ -25,8 +25,9 @@
 //! Attack** feat it turns the toggle on exactly when it pays against the nearest enemy with
 //! its best melee weapon: expected damage `p(hit at bonus − X) × (avg + kX)` above
 //! `p(hit at bonus) × avg` (p = (21 + bonus − AC) / 20 clamped to [0.05, 0.95], AC = the
-//! printed total, avg = average weapon damage, k = 2, 3 two-handed, 1 secondary natural), off
-//! otherwise and for ranged-first combatants. A **pinned** combatant tries to escape. No
+//! printed total, avg = average weapon damage, k = 2, 3 two-handed, 1 secondary natural, 0 a
+//! melee touch attack, which therefore never pays), off otherwise and for ranged-first
+//! combatants. A **pinned** combatant tries to escape. No
 //! maneuver is chosen by the policy; the Trip rider (wolf) is part of the attack itself.
 //!
 //! "Ranged attackers shoot": the preferred mode is that of the attack with the best attack
@@ -147,19 +148,14 @@ fn power_attack_pays(ep: &Episode, a: CombatantId, t: CombatantId) -> bool {
     };
     let wi = w;
     let w = &attacks[w];
-    let x = crate::rules::power_attack::power_attack_x(ep, a) as f64;
-    let k = if w.two_handed {
-        3.0
-    } else if w.secondary {
-        1.0
-    } else {
-        2.0
-    };
+    let x = crate::rules::power_attack::power_attack_x(ep, a);
+    let bonus = crate::rules::power_attack::power_attack_damage(w, x) as f64;
+    let x = x as f64;
     let ac = ep.spec(t).ac.total as f64;
     let p = |b: f64| ((21.0 + b - ac) / 20.0).clamp(0.05, 0.95);
     let b = w.attack_bonus as f64;
     let avg = average_damage(ep.spec(a), wi);
-    p(b - x) * (avg + k * x) > p(b) * avg
+    p(b - x) * (avg + bonus) > p(b) * avg
 }
 
 /// A preparatory action for this turn, if one is due (see the module doc).
