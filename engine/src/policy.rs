@@ -186,7 +186,11 @@ fn preparation(ep: &Episode, a: CombatantId, t: CombatantId) -> Option<Action> {
         .has_feat(crate::content::feats::Feat::PowerAttack)
         && power_attack_pays(ep, a, t) != ep.power_attack_on(a)
     {
-        return Some(Action::new(ActionKind::ActivatePowerAttack));
+        let toggle = Action::new(ActionKind::ActivatePowerAttack);
+        // A nauseated combatant may take no free action.
+        if ep.check(a, &toggle).is_ok() {
+            return Some(toggle);
+        }
     }
     None
 }

@@ -278,6 +278,44 @@ fn crb_nauseated_only_a_single_move_action() {
 }
 
 #[test]
+fn crb_nauseated_no_free_action_no_5_foot_step_only_a_move_action() {
+    // CRB — Conditions: Nauseated: the only action is a single move action per turn, so
+    // neither free action (drop prone, the Power Attack toggle) nor the 5-foot step.
+    let hero = set(
+        with_conds(creature("hero"), json!([{"name": "nauseated"}])),
+        "feats",
+        json!(["Power Attack"]),
+    );
+    let (mut ep, _) = duel(hero, creature("dummy"), &[20, 1]);
+    let nauseated = Some(pf1e_engine::actions::Reject::PreventedByCondition {
+        condition: Condition::Nauseated,
+    });
+    let free = [
+        Action::new(ActionKind::DropProne),
+        Action::new(ActionKind::ActivatePowerAttack),
+        step(1, 2),
+    ];
+    let legal = ep.legal_actions();
+    for a in &free {
+        assert_eq!(ep.validate(a).unwrap().reason, nauseated, "{a:?}");
+        assert!(!legal.iter().any(|l| l.action.kind == a.kind), "{a:?}");
+    }
+    // Every legal action is a move action or the end of the turn.
+    assert!(legal.iter().all(|l| matches!(
+        l.action.kind,
+        ActionKind::Move | ActionKind::StandUp | ActionKind::EndTurn
+    )));
+    let mut all = free.to_vec();
+    all.push(move_to(1, 1));
+    let r = submit(&mut ep, &all);
+    assert!(r[..3].iter().all(|r| r.reason == nauseated), "{r:?}");
+    assert!(r[3].ok, "{r:?}");
+    assert!(!ep.power_attack_on(cid(&ep, "hero")));
+    assert!(!ep.has_condition(cid(&ep, "hero"), Condition::Prone));
+    assert_eq!(dice_left(&ep), 0);
+}
+
+#[test]
 fn crb_grappled_cannot_move_minus_2_attack() {
     let hero = with_conds(creature("hero"), json!([{"name": "grappled"}]));
     let (mut ep, d) = duel(hero, creature("dummy"), &[20, 1, 2]);

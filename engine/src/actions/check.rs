@@ -166,8 +166,12 @@ pub(crate) fn kind_check(cx: &Ctx<'_>, a: &Action) -> Result<Plan, Reject> {
 /// - conditions (`prevented_by_condition`): no attack of any kind (maneuvers but escape
 ///   included) while nauseated, pinned or panicked; no movement (move, charge, 5-foot step,
 ///   withdraw, run, stand up) while grappled, pinned, paralyzed…; prone: no movement but
-///   standing up (crawling 5 ft is not modelled); nauseated: no 5-foot step (a single move
-///   action); fatigued, exhausted, entangled: no charge and no run;
+///   standing up (crawling 5 ft is not modelled); nauseated: nothing but a move action
+///   (CRB — Conditions: Nauseated: the only action it can take is a single move action per
+///   turn), so no 5-foot step and no free action either (`drop_prone`,
+///   `activate_power_attack`: free actions are actions), and no standard or full-round
+///   action (refused here with the condition named, not by the budget); fatigued,
+///   exhausted, entangled: no charge and no run;
 /// - the kind's budget slot is free (`downgraded:action_economy`; a disabled combatant's one
 ///   action: `downgraded:disabled`).
 pub(crate) fn preconditions(cx: &Ctx<'_>, a: &Action) -> Result<(), Reject> {
@@ -206,7 +210,9 @@ pub(crate) fn preconditions(cx: &Ctx<'_>, a: &Action) -> Result<(), Reject> {
     } else {
         None
     }
-    .or(if a.kind == ActionKind::FiveFootStep {
+    .or(if a.kind.slot() != Slot::Move {
+        // Nauseated: a single move action is the only action (no 5-foot step, no free
+        // action); `end_turn` returned above.
         prevented(f.single_move)
     } else {
         None
