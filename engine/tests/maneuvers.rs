@@ -224,6 +224,64 @@ fn crb_cmd_flat_footed_loses_dex_bonus_dodge_and_prone_penalty_apply() {
     assert_eq!(ep.cmd(d), 10);
 }
 
+/// A Dex 14 dummy with the Dodge feat, printed numbers including it (the Bestiary
+/// convention): AC 13, touch 13, flat-footed 10.
+fn dodger(printed_cmd: Option<i32>) -> Value {
+    let mut d = creature("dummy");
+    d["abilities"]["dex_score"] = json!(14);
+    d["feats"] = json!(["Dodge"]);
+    d["ac"] = json!({"total": 13, "touch": 13, "flat_footed": 10});
+    if let Some(cmd) = printed_cmd {
+        d["cmd"] = json!(cmd);
+    }
+    d
+}
+
+#[test]
+fn crb_computed_cmd_counts_the_dodge_feat_and_loses_it_with_dex() {
+    // CMD 10 + 1 (BAB) + 0 + 2 (Dex) + 1 (dodge) = 14; flat-footed: no Dex bonus, no dodge
+    // bonus (CRB — Combat Maneuver Defense; Armor Class: Dodge Bonuses): 11.
+    assert_eq!(spec(&dodger(None)).base_cmd("trip"), 14);
+    let (mut ep, _, d) = duel(creature("hero"), dodger(None), &[20, 1]);
+    assert_eq!(ep.cmd(d), 11, "flat-footed before its first turn");
+    end_turn(&mut ep);
+    turn_of(&mut ep, "dummy");
+    assert_eq!(ep.cmd(d), 14);
+    assert_eq!(ep.observation(None).combatants[d.0 as usize].cmd, 14);
+    assert_eq!(dice_left(&ep), 0);
+}
+
+#[test]
+fn crb_printed_cmd_with_dodge_flat_footed_loses_dex_bonus_and_dodge() {
+    // Printed CMD 14 (Dex +2 and Dodge +1 in it): flat-footed 14 − 2 − 1 = 11. The trip at
+    // d20 10 + 1 = 11 meets it and succeeds.
+    let (mut ep, _, d) = duel(creature("hero"), dodger(Some(14)), &[20, 1, 10]);
+    assert_eq!(ep.cmd(d), 11, "flat-footed before its first turn");
+    assert_all_ok(&submit(&mut ep, &[man(d, Maneuver::Trip)]));
+    assert!(log(&ep).contains("Dex -2, Dodge -1"), "{}", log(&ep));
+    assert!(ep.has_condition(d, Condition::Prone), "{}", log(&ep));
+    // On its own turn it has its Dex and dodge back; prone: −4.
+    turn_of(&mut ep, "dummy");
+    assert_eq!(ep.cmd(d), 14 - 4);
+    assert_eq!(dice_left(&ep), 0);
+}
+
+#[test]
+fn dodge_feat_with_printed_feats_excluded_stays_a_cmd_modifier() {
+    // `printed_feats_included: false`: the base holds no dodge (13); the feat is a +1 dodge
+    // AC modifier that the CMD collects (14) and loses when flat-footed (11) — as before.
+    let mut dummy = dodger(None);
+    dummy["printed_feats_included"] = json!(false);
+    dummy["ac"] = json!({"total": 12, "touch": 12, "flat_footed": 10});
+    assert_eq!(spec(&dummy).base_cmd("trip"), 13);
+    let (mut ep, _, d) = duel(creature("hero"), dummy, &[20, 1]);
+    assert_eq!(ep.cmd(d), 11);
+    end_turn(&mut ep);
+    turn_of(&mut ep, "dummy");
+    assert_eq!(ep.cmd(d), 14);
+    assert_eq!(dice_left(&ep), 0);
+}
+
 #[test]
 fn crb_grappled_is_not_flat_footed_and_grapple_escape_cycle() {
     // Hero grapples (d20 10: 11 vs 11): both grappled; the dummy keeps its Dex to AC (only

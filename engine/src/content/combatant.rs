@@ -591,7 +591,9 @@ impl CombatantSpec {
 
     /// Combat Maneuver Defense for `family` (CRB — Combat: Combat Maneuver Defense): the
     /// printed per-maneuver value, else the printed CMD, else 10 + BAB + Str + Dex + special
-    /// size modifier.
+    /// size modifier (+2 with the Improved feat, +1 with Dodge when the printed numbers
+    /// include static feats: [`CombatantSpec::dodge_in_printed_numbers`]) — the value a
+    /// stat block would print, before any condition (denied Dex: `rules::maneuvers::cmd_of`).
     pub fn base_cmd(&self, family: &str) -> i32 {
         if let Some(v) = self.cmd_vs.get(family) {
             return *v;
@@ -604,6 +606,16 @@ impl CombatantSpec {
             + self.abilities.dex_mod()
             + self.size.cmb_modifier()
             + self.improved_bonus(family)
+            + self.dodge_in_printed_numbers()
+    }
+
+    /// The Dodge feat's +1 dodge bonus (CRB — Feats: Dodge) that [`CombatantSpec::base_cmd`]
+    /// holds: 1 for a creature with Dodge whose printed numbers include static feats (a
+    /// Bestiary CMD counts it, and so does the computed one, to agree), 0 otherwise (with
+    /// `printed_feats_included: false` the feat is an AC modifier the CMD collects like any
+    /// dodge bonus).
+    pub fn dodge_in_printed_numbers(&self) -> i32 {
+        i32::from(self.printed_feats_included && self.has_feat(crate::content::feats::Feat::Dodge))
     }
 
     /// Parse a combatant from JSON text. `origin` names the file in errors.

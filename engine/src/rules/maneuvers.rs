@@ -8,11 +8,14 @@
 //! broken weapon −2) + +4 against a stunned target + +5 circumstance to maintain a grapple −
 //! the damage of the attack of opportunity it provoked. Natural 20 succeeds, natural 1 fails;
 //! a helpless target is an automatic success; concealment is rolled after a success.
-//! **CMD** = 10 + BAB + Str + Dex + special size modifier, or the printed value (`cmd`,
-//! per-maneuver `cmd_vs`), then: a creature denied its Dex bonus to AC loses its Dex bonus
-//! (a Dex penalty stays); circumstance, deflection, dodge, insight, luck, morale, profane and
-//! sacred bonuses to AC add; every AC penalty applies (the maneuver is a melee attack: prone
-//! −4 counts).
+//! **CMD** = 10 + BAB + Str + Dex + special size modifier (+1 with the Dodge feat when the
+//! printed numbers include static feats, as a Bestiary CMD does), or the printed value
+//! (`cmd`, per-maneuver `cmd_vs`), then: a creature denied its Dex bonus to AC loses its Dex
+//! bonus (a Dex penalty stays) and every dodge bonus, the Dodge feat's included in the base
+//! too; circumstance, deflection, dodge, insight, luck, morale, profane and sacred bonuses to
+//! AC add (the Dodge feat's among them with `printed_feats_included: false`); every AC
+//! penalty applies (the maneuver is a melee attack: prone −4 counts). CRB — Combat: Combat
+//! Maneuver Defense.
 //!
 //! Every maneuver but escape provokes an attack of opportunity from its target unless the
 //! attacker has the matching Improved feat (maintaining a grapple does not); the AoO's damage
@@ -128,6 +131,13 @@ pub(crate) fn cmd_of(ep: &Episode, t: CombatantId, family: &str) -> (i32, String
     if dd != 0 {
         cmd += dd;
         notes.push(format!("Dex {dd:+}"));
+    }
+    // "Any situation that denies you your Dexterity bonus also denies you dodge bonuses"
+    // (CRB — Combat: Armor Class, Dodge Bonuses): the Dodge feat's in the base CMD too.
+    let dodge = spec.dodge_in_printed_numbers();
+    if denied && dodge != 0 {
+        cmd -= dodge;
+        notes.push(format!("Dodge {:+}", -dodge));
     }
     let mut mods: Vec<Modifier> = Vec::new();
     for m in ep.modifiers_for(t) {
