@@ -315,7 +315,10 @@ fn plan(ep: &Episode, a: CombatantId) -> PolicyPlan {
                     weapon: None,
                     maneuver: None,
                 };
-                return vec![step, with(attack_kind, t, Some(w), None)].into();
+                // The rules may still refuse it (a speed of 5 ft or less).
+                if ep.check(a, &step).is_ok() {
+                    return vec![step, with(attack_kind, t, Some(w), None)].into();
+                }
             }
         }
     }

@@ -106,7 +106,8 @@ fn crb_difficult_terrain_costs_double() {
 
 #[test]
 fn crb_cannot_move_diagonally_past_a_corner() {
-    // Wall at (2,1): the diagonal (1,1) -> (2,2) cuts its corner. Speed 5 ft (1 square).
+    // Wall at (2,1): the diagonal (1,1) -> (2,2) cuts its corner. Speed 5 ft (1 square): no
+    // way around within it.
     let terrain = rows(&["######", "#....#", "##...#", "######"]);
     let hero = set(creature("hero"), "speed_land_ft", json!(5));
     let mut ep = hero_first(&terrain, hero, (1, 1), (2, 4), &[]);
@@ -114,6 +115,8 @@ fn crb_cannot_move_diagonally_past_a_corner() {
         reason(&submit(&mut ep, &[move_to(2, 2)])[0]),
         Some("unreachable_destination")
     );
+    // Nor a 5-foot step across the corner (speed 30 ft: a speed of 5 ft allows no step).
+    let mut ep = hero_first(&terrain, creature("hero"), (1, 1), (2, 4), &[]);
     assert_eq!(
         reason(&submit(&mut ep, &[step(2, 2)])[0]),
         Some("unreachable_destination")
@@ -235,6 +238,46 @@ fn crb_five_foot_step_not_into_difficult_terrain() {
         Some("unreachable_destination")
     );
     assert_eq!(ep.position(hero_id(&ep)), Cell::new(1, 1));
+}
+
+#[test]
+fn crb_no_five_foot_step_with_a_speed_of_5_ft_or_less() {
+    // CRB — Take 5-Foot Step: a creature with a speed of 5 feet or less can't take one. The
+    // current speed counts: 10 ft halved by entangled or by being disabled is 5 ft.
+    let no_step = |mut ep: Episode| {
+        assert!(!ep
+            .legal_actions()
+            .iter()
+            .any(|l| l.action.kind == ActionKind::FiveFootStep));
+        let r = submit(&mut ep, &[step(2, 1)]);
+        assert_eq!(reason(&r[0]), Some("unreachable_destination"));
+        assert_eq!(ep.position(hero_id(&ep)), Cell::new(2, 2));
+        assert_eq!(dice_left(&ep), 0);
+    };
+    let slow = |ft: i32| set(creature("hero"), "speed_land_ft", json!(ft));
+    no_step(hero_first(&room(3, 6), slow(5), (2, 2), (2, 5), &[]));
+    let entangled = set(slow(10), "conditions", json!([{"name": "entangled"}]));
+    no_step(hero_first(&room(3, 6), entangled, (2, 2), (2, 5), &[]));
+    // Disabled: the dummy acts first and hits the 5-hp hero for 5 (d20 15, 1d8 5).
+    let enc = encounter(
+        &room(3, 6),
+        vec![
+            unit("a", "hero", set(slow(10), "hp_max", json!(5)), (2, 2)),
+            unit("b", "dummy", creature("dummy"), (2, 3)),
+        ],
+    );
+    let mut ep = episode(enc, &[1, 20, 15, 5]);
+    turn_of(&mut ep, "dummy");
+    let h = hero_id(&ep);
+    assert_all_ok(&submit(&mut ep, &[attack(h)]));
+    end_turn(&mut ep);
+    turn_of(&mut ep, "hero");
+    assert_eq!(ep.life_state(hero_id(&ep)), LifeState::Disabled);
+    no_step(ep);
+    // Control: 10 ft, unhampered, steps.
+    let mut ep = hero_first(&room(3, 6), slow(10), (2, 2), (2, 5), &[]);
+    assert_all_ok(&submit(&mut ep, &[step(2, 1)]));
+    assert_eq!(ep.position(hero_id(&ep)), Cell::new(2, 1));
 }
 
 // ----- CRB — Special Attacks: Charge --------------------------------------------------------

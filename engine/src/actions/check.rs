@@ -82,6 +82,12 @@ impl<'a> Ctx<'a> {
             .filter(|&t| t != self.actor && self.ep.enemies(self.actor, t) && self.ep.conscious(t))
     }
 
+    /// The actor's current speed in feet: its best speed, halved by conditions (entangled,
+    /// exhausted, blinded) or by being disabled ([`Episode::speed_ft`]).
+    pub(crate) fn speed_ft(&self) -> i32 {
+        self.speed_ft
+    }
+
     /// The movement budget in squares of `mult` × speed (1: a move action, 2: a withdraw) —
     /// [`crate::rules::movement::budget_squares`].
     pub(crate) fn budget_squares(&self, mult: i32) -> u32 {

@@ -58,9 +58,12 @@ pub(super) fn check_move(cx: &Ctx<'_>, a: &Action) -> Result<Plan, Reject> {
     }
 }
 
-/// `5foot_step`: no other movement this turn; a speed of at least 5 ft; an adjacent square
+/// `5foot_step`: no other movement this turn; a current speed above 5 ft; an adjacent square
 /// the actor can stop in that costs exactly one square — never into difficult terrain or
-/// uphill (CRB — Combat: Take 5-Foot Step).
+/// uphill (CRB — Combat: Take 5-Foot Step: "Any creature with a speed of 5 feet or less
+/// can't take a 5-foot step, since moving even 5 feet requires a move action for such a slow
+/// creature"). The speed is the current one ([`Ctx::speed_ft`]: halved by entangled,
+/// exhausted, blinded, or by being disabled); too slow is `unreachable_destination`.
 pub(super) fn check_step(cx: &Ctx<'_>, a: &Action) -> Result<Plan, Reject> {
     if cx.ep.turn.moved {
         return Err(Reject::AlreadyMoved);
@@ -68,7 +71,7 @@ pub(super) fn check_step(cx: &Ctx<'_>, a: &Action) -> Result<Plan, Reject> {
     let Some(dest) = a.destination else {
         return Err(Reject::MissingTarget);
     };
-    if cx.budget_squares(1) == 0 || grid::distance_squares(cx.pos, dest) != 1 {
+    if cx.speed_ft() <= grid::SQUARE_FT || grid::distance_squares(cx.pos, dest) != 1 {
         return Err(Reject::UnreachableDestination);
     }
     if cx.field().stop_cost(dest) != Some(1) {
