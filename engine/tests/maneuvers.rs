@@ -6,6 +6,7 @@
 mod common;
 
 use common::*;
+use pf1e_engine::actions::{Reject, TargetIssue};
 use pf1e_engine::effects::conditions::Condition;
 use pf1e_engine::{Action, ActionKind, CombatantId, CombatantSpec, Episode, Maneuver};
 use serde_json::{json, Value};
@@ -441,6 +442,70 @@ fn bestiary_trip_rider_free_trip_on_bite_hit_without_aoo() {
     );
     assert!(ep.has_condition(d, Condition::Prone));
     assert_eq!(dice_left(&ep), 0);
+}
+
+#[test]
+fn crb_trip_creatures_without_legs_or_flying_cannot_be_tripped() {
+    // CRB — Trip: "Some creatures—such as oozes, creatures without legs, and flying
+    // creatures—cannot be tripped": the trait `no_legs` (oozes, snakes…), a fly speed, or the
+    // trait `cannot_be_tripped`. Refused as `invalid_target` (cannot be tripped), off the
+    // mask, no die rolled.
+    let untrippable = [
+        set(creature("dummy"), "speed_fly_ft", json!(60)),
+        set(creature("dummy"), "traits", json!(["no_legs"])),
+        set(creature("dummy"), "traits", json!(["cannot_be_tripped"])),
+    ];
+    for dummy in untrippable {
+        let what = dummy.to_string();
+        let (ep, _, d) = duel(creature("hero"), dummy, &[20, 1]);
+        let a = man(d, Maneuver::Trip);
+        assert_eq!(
+            ep.validate(&a).unwrap().reason,
+            Some(Reject::InvalidTarget {
+                target: Some(d),
+                why: TargetIssue::CannotBeTripped
+            }),
+            "{what}"
+        );
+        let legal = ep.legal_actions();
+        assert!(!legal.iter().any(|l| l.action == a), "{what}");
+        // Other maneuvers stay legal.
+        assert!(legal.iter().any(|l| l.action == man(d, Maneuver::Disarm)));
+        assert_eq!(dice_left(&ep), 0);
+    }
+    // Control: a plain dummy can be tripped.
+    let (ep, _, d) = duel(creature("hero"), creature("dummy"), &[20, 1]);
+    assert_eq!(ep.validate(&man(d, Maneuver::Trip)).unwrap().reason, None);
+}
+
+#[test]
+fn bestiary_trip_rider_no_free_trip_against_a_legless_or_flying_target() {
+    // The wolf's bite hits (d20 15, 1d6 = 3) a legless or flying dummy: no trip roll (the
+    // scripted 10 stays), the dummy stays standing.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/monsters");
+    let wolf: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("wolf.json")).unwrap()).unwrap();
+    for dummy in [
+        set(creature("dummy"), "speed_fly_ft", json!(60)),
+        set(creature("dummy"), "traits", json!(["no_legs"])),
+    ] {
+        let what = dummy.to_string();
+        let enc = encounter(
+            &room(4, 8),
+            vec![
+                unit("a", "wolf", wolf.clone(), (2, 2)),
+                unit("b", "dummy", dummy, (2, 3)),
+            ],
+        );
+        let mut ep = episode(enc, &[20, 1, 15, 3, 10]);
+        turn_of(&mut ep, "wolf");
+        let d = cid(&ep, "dummy");
+        assert_all_ok(&submit(&mut ep, &[attack(d)]));
+        assert!(log(&ep).contains("-> HIT"), "{what}: {}", log(&ep));
+        assert!(!log(&ep).contains("trip vs"), "{what}: {}", log(&ep));
+        assert!(!ep.has_condition(d, Condition::Prone), "{what}");
+        assert_eq!(dice_left(&ep), 1, "{what}: the trip die is not rolled");
+    }
 }
 
 #[test]

@@ -329,8 +329,9 @@ pub struct CombatantSpec {
     /// Rule traits from the creature's type/subtype or abilities, transcribed as data:
     /// `immune_critical` (not subject to critical hits), `immune_flanking` (cannot be
     /// flanked), `immune_precision` (no extra damage from precision-based attacks such as
-    /// sneak attack) — e.g. Bestiary: Creature Types, elemental and ooze traits. PF1e undead
-    /// and constructs are **not** immune to these (that was D&D 3.5).
+    /// sneak attack) — e.g. Bestiary: Creature Types, elemental and ooze traits;
+    /// `cannot_be_tripped`, `no_legs` (an ooze, a snake: cannot be tripped — CRB — Combat:
+    /// Trip). PF1e undead and constructs are **not** immune to these (that was D&D 3.5).
     #[serde(default)]
     pub traits: Vec<String>,
     /// Conditions the combatant starts with (e.g. `{"name": "prone"}`,
@@ -377,6 +378,10 @@ pub struct Traits {
     pub immune_precision: bool,
     /// Cannot be tripped.
     pub cannot_be_tripped: bool,
+    /// Has no legs (oozes, snakes…), so cannot be tripped (CRB — Combat: Trip: "Some
+    /// creatures—such as oozes, creatures without legs, and flying creatures—cannot be
+    /// tripped").
+    pub no_legs: bool,
 }
 
 /// One damage component of an attack as the rules roll it.
@@ -462,11 +467,12 @@ fn trip_rider(s: &CombatantSpec, w: &AttackSpec) -> bool {
 }
 
 /// Known values of `traits`.
-pub const KNOWN_TRAITS: [&str; 4] = [
+pub const KNOWN_TRAITS: [&str; 5] = [
     "immune_critical",
     "immune_flanking",
     "immune_precision",
     "cannot_be_tripped",
+    "no_legs",
 ];
 
 /// Largest combatant file accepted, in bytes.
@@ -526,6 +532,7 @@ impl CombatantSpec {
                     immune_flanking: traits("immune_flanking"),
                     immune_precision: traits("immune_precision"),
                     cannot_be_tripped: traits("cannot_be_tripped"),
+                    no_legs: traits("no_legs"),
                 },
                 sneak_dice: sneak_dice(self),
                 feat_mods: crate::content::feats::modifiers(self),

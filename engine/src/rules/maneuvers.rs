@@ -298,7 +298,7 @@ pub(crate) fn plan_maneuver(
     if m.size_limited() && too_large(ep, a, t) {
         return Err(Reject::TargetTooLarge);
     }
-    if m == Maneuver::Trip && ep.traits(t).cannot_be_tripped {
+    if m == Maneuver::Trip && cannot_be_tripped(ep, t) {
         return Err(Reject::InvalidTarget {
             target: Some(t),
             why: TargetIssue::CannotBeTripped,
@@ -544,12 +544,21 @@ pub(crate) fn finish_overrun(
     }
 }
 
-/// A free trip attempt that does not provoke (the Trip universal monster rule).
+/// Whether `t` cannot be tripped at all (CRB — Combat: Trip: "Some creatures—such as oozes,
+/// creatures without legs, and flying creatures—cannot be tripped"): the trait `no_legs`
+/// (oozes, snakes…), a fly speed (`speed_fly_ft` above 0: the engine has no altitude, so a
+/// creature that can fly is taken to fly), or the trait `cannot_be_tripped`. Both the trip
+/// maneuver (`invalid_target`, cannot be tripped) and the Trip rider ([`free_trip`]) read it.
+pub(crate) fn cannot_be_tripped(ep: &Episode, t: CombatantId) -> bool {
+    let traits = ep.traits(t);
+    traits.cannot_be_tripped || traits.no_legs || ep.spec(t).speed_fly_ft.unwrap_or(0) > 0
+}
+
+/// A free trip attempt that does not provoke (the Trip universal monster rule); none
+/// against a prone target, one too large ([`too_large`]) or one that cannot be tripped
+/// ([`cannot_be_tripped`]).
 pub(crate) fn free_trip(ep: &mut Episode, a: CombatantId, t: CombatantId, w: usize) {
-    if ep.has_condition(t, Condition::Prone)
-        || too_large(ep, a, t)
-        || ep.traits(t).cannot_be_tripped
-    {
+    if ep.has_condition(t, Condition::Prone) || too_large(ep, a, t) || cannot_be_tripped(ep, t) {
         return;
     }
     let r = roll_maneuver(ep, a, t, Maneuver::Trip, Some(w), 0, false);
