@@ -9,11 +9,12 @@
 //!    can attack, then attack with the first weapon that can (the seed's `weapon_for`).
 //!
 //! Conditions (ours; the seed's policy ignores them): a turn lost to a condition never reaches
-//! the policy. A **frightened** or **panicked** combatant flees: it withdraws (2× speed, the
-//! first square does not provoke) to the reachable square farthest from the nearest enemy, if
-//! that is farther than where it stands; if it cannot get farther, a frightened combatant
-//! fights as usual (CRB: "if unable to flee, it may fight") and a panicked one does nothing
-//! (cowers). A combatant that **cannot attack** (nauseated, pinned) only moves toward the
+//! the policy. A **frightened** or **panicked** combatant flees: it withdraws (2× speed, 1×
+//! as a standard action when staggered or disabled; the first square does not provoke) to
+//! the reachable square farthest from the nearest enemy, if that is farther than where it
+//! stands and the rules accept that withdraw; if it cannot get farther, a frightened
+//! combatant fights as usual (CRB: "if unable to flee, it may fight") and a panicked one does
+//! nothing (cowers). A combatant that **cannot attack** (nauseated, pinned) only moves toward the
 //! enemy when no weapon reaches. A **staggered** combatant (one action) attacks once from
 //! here, or 5-foot steps and attacks once, or moves.
 //!
@@ -359,15 +360,18 @@ pub(crate) fn answer_aoo(_ep: &Episode, _x: CombatantId, weapons: &[usize]) -> O
 }
 
 /// Where a fleeing combatant withdraws (CRB — Conditions: Frightened, "flees from the source
-/// of its fear"): among the squares it can reach with a withdraw (2× speed), the one whose
-/// path crosses the fewest squares threatened by enemies (the first square of a withdraw never
-/// provokes), then the farthest from the nearest conscious enemy, then the cheapest, then
-/// (row, col) — and only if that is farther from the enemies than where it stands.
+/// of its fear"): among the squares it can reach with a withdraw (2× speed; 1× as the
+/// standard action of a staggered or disabled combatant — CRB — Combat: Withdraw, Restricted
+/// Withdraw, `Episode::withdraw_speed_multiple`), the one whose path crosses the fewest
+/// squares threatened by enemies (the first square of a withdraw never provokes), then the
+/// farthest from the nearest conscious enemy, then the cheapest, then (row, col) — and only
+/// if that is farther from the enemies than where it stands, and only if the rules accept
+/// that withdraw (its slot free, no condition against it).
 fn flee_square(ep: &Episode, a: CombatantId, _enemy: CombatantId) -> Option<Cell> {
-    if ep.cond_flag(a, |d| d.cant_move) || ep.speed_ft(a) == 0 || !ep.budget(a).full_round {
+    if ep.cond_flag(a, |d| d.cant_move) || ep.speed_ft(a) == 0 {
         return None;
     }
-    let squares = (2 * ep.speed_ft(a) / grid::SQUARE_FT).max(0) as u32;
+    let squares = (ep.withdraw_speed_multiple(a) * ep.speed_ft(a) / grid::SQUARE_FT).max(0) as u32;
     let field = ep.move_field(a, Some(squares));
     let enemies: Vec<CombatantId> = ep
         .ids()
@@ -402,4 +406,11 @@ fn flee_square(ep: &Episode, a: CombatantId, _enemy: CombatantId) -> Option<Cell
         })
         .min_by_key(|(key, _)| *key)
         .map(|(_, c)| c)
+        .filter(|&c| {
+            let w = Action {
+                destination: Some(c),
+                ..Action::new(ActionKind::Withdraw)
+            };
+            ep.check(a, &w).is_ok()
+        })
 }

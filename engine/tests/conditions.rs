@@ -398,6 +398,39 @@ fn crb_frightened_default_policy_flees() {
 }
 
 #[test]
+fn crb_frightened_and_staggered_default_policy_flees_at_its_speed() {
+    // Staggered: the withdraw is a standard action up to its speed (CRB — Combat: Withdraw,
+    // Restricted Withdraw): 30 ft, so 6 squares of path, and the rules accept it.
+    let hero = with_conds(
+        creature("hero"),
+        json!([{"name": "frightened", "rounds": 1}, {"name": "staggered"}]),
+    );
+    let enc = encounter(
+        &room(3, 20),
+        vec![
+            unit("a", "hero", set(hero, "initiative_mod", json!(50)), (2, 14)),
+            unit("b", "dummy", creature("dummy"), (2, 15)),
+        ],
+    );
+    let mut ep = policy_episode(enc, 1);
+    let _ = ep.advance();
+    let hero_lines: Vec<String> = ep
+        .transcript()
+        .iter()
+        .filter(|l| l.actor.as_deref() == Some("hero"))
+        .map(|l| l.message.clone())
+        .collect();
+    let first = &hero_lines[0];
+    assert!(first.starts_with("withdraw (2,14)->"), "{}", log(&ep));
+    assert_eq!(first.split("->").count(), 7, "6 squares: {first}");
+    assert!(
+        !hero_lines.iter().any(|l| l.contains("refused")),
+        "{}",
+        log(&ep)
+    );
+}
+
+#[test]
 fn every_bundled_creature_plays_full_fights_with_conditions() {
     // Default policy on every creature with a few conditions: no panic, episodes end.
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/monsters");

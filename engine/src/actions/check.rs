@@ -88,8 +88,14 @@ impl<'a> Ctx<'a> {
         self.speed_ft
     }
 
-    /// The movement budget in squares of `mult` × speed (1: a move action, 2: a withdraw) —
-    /// [`crate::rules::movement::budget_squares`].
+    /// The budget slot an action of `kind` takes for the actor ([`Episode::slot_of`]: a
+    /// withdraw is a standard action for a staggered or disabled actor).
+    pub(crate) fn slot(&self, kind: ActionKind) -> Slot {
+        self.ep.slot_of(self.actor, kind)
+    }
+
+    /// The movement budget in squares of `mult` × speed (1: a move action or a restricted
+    /// withdraw, 2: a withdraw) — [`crate::rules::movement::budget_squares`].
     pub(crate) fn budget_squares(&self, mult: i32) -> u32 {
         (self.speed_ft * mult / crate::geometry::grid::SQUARE_FT).max(0) as u32
     }
@@ -178,8 +184,11 @@ pub(crate) fn kind_check(cx: &Ctx<'_>, a: &Action) -> Result<Plan, Reject> {
 ///   `activate_power_attack`: free actions are actions), and no standard or full-round
 ///   action (refused here with the condition named, not by the budget); fatigued,
 ///   exhausted, entangled: no charge and no run;
-/// - the kind's budget slot is free (`downgraded:action_economy`; a disabled combatant's one
-///   action: `downgraded:disabled`).
+/// - the action's budget slot is free (`downgraded:action_economy`; a disabled combatant's
+///   one action: `downgraded:disabled`). The slot is the actor's ([`Ctx::slot`],
+///   [`Episode::slot_of`], which the turn frames consume too): a withdraw is full-round, or
+///   a standard action for a staggered or disabled actor (CRB — Combat: Withdraw,
+///   Restricted Withdraw).
 pub(crate) fn preconditions(cx: &Ctx<'_>, a: &Action) -> Result<(), Reject> {
     if !cx.conscious {
         return Err(Reject::CannotAct { condition: None });
@@ -216,7 +225,7 @@ pub(crate) fn preconditions(cx: &Ctx<'_>, a: &Action) -> Result<(), Reject> {
     } else {
         None
     }
-    .or(if a.kind.slot() != Slot::Move {
+    .or(if cx.slot(a.kind) != Slot::Move {
         // Nauseated: a single move action is the only action (no 5-foot step, no free
         // action); `end_turn` returned above.
         prevented(f.single_move)
@@ -237,7 +246,7 @@ pub(crate) fn preconditions(cx: &Ctx<'_>, a: &Action) -> Result<(), Reject> {
     if let Some(r) = blocked {
         return Err(r);
     }
-    let slot = a.kind.slot();
+    let slot = cx.slot(a.kind);
     let b = &cx.budget;
     let free = match slot {
         Slot::Standard => b.standard,
