@@ -9,11 +9,12 @@
 //!    can attack, then attack with the first weapon that can (the seed's `weapon_for`).
 //!
 //! Conditions (ours; the seed's policy ignores them): a turn lost to a condition never reaches
-//! the policy. A **frightened** or **panicked** combatant flees: it withdraws (2× speed, the
-//! first square does not provoke) to the reachable square farthest from the nearest enemy, if
-//! that is farther than where it stands; if it cannot get farther, a frightened combatant
-//! fights as usual (CRB: "if unable to flee, it may fight") and a panicked one does nothing
-//! (cowers). A combatant that **cannot attack** (nauseated, pinned) only moves toward the
+//! the policy. A **frightened** or **panicked** combatant flees: it withdraws (2× speed, 1×
+//! as a standard action when staggered or disabled; the first square does not provoke) to
+//! the reachable square farthest from the nearest enemy, if that is farther than where it
+//! stands and the rules accept that withdraw; if it cannot get farther, a frightened
+//! combatant fights as usual (CRB: "if unable to flee, it may fight") and a panicked one does
+//! nothing (cowers). A combatant that **cannot attack** (nauseated, pinned) only moves toward the
 //! enemy when no weapon reaches. A **staggered** combatant (one action) attacks once from
 //! here, or 5-foot steps and attacks once, or moves.
 //!
@@ -25,8 +26,9 @@
 //! Attack** feat it turns the toggle on exactly when it pays against the nearest enemy with
 //! its best melee weapon: expected damage `p(hit at bonus − X) × (avg + kX)` above
 //! `p(hit at bonus) × avg` (p = (21 + bonus − AC) / 20 clamped to [0.05, 0.95], AC = the
-//! printed total, avg = average weapon damage, k = 2, 3 two-handed, 1 secondary natural), off
-//! otherwise and for ranged-first combatants. A **pinned** combatant tries to escape. No
+//! printed total, avg = average weapon damage, k = 2, 3 two-handed, 1 secondary natural, 0 a
+//! melee touch attack, which therefore never pays), off otherwise and for ranged-first
+//! combatants. A **pinned** combatant tries to escape. No
 //! maneuver is chosen by the policy; the Trip rider (wolf) is part of the attack itself.
 //!
 //! "Ranged attackers shoot": the preferred mode is that of the attack with the best attack
@@ -147,19 +149,14 @@ fn power_attack_pays(ep: &Episode, a: CombatantId, t: CombatantId) -> bool {
     };
     let wi = w;
     let w = &attacks[w];
-    let x = crate::rules::power_attack::power_attack_x(ep, a) as f64;
-    let k = if w.two_handed {
-        3.0
-    } else if w.secondary {
-        1.0
-    } else {
-        2.0
-    };
+    let x = crate::rules::power_attack::power_attack_x(ep, a);
+    let bonus = crate::rules::power_attack::power_attack_damage(w, x) as f64;
+    let x = x as f64;
     let ac = ep.spec(t).ac.total as f64;
     let p = |b: f64| ((21.0 + b - ac) / 20.0).clamp(0.05, 0.95);
     let b = w.attack_bonus as f64;
     let avg = average_damage(ep.spec(a), wi);
-    p(b - x) * (avg + k * x) > p(b) * avg
+    p(b - x) * (avg + bonus) > p(b) * avg
 }
 
 /// A preparatory action for this turn, if one is due (see the module doc).
@@ -190,7 +187,11 @@ fn preparation(ep: &Episode, a: CombatantId, t: CombatantId) -> Option<Action> {
         .has_feat(crate::content::feats::Feat::PowerAttack)
         && power_attack_pays(ep, a, t) != ep.power_attack_on(a)
     {
-        return Some(Action::new(ActionKind::ActivatePowerAttack));
+        let toggle = Action::new(ActionKind::ActivatePowerAttack);
+        // A nauseated combatant may take no free action.
+        if ep.check(a, &toggle).is_ok() {
+            return Some(toggle);
+        }
     }
     None
 }
@@ -315,7 +316,10 @@ fn plan(ep: &Episode, a: CombatantId) -> PolicyPlan {
                     weapon: None,
                     maneuver: None,
                 };
-                return vec![step, with(attack_kind, t, Some(w), None)].into();
+                // The rules may still refuse it (a speed of 5 ft or less).
+                if ep.check(a, &step).is_ok() {
+                    return vec![step, with(attack_kind, t, Some(w), None)].into();
+                }
             }
         }
     }
@@ -356,15 +360,18 @@ pub(crate) fn answer_aoo(_ep: &Episode, _x: CombatantId, weapons: &[usize]) -> O
 }
 
 /// Where a fleeing combatant withdraws (CRB — Conditions: Frightened, "flees from the source
-/// of its fear"): among the squares it can reach with a withdraw (2× speed), the one whose
-/// path crosses the fewest squares threatened by enemies (the first square of a withdraw never
-/// provokes), then the farthest from the nearest conscious enemy, then the cheapest, then
-/// (row, col) — and only if that is farther from the enemies than where it stands.
+/// of its fear"): among the squares it can reach with a withdraw (2× speed; 1× as the
+/// standard action of a staggered or disabled combatant — CRB — Combat: Withdraw, Restricted
+/// Withdraw, `Episode::withdraw_speed_multiple`), the one whose path crosses the fewest
+/// squares threatened by enemies (the first square of a withdraw never provokes), then the
+/// farthest from the nearest conscious enemy, then the cheapest, then (row, col) — and only
+/// if that is farther from the enemies than where it stands, and only if the rules accept
+/// that withdraw (its slot free, no condition against it).
 fn flee_square(ep: &Episode, a: CombatantId, _enemy: CombatantId) -> Option<Cell> {
-    if ep.cond_flag(a, |d| d.cant_move) || ep.speed_ft(a) == 0 || !ep.budget(a).full_round {
+    if ep.cond_flag(a, |d| d.cant_move) || ep.speed_ft(a) == 0 {
         return None;
     }
-    let squares = (2 * ep.speed_ft(a) / grid::SQUARE_FT).max(0) as u32;
+    let squares = (ep.withdraw_speed_multiple(a) * ep.speed_ft(a) / grid::SQUARE_FT).max(0) as u32;
     let field = ep.move_field(a, Some(squares));
     let enemies: Vec<CombatantId> = ep
         .ids()
@@ -399,4 +406,11 @@ fn flee_square(ep: &Episode, a: CombatantId, _enemy: CombatantId) -> Option<Cell
         })
         .min_by_key(|(key, _)| *key)
         .map(|(_, c)| c)
+        .filter(|&c| {
+            let w = Action {
+                destination: Some(c),
+                ..Action::new(ActionKind::Withdraw)
+            };
+            ep.check(a, &w).is_ok()
+        })
 }

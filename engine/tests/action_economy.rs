@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use pf1e_engine::{Action, ActionKind, Controller, Episode, Status};
+use pf1e_engine::{Action, ActionKind, Cell, Controller, Episode, Status};
 use serde_json::json;
 
 fn reason(r: &pf1e_engine::ActionResult) -> Option<&str> {
@@ -273,6 +273,93 @@ fn action_ids_decode_encode_round_trip() {
         assert_eq!(ep.action_id(&a), Some(id), "{a:?}");
     }
     assert_eq!(ep.action_from_id(size), None);
+}
+
+#[test]
+fn action_id_only_for_an_action_its_id_decodes_to_and_never_overflows() {
+    // `Episode::action_id` (`ActionSpace::encode`): an action gets an id only if that id
+    // decodes back to it, and no input makes it panic (checked arithmetic, no `as`
+    // truncation). Hero at (2,2), dummy at (2,3); the hero's first decision.
+    let ep = setup((2, 2), (2, 3), &[]);
+    let d = cid(&ep, "dummy");
+    let mut checked = 0;
+    let mut no_id = |a: Action| {
+        let id = ep.action_id(&a);
+        assert_eq!(
+            id,
+            None,
+            "{a:?} has id {id:?} → {:?}",
+            id.and_then(|i| ep.action_from_id(i))
+        );
+        checked += 1;
+    };
+    // `end_turn` with parameters: id 0 is the bare `end_turn`.
+    no_id(Action {
+        target: Some(d),
+        ..Action::new(ActionKind::EndTurn)
+    });
+    no_id(Action {
+        weapon: Some(0),
+        ..Action::new(ActionKind::EndTurn)
+    });
+    no_id(Action {
+        destination: Some(Cell::new(1, 1)),
+        ..Action::new(ActionKind::EndTurn)
+    });
+    // Weapon indices past `u32`: never the id of weapon `w mod 2^32`, never an overflow.
+    for w in [
+        u32::MAX as usize + 1,
+        usize::MAX - 1,
+        usize::MAX,
+        u32::MAX as usize,
+    ] {
+        for kind in [ActionKind::Attack, ActionKind::FullAttack] {
+            no_id(Action {
+                target: Some(d),
+                weapon: Some(w),
+                ..Action::new(kind)
+            });
+        }
+        for kind in [
+            ActionKind::RetrieveWeapon,
+            ActionKind::RepairWeapon,
+            ActionKind::AttackOfOpportunity,
+        ] {
+            no_id(Action {
+                weapon: Some(w),
+                ..Action::new(kind)
+            });
+        }
+    }
+    // 5-foot steps (relative to the actor) and squares at extreme coordinates.
+    let extreme = [
+        Cell::new(i32::MAX - 1, i32::MIN),
+        Cell::new(i32::MIN, i32::MAX),
+        Cell::new(i32::MAX, i32::MAX),
+        Cell::new(i32::MIN, i32::MIN),
+    ];
+    for c in extreme {
+        for kind in [
+            ActionKind::FiveFootStep,
+            ActionKind::Move,
+            ActionKind::Withdraw,
+            ActionKind::Run,
+        ] {
+            no_id(Action {
+                destination: Some(c),
+                ..Action::new(kind)
+            });
+        }
+    }
+    assert_eq!(checked, 3 + 4 * 5 + 4 * 4);
+    // Control: the bare actions keep their ids.
+    assert_eq!(ep.action_id(&Action::new(ActionKind::EndTurn)), Some(0));
+    let a = attack_with(d, 0);
+    let id = ep.action_id(&a).expect("an id");
+    assert_eq!(ep.action_from_id(id), Some(a));
+    let s = step(1, 1);
+    let id = ep.action_id(&s).expect("an id");
+    assert_eq!(ep.action_from_id(id), Some(s));
 }
 
 #[test]

@@ -582,6 +582,48 @@ fn crb_shooting_into_melee_no_penalty_when_not_engaged() {
     );
 }
 
+#[test]
+fn crb_shooting_into_melee_no_penalty_past_an_immobilized_friend() {
+    // CRB — Shooting or Throwing into a Melee: "An unconscious or otherwise immobilized
+    // character is not considered engaged". The dummy threatens the ally next to it, but a
+    // paralyzed, helpless, asleep or pinned ally is not engaged: no −4.
+    let sword = melee("sword", 0, "1d6", "slashing");
+    let ally_with = |cond: &str| {
+        let ally = set(creature("ally"), "attacks", json!([sword.clone()]));
+        set(ally, "conditions", json!([{ "name": cond }]))
+    };
+    for cond in ["paralyzed", "helpless", "asleep", "pinned"] {
+        let l = shoot_past_ally(ally_with(cond));
+        assert_eq!(l, "bow vs dummy d20=10+0=10 AC 50 -> MISS", "{cond} ally");
+    }
+    // Control: a grappled ally can still fight (it threatens the dummy): engaged, −4.
+    let l = shoot_past_ally(ally_with("grappled"));
+    assert_eq!(l, "bow vs dummy d20=10-4=6 AC 50 [into melee -4] -> MISS");
+}
+
+/// The hero shoots the dummy (AC 50) with `ally` (side a) adjacent to it; the shot's line.
+fn shoot_past_ally(ally: Value) -> String {
+    let enc = encounter(
+        &room(3, 12),
+        vec![
+            unit(
+                "a",
+                "hero",
+                hero_with(ranged("bow", 0, "1d6", "piercing", 100)),
+                (2, 1),
+            ),
+            unit("a", "ally", ally, (2, 8)),
+            unit("b", "dummy", with_ac(creature("dummy"), 50), (2, 7)),
+        ],
+    );
+    let mut ep = episode(enc, &[20, 1, 1, 10]);
+    turn_of(&mut ep, "hero");
+    let d = cid(&ep, "dummy");
+    assert_all_ok(&submit(&mut ep, &[attack(d)]));
+    assert_eq!(dice_left(&ep), 0);
+    lines_of(&ep, "hero").join("\n")
+}
+
 // ----- CRB — Combat Modifiers: Flanking; Table: Attack Roll Modifiers (higher ground) ------
 
 fn melee_with_ally(hero_at: (i32, i32), ally_at: (i32, i32), ally_weapon: Value) -> String {

@@ -278,6 +278,44 @@ fn crb_nauseated_only_a_single_move_action() {
 }
 
 #[test]
+fn crb_nauseated_no_free_action_no_5_foot_step_only_a_move_action() {
+    // CRB — Conditions: Nauseated: the only action is a single move action per turn, so
+    // neither free action (drop prone, the Power Attack toggle) nor the 5-foot step.
+    let hero = set(
+        with_conds(creature("hero"), json!([{"name": "nauseated"}])),
+        "feats",
+        json!(["Power Attack"]),
+    );
+    let (mut ep, _) = duel(hero, creature("dummy"), &[20, 1]);
+    let nauseated = Some(pf1e_engine::actions::Reject::PreventedByCondition {
+        condition: Condition::Nauseated,
+    });
+    let free = [
+        Action::new(ActionKind::DropProne),
+        Action::new(ActionKind::ActivatePowerAttack),
+        step(1, 2),
+    ];
+    let legal = ep.legal_actions();
+    for a in &free {
+        assert_eq!(ep.validate(a).unwrap().reason, nauseated, "{a:?}");
+        assert!(!legal.iter().any(|l| l.action.kind == a.kind), "{a:?}");
+    }
+    // Every legal action is a move action or the end of the turn.
+    assert!(legal.iter().all(|l| matches!(
+        l.action.kind,
+        ActionKind::Move | ActionKind::StandUp | ActionKind::EndTurn
+    )));
+    let mut all = free.to_vec();
+    all.push(move_to(1, 1));
+    let r = submit(&mut ep, &all);
+    assert!(r[..3].iter().all(|r| r.reason == nauseated), "{r:?}");
+    assert!(r[3].ok, "{r:?}");
+    assert!(!ep.power_attack_on(cid(&ep, "hero")));
+    assert!(!ep.has_condition(cid(&ep, "hero"), Condition::Prone));
+    assert_eq!(dice_left(&ep), 0);
+}
+
+#[test]
 fn crb_grappled_cannot_move_minus_2_attack() {
     let hero = with_conds(creature("hero"), json!([{"name": "grappled"}]));
     let (mut ep, d) = duel(hero, creature("dummy"), &[20, 1, 2]);
@@ -357,6 +395,39 @@ fn crb_frightened_default_policy_flees() {
         .message
         .clone();
     assert!(first.starts_with("withdraw (2,5)->"), "{}", log(&ep));
+}
+
+#[test]
+fn crb_frightened_and_staggered_default_policy_flees_at_its_speed() {
+    // Staggered: the withdraw is a standard action up to its speed (CRB — Combat: Withdraw,
+    // Restricted Withdraw): 30 ft, so 6 squares of path, and the rules accept it.
+    let hero = with_conds(
+        creature("hero"),
+        json!([{"name": "frightened", "rounds": 1}, {"name": "staggered"}]),
+    );
+    let enc = encounter(
+        &room(3, 20),
+        vec![
+            unit("a", "hero", set(hero, "initiative_mod", json!(50)), (2, 14)),
+            unit("b", "dummy", creature("dummy"), (2, 15)),
+        ],
+    );
+    let mut ep = policy_episode(enc, 1);
+    let _ = ep.advance();
+    let hero_lines: Vec<String> = ep
+        .transcript()
+        .iter()
+        .filter(|l| l.actor.as_deref() == Some("hero"))
+        .map(|l| l.message.clone())
+        .collect();
+    let first = &hero_lines[0];
+    assert!(first.starts_with("withdraw (2,14)->"), "{}", log(&ep));
+    assert_eq!(first.split("->").count(), 7, "6 squares: {first}");
+    assert!(
+        !hero_lines.iter().any(|l| l.contains("refused")),
+        "{}",
+        log(&ep)
+    );
 }
 
 #[test]

@@ -6,6 +6,7 @@
 mod common;
 
 use common::*;
+use pf1e_engine::actions::{Reject, TargetIssue};
 use pf1e_engine::effects::conditions::Condition;
 use pf1e_engine::{Action, ActionKind, CombatantId, CombatantSpec, Episode, Maneuver};
 use serde_json::{json, Value};
@@ -224,6 +225,64 @@ fn crb_cmd_flat_footed_loses_dex_bonus_dodge_and_prone_penalty_apply() {
     assert_eq!(ep.cmd(d), 10);
 }
 
+/// A Dex 14 dummy with the Dodge feat, printed numbers including it (the Bestiary
+/// convention): AC 13, touch 13, flat-footed 10.
+fn dodger(printed_cmd: Option<i32>) -> Value {
+    let mut d = creature("dummy");
+    d["abilities"]["dex_score"] = json!(14);
+    d["feats"] = json!(["Dodge"]);
+    d["ac"] = json!({"total": 13, "touch": 13, "flat_footed": 10});
+    if let Some(cmd) = printed_cmd {
+        d["cmd"] = json!(cmd);
+    }
+    d
+}
+
+#[test]
+fn crb_computed_cmd_counts_the_dodge_feat_and_loses_it_with_dex() {
+    // CMD 10 + 1 (BAB) + 0 + 2 (Dex) + 1 (dodge) = 14; flat-footed: no Dex bonus, no dodge
+    // bonus (CRB — Combat Maneuver Defense; Armor Class: Dodge Bonuses): 11.
+    assert_eq!(spec(&dodger(None)).base_cmd("trip"), 14);
+    let (mut ep, _, d) = duel(creature("hero"), dodger(None), &[20, 1]);
+    assert_eq!(ep.cmd(d), 11, "flat-footed before its first turn");
+    end_turn(&mut ep);
+    turn_of(&mut ep, "dummy");
+    assert_eq!(ep.cmd(d), 14);
+    assert_eq!(ep.observation(None).combatants[d.0 as usize].cmd, 14);
+    assert_eq!(dice_left(&ep), 0);
+}
+
+#[test]
+fn crb_printed_cmd_with_dodge_flat_footed_loses_dex_bonus_and_dodge() {
+    // Printed CMD 14 (Dex +2 and Dodge +1 in it): flat-footed 14 − 2 − 1 = 11. The trip at
+    // d20 10 + 1 = 11 meets it and succeeds.
+    let (mut ep, _, d) = duel(creature("hero"), dodger(Some(14)), &[20, 1, 10]);
+    assert_eq!(ep.cmd(d), 11, "flat-footed before its first turn");
+    assert_all_ok(&submit(&mut ep, &[man(d, Maneuver::Trip)]));
+    assert!(log(&ep).contains("Dex -2, Dodge -1"), "{}", log(&ep));
+    assert!(ep.has_condition(d, Condition::Prone), "{}", log(&ep));
+    // On its own turn it has its Dex and dodge back; prone: −4.
+    turn_of(&mut ep, "dummy");
+    assert_eq!(ep.cmd(d), 14 - 4);
+    assert_eq!(dice_left(&ep), 0);
+}
+
+#[test]
+fn dodge_feat_with_printed_feats_excluded_stays_a_cmd_modifier() {
+    // `printed_feats_included: false`: the base holds no dodge (13); the feat is a +1 dodge
+    // AC modifier that the CMD collects (14) and loses when flat-footed (11) — as before.
+    let mut dummy = dodger(None);
+    dummy["printed_feats_included"] = json!(false);
+    dummy["ac"] = json!({"total": 12, "touch": 12, "flat_footed": 10});
+    assert_eq!(spec(&dummy).base_cmd("trip"), 13);
+    let (mut ep, _, d) = duel(creature("hero"), dummy, &[20, 1]);
+    assert_eq!(ep.cmd(d), 11);
+    end_turn(&mut ep);
+    turn_of(&mut ep, "dummy");
+    assert_eq!(ep.cmd(d), 14);
+    assert_eq!(dice_left(&ep), 0);
+}
+
 #[test]
 fn crb_grappled_is_not_flat_footed_and_grapple_escape_cycle() {
     // Hero grapples (d20 10: 11 vs 11): both grappled; the dummy keeps its Dex to AC (only
@@ -383,6 +442,70 @@ fn bestiary_trip_rider_free_trip_on_bite_hit_without_aoo() {
     );
     assert!(ep.has_condition(d, Condition::Prone));
     assert_eq!(dice_left(&ep), 0);
+}
+
+#[test]
+fn crb_trip_creatures_without_legs_or_flying_cannot_be_tripped() {
+    // CRB — Trip: "Some creatures—such as oozes, creatures without legs, and flying
+    // creatures—cannot be tripped": the trait `no_legs` (oozes, snakes…), a fly speed, or the
+    // trait `cannot_be_tripped`. Refused as `invalid_target` (cannot be tripped), off the
+    // mask, no die rolled.
+    let untrippable = [
+        set(creature("dummy"), "speed_fly_ft", json!(60)),
+        set(creature("dummy"), "traits", json!(["no_legs"])),
+        set(creature("dummy"), "traits", json!(["cannot_be_tripped"])),
+    ];
+    for dummy in untrippable {
+        let what = dummy.to_string();
+        let (ep, _, d) = duel(creature("hero"), dummy, &[20, 1]);
+        let a = man(d, Maneuver::Trip);
+        assert_eq!(
+            ep.validate(&a).unwrap().reason,
+            Some(Reject::InvalidTarget {
+                target: Some(d),
+                why: TargetIssue::CannotBeTripped
+            }),
+            "{what}"
+        );
+        let legal = ep.legal_actions();
+        assert!(!legal.iter().any(|l| l.action == a), "{what}");
+        // Other maneuvers stay legal.
+        assert!(legal.iter().any(|l| l.action == man(d, Maneuver::Disarm)));
+        assert_eq!(dice_left(&ep), 0);
+    }
+    // Control: a plain dummy can be tripped.
+    let (ep, _, d) = duel(creature("hero"), creature("dummy"), &[20, 1]);
+    assert_eq!(ep.validate(&man(d, Maneuver::Trip)).unwrap().reason, None);
+}
+
+#[test]
+fn bestiary_trip_rider_no_free_trip_against_a_legless_or_flying_target() {
+    // The wolf's bite hits (d20 15, 1d6 = 3) a legless or flying dummy: no trip roll (the
+    // scripted 10 stays), the dummy stays standing.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/monsters");
+    let wolf: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("wolf.json")).unwrap()).unwrap();
+    for dummy in [
+        set(creature("dummy"), "speed_fly_ft", json!(60)),
+        set(creature("dummy"), "traits", json!(["no_legs"])),
+    ] {
+        let what = dummy.to_string();
+        let enc = encounter(
+            &room(4, 8),
+            vec![
+                unit("a", "wolf", wolf.clone(), (2, 2)),
+                unit("b", "dummy", dummy, (2, 3)),
+            ],
+        );
+        let mut ep = episode(enc, &[20, 1, 15, 3, 10]);
+        turn_of(&mut ep, "wolf");
+        let d = cid(&ep, "dummy");
+        assert_all_ok(&submit(&mut ep, &[attack(d)]));
+        assert!(log(&ep).contains("-> HIT"), "{what}: {}", log(&ep));
+        assert!(!log(&ep).contains("trip vs"), "{what}: {}", log(&ep));
+        assert!(!ep.has_condition(d, Condition::Prone), "{what}");
+        assert_eq!(dice_left(&ep), 1, "{what}: the trip die is not rolled");
+    }
 }
 
 #[test]

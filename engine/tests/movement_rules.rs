@@ -106,7 +106,8 @@ fn crb_difficult_terrain_costs_double() {
 
 #[test]
 fn crb_cannot_move_diagonally_past_a_corner() {
-    // Wall at (2,1): the diagonal (1,1) -> (2,2) cuts its corner. Speed 5 ft (1 square).
+    // Wall at (2,1): the diagonal (1,1) -> (2,2) cuts its corner. Speed 5 ft (1 square): no
+    // way around within it.
     let terrain = rows(&["######", "#....#", "##...#", "######"]);
     let hero = set(creature("hero"), "speed_land_ft", json!(5));
     let mut ep = hero_first(&terrain, hero, (1, 1), (2, 4), &[]);
@@ -114,6 +115,8 @@ fn crb_cannot_move_diagonally_past_a_corner() {
         reason(&submit(&mut ep, &[move_to(2, 2)])[0]),
         Some("unreachable_destination")
     );
+    // Nor a 5-foot step across the corner (speed 30 ft: a speed of 5 ft allows no step).
+    let mut ep = hero_first(&terrain, creature("hero"), (1, 1), (2, 4), &[]);
     assert_eq!(
         reason(&submit(&mut ep, &[step(2, 2)])[0]),
         Some("unreachable_destination")
@@ -235,6 +238,46 @@ fn crb_five_foot_step_not_into_difficult_terrain() {
         Some("unreachable_destination")
     );
     assert_eq!(ep.position(hero_id(&ep)), Cell::new(1, 1));
+}
+
+#[test]
+fn crb_no_five_foot_step_with_a_speed_of_5_ft_or_less() {
+    // CRB — Take 5-Foot Step: a creature with a speed of 5 feet or less can't take one. The
+    // current speed counts: 10 ft halved by entangled or by being disabled is 5 ft.
+    let no_step = |mut ep: Episode| {
+        assert!(!ep
+            .legal_actions()
+            .iter()
+            .any(|l| l.action.kind == ActionKind::FiveFootStep));
+        let r = submit(&mut ep, &[step(2, 1)]);
+        assert_eq!(reason(&r[0]), Some("unreachable_destination"));
+        assert_eq!(ep.position(hero_id(&ep)), Cell::new(2, 2));
+        assert_eq!(dice_left(&ep), 0);
+    };
+    let slow = |ft: i32| set(creature("hero"), "speed_land_ft", json!(ft));
+    no_step(hero_first(&room(3, 6), slow(5), (2, 2), (2, 5), &[]));
+    let entangled = set(slow(10), "conditions", json!([{"name": "entangled"}]));
+    no_step(hero_first(&room(3, 6), entangled, (2, 2), (2, 5), &[]));
+    // Disabled: the dummy acts first and hits the 5-hp hero for 5 (d20 15, 1d8 5).
+    let enc = encounter(
+        &room(3, 6),
+        vec![
+            unit("a", "hero", set(slow(10), "hp_max", json!(5)), (2, 2)),
+            unit("b", "dummy", creature("dummy"), (2, 3)),
+        ],
+    );
+    let mut ep = episode(enc, &[1, 20, 15, 5]);
+    turn_of(&mut ep, "dummy");
+    let h = hero_id(&ep);
+    assert_all_ok(&submit(&mut ep, &[attack(h)]));
+    end_turn(&mut ep);
+    turn_of(&mut ep, "hero");
+    assert_eq!(ep.life_state(hero_id(&ep)), LifeState::Disabled);
+    no_step(ep);
+    // Control: 10 ft, unhampered, steps.
+    let mut ep = hero_first(&room(3, 6), slow(10), (2, 2), (2, 5), &[]);
+    assert_all_ok(&submit(&mut ep, &[step(2, 1)]));
+    assert_eq!(ep.position(hero_id(&ep)), Cell::new(2, 1));
 }
 
 // ----- CRB — Special Attacks: Charge --------------------------------------------------------
@@ -426,6 +469,90 @@ fn crb_withdraw_up_to_double_speed_and_is_full_round() {
     assert_eq!(reason(&r[1]), Some("downgraded:action_economy"));
     assert_eq!(ep.position(hero_id(&ep)), Cell::new(1, 13));
     let _ = ActionKind::Withdraw;
+}
+
+/// The destinations of the legal withdraws now.
+fn withdraw_squares(ep: &Episode) -> Vec<Cell> {
+    ep.legal_actions()
+        .into_iter()
+        .filter(|l| l.action.kind == ActionKind::Withdraw)
+        .filter_map(|l| l.action.destination)
+        .collect()
+}
+
+#[test]
+fn crb_restricted_withdraw_staggered_a_standard_action_up_to_speed() {
+    // CRB — Withdraw, Restricted Withdraw (seed L6): "If you are limited to taking only a
+    // standard action each round you can withdraw as a standard action. In this case, you
+    // may move up to your speed." Staggered, 30 ft: 6 squares, not 12.
+    let staggered = set(
+        creature("hero"),
+        "conditions",
+        json!([{ "name": "staggered" }]),
+    );
+    let mut ep = hero_first(&room(1, 16), staggered.clone(), (1, 1), (1, 16), &[]);
+    let w = withdraw_squares(&ep);
+    assert!(w.contains(&Cell::new(1, 7)), "{w:?}");
+    assert!(w.iter().all(|c| c.col <= 7), "{w:?}");
+    assert_eq!(
+        reason(&submit(&mut ep, &[withdraw(1, 8)])[0]),
+        Some("unreachable_destination")
+    );
+    // Its one action: nothing after it.
+    let r = submit(&mut ep, &[withdraw(1, 7), move_to(1, 8)]);
+    assert!(ok(&r[0]), "{r:?}");
+    assert_eq!(reason(&r[1]), Some("downgraded:action_economy"));
+    assert_eq!(ep.position(hero_id(&ep)), Cell::new(1, 7));
+    assert_eq!(dice_left(&ep), 0);
+    // After its standard action, no withdraw (a move action is not enough).
+    let mut ep = hero_first(&room(1, 16), staggered.clone(), (1, 1), (1, 16), &[]);
+    assert_all_ok(&submit(&mut ep, &[move_to(1, 2)]));
+    assert!(withdraw_squares(&ep).is_empty());
+    // The square it starts in is still not threatened: the dummy at (2,4) threatens (1,3).
+    let mut ep = dummy_first(&strip(), staggered, (1, 3), (2, 4), &[]);
+    assert_all_ok(&submit(&mut ep, &[withdraw(1, 1)]));
+    assert!(lines_with(&ep, "attack of opportunity").is_empty());
+    assert_eq!(dice_left(&ep), 0);
+}
+
+#[test]
+fn crb_restricted_withdraw_disabled_at_half_speed_costs_1_hp() {
+    // Disabled (0 hp): a single move or standard action, half speed (15 ft: 3 squares); the
+    // withdraw is a standard action, so it costs 1 hp after (CRB — Injury and Death:
+    // Disabled) and the hero is dying. The dummy acts first and hits for 5 (d20 15, 1d8 5).
+    let hero = set(creature("hero"), "hp_max", json!(5));
+    let enc = encounter(
+        &room(1, 12),
+        vec![
+            unit("a", "hero", hero, (1, 5)),
+            unit("b", "dummy", creature("dummy"), (1, 6)),
+        ],
+    );
+    let mut ep = episode(enc, &[1, 20, 15, 5]);
+    turn_of(&mut ep, "dummy");
+    let h = hero_id(&ep);
+    assert_all_ok(&submit(&mut ep, &[attack(h)]));
+    end_turn(&mut ep);
+    turn_of(&mut ep, "hero");
+    assert_eq!(ep.life_state(h), LifeState::Disabled);
+    let w = withdraw_squares(&ep);
+    assert!(w.contains(&Cell::new(1, 2)), "{w:?}");
+    assert!(!w.contains(&Cell::new(1, 1)), "{w:?}");
+    assert_eq!(
+        reason(&submit(&mut ep, &[withdraw(1, 1)])[0]),
+        Some("unreachable_destination")
+    );
+    assert_all_ok(&submit(&mut ep, &[withdraw(1, 2)]));
+    assert_eq!(ep.position(h), Cell::new(1, 2));
+    assert!(lines_with(&ep, "attack of opportunity").is_empty());
+    assert_eq!(
+        lines_with(&ep, "strains while disabled").len(),
+        1,
+        "{}",
+        log(&ep)
+    );
+    assert_eq!(ep.life_state(h), LifeState::Dying);
+    assert_eq!(dice_left(&ep), 0);
 }
 
 #[test]

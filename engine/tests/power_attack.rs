@@ -78,6 +78,30 @@ fn crb_power_attack_applies_to_cmb_and_toggles_off() {
 }
 
 #[test]
+fn crb_power_attack_melee_touch_attack_takes_the_penalty_not_the_damage() {
+    // A melee touch attack (no range increment): −X on the roll, no damage bonus (CRB —
+    // Feats: Power Attack). BAB 4: X = 2. d20 10 + 5 − 2 = 13 vs touch AC 10; 1d6 = 4 → 4.
+    let mut hero = fighter(false);
+    hero["attacks"] = json!([{
+        "name": "shocking grasp", "kind": "touch", "attack_bonus": 5,
+        "damage": [{ "formula": "1d6", "types": ["electricity"] }]
+    }]);
+    let (mut ep, d) = duel(hero, &[20, 1, 10, 4]);
+    let pa = Action::new(ActionKind::ActivatePowerAttack);
+    assert_all_ok(&submit(&mut ep, &[pa, attack(d)]));
+    assert!(
+        log(&ep).contains(
+            "activates Power Attack (-2 melee attack and CMB; damage unchanged: melee touch attacks only)"
+        ),
+        "{}",
+        log(&ep)
+    );
+    assert!(log(&ep).contains("d20=10+3=13 touch AC 10"), "{}", log(&ep));
+    assert_eq!(ep.hp(d), 30 - 4);
+    assert_eq!(dice_left(&ep), 0);
+}
+
+#[test]
 fn crb_power_attack_needs_the_feat() {
     let (ep, _) = duel(creature("hero"), &[20, 1]);
     let pa = Action::new(ActionKind::ActivatePowerAttack);

@@ -82,8 +82,20 @@ impl<'a> Ctx<'a> {
             .filter(|&t| t != self.actor && self.ep.enemies(self.actor, t) && self.ep.conscious(t))
     }
 
-    /// The movement budget in squares of `mult` × speed (1: a move action, 2: a withdraw) —
-    /// [`crate::rules::movement::budget_squares`].
+    /// The actor's current speed in feet: its best speed, halved by conditions (entangled,
+    /// exhausted, blinded) or by being disabled ([`Episode::speed_ft`]).
+    pub(crate) fn speed_ft(&self) -> i32 {
+        self.speed_ft
+    }
+
+    /// The budget slot an action of `kind` takes for the actor ([`Episode::slot_of`]: a
+    /// withdraw is a standard action for a staggered or disabled actor).
+    pub(crate) fn slot(&self, kind: ActionKind) -> Slot {
+        self.ep.slot_of(self.actor, kind)
+    }
+
+    /// The movement budget in squares of `mult` × speed (1: a move action or a restricted
+    /// withdraw, 2: a withdraw) — [`crate::rules::movement::budget_squares`].
     pub(crate) fn budget_squares(&self, mult: i32) -> u32 {
         (self.speed_ft * mult / crate::geometry::grid::SQUARE_FT).max(0) as u32
     }
@@ -166,10 +178,17 @@ pub(crate) fn kind_check(cx: &Ctx<'_>, a: &Action) -> Result<Plan, Reject> {
 /// - conditions (`prevented_by_condition`): no attack of any kind (maneuvers but escape
 ///   included) while nauseated, pinned or panicked; no movement (move, charge, 5-foot step,
 ///   withdraw, run, stand up) while grappled, pinned, paralyzed…; prone: no movement but
-///   standing up (crawling 5 ft is not modelled); nauseated: no 5-foot step (a single move
-///   action); fatigued, exhausted, entangled: no charge and no run;
-/// - the kind's budget slot is free (`downgraded:action_economy`; a disabled combatant's one
-///   action: `downgraded:disabled`).
+///   standing up (crawling 5 ft is not modelled); nauseated: nothing but a move action
+///   (CRB — Conditions: Nauseated: the only action it can take is a single move action per
+///   turn), so no 5-foot step and no free action either (`drop_prone`,
+///   `activate_power_attack`: free actions are actions), and no standard or full-round
+///   action (refused here with the condition named, not by the budget); fatigued,
+///   exhausted, entangled: no charge and no run;
+/// - the action's budget slot is free (`downgraded:action_economy`; a disabled combatant's
+///   one action: `downgraded:disabled`). The slot is the actor's ([`Ctx::slot`],
+///   [`Episode::slot_of`], which the turn frames consume too): a withdraw is full-round, or
+///   a standard action for a staggered or disabled actor (CRB — Combat: Withdraw,
+///   Restricted Withdraw).
 pub(crate) fn preconditions(cx: &Ctx<'_>, a: &Action) -> Result<(), Reject> {
     if !cx.conscious {
         return Err(Reject::CannotAct { condition: None });
@@ -206,7 +225,9 @@ pub(crate) fn preconditions(cx: &Ctx<'_>, a: &Action) -> Result<(), Reject> {
     } else {
         None
     }
-    .or(if a.kind == ActionKind::FiveFootStep {
+    .or(if cx.slot(a.kind) != Slot::Move {
+        // Nauseated: a single move action is the only action (no 5-foot step, no free
+        // action); `end_turn` returned above.
         prevented(f.single_move)
     } else {
         None
@@ -225,7 +246,7 @@ pub(crate) fn preconditions(cx: &Ctx<'_>, a: &Action) -> Result<(), Reject> {
     if let Some(r) = blocked {
         return Err(r);
     }
-    let slot = a.kind.slot();
+    let slot = cx.slot(a.kind);
     let b = &cx.budget;
     let free = match slot {
         Slot::Standard => b.standard,

@@ -41,7 +41,9 @@ pub enum ActionKind {
     /// Free movement of one square that never provokes.
     #[serde(rename = "5foot_step")]
     FiveFootStep,
-    /// Full-round action: move up to 2× speed; leaving the first square does not provoke.
+    /// Full-round action: move up to 2× speed; leaving the first square does not provoke. A
+    /// standard action up to 1× speed for a combatant limited to a single action (staggered,
+    /// disabled — CRB — Combat: Withdraw, Restricted Withdraw; `Episode::slot_of`).
     Withdraw,
     /// Standard action: a combat maneuver (`maneuver` says which) against `target` (CRB —
     /// Combat: Combat Maneuvers; APG for dirty trick, steal, reposition, drag).
@@ -284,7 +286,9 @@ impl ActionKind {
     pub fn is_reaction(self) -> bool {
         matches!(self, ActionKind::AttackOfOpportunity | ActionKind::Decline)
     }
-    /// The budget slot of this kind.
+    /// The budget slot of this kind for a combatant free to act (a staggered or disabled
+    /// one's withdraw is a standard action: the engine reads the actor's slot, from
+    /// `Episode::slot_of`).
     pub fn slot(self) -> Slot {
         match self {
             ActionKind::Attack | ActionKind::Maneuver => Slot::Standard,

@@ -1,7 +1,8 @@
 //! `move` (move action: up to one's speed, to a square or toward a target), `5foot_step`
 //! (one square that never provokes) and `withdraw` (full-round action: up to twice one's
-//! speed; leaving the first square does not provoke) — CRB — Combat: Move Actions; Take
-//! 5-Foot Step; Actions in Combat: Withdraw. Squares, costs and paths come from the actor's
+//! speed; a standard action up to one's speed when staggered or disabled; leaving the first
+//! square does not provoke) — CRB — Combat: Move Actions; Take 5-Foot Step; Actions in
+//! Combat: Withdraw, Restricted Withdraw. Squares, costs and paths come from the actor's
 //! movement field ([`crate::rules::movement`]); budgets are in squares of movement.
 
 use super::check::{target_of, Ctx};
@@ -58,9 +59,12 @@ pub(super) fn check_move(cx: &Ctx<'_>, a: &Action) -> Result<Plan, Reject> {
     }
 }
 
-/// `5foot_step`: no other movement this turn; a speed of at least 5 ft; an adjacent square
+/// `5foot_step`: no other movement this turn; a current speed above 5 ft; an adjacent square
 /// the actor can stop in that costs exactly one square — never into difficult terrain or
-/// uphill (CRB — Combat: Take 5-Foot Step).
+/// uphill (CRB — Combat: Take 5-Foot Step: "Any creature with a speed of 5 feet or less
+/// can't take a 5-foot step, since moving even 5 feet requires a move action for such a slow
+/// creature"). The speed is the current one ([`Ctx::speed_ft`]: halved by entangled,
+/// exhausted, blinded, or by being disabled); too slow is `unreachable_destination`.
 pub(super) fn check_step(cx: &Ctx<'_>, a: &Action) -> Result<Plan, Reject> {
     if cx.ep.turn.moved {
         return Err(Reject::AlreadyMoved);
@@ -68,7 +72,7 @@ pub(super) fn check_step(cx: &Ctx<'_>, a: &Action) -> Result<Plan, Reject> {
     let Some(dest) = a.destination else {
         return Err(Reject::MissingTarget);
     };
-    if cx.budget_squares(1) == 0 || grid::distance_squares(cx.pos, dest) != 1 {
+    if cx.speed_ft() <= grid::SQUARE_FT || grid::distance_squares(cx.pos, dest) != 1 {
         return Err(Reject::UnreachableDestination);
     }
     if cx.field().stop_cost(dest) != Some(1) {
@@ -77,7 +81,16 @@ pub(super) fn check_step(cx: &Ctx<'_>, a: &Action) -> Result<Plan, Reject> {
     Ok(Plan::Step { to: dest })
 }
 
-/// `withdraw`: no movement before it; a square the actor can stop in within twice its speed.
+/// The movement budget of a withdraw of the actor, in squares: twice its speed, or its
+/// speed when the withdraw is a standard action (staggered, disabled — CRB — Combat:
+/// Withdraw, Restricted Withdraw: "you may move up to your speed";
+/// [`Episode::withdraw_speed_multiple`], from the same slot the budget consumes).
+fn withdraw_budget(cx: &Ctx<'_>) -> u32 {
+    cx.budget_squares(cx.ep.withdraw_speed_multiple(cx.actor))
+}
+
+/// `withdraw`: no movement before it; a square the actor can stop in within twice its speed
+/// (its speed for a restricted withdraw: [`withdraw_budget`]).
 pub(super) fn check_withdraw(cx: &Ctx<'_>, a: &Action) -> Result<Plan, Reject> {
     if cx.ep.turn.moved {
         return Err(Reject::AlreadyMoved);
@@ -85,7 +98,7 @@ pub(super) fn check_withdraw(cx: &Ctx<'_>, a: &Action) -> Result<Plan, Reject> {
     let Some(dest) = a.destination else {
         return Err(Reject::MissingTarget);
     };
-    let budget = cx.budget_squares(2);
+    let budget = withdraw_budget(cx);
     if !stoppable_within(cx, dest, budget) {
         return Err(Reject::UnreachableDestination);
     }
@@ -131,9 +144,9 @@ pub(super) fn candidates_move(cx: &Ctx<'_>, emit: &mut dyn FnMut(Action) -> bool
     false
 }
 
-/// Every square the actor can stop in within twice its speed.
+/// Every square the actor can stop in within its withdraw budget ([`withdraw_budget`]).
 pub(super) fn candidates_withdraw(cx: &Ctx<'_>, emit: &mut dyn FnMut(Action) -> bool) -> bool {
-    let budget = cx.budget_squares(2);
+    let budget = withdraw_budget(cx);
     for (cell, _) in cx.field().stoppable_iter().filter(|&(_, k)| k <= budget) {
         let a = Action {
             destination: Some(cell),

@@ -19,24 +19,33 @@ pub(super) fn check(cx: &Ctx<'_>, _a: &Action) -> Result<Plan, Reject> {
 }
 
 /// Turn it on or off, logging the damage bonus per melee attack of the stat block when on
-/// (+2X, +3X two-handed, +X secondary natural attacks).
+/// (+2X, +3X two-handed, +X secondary natural attacks; melee touch attacks gain none and
+/// are not listed).
 pub(super) fn execute(ep: &mut Episode, a: CombatantId) {
     let on = !ep.st[idx(a)].power_attack;
     ep.st[idx(a)].power_attack = on;
     let x = crate::rules::power_attack::power_attack_x(ep, a);
     let what = if on {
         let mut bonuses: Vec<String> = Vec::new();
-        for w in ep.spec(a).attacks.iter().filter(|w| !w.is_ranged()) {
+        let melee: Vec<_> = ep
+            .spec(a)
+            .attacks
+            .iter()
+            .filter(|w| !w.is_ranged())
+            .collect();
+        for w in &melee {
             let b = crate::rules::power_attack::power_attack_damage(w, x);
             let s = format!("+{b} {}", w.name);
-            if !bonuses.contains(&s) {
+            if b != 0 && !bonuses.contains(&s) {
                 bonuses.push(s);
             }
         }
         format!(
             "activates Power Attack (-{x} melee attack and CMB; damage {})",
-            if bonuses.is_empty() {
+            if melee.is_empty() {
                 "unchanged: no melee attack".to_string()
+            } else if bonuses.is_empty() {
+                "unchanged: melee touch attacks only".to_string()
             } else {
                 bonuses.join(", ")
             }

@@ -22,7 +22,8 @@ pub enum TargetIssue {
     Unconscious,
     /// Already in a grapple (one grapple per creature: multiple grapplers are not modelled).
     AlreadyGrappling,
-    /// It cannot be tripped (a trait of its data).
+    /// It cannot be tripped: no legs, a fly speed, or the trait `cannot_be_tripped` (CRB —
+    /// Combat: Trip).
     CannotBeTripped,
     /// It holds no manufactured weapon to disarm or sunder.
     NothingHeld,

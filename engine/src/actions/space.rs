@@ -121,11 +121,13 @@ impl ActionSpace {
         b[BLOCKS - 1].1 + b[BLOCKS - 1].2
     }
 
+    /// The row-major index of square `c`, `None` off the map (checked arithmetic).
     fn cell_index(&self, c: Cell) -> Option<u32> {
-        if c.row < 0 || c.col < 0 || c.row as u32 >= self.rows || c.col as u32 >= self.cols {
+        let (row, col) = (u32::try_from(c.row).ok()?, u32::try_from(c.col).ok()?);
+        if row >= self.rows || col >= self.cols {
             return None;
         }
-        Some(c.row as u32 * self.cols + c.col as u32)
+        row.checked_mul(self.cols)?.checked_add(col)
     }
 
     fn cell_of(&self, i: u32) -> Cell {
@@ -197,7 +199,11 @@ impl ActionSpace {
     }
 
     /// The id of an action for an actor at `actor_pos`, if the action has one (e.g. `move`
-    /// toward a target with an explicit weapon has none).
+    /// toward a target with an explicit weapon has none). An action has an id only if that id
+    /// decodes back to it ([`ActionSpace::decode`]): `end_turn` with a target, a weapon or a
+    /// square has none (id 0 is the bare `end_turn`), nor has a weapon index past the space
+    /// (never truncated to `u32`), nor a 5-foot step that is not one square away. Never
+    /// panics: every sum, product and difference is checked.
     pub fn encode(&self, a: &Action, actor_pos: Cell) -> Option<u32> {
         self.encode_in(&self.blocks(), a, actor_pos)
     }
@@ -209,67 +215,110 @@ impl ActionSpace {
         a: &Action,
         actor_pos: Cell,
     ) -> Option<u32> {
-        let target = a.target.map(|t| t.0 as u32);
+        // Id `k` of block `blk`, if `k` lies within the block.
+        let at = |blk: usize, k: u32| -> Option<u32> {
+            let (_, start, size) = b[blk];
+            if k < size {
+                start.checked_add(k)
+            } else {
+                None
+            }
+        };
+        // `t × w + weapon` (attack, full attack: target-major).
+        let per_target =
+            |t: u32, i: u32, per: u32| -> Option<u32> { t.checked_mul(per)?.checked_add(i) };
+        let target = a.target.map(|t| u32::from(t.0));
+        // A weapon index as the space numbers it: within `0..w`, never truncated.
+        let weapon = || -> Option<u32> {
+            let w = u32::try_from(a.weapon?).ok()?;
+            (w < self.w).then_some(w)
+        };
         let bare = a.target.is_none() && a.destination.is_none() && a.weapon.is_none();
+        // The one id of a parameterless kind's block.
+        let bare_at = |blk: usize| if bare { at(blk, 0) } else { None };
+        let no_target_no_square = a.target.is_none() && a.destination.is_none();
+        let no_target_no_weapon = a.target.is_none() && a.weapon.is_none();
         if a.kind != ActionKind::Maneuver && a.maneuver.is_some() {
             return None;
         }
         match a.kind {
-            ActionKind::EndTurn => Some(0),
+            ActionKind::EndTurn => bare_at(0),
             ActionKind::Attack | ActionKind::FullAttack => {
-                let (t, w) = (target?, a.weapon? as u32);
-                if t >= self.n || w >= self.w || a.destination.is_some() {
+                let (t, w) = (target?, weapon()?);
+                if t >= self.n || a.destination.is_some() {
                     return None;
                 }
                 let blk = if a.kind == ActionKind::Attack { 1 } else { 2 };
-                Some(b[blk].1 + t * self.w + w)
+                at(blk, per_target(t, w, self.w)?)
             }
             ActionKind::Charge => {
                 let t = target?;
-                (t < self.n && a.weapon.is_none() && a.destination.is_none()).then_some(b[3].1 + t)
+                if a.weapon.is_some() || a.destination.is_some() {
+                    return None;
+                }
+                at(3, t)
             }
             ActionKind::Move => match (a.destination, target, a.weapon) {
-                (None, Some(t), None) if t < self.n => Some(b[4].1 + t),
-                (Some(d), None, None) => Some(b[5].1 + self.cell_index(d)?),
+                (None, Some(t), None) => at(4, t),
+                (Some(d), None, None) => at(5, self.cell_index(d)?),
                 _ => None,
             },
             ActionKind::FiveFootStep => {
                 let d = a.destination?;
-                let delta = (d.row - actor_pos.row, d.col - actor_pos.col);
-                let k = STEP_DIRECTIONS.iter().position(|x| *x == delta)? as u32;
-                (target.is_none() && a.weapon.is_none()).then_some(b[6].1 + k)
+                if !no_target_no_weapon {
+                    return None;
+                }
+                let delta = (
+                    d.row.checked_sub(actor_pos.row)?,
+                    d.col.checked_sub(actor_pos.col)?,
+                );
+                let k = STEP_DIRECTIONS.iter().position(|x| *x == delta)?;
+                at(6, u32::try_from(k).ok()?)
             }
-            ActionKind::Withdraw => {
+            ActionKind::Withdraw | ActionKind::Run => {
                 let d = a.destination?;
-                (target.is_none() && a.weapon.is_none()).then_some(b[7].1 + self.cell_index(d)?)
+                if !no_target_no_weapon {
+                    return None;
+                }
+                let blk = if a.kind == ActionKind::Withdraw {
+                    7
+                } else {
+                    14
+                };
+                at(blk, self.cell_index(d)?)
             }
             ActionKind::Maneuver => {
                 let (t, m) = (target?, a.maneuver?);
-                let mi = Maneuver::ALL.iter().position(|x| *x == m)? as u32;
-                (t < self.n && a.weapon.is_none() && a.destination.is_none())
-                    .then_some(b[8].1 + t * Maneuver::ALL.len() as u32 + mi)
+                if t >= self.n || a.weapon.is_some() || a.destination.is_some() {
+                    return None;
+                }
+                let mi = u32::try_from(Maneuver::ALL.iter().position(|x| *x == m)?).ok()?;
+                let per = u32::try_from(Maneuver::ALL.len()).ok()?;
+                at(8, per_target(t, mi, per)?)
             }
-            ActionKind::StandUp => bare.then_some(b[9].1),
-            ActionKind::DropProne => bare.then_some(b[10].1),
+            ActionKind::StandUp => bare_at(9),
+            ActionKind::DropProne => bare_at(10),
             ActionKind::RetrieveWeapon | ActionKind::RepairWeapon => {
-                let w = a.weapon? as u32;
+                let w = weapon()?;
+                if !no_target_no_square {
+                    return None;
+                }
                 let blk = if a.kind == ActionKind::RetrieveWeapon {
                     11
                 } else {
                     12
                 };
-                (w < self.w && target.is_none() && a.destination.is_none()).then_some(b[blk].1 + w)
+                at(blk, w)
             }
-            ActionKind::ActivatePowerAttack => bare.then_some(b[13].1),
-            ActionKind::Run => {
-                let d = a.destination?;
-                (target.is_none() && a.weapon.is_none()).then_some(b[14].1 + self.cell_index(d)?)
-            }
+            ActionKind::ActivatePowerAttack => bare_at(13),
             ActionKind::AttackOfOpportunity => {
-                let w = a.weapon? as u32;
-                (w < self.w && target.is_none() && a.destination.is_none()).then_some(b[15].1 + w)
+                let w = weapon()?;
+                if !no_target_no_square {
+                    return None;
+                }
+                at(15, w)
             }
-            ActionKind::Decline => bare.then_some(b[16].1),
+            ActionKind::Decline => bare_at(16),
         }
     }
 }

@@ -329,8 +329,9 @@ pub struct CombatantSpec {
     /// Rule traits from the creature's type/subtype or abilities, transcribed as data:
     /// `immune_critical` (not subject to critical hits), `immune_flanking` (cannot be
     /// flanked), `immune_precision` (no extra damage from precision-based attacks such as
-    /// sneak attack) — e.g. Bestiary: Creature Types, elemental and ooze traits. PF1e undead
-    /// and constructs are **not** immune to these (that was D&D 3.5).
+    /// sneak attack) — e.g. Bestiary: Creature Types, elemental and ooze traits;
+    /// `cannot_be_tripped`, `no_legs` (an ooze, a snake: cannot be tripped — CRB — Combat:
+    /// Trip). PF1e undead and constructs are **not** immune to these (that was D&D 3.5).
     #[serde(default)]
     pub traits: Vec<String>,
     /// Conditions the combatant starts with (e.g. `{"name": "prone"}`,
@@ -377,6 +378,10 @@ pub struct Traits {
     pub immune_precision: bool,
     /// Cannot be tripped.
     pub cannot_be_tripped: bool,
+    /// Has no legs (oozes, snakes…), so cannot be tripped (CRB — Combat: Trip: "Some
+    /// creatures—such as oozes, creatures without legs, and flying creatures—cannot be
+    /// tripped").
+    pub no_legs: bool,
 }
 
 /// One damage component of an attack as the rules roll it.
@@ -462,11 +467,12 @@ fn trip_rider(s: &CombatantSpec, w: &AttackSpec) -> bool {
 }
 
 /// Known values of `traits`.
-pub const KNOWN_TRAITS: [&str; 4] = [
+pub const KNOWN_TRAITS: [&str; 5] = [
     "immune_critical",
     "immune_flanking",
     "immune_precision",
     "cannot_be_tripped",
+    "no_legs",
 ];
 
 /// Largest combatant file accepted, in bytes.
@@ -526,6 +532,7 @@ impl CombatantSpec {
                     immune_flanking: traits("immune_flanking"),
                     immune_precision: traits("immune_precision"),
                     cannot_be_tripped: traits("cannot_be_tripped"),
+                    no_legs: traits("no_legs"),
                 },
                 sneak_dice: sneak_dice(self),
                 feat_mods: crate::content::feats::modifiers(self),
@@ -591,7 +598,9 @@ impl CombatantSpec {
 
     /// Combat Maneuver Defense for `family` (CRB — Combat: Combat Maneuver Defense): the
     /// printed per-maneuver value, else the printed CMD, else 10 + BAB + Str + Dex + special
-    /// size modifier.
+    /// size modifier (+2 with the Improved feat, +1 with Dodge when the printed numbers
+    /// include static feats: [`CombatantSpec::dodge_in_printed_numbers`]) — the value a
+    /// stat block would print, before any condition (denied Dex: `rules::maneuvers::cmd_of`).
     pub fn base_cmd(&self, family: &str) -> i32 {
         if let Some(v) = self.cmd_vs.get(family) {
             return *v;
@@ -604,6 +613,16 @@ impl CombatantSpec {
             + self.abilities.dex_mod()
             + self.size.cmb_modifier()
             + self.improved_bonus(family)
+            + self.dodge_in_printed_numbers()
+    }
+
+    /// The Dodge feat's +1 dodge bonus (CRB — Feats: Dodge) that [`CombatantSpec::base_cmd`]
+    /// holds: 1 for a creature with Dodge whose printed numbers include static feats (a
+    /// Bestiary CMD counts it, and so does the computed one, to agree), 0 otherwise (with
+    /// `printed_feats_included: false` the feat is an AC modifier the CMD collects like any
+    /// dodge bonus).
+    pub fn dodge_in_printed_numbers(&self) -> i32 {
+        i32::from(self.printed_feats_included && self.has_feat(crate::content::feats::Feat::Dodge))
     }
 
     /// Parse a combatant from JSON text. `origin` names the file in errors.

@@ -498,7 +498,7 @@ impl Episode {
                 match self.check(actor, &a) {
                     Ok(Some(plan)) => {
                         self.record_result(&list, result(&a, None));
-                        let slot = a.kind.slot();
+                        let slot = self.slot_of(actor, a.kind);
                         self.consume_slot(actor, slot);
                         list.executing = Some(slot);
                         t.list = Some(list);

@@ -3,7 +3,7 @@
 //! action passes before its own rules (conscious, conditions, the budget slot), decisions and
 //! the end of the combat.
 
-use crate::actions::{Action, Budget, CombatantId, Slot};
+use crate::actions::{Action, ActionKind, Budget, CombatantId, Slot};
 use crate::effects::conditions::Condition;
 use crate::episode::*;
 
@@ -219,6 +219,32 @@ impl Episode {
     pub(crate) fn single_action(&self, actor: CombatantId) -> bool {
         self.st[actor.0 as usize].life == LifeState::Disabled
             || self.cond_flag(actor, |d| d.staggered)
+    }
+
+    /// The budget slot an action of `kind` takes for `actor` now: the kind's own
+    /// ([`ActionKind::slot`]), but a withdraw is a standard action for a combatant limited to
+    /// a single action ([`Episode::single_action`]: staggered, disabled) — CRB — Combat:
+    /// Withdraw, Restricted Withdraw: "If you are limited to taking only a standard action
+    /// each round you can withdraw as a standard action." The one function that both the
+    /// preconditions (and so validate, submit and the action mask) and the turn frames that
+    /// consume the budget read, so the two cannot diverge.
+    pub(crate) fn slot_of(&self, actor: CombatantId, kind: ActionKind) -> Slot {
+        match kind {
+            ActionKind::Withdraw if self.single_action(actor) => Slot::Standard,
+            k => k.slot(),
+        }
+    }
+
+    /// How many times its speed a withdraw of `actor` moves, from its slot
+    /// ([`Episode::slot_of`]): 2 as a full-round action (CRB — Combat: Withdraw: "you can
+    /// move up to double your speed"), 1 as a standard action (Restricted Withdraw: "In this
+    /// case, you may move up to your speed").
+    pub(crate) fn withdraw_speed_multiple(&self, actor: CombatantId) -> i32 {
+        if self.slot_of(actor, ActionKind::Withdraw) == Slot::Standard {
+            1
+        } else {
+            2
+        }
     }
 
     /// Consume a slot: a move action uses the move slot, or the standard one when the move

@@ -109,7 +109,8 @@ pub struct CombatantObs {
     pub last_turn_results: Vec<ResultObs>,
     /// Feat names the engine does not know (reported, ignored — `engine/src/feats.rs`).
     pub unknown_feats: Vec<String>,
-    /// Rule traits (`immune_critical`, `immune_flanking`, `immune_precision`).
+    /// Rule traits (`immune_critical`, `immune_flanking`, `immune_precision`,
+    /// `cannot_be_tripped`, `no_legs`).
     pub traits: Vec<String>,
     /// Sneak attack dice (d6) of the combatant, 0 without sneak attack.
     pub sneak_dice: u32,

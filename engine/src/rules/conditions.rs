@@ -162,6 +162,15 @@ impl Episode {
                 && !self.spec(c).has_feat(crate::content::feats::Feat::Run))
     }
 
+    /// Whether `c` is immobilized by a condition: helpless (paralyzed, helpless, asleep —
+    /// CRB — Conditions: Helpless: "paralyzed, held, bound, sleeping, unconscious") or pinned
+    /// (CRB — Conditions: Pinned: "tightly bound", "cannot move").
+    /// Such a creature is not engaged in melee (CRB — Combat: Shooting or Throwing into a
+    /// Melee: "An unconscious or otherwise immobilized character is not considered engaged").
+    pub(crate) fn immobilized(&self, c: CombatantId) -> bool {
+        self.cond_flag(c, |d| d.helpless) || self.has_condition(c, Condition::Pinned)
+    }
+
     /// Speed multiplier in halves (2 = full): half speed when any condition says so.
     pub(crate) fn speed_halves(&self, c: CombatantId) -> i32 {
         self.cond_defs(c).map(|d| d.speed_halves).min().unwrap_or(2)

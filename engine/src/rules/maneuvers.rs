@@ -8,11 +8,14 @@
 //! broken weapon −2) + +4 against a stunned target + +5 circumstance to maintain a grapple −
 //! the damage of the attack of opportunity it provoked. Natural 20 succeeds, natural 1 fails;
 //! a helpless target is an automatic success; concealment is rolled after a success.
-//! **CMD** = 10 + BAB + Str + Dex + special size modifier, or the printed value (`cmd`,
-//! per-maneuver `cmd_vs`), then: a creature denied its Dex bonus to AC loses its Dex bonus
-//! (a Dex penalty stays); circumstance, deflection, dodge, insight, luck, morale, profane and
-//! sacred bonuses to AC add; every AC penalty applies (the maneuver is a melee attack: prone
-//! −4 counts).
+//! **CMD** = 10 + BAB + Str + Dex + special size modifier (+1 with the Dodge feat when the
+//! printed numbers include static feats, as a Bestiary CMD does), or the printed value
+//! (`cmd`, per-maneuver `cmd_vs`), then: a creature denied its Dex bonus to AC loses its Dex
+//! bonus (a Dex penalty stays) and every dodge bonus, the Dodge feat's included in the base
+//! too; circumstance, deflection, dodge, insight, luck, morale, profane and sacred bonuses to
+//! AC add (the Dodge feat's among them with `printed_feats_included: false`); every AC
+//! penalty applies (the maneuver is a melee attack: prone −4 counts). CRB — Combat: Combat
+//! Maneuver Defense.
 //!
 //! Every maneuver but escape provokes an attack of opportunity from its target unless the
 //! attacker has the matching Improved feat (maintaining a grapple does not); the AoO's damage
@@ -128,6 +131,13 @@ pub(crate) fn cmd_of(ep: &Episode, t: CombatantId, family: &str) -> (i32, String
     if dd != 0 {
         cmd += dd;
         notes.push(format!("Dex {dd:+}"));
+    }
+    // "Any situation that denies you your Dexterity bonus also denies you dodge bonuses"
+    // (CRB — Combat: Armor Class, Dodge Bonuses): the Dodge feat's in the base CMD too.
+    let dodge = spec.dodge_in_printed_numbers();
+    if denied && dodge != 0 {
+        cmd -= dodge;
+        notes.push(format!("Dodge {:+}", -dodge));
     }
     let mut mods: Vec<Modifier> = Vec::new();
     for m in ep.modifiers_for(t) {
@@ -288,7 +298,7 @@ pub(crate) fn plan_maneuver(
     if m.size_limited() && too_large(ep, a, t) {
         return Err(Reject::TargetTooLarge);
     }
-    if m == Maneuver::Trip && ep.traits(t).cannot_be_tripped {
+    if m == Maneuver::Trip && cannot_be_tripped(ep, t) {
         return Err(Reject::InvalidTarget {
             target: Some(t),
             why: TargetIssue::CannotBeTripped,
@@ -534,12 +544,21 @@ pub(crate) fn finish_overrun(
     }
 }
 
-/// A free trip attempt that does not provoke (the Trip universal monster rule).
+/// Whether `t` cannot be tripped at all (CRB — Combat: Trip: "Some creatures—such as oozes,
+/// creatures without legs, and flying creatures—cannot be tripped"): the trait `no_legs`
+/// (oozes, snakes…), a fly speed (`speed_fly_ft` above 0: the engine has no altitude, so a
+/// creature that can fly is taken to fly), or the trait `cannot_be_tripped`. Both the trip
+/// maneuver (`invalid_target`, cannot be tripped) and the Trip rider ([`free_trip`]) read it.
+pub(crate) fn cannot_be_tripped(ep: &Episode, t: CombatantId) -> bool {
+    let traits = ep.traits(t);
+    traits.cannot_be_tripped || traits.no_legs || ep.spec(t).speed_fly_ft.unwrap_or(0) > 0
+}
+
+/// A free trip attempt that does not provoke (the Trip universal monster rule); none
+/// against a prone target, one too large ([`too_large`]) or one that cannot be tripped
+/// ([`cannot_be_tripped`]).
 pub(crate) fn free_trip(ep: &mut Episode, a: CombatantId, t: CombatantId, w: usize) {
-    if ep.has_condition(t, Condition::Prone)
-        || too_large(ep, a, t)
-        || ep.traits(t).cannot_be_tripped
-    {
+    if ep.has_condition(t, Condition::Prone) || too_large(ep, a, t) || cannot_be_tripped(ep, t) {
         return;
     }
     let r = roll_maneuver(ep, a, t, Maneuver::Trip, Some(w), 0, false);

@@ -1,8 +1,11 @@
 //! Power Attack (CRB — Feats: Power Attack): −X on melee attack rolls and combat maneuver
 //! checks, +2X damage (+3X two-handed, +X with a secondary natural attack), X = 1 + BAB / 4.
+//! The damage bonus does not apply to touch attacks (the feat's text: the bonus damage does
+//! not apply to touch attacks or effects that deal no hit point damage); the attack penalty
+//! does, so a melee touch attack takes −X and gains nothing.
 
 use crate::actions::CombatantId;
-use crate::content::combatant::AttackSpec;
+use crate::content::combatant::{AttackKind, AttackSpec};
 use crate::effects::{BonusType, Modifier, Stat};
 use crate::episode::Episode;
 use crate::rules::idx;
@@ -13,15 +16,19 @@ pub(crate) fn power_attack_x(ep: &Episode, a: CombatantId) -> i32 {
 }
 
 /// The damage bonus of Power Attack with melee weapon `w` for a given X: 2X, 3X two-handed,
-/// X with a secondary natural attack (CRB — Feats: Power Attack).
+/// X with a secondary natural attack, none with a melee touch attack (CRB — Feats: Power
+/// Attack).
 pub(crate) fn power_attack_damage(w: &AttackSpec, x: i32) -> i32 {
     power_attack_halves(w) * x / 2
 }
 
 /// The damage bonus factor of Power Attack for weapon `w`, in halves of X: 4 (2X) normally,
-/// 6 (3X) two-handed, 2 (X) with a secondary natural attack.
+/// 6 (3X) two-handed, 2 (X) with a secondary natural attack, 0 with a touch attack (CRB —
+/// Feats: Power Attack: the bonus damage does not apply to touch attacks).
 fn power_attack_halves(w: &AttackSpec) -> i32 {
-    if w.two_handed {
+    if w.kind == AttackKind::Touch {
+        0
+    } else if w.two_handed {
         6
     } else if w.secondary {
         2
@@ -30,21 +37,29 @@ fn power_attack_halves(w: &AttackSpec) -> i32 {
     }
 }
 
-/// The Power Attack modifiers of a melee attack with `w` when it is on.
+/// The Power Attack modifiers of a melee attack with `w` when it is on: −X on the attack
+/// roll always, the damage bonus ([`power_attack_damage`]) unless `w` is a touch attack.
 pub(crate) fn power_attack_mods(ep: &Episode, a: CombatantId, w: &AttackSpec) -> Vec<Modifier> {
     if !ep.st[idx(a)].power_attack {
         return Vec::new();
     }
     let x = power_attack_x(ep, a);
-    vec![
-        Modifier::new(Stat::MeleeAttack, -x, BonusType::Untyped, "Power Attack"),
-        Modifier::new(
+    let mut mods = vec![Modifier::new(
+        Stat::MeleeAttack,
+        -x,
+        BonusType::Untyped,
+        "Power Attack",
+    )];
+    let damage = power_attack_damage(w, x);
+    if damage != 0 {
+        mods.push(Modifier::new(
             Stat::MeleeDamage,
-            x * power_attack_halves(w) / 2,
+            damage,
             BonusType::Untyped,
             "Power Attack",
-        ),
-    ]
+        ));
+    }
+    mods
 }
 
 impl Episode {

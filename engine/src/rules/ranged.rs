@@ -44,6 +44,13 @@ pub(crate) fn range_penalty(w: &AttackSpec, d_ft: i32) -> i32 {
 /// engaged in melee with a friend of the attacker (either threatens the other), unless the
 /// target is at least 10 ft from the nearest such friend.
 /// Precise Shot removes the penalty (CRB — Feats: Precise Shot).
+///
+/// "An unconscious or otherwise immobilized character is not considered engaged unless he
+/// is actually being attacked": a friend that is not conscious (unconscious, dying, stable,
+/// dead) or is [`Episode::immobilized`] (paralyzed, helpless, asleep, pinned) engages
+/// nobody. Simplified: the engine keeps no record of who is being attacked, so such a friend
+/// is never engaged; the target is being attacked (by the shooter), so an immobilized target
+/// next to a friend that threatens it is still engaged.
 pub(crate) fn into_melee_penalty(ep: &Episode, a: CombatantId, t: CombatantId) -> i32 {
     if ep
         .spec(a)
@@ -53,7 +60,7 @@ pub(crate) fn into_melee_penalty(ep: &Episode, a: CombatantId, t: CombatantId) -
     }
     let tpos = ep.st[idx(t)].pos;
     for f in ep.ids() {
-        if f == a || ep.enemies(a, f) || !ep.conscious(f) {
+        if f == a || ep.enemies(a, f) || !ep.conscious(f) || ep.immobilized(f) {
             continue;
         }
         let d =

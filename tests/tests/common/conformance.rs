@@ -26,82 +26,15 @@ use std::sync::Arc;
 /// corpus `known:` items in `tests/fuzz-corpus`) is to be removed, so the list cannot go stale.
 /// Encounter names are `scenario <file stem>` and `pair <a> vs <b>`; the keys are listed in
 /// [`CHECK_KEYS`].
-pub const KNOWN_DIVERGENCES: &[KnownDivergence] = &[
-    // Bug 4 (engine/src/legal.rs `ActionSpace::encode`, minor): `end_turn` with parameters
-    // (a target, a weapon, a square) encodes to id 0, whose action is the bare `end_turn`,
-    // and `validate`/`submit` accept it; every other parameterless kind (`stand_up`,
-    // `drop_prone`, `activate_power_attack`, `decline`) has no id with parameters, and
-    // `decline` with parameters is refused (`invalid_target`). Only the fuzz target submits
-    // such actions. Repro: tests/fuzz-corpus/sample_arena_maneuvers_charges_extreme_squares.json,
-    // decision 15: `Action { kind: EndTurn, destination: Some([2147483646, 2147483646]),
-    // weapon: Some(3), .. }` has id 0.
-    k(
-        "*",
-        "encode_decode_roundtrip:end_turn",
-        FirstDecision("scenario mirror_duel", 0, end_turn_with_fields),
-    ),
-    // Bug 5 (legal.rs `ActionSpace::encode`, the weapon blocks): `a.weapon? as u32` truncates
-    // the weapon index, and `(w < self.w && …).then_some(start + w)` computes `start + w`
-    // even when the test is false (`then_some` is eager). So `Episode::action_id` panics
-    // with "attempt to add with overflow" in a debug build for `retrieve_weapon`,
-    // `repair_weapon` and `attack_of_opportunity` with a weapon index near `u32::MAX` (or
-    // `usize::MAX`), and for a weapon index of 2^32 + k it returns the id of weapon k (`attack`,
-    // `full_attack` too), an action `validate` refuses (`weapon_unavailable`) while that id
-    // may be legal. Only the fuzz target submits such actions; the server does not call
-    // `action_id` on client actions today. Repro: at any decision of any encounter,
-    // `ep.action_id(&Action { kind: RetrieveWeapon, weapon: Some(usize::MAX - 1), .. })`.
-    k(
-        "*",
-        "action_id_panics:retrieve_weapon",
-        FirstDecision("scenario mirror_duel", 0, retrieve_weapon_max),
-    ),
-    k(
-        "*",
-        "action_id_panics:repair_weapon",
-        FirstDecision("scenario mirror_duel", 0, repair_weapon_max),
-    ),
-    k(
-        "*",
-        "action_id_panics:attack_of_opportunity",
-        FirstDecision("scenario mirror_duel", 0, attack_of_opportunity_max),
-    ),
-    k(
-        "*",
-        "encode_decode_roundtrip:attack",
-        FirstDecision("scenario mirror_duel", 0, attack_weapon_2_32),
-    ),
-    k(
-        "*",
-        "encode_decode_roundtrip:full_attack",
-        FirstDecision("scenario mirror_duel", 0, full_attack_weapon_2_32),
-    ),
-    k(
-        "*",
-        "encode_decode_roundtrip:retrieve_weapon",
-        FirstDecision("scenario mirror_duel", 0, retrieve_weapon_2_32),
-    ),
-    k(
-        "*",
-        "encode_decode_roundtrip:repair_weapon",
-        FirstDecision("scenario mirror_duel", 0, repair_weapon_2_32),
-    ),
-    k(
-        "*",
-        "encode_decode_roundtrip:attack_of_opportunity",
-        FirstDecision("scenario mirror_duel", 0, attack_of_opportunity_2_32),
-    ),
-    // Bug 6 (legal.rs `ActionSpace::encode`, `5foot_step`): `d.row - actor_pos.row` (and
-    // the column) overflows for a destination at extreme coordinates: `Episode::action_id`
-    // panics with "attempt to subtract with overflow" in a debug build (`validate` and
-    // `submit` refuse the same action cleanly). Repro: scenario mirror_duel, seed 0,
-    // decision 0: `action_id(&Action { kind: FiveFootStep, destination:
-    // Some(Cell::new(2147483646, -2147483648)), .. })`.
-    k(
-        "*",
-        "action_id_panics:5foot_step",
-        FirstDecision("scenario mirror_duel", 0, five_foot_step_extreme),
-    ),
-];
+///
+/// None today. Bugs 4, 5 and 6 (`ActionSpace::encode`: `end_turn` with parameters encoding
+/// to id 0; weapon indices truncated by `as u32`, and `then_some(start + w)` overflowing; the
+/// 5-foot step's `d.row - actor_pos.row` overflowing) are fixed: an action has an id only if
+/// that id decodes back to it, and `action_id` never panics. `engine/tests/action_economy.rs`
+/// (`action_id_only_for_an_action_its_id_decodes_to_and_never_overflows`) checks it, and the
+/// suite asserts it on every input, the corpus's `attack_weapon_index_past_u32.json`,
+/// `retrieve_weapon_index_near_usize_max.json` and `5foot_step_extreme_square.json` included.
+pub const KNOWN_DIVERGENCES: &[KnownDivergence] = &[];
 
 /// Every check key (the second field of [`KNOWN_DIVERGENCES`]); `<kind>` is an action kind
 /// (`run`, `5foot_step`…), `<reason>` a result reason.
@@ -310,46 +243,6 @@ const fn k(encounter: &'static str, key: &'static str, repro: Repro) -> KnownDiv
         key,
         repro,
     }
-}
-
-fn with_weapon(kind: ActionKind, weapon: usize, target: Option<u16>) -> Action {
-    let mut a = Action::new(kind);
-    a.weapon = Some(weapon);
-    a.target = target.map(pf1e_engine::CombatantId);
-    a
-}
-fn end_turn_with_fields() -> Action {
-    with_weapon(ActionKind::EndTurn, 0, Some(1))
-}
-fn retrieve_weapon_max() -> Action {
-    with_weapon(ActionKind::RetrieveWeapon, usize::MAX - 1, None)
-}
-fn repair_weapon_max() -> Action {
-    with_weapon(ActionKind::RepairWeapon, usize::MAX - 1, None)
-}
-fn attack_of_opportunity_max() -> Action {
-    with_weapon(ActionKind::AttackOfOpportunity, usize::MAX - 1, None)
-}
-const WEAPON_2_32: usize = (u32::MAX as usize) + 1;
-fn attack_weapon_2_32() -> Action {
-    with_weapon(ActionKind::Attack, WEAPON_2_32, Some(1))
-}
-fn full_attack_weapon_2_32() -> Action {
-    with_weapon(ActionKind::FullAttack, WEAPON_2_32, Some(1))
-}
-fn retrieve_weapon_2_32() -> Action {
-    with_weapon(ActionKind::RetrieveWeapon, WEAPON_2_32, None)
-}
-fn repair_weapon_2_32() -> Action {
-    with_weapon(ActionKind::RepairWeapon, WEAPON_2_32, None)
-}
-fn attack_of_opportunity_2_32() -> Action {
-    with_weapon(ActionKind::AttackOfOpportunity, WEAPON_2_32, None)
-}
-fn five_foot_step_extreme() -> Action {
-    let mut a = Action::new(ActionKind::FiveFootStep);
-    a.destination = Some(pf1e_engine::Cell::new(i32::MAX - 1, i32::MIN));
-    a
 }
 
 /// Counts of the allowed failures ([`KNOWN_DIVERGENCES`]) and the first reproduction of each.
