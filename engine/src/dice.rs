@@ -404,6 +404,12 @@ impl DiceSource {
         }
     }
 
+    /// Whether this is a plain seeded source ([`DiceSource::Seeded`]): neither scripted nor
+    /// recording.
+    pub fn is_seeded(&self) -> bool {
+        matches!(self, DiceSource::Seeded(_))
+    }
+
     /// The faces recorded so far (empty unless recording).
     pub fn recorded(&self) -> &[u32] {
         match self {

@@ -5,7 +5,7 @@
 mod common;
 
 use pf1e_engine::episode::{Controller, Episode, Status};
-use pf1e_engine::{Action, ActionKind, RulesOptions};
+use pf1e_engine::{Action, ActionKind, CombatantId, RulesOptions};
 
 fn transcript(ep: &Episode) -> Vec<String> {
     ep.transcript().iter().map(|l| l.to_string()).collect()
@@ -266,7 +266,8 @@ fn tensor_observation_shapes_and_mask() {
 /// A tampered snapshot describing an impossible state is refused: a decision awaited from a
 /// combatant that is not externally controlled, a round beyond the cap, an unknown condition;
 /// and a well-formed state that its start and history do not give (hit points edited, another
-/// starting seed, a result rewritten) — a restore replays the history and compares.
+/// starting seed, a result rewritten) — a restore replays the history and compares; and an
+/// unknown key.
 #[test]
 fn tampered_snapshots_are_refused() {
     let enc = sample();
@@ -306,7 +307,9 @@ fn tampered_snapshots_are_refused() {
     let mut result = v.clone();
     let ok = result["history"][0]["results"][0]["ok"].as_bool().unwrap();
     result["history"][0]["results"][0]["ok"] = serde_json::json!(!ok);
-    tampered.extend([hp, seed, result].map(|t| (text.clone(), t.to_string())));
+    let mut extra = v.clone();
+    extra["zzz"] = serde_json::json!([[[1]]]);
+    tampered.extend([hp, seed, result, extra].map(|t| (text.clone(), t.to_string())));
     for (i, (text, t)) in tampered.iter().enumerate() {
         assert_ne!(t, text, "tampering {i} changed the text");
         assert!(
@@ -314,4 +317,42 @@ fn tampered_snapshots_are_refused() {
             "tampering {i}"
         );
     }
+}
+
+/// A snapshot taken while a mover stands on an ally's square (a default-policy orc passing
+/// through the other orc's square, stopped by an attack of opportunity an external goblin
+/// decides) restores: two combatants may share squares mid-move (break-it finding: refused
+/// as "two conscious combatants share a square").
+#[test]
+fn a_snapshot_mid_move_through_an_ally_restores() {
+    let enc = sample();
+    let ctl = [
+        Controller::External,
+        Controller::External,
+        Controller::External,
+        Controller::DefaultPolicy,
+        Controller::DefaultPolicy,
+    ];
+    let mut ep = Episode::new(enc.clone(), 2, &ctl);
+    for id in [
+        73, 56, 77, 115, 114, 98, 136, 155, 198, 20, 56, 158, 160, 136, 302,
+    ] {
+        let Status::Decision(d) = ep.advance() else {
+            panic!("ended early")
+        };
+        let a = ep.action_from_id(id).expect("an id of the space");
+        ep.submit(d.decision_id, &[a]).unwrap();
+    }
+    let Status::Decision(d) = ep.advance() else {
+        panic!("ended early")
+    };
+    assert!(d.kind.is_reaction(), "{d:?}");
+    let (orc, orc2) = (CombatantId(3), CombatantId(4));
+    assert_eq!(
+        ep.position(orc),
+        ep.position(orc2),
+        "the mover stands on its ally"
+    );
+    let restored = Episode::restore(enc, &ep.snapshot()).expect("restores");
+    assert_eq!(restored.snapshot(), ep.snapshot());
 }

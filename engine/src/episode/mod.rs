@@ -457,6 +457,17 @@ impl Episode {
         &self.enc
     }
 
+    /// Who plays each combatant, in combatant order.
+    pub fn controllers(&self) -> &[Controller] {
+        &self.controllers
+    }
+
+    /// Whether the dice, now and at the start, are plain seeded dice (never scripted or
+    /// recording: what a server-created episode has; see [`DiceSource::is_seeded`]).
+    pub fn seeded_dice(&self) -> bool {
+        self.dice.is_seeded() && self.start_dice.is_seeded()
+    }
+
     /// The dice source (its state advances with every roll).
     pub fn dice_source(&self) -> &DiceSource {
         &self.dice
