@@ -607,6 +607,71 @@ async fn snapshot_restore_and_fork_replay_identically() {
         let e = t.client.restore(req).await.unwrap_err();
         assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
     }
+    // Dice a client chose: the same rolls as recording dice (a history the engine accepts)
+    // are refused by the server, which restores seeded episodes only; and a padded snapshot
+    // (an unknown key, deep) cannot hide its controllers from the controlled-set check.
+    // At its first decision a fight with every combatant controlled has rolled initiative
+    // only: the faces are in its log.
+    let fresh = t
+        .client
+        .reset(reset_req("sample_arena", 7, &["players", "monsters"]))
+        .await
+        .unwrap()
+        .into_inner();
+    let fresh = t
+        .client
+        .snapshot(proto::SnapshotRequest {
+            episode_id: fresh.episode_id,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let mut recording: serde_json::Value = serde_json::from_slice(&fresh.snapshot).unwrap();
+    let faces: Vec<u32> = recording["log"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|l| {
+            let m = l["message"].as_str()?;
+            let d = m.split("d20=").nth(1)?;
+            d.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
+        })
+        .collect();
+    assert_eq!(faces.len(), 5, "{}", recording["log"]);
+    for (key, faces) in [("dice", faces), ("start_dice", vec![])] {
+        let rng = recording[key]["Seeded"].clone();
+        assert!(rng.is_object(), "{}", recording[key]);
+        recording[key] = serde_json::json!({"Recording": {"rng": rng, "faces": faces}});
+    }
+    let v: serde_json::Value = serde_json::from_slice(&snap.snapshot).unwrap();
+    let mut padded = serde_json::to_string(&v).unwrap();
+    padded.pop();
+    padded.push_str(&format!(
+        ",\"zzz\":{}1{}}}",
+        "[".repeat(200),
+        "]".repeat(200)
+    ));
+    for (req, needle) in [
+        (
+            bad(recording.to_string().into_bytes(), "sample_arena", None),
+            "seeded episodes only",
+        ),
+        (
+            bad(
+                padded.into_bytes(),
+                "sample_arena",
+                Some(proto::Controlled {
+                    sides: vec!["monsters".into()],
+                    combatant_ids: vec![],
+                }),
+            ),
+            "snapshot",
+        ),
+    ] {
+        let e = t.client.restore(req).await.unwrap_err();
+        assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
+        assert!(e.message().contains(needle), "{needle}: {e:?}");
+    }
     let e = t
         .client
         .snapshot(proto::SnapshotRequest {
@@ -745,6 +810,8 @@ async fn batches_keep_order_and_report_errors_inline() {
     again.decision_id += 1;
     steps.push(again);
     let last = steps.len() - 1;
+    // A repeated unknown id fails as unknown both times (it steps nothing).
+    steps.push(steps[5].clone());
     let out = t
         .client
         .step_batch(proto::StepBatchRequest {
@@ -763,6 +830,7 @@ async fn batches_keep_order_and_report_errors_inline() {
                 failures += 1;
                 let want = match i {
                     5 => Code::NotFound,
+                    i if i == last + 1 => Code::NotFound,
                     7 => Code::InvalidArgument,
                     9 => Code::FailedPrecondition,
                     i if i == last => Code::FailedPrecondition,
@@ -776,7 +844,7 @@ async fn batches_keep_order_and_report_errors_inline() {
             R::State(s) => assert_eq!(s.episode_id, req.episode_id, "item {i} in order"),
         }
     }
-    assert_eq!(failures, 4);
+    assert_eq!(failures, 5);
     assert!(matches!(
         out.items.last().unwrap().result,
         Some(R::State(_))

@@ -80,7 +80,9 @@ impl EnvironmentService {
             (item, row)
         };
         // One step per episode: a later item of an episode already stepped fails without
-        // running (in parallel, which of two would run first is not defined).
+        // running (in parallel, which of two would run first is not defined). Only an item
+        // naming an open episode counts as its step: a malformed or unknown id fails on its
+        // own, every time.
         let mut first: HashMap<&str, String> = HashMap::new();
         let twice: Vec<Option<ServiceError>> = req
             .steps
@@ -99,7 +101,9 @@ impl EnvironmentService {
                     first: f.clone(),
                 }),
                 None => {
-                    first.insert(&r.episode_id, field);
+                    if self.session(&r.episode_id).is_ok() {
+                        first.insert(&r.episode_id, field);
+                    }
                     None
                 }
             })

@@ -10,7 +10,7 @@ use super::sessions::{check_episode_id, lock, Session, Start};
 use super::spec::rules_data_version;
 use super::{EnvironmentService, ServiceError, MAX_ACTIONS_PER_STEP};
 use crate::proto;
-use pf1e_engine::{Controller, Episode, Status};
+use pf1e_engine::{Episode, Status};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
@@ -294,27 +294,28 @@ impl EnvironmentService {
         }
         let episode = Episode::restore(enc.clone(), &req.snapshot)
             .map_err(|e| ServiceError::invalid("snapshot", e.to_string()))?;
-        // Who plays is in the snapshot (engine format: a `controllers` list).
-        let stored: Option<Vec<Controller>> =
-            serde_json::from_slice::<serde_json::Value>(&req.snapshot)
-                .ok()
-                .and_then(|v| v.get("controllers").cloned())
-                .and_then(|c| serde_json::from_value(c).ok());
-        let ctl = match (req.controlled.as_ref(), stored) {
-            (Some(c), stored) => {
+        // The server's episodes roll seeded dice; a script (a test's, or a client's choice of
+        // rolls) is refused.
+        if !episode.seeded_dice() {
+            return Err(ServiceError::invalid(
+                "snapshot",
+                "its dice are scripted or recording: the server restores seeded episodes only",
+            ));
+        }
+        // Who plays is in the snapshot, as the restored episode has it.
+        let stored = episode.controllers().to_vec();
+        let ctl = match req.controlled.as_ref() {
+            Some(c) => {
                 let (asked, _) = controllers(&enc, Some(c))?;
-                if let Some(stored) = stored {
-                    if stored != asked {
-                        return Err(ServiceError::invalid(
-                            "controlled",
-                            "differs from the controlled set stored in the snapshot",
-                        ));
-                    }
+                if stored != asked {
+                    return Err(ServiceError::invalid(
+                        "controlled",
+                        "differs from the controlled set stored in the snapshot",
+                    ));
                 }
                 asked
             }
-            (None, Some(stored)) => stored,
-            (None, None) => controllers(&enc, None)?.0,
+            None => stored,
         };
         self.check_capacity()?;
         // The snapshot holds the dice at the start but not the seed a transcript names: not
