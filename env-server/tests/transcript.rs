@@ -142,6 +142,42 @@ async fn both_sides(
     }
 }
 
+/// Step `a` and `b` with the same [`pick`] of `a` until `a` ends, asserting after every step
+/// that `same` gives the same text for both (the first difference shown); the late results
+/// `a` reported.
+async fn play_both(
+    c: &mut EnvironmentClient<Channel>,
+    a: &mut proto::EpisodeState,
+    b: &mut proto::EpisodeState,
+    after: &str,
+    same: impl Fn(&proto::EpisodeState) -> String,
+) -> usize {
+    let (mut n, mut late) = (0, 0);
+    while !done(a) {
+        let ids = pick(a);
+        *a = c.step(step_req(a, ids.clone())).await.unwrap().into_inner();
+        *b = c.step(step_req(b, ids)).await.unwrap().into_inner();
+        late += a.late_results.len();
+        let (fa, fb) = (same(a), same(b));
+        if fa != fb {
+            let at = fa
+                .bytes()
+                .zip(fb.bytes())
+                .position(|(x, y)| x != y)
+                .unwrap_or(0);
+            let lo = at.saturating_sub(200);
+            panic!(
+                "step {n} after the {after} differs at byte {at}:\n{}\n{}",
+                &fa[lo..(at + 200).min(fa.len())],
+                &fb[lo..(at + 200).min(fb.len())]
+            );
+        }
+        n += 1;
+        assert!(n < 5000, "the fight ends");
+    }
+    late
+}
+
 #[track_caller]
 fn assert_status<T: std::fmt::Debug>(r: Result<T, tonic::Status>, code: Code, needle: &str) {
     let e = r.expect_err("the call fails");
@@ -235,35 +271,7 @@ async fn exported_mid_episode_the_replay_continues_identically() {
     let again = export(&mut t.client, &b.episode_id, true).await.unwrap();
     assert_eq!(again.transcript_json, tr.transcript_json);
     // Both go on identically to the end.
-    let mut n = 0;
-    let mut late = 0;
-    while !done(&a) {
-        let ids = pick(&a);
-        a = t
-            .client
-            .step(step_req(&a, ids.clone()))
-            .await
-            .unwrap()
-            .into_inner();
-        b = t.client.step(step_req(&b, ids)).await.unwrap().into_inner();
-        late += a.late_results.len();
-        let (fa, fb) = (fingerprint(&a), fingerprint(&b));
-        if fa != fb {
-            let at = fa
-                .bytes()
-                .zip(fb.bytes())
-                .position(|(x, y)| x != y)
-                .unwrap_or(0);
-            let lo = at.saturating_sub(200);
-            panic!(
-                "step {n} after the replay differs at byte {at}:\n{}\n{}",
-                &fa[lo..(at + 200).min(fa.len())],
-                &fb[lo..(at + 200).min(fb.len())]
-            );
-        }
-        n += 1;
-        assert!(n < 5000, "the fight ends");
-    }
+    let late = play_both(&mut t.client, &mut a, &mut b, "replay", fingerprint).await;
     assert!(late > 0, "late results were reported after the replay");
     // At the end: the same document from both, with the outcome; it replays into a finished
     // episode.
@@ -438,21 +446,7 @@ async fn restored_mid_interrupted_list_the_late_results_still_come() {
     assert_eq!(b.steps, a.steps);
     assert_eq!(b.decision, a.decision);
     let same = |s: &proto::EpisodeState| fingerprint(s).replace("action_ids[", "actions[");
-    let (mut n, mut late) = (0, 0);
-    while !done(&a) {
-        let ids = pick(&a);
-        a = t
-            .client
-            .step(step_req(&a, ids.clone()))
-            .await
-            .unwrap()
-            .into_inner();
-        b = t.client.step(step_req(&b, ids)).await.unwrap().into_inner();
-        late += b.late_results.len();
-        assert_eq!(same(&a), same(&b), "step {n} after the restore");
-        n += 1;
-        assert!(n < 5000, "the fight ends");
-    }
+    let late = play_both(&mut t.client, &mut a, &mut b, "restore", same).await;
     assert!(late > 0, "late results were reported after the restore");
 }
 
