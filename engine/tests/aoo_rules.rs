@@ -340,3 +340,59 @@ fn crb_reach_weapon_does_not_threaten_adjacent_squares() {
     );
     assert_eq!(dice_left(&ep), 0);
 }
+
+/// CRB — Combat: Threatened Squares: a creature threatens the squares "into which you can make
+/// a melee attack". A nauseated creature is "unable to attack", a panicked one flees and
+/// "can't take any other actions", a pinned one can only try to free itself (CRB — Appendix:
+/// Conditions): each threatens nothing. The guard next to the hero is offered no attack of
+/// opportunity when the hero walks away, whether it is externally controlled or played by
+/// the default policy (which takes every AoO offered), and the hero's observation shows no
+/// threatened square and no threatening enemy (JSON and tensor plane).
+#[test]
+fn crb_a_creature_that_cannot_attack_threatens_nothing_and_makes_no_aoo() {
+    use pf1e_engine::observe::tensor::PLANE_NAMES;
+    use pf1e_engine::{Controller, DiceSource, ScriptedDice};
+    for cond in ["nauseated", "panicked", "pinned"] {
+        let guard = set(creature("guard"), "conditions", json!([{ "name": cond }]));
+        let units = || {
+            vec![
+                unit("a", "hero", creature("hero"), (1, 2)),
+                unit("b", "guard", guard.clone(), (2, 3)),
+            ]
+        };
+        // Externally controlled guard: no reaction decision is offered ([2] would be its d20).
+        let mut ep = setup(units(), &[1, 20], &[2]);
+        turn_of(&mut ep, "hero");
+        let obs = ep.observation(None);
+        assert!(obs.enemies_threatening_me.is_empty(), "{cond}");
+        assert!(!obs.pairs[0].target_threatens_me, "{cond}");
+        assert!(obs.threatened.iter().flatten().all(|&t| !t), "{cond}");
+        let tensor = ep.observation_tensor(cid(&ep, "hero"));
+        let p = PLANE_NAMES
+            .iter()
+            .position(|&n| n == "threatened_by_enemies")
+            .unwrap();
+        let cells = tensor.plane_shape[1] * tensor.plane_shape[2];
+        assert!(
+            tensor.planes[p * cells..(p + 1) * cells]
+                .iter()
+                .all(|&v| v == 0.0),
+            "{cond}"
+        );
+        assert_all_ok(&submit(&mut ep, &[move_to(1, 6)]));
+        assert_eq!(ep.position(cid(&ep, "hero")), Cell::new(1, 6));
+        assert!(aoo_lines(&ep).is_empty(), "{cond}: {}", log(&ep));
+        assert_eq!(dice_left(&ep), 1, "{cond}: nothing rolled");
+
+        // The guard played by the default policy takes no AoO either.
+        let mut ep = Episode::with_dice(
+            encounter(&room(3, 8), units()),
+            DiceSource::Scripted(ScriptedDice::new([1, 20, 2])),
+            &[Controller::External, Controller::DefaultPolicy],
+        );
+        turn_of(&mut ep, "hero");
+        assert_all_ok(&submit(&mut ep, &[move_to(1, 6)]));
+        assert!(aoo_lines(&ep).is_empty(), "{cond} (policy): {}", log(&ep));
+        assert_eq!(dice_left(&ep), 1, "{cond} (policy): nothing rolled");
+    }
+}

@@ -628,6 +628,11 @@ fn shoot_past_ally(ally: Value) -> String {
 
 fn melee_with_ally(hero_at: (i32, i32), ally_at: (i32, i32), ally_weapon: Value) -> String {
     let ally = set(creature("ally"), "attacks", json!([ally_weapon]));
+    melee_beside(hero_at, ally_at, ally)
+}
+
+/// The hero's melee attack on the dummy (AC 50, at (2,3)) with `ally` (side a) at `ally_at`.
+fn melee_beside(hero_at: (i32, i32), ally_at: (i32, i32), ally: Value) -> String {
     let mut units = vec![
         unit("a", "hero", creature("hero"), hero_at),
         unit("a", "ally", ally, ally_at),
@@ -680,6 +685,32 @@ fn crb_flanking_ally_must_threaten() {
     assert_eq!(
         melee_with_ally((2, 2), (2, 4), sling),
         "longsword vs dummy d20=10+5=15 AC 50 -> MISS"
+    );
+}
+
+/// CRB — Combat Modifiers: Flanking needs an ally that threatens the target, and a creature
+/// threatens only the squares "into which you can make a melee attack" (CRB — Combat:
+/// Threatened Squares). A nauseated ("unable to attack"), panicked or pinned ally cannot
+/// attack (CRB — Appendix: Conditions): it threatens nothing and gives no flanking bonus.
+#[test]
+fn crb_flanking_no_bonus_from_an_ally_that_cannot_attack() {
+    for cond in ["nauseated", "panicked", "pinned"] {
+        let ally = set(creature("ally"), "conditions", json!([{ "name": cond }]));
+        assert_eq!(
+            melee_beside((2, 2), (2, 4), ally),
+            "longsword vs dummy d20=10+5=15 AC 50 -> MISS",
+            "{cond} ally"
+        );
+    }
+    // Control: a grappled ally can still attack, so it threatens and flanks.
+    let ally = set(
+        creature("ally"),
+        "conditions",
+        json!([{ "name": "grappled" }]),
+    );
+    assert_eq!(
+        melee_beside((2, 2), (2, 4), ally),
+        "longsword vs dummy d20=10+7=17 AC 50 [flanking +2] -> MISS"
     );
 }
 

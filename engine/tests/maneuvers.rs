@@ -478,6 +478,64 @@ fn crb_trip_creatures_without_legs_or_flying_cannot_be_tripped() {
     assert_eq!(ep.validate(&man(d, Maneuver::Trip)).unwrap().reason, None);
 }
 
+/// Our ruling on CRB — Combat: Trip ("If your attack fails by 10 or more, you are knocked
+/// prone instead"; "Some creatures—such as oozes, creatures without legs, and flying
+/// creatures—cannot be tripped") and Overrun ("exceeds your opponent's CMD by 5 or more …
+/// the target is knocked prone"): a creature that cannot be tripped is not knocked prone by
+/// these either. A flying, legless or `cannot_be_tripped` hero fails a trip by 11 and stays
+/// up; the hero overruns such a dummy by 5 and moves through it without felling it.
+#[test]
+fn crb_trip_and_overrun_never_knock_prone_a_creature_that_cannot_be_tripped() {
+    let untrippable = |name: &str| {
+        [
+            set(creature(name), "speed_fly_ft", json!(60)),
+            set(creature(name), "traits", json!(["no_legs"])),
+            set(creature(name), "traits", json!(["cannot_be_tripped"])),
+        ]
+    };
+    for hero in untrippable("hero") {
+        let what = hero.to_string();
+        let big = set(creature("dummy"), "cmd", json!(21));
+        let (mut ep, h, d) = duel(hero, big, &[20, 1, 9]);
+        assert_all_ok(&submit(&mut ep, &[man(d, Maneuver::Trip)]));
+        assert_eq!(
+            lines_of(&ep, "hero"),
+            vec!["trip vs dummy d20=9+1=10 CMD 21 -> FAIL"],
+            "{what}"
+        );
+        assert!(!ep.has_condition(h, Condition::Prone), "{what}");
+        assert!(!ep.has_condition(d, Condition::Prone), "{what}");
+        assert_eq!(dice_left(&ep), 0);
+    }
+    for dummy in untrippable("dummy") {
+        let what = dummy.to_string();
+        let (mut ep, h, d) = duel(creature("hero"), dummy, &[20, 1, 15]);
+        assert_all_ok(&submit(&mut ep, &[man(d, Maneuver::Overrun)]));
+        assert_eq!(ep.position(h), pf1e_engine::Cell::new(2, 4), "{what}");
+        assert!(
+            log(&ep).contains("overrun vs dummy d20=15+1=16 CMD 11 -> SUCCESS"),
+            "{what}: {}",
+            log(&ep)
+        );
+        assert!(
+            !ep.has_condition(d, Condition::Prone),
+            "{what}: {}",
+            log(&ep)
+        );
+        assert_eq!(dice_left(&ep), 0);
+    }
+    // Controls (crb_trip_success_knocks_prone_failure_by_10_trips_the_attacker,
+    // crb_overrun_moves_through_prone_by_5_or_more): a plain tripper falls, a plain target
+    // is knocked prone.
+    let big = set(creature("dummy"), "cmd", json!(21));
+    let (mut ep, h, d) = duel(creature("hero"), big, &[20, 1, 9]);
+    submit(&mut ep, &[man(d, Maneuver::Trip)]);
+    assert!(ep.has_condition(h, Condition::Prone));
+    let (mut ep, _, d) = duel(creature("hero"), creature("dummy"), &[20, 1, 15]);
+    submit(&mut ep, &[man(d, Maneuver::Overrun)]);
+    assert!(ep.has_condition(d, Condition::Prone));
+}
+
 #[test]
 fn bestiary_trip_rider_no_free_trip_against_a_legless_or_flying_target() {
     // The wolf's bite hits (d20 15, 1d6 = 3) a legless or flying dummy: no trip roll (the

@@ -280,6 +280,31 @@ fn crb_no_five_foot_step_with_a_speed_of_5_ft_or_less() {
     assert_eq!(ep.position(hero_id(&ep)), Cell::new(2, 1));
 }
 
+/// The turn budget's `five_foot_step` (decision and observation) says no 5-foot step is left
+/// exactly when none is legal for the speed (CRB — Take 5-Foot Step: none with a speed of 5
+/// ft or less): false at 5 ft and at 10 ft halved by entangled, true at 10 ft and 30 ft.
+#[test]
+fn crb_budget_no_five_foot_step_with_a_speed_of_5_ft_or_less() {
+    let slow = |ft: i32| set(creature("hero"), "speed_land_ft", json!(ft));
+    let budget_step = |hero: serde_json::Value| {
+        let ep = hero_first(&room(3, 6), hero, (2, 2), (2, 5), &[]);
+        let from_decision = decision(&ep).budget.five_foot_step;
+        let obs = ep.observation(None).budget.expect("a turn budget");
+        assert_eq!(obs.five_foot_step, from_decision);
+        let legal = ep
+            .legal_actions()
+            .iter()
+            .any(|l| l.action.kind == ActionKind::FiveFootStep);
+        assert_eq!(from_decision, legal, "budget and mask agree");
+        from_decision
+    };
+    assert!(!budget_step(slow(5)), "5 ft");
+    let entangled = set(slow(10), "conditions", json!([{"name": "entangled"}]));
+    assert!(!budget_step(entangled), "10 ft, entangled: 5 ft");
+    assert!(budget_step(slow(10)), "10 ft");
+    assert!(budget_step(creature("hero")), "30 ft");
+}
+
 // ----- CRB — Special Attacks: Charge --------------------------------------------------------
 
 #[test]

@@ -340,7 +340,9 @@ pub struct Budget {
     pub swift: bool,
     /// A full-round action is possible (standard and move both unused, nothing else done).
     pub full_round: bool,
-    /// A 5-foot step is still possible (no other movement this turn).
+    /// A 5-foot step is still possible: no other movement this turn, not nauseated, a current
+    /// speed above 5 ft (CRB — Combat: Take 5-Foot Step). Other conditions that forbid it
+    /// (prone, cannot move) are not reflected: see the action mask.
     pub five_foot_step: bool,
 }
 

@@ -64,7 +64,9 @@ pub(super) fn check_move(cx: &Ctx<'_>, a: &Action) -> Result<Plan, Reject> {
 /// uphill (CRB — Combat: Take 5-Foot Step: "Any creature with a speed of 5 feet or less
 /// can't take a 5-foot step, since moving even 5 feet requires a move action for such a slow
 /// creature"). The speed is the current one ([`Ctx::speed_ft`]: halved by entangled,
-/// exhausted, blinded, or by being disabled); too slow is `unreachable_destination`.
+/// exhausted, blinded, or by being disabled) tested by
+/// [`crate::rules::movement::speed_allows_five_foot_step`], as the budget's `five_foot_step`
+/// is; too slow is `unreachable_destination`.
 pub(super) fn check_step(cx: &Ctx<'_>, a: &Action) -> Result<Plan, Reject> {
     if cx.ep.turn.moved {
         return Err(Reject::AlreadyMoved);
@@ -72,7 +74,9 @@ pub(super) fn check_step(cx: &Ctx<'_>, a: &Action) -> Result<Plan, Reject> {
     let Some(dest) = a.destination else {
         return Err(Reject::MissingTarget);
     };
-    if cx.speed_ft() <= grid::SQUARE_FT || grid::distance_squares(cx.pos, dest) != 1 {
+    if !crate::rules::movement::speed_allows_five_foot_step(cx.speed_ft())
+        || grid::distance_squares(cx.pos, dest) != 1
+    {
         return Err(Reject::UnreachableDestination);
     }
     if cx.field().stop_cost(dest) != Some(1) {

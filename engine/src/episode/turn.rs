@@ -192,7 +192,10 @@ impl Episode {
     }
 
     /// The remaining budget of the acting combatant (CRB — Combat: Actions in Combat; Injury
-    /// and Death, Disabled).
+    /// and Death, Disabled). `five_foot_step`: no movement yet this turn, not nauseated, and
+    /// a current speed above 5 ft (CRB — Combat: Take 5-Foot Step;
+    /// [`crate::rules::movement::speed_allows_five_foot_step`], the test the step's legality
+    /// reads).
     pub(crate) fn budget(&self, actor: CombatantId) -> Budget {
         let t = &self.turn;
         let disabled = self.single_action(actor);
@@ -210,7 +213,9 @@ impl Episode {
             move_action: move_slot,
             swift: true,
             full_round,
-            five_foot_step: !t.moved && !nauseated,
+            five_foot_step: !t.moved
+                && !nauseated
+                && crate::rules::movement::speed_allows_five_foot_step(self.speed_ft(actor)),
         }
     }
 

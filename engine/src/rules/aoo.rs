@@ -31,9 +31,16 @@ impl Episode {
 
 /// A flat-footed creature makes no attacks of opportunity, unless it has Combat Reflexes
 /// (CRB — Combat: Flat-Footed; Feats: Combat Reflexes); grappled, pinned and confused
-/// creatures make none, nor does one that cannot act.
+/// creatures make none, nor does one that threatens nothing
+/// ([`rules::reach::can_threaten`]: unconscious, unable to act, or unable to attack —
+/// nauseated, panicked, pinned; CRB — Combat: Threatened Squares).
 pub(crate) fn can_make_aoo(ep: &Episode, x: CombatantId) -> bool {
-    if ep.cond_flag(x, |d| d.cant_act || (d.no_aoo && d.name != "flat_footed")) {
+    if !rules::reach::can_threaten(ep, x)
+        || ep
+            .conditions(x)
+            .iter()
+            .any(|a| a.condition != Condition::FlatFooted && a.condition.def().no_aoo)
+    {
         return false;
     }
     !ep.has_condition(x, Condition::FlatFooted) || ep.spec(x).has_feat(Feat::CombatReflexes)

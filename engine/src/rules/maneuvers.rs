@@ -525,7 +525,8 @@ pub(crate) fn step_maneuver(
 }
 
 /// An overrun's move through its target after the opportunity of leaving its square, then
-/// the target knocked prone if the check beat its CMD by 5 or more (CRB — Overrun).
+/// the target knocked prone if the check beat its CMD by 5 or more (CRB — Overrun) — unless
+/// it cannot be tripped ([`knock_prone`]: a flying or legless target is passed, not felled).
 pub(crate) fn finish_overrun(
     ep: &mut Episode,
     a: CombatantId,
@@ -540,15 +541,31 @@ pub(crate) fn finish_overrun(
         ep.log_turn(a, format!("moves through {tid}: {from}->{land}"));
     }
     if margin >= 5 {
-        ep.add_condition(t, Condition::Prone, None);
+        knock_prone(ep, t);
+    }
+}
+
+/// Knock `c` prone as a trip does — the trip's target, the tripper that fails by 10 or more
+/// (CRB — Combat: Trip), the target of an overrun that beats its CMD by 5 or more (CRB —
+/// Combat: Overrun) — unless it cannot be tripped ([`cannot_be_tripped`]: no legs, a fly
+/// speed, the trait `cannot_be_tripped`). Our ruling: the SRD says such creatures "cannot be
+/// tripped" and states the two other prone results without that exception; a creature with
+/// no legs to sweep or that flies cannot be knocked prone by them either, so a legless or
+/// flying tripper that fails by 10 stays up and an overrun passes through a flier without
+/// felling it.
+fn knock_prone(ep: &mut Episode, c: CombatantId) {
+    if !cannot_be_tripped(ep, c) {
+        ep.add_condition(c, Condition::Prone, None);
     }
 }
 
 /// Whether `t` cannot be tripped at all (CRB — Combat: Trip: "Some creatures—such as oozes,
 /// creatures without legs, and flying creatures—cannot be tripped"): the trait `no_legs`
 /// (oozes, snakes…), a fly speed (`speed_fly_ft` above 0: the engine has no altitude, so a
-/// creature that can fly is taken to fly), or the trait `cannot_be_tripped`. Both the trip
-/// maneuver (`invalid_target`, cannot be tripped) and the Trip rider ([`free_trip`]) read it.
+/// creature that can fly is taken to fly), or the trait `cannot_be_tripped`. The trip
+/// maneuver (`invalid_target`, cannot be tripped), the Trip rider ([`free_trip`]) and every
+/// maneuver result that knocks prone ([`knock_prone`]: a failed trip's attacker, an
+/// overrun's target) read it.
 pub(crate) fn cannot_be_tripped(ep: &Episode, t: CombatantId) -> bool {
     let traits = ep.traits(t);
     traits.cannot_be_tripped || traits.no_legs || ep.spec(t).speed_fly_ft.unwrap_or(0) > 0
@@ -579,10 +596,11 @@ fn apply_effect(
     let tid = ep.id_of(t).to_string();
     if !r.success {
         match m {
-            // Trip: "If your attack fails by 10 or more, you are knocked prone instead."
-            Maneuver::Trip if r.margin <= -10 => {
+            // Trip: "If your attack fails by 10 or more, you are knocked prone instead" —
+            // not an attacker that cannot be tripped (legless, flying: [`knock_prone`]).
+            Maneuver::Trip if r.margin <= -10 && !cannot_be_tripped(ep, a) => {
                 ep.log_turn(a, "fails by 10 or more: falls prone".into());
-                ep.add_condition(a, Condition::Prone, None);
+                knock_prone(ep, a);
             }
             // Disarm: "If your attack fails by 10 or more, you drop the weapon that you were
             // using to attempt the disarm."
@@ -602,7 +620,7 @@ fn apply_effect(
     }
     match m {
         Maneuver::Trip => {
-            ep.add_condition(t, Condition::Prone, None);
+            knock_prone(ep, t);
         }
         Maneuver::Disarm => {
             let n = if r.margin >= 10 { 2 } else { 1 };
@@ -657,7 +675,8 @@ fn apply_effect(
         }
         Maneuver::Overrun => {
             // The overrunner moves through the target's space (leaving its square provokes),
-            // then "if your attack exceeds your opponent's CMD by 5 or more … knocked prone".
+            // then "if your attack exceeds your opponent's CMD by 5 or more … knocked prone"
+            // (not a target that cannot be tripped: [`knock_prone`]).
             if let Some(land) = overrun_landing(ep, a, t) {
                 ep.turn.moved = true;
                 ep.frames.push(Frame::OverrunMove {
@@ -668,7 +687,7 @@ fn apply_effect(
                 });
                 ep.open_window(a, Provocation::Leaving, None);
             } else if r.margin >= 5 {
-                ep.add_condition(t, Condition::Prone, None);
+                knock_prone(ep, t);
             }
         }
         Maneuver::Grapple if maintain => {

@@ -26,6 +26,17 @@ pub(crate) fn co_occupy(
     a != b && a.min(b) <= crate::content::combatant::Size::Tiny
 }
 
+/// Whether a creature whose current speed is `speed_ft` ([`Episode::speed_ft`]: the best of
+/// land and fly, halved by entangled, exhausted, blinded or by being disabled) can take a
+/// 5-foot step at all: not with a speed of 5 ft or less (CRB — Combat: Take 5-Foot Step: a
+/// creature that slow "can't take a 5-foot step", moving even 5 feet takes it a move action).
+/// The one test read by the step's legality (`actions::movement::check_step`) and by the
+/// turn budget's `five_foot_step` ([`Episode::budget`]), so the two cannot diverge.
+#[inline]
+pub(crate) fn speed_allows_five_foot_step(speed_ft: i32) -> bool {
+    speed_ft > SQUARE_FT
+}
+
 /// Movement budget in squares for a kind.
 pub(crate) fn budget_squares(ep: &Episode, a: CombatantId, mult: i32) -> u32 {
     (ep.speed_ft(a) * mult / SQUARE_FT).max(0) as u32

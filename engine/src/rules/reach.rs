@@ -5,7 +5,7 @@
 //! the second diagonal ("reach of 10 feet … threatens the second diagonal"); a reach weapon
 //! does not reach squares at or within its wielder's natural reach (a ring). A creature
 //! threatens the squares its usable melee weapons reach, with line of effect, while conscious
-//! and able to act (flat-footed creatures still threaten).
+//! and able to act and to attack ([`can_threaten`]; flat-footed creatures still threaten).
 
 use crate::actions::CombatantId;
 use crate::content::combatant::AttackSpec;
@@ -112,25 +112,40 @@ fn each_threatening_weapon(
         .map(|(w, _)| w)
 }
 
-/// Whether `x` threatens `target` as if it stood at `tpos` (conscious, melee weapon in reach —
-/// CRB — Combat: Threatened Squares). Flat-footed creatures still threaten; a creature that
-/// cannot act (stunned, paralyzed, helpless…) does not.
+/// Whether `x` can threaten any square at all: it is conscious and no condition of its forbids
+/// acting (stunned, dazed, paralyzed, helpless…) or attacking — nauseated ("unable to
+/// attack"), panicked (flees, "can't take any other actions"), pinned (can only try to free
+/// itself) — CRB — Appendix: Conditions. A creature threatens only the squares "into which
+/// you can make a melee attack" (CRB — Combat: Threatened Squares), so one that cannot attack
+/// threatens nothing: it makes no attack of opportunity and helps no ally flank. The one test
+/// read by [`threatens`] (flanking, shooting into a melee, the observation, the default
+/// policy), [`threatened_squares`] (the observation's threatened plane, the policy's flight)
+/// and [`crate::rules::aoo::can_make_aoo`]. Cheap on the hot path: one pass over the
+/// bearer's few active conditions, each a table row read by index (no name compared).
+#[inline]
+pub(crate) fn can_threaten(ep: &Episode, x: CombatantId) -> bool {
+    ep.conscious(x) && !ep.cond_flag(x, |d| d.cant_act || d.cant_attack)
+}
+
+/// Whether `x` threatens `target` as if it stood at `tpos` (melee weapon in reach — CRB —
+/// Combat: Threatened Squares) and can threaten at all ([`can_threaten`]). Flat-footed
+/// creatures still threaten; a creature that cannot act (stunned, paralyzed, helpless…) or
+/// cannot attack (nauseated, panicked, pinned) does not.
 pub(crate) fn threatens(ep: &Episode, x: CombatantId, target: CombatantId, tpos: Cell) -> bool {
-    ep.conscious(x)
-        && !ep.cond_flag(x, |d| d.cant_act)
-        && threatening_weapon(ep, x, target, tpos).is_some()
+    can_threaten(ep, x) && threatening_weapon(ep, x, target, tpos).is_some()
 }
 
 /// The squares (row-major, `rows × cols`) threatened by any of `threateners` for a 1×1
-/// creature standing there (CRB — Combat: Threatened Squares): conscious, able to act, a
-/// melee weapon whose reach covers the square, with line of effect. Only the squares around
-/// each threatener are examined.
+/// creature standing there (CRB — Combat: Threatened Squares): able to threaten
+/// ([`can_threaten`]: conscious, able to act and to attack), a melee weapon whose reach
+/// covers the square, with line of effect. Only the squares around each threatener are
+/// examined.
 pub(crate) fn threatened_squares(ep: &Episode, threateners: &[CombatantId]) -> Vec<bool> {
     let grid = &ep.enc.grid;
     let (rows, cols) = (grid.rows, grid.cols);
     let mut out = vec![false; (rows.max(0) * cols.max(0)) as usize];
     for &x in threateners {
-        if !ep.conscious(x) || ep.cond_flag(x, |d| d.cant_act) {
+        if !can_threaten(ep, x) {
             continue;
         }
         let (xpos, side) = (ep.st[idx(x)].pos, ep.fp_side(x));
