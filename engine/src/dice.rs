@@ -371,6 +371,55 @@ impl std::fmt::Display for DiceExpr {
     }
 }
 
+/// A dice source as it stood at an episode's start (what a restore replays the history on),
+/// kept small: a seeded source by its seed, stream and word position (64 bytes, not the
+/// generator with its block buffer, about 300), any other one boxed.
+#[derive(Debug, Clone)]
+pub(crate) enum StartDice {
+    Seeded {
+        seed: [u8; 32],
+        stream: u64,
+        word_pos: u128,
+    },
+    Other(Box<DiceSource>),
+}
+
+impl StartDice {
+    /// The start of `dice`.
+    pub(crate) fn of(dice: &DiceSource) -> StartDice {
+        match dice {
+            DiceSource::Seeded(rng) => StartDice::Seeded {
+                seed: rng.get_seed(),
+                stream: rng.get_stream(),
+                word_pos: rng.get_word_pos(),
+            },
+            other => StartDice::Other(Box::new(other.clone())),
+        }
+    }
+
+    /// The dice source again, in the state it had.
+    pub(crate) fn source(&self) -> DiceSource {
+        match self {
+            StartDice::Seeded {
+                seed,
+                stream,
+                word_pos,
+            } => {
+                let mut rng = rand_chacha::ChaCha8Rng::from_seed(*seed);
+                rng.set_stream(*stream);
+                rng.set_word_pos(*word_pos);
+                DiceSource::Seeded(rng)
+            }
+            StartDice::Other(d) => (**d).clone(),
+        }
+    }
+
+    /// Whether it is a plain seeded source ([`DiceSource::is_seeded`]).
+    pub(crate) fn is_seeded(&self) -> bool {
+        matches!(self, StartDice::Seeded { .. })
+    }
+}
+
 /// The per-episode dice source: seeded ChaCha8, or a script for tests. `Clone` and
 /// serializable so an episode snapshot includes its RNG state.
 ///

@@ -17,7 +17,7 @@
 
 use crate::actions::{Action, ActionResult, Budget, CombatantId};
 use crate::content::encounter::Encounter;
-use crate::dice::{Dice, DiceSource};
+use crate::dice::{Dice, DiceSource, StartDice};
 use crate::effects::conditions::{ActiveCondition, Condition};
 use crate::geometry::grid::Cell;
 use crate::observe::observation::Observation;
@@ -156,7 +156,7 @@ pub struct Episode {
     pub(crate) dice: DiceSource,
     /// The dice source as it was at the start (snapshots carry it: a restore replays the
     /// history on it to check the state).
-    pub(crate) start_dice: DiceSource,
+    pub(crate) start_dice: StartDice,
     pub(crate) controllers: Vec<Controller>,
     pub(crate) st: Vec<CState>,
     pub(crate) round: u32,
@@ -243,7 +243,7 @@ impl Episode {
         ctl.resize(n, Controller::DefaultPolicy);
         Episode {
             enc: encounter,
-            start_dice: dice.clone(),
+            start_dice: StartDice::of(&dice),
             dice,
             controllers: ctl,
             st,

@@ -42,7 +42,7 @@ struct SnapshotRef<'a> {
     engine: &'a str,
     encounter: u64,
     dice: &'a DiceSource,
-    start_dice: &'a DiceSource,
+    start_dice: DiceSource,
     controllers: &'a [Controller],
     st: &'a [CState],
     round: u32,
@@ -91,7 +91,7 @@ impl Episode {
             engine: crate::VERSION,
             encounter: encounter_fingerprint(&self.enc),
             dice: &self.dice,
-            start_dice: &self.start_dice,
+            start_dice: self.start_dice.source(),
             controllers: &self.controllers,
             st: &self.st,
             round: self.round,
@@ -229,7 +229,7 @@ impl Episode {
         }
         let ep = Episode {
             enc: encounter,
-            start_dice: s.start_dice,
+            start_dice: crate::dice::StartDice::of(&s.start_dice),
             dice: s.dice,
             controllers: s.controllers,
             st: s.st,
@@ -258,7 +258,7 @@ impl Episode {
         let bad = |what: String| Err(SnapshotError::Malformed(what));
         let mut replayed = Episode::with_dice(
             Arc::clone(&self.enc),
-            self.start_dice.clone().lenient(),
+            self.start_dice.source().lenient(),
             &self.controllers,
         );
         if let Err(e) = replayed.replay_history(&self.history) {
