@@ -89,7 +89,15 @@ fn leaving_a_threatened_square_asks_the_external_threatener() {
         .collect();
     assert_eq!(ids, legal.iter().map(|l| l.id).collect::<Vec<_>>());
     assert_eq!(mask[0], 0, "end_turn is not an answer to a reaction");
-    assert_eq!(*ids.last().unwrap(), ep.action_space_size() - 1);
+    // `decline` is the last answer: its block's one id (the blocks appended after it are turn
+    // actions).
+    let decline = pf1e_engine::actions::space::ActionSpace::of(ep.encounter())
+        .blocks()
+        .iter()
+        .find(|b| b.0 == "decline")
+        .unwrap()
+        .1;
+    assert_eq!(*ids.last().unwrap(), decline);
     for l in &legal {
         assert_eq!(ep.action_from_id(l.id).as_ref(), Some(&l.action));
         assert!(ep.validate(&l.action).unwrap().ok);
@@ -394,16 +402,17 @@ fn a_maneuver_asks_its_target() {
 }
 
 /// A snapshot of an older format (format 3: before frames and history; format 4: before the
-/// start dice) is refused with an error that says so, never misread.
+/// start dice; format 5: before total defense and fighting defensively) is refused with an
+/// error that says so, never misread.
 #[test]
 fn an_older_snapshot_format_is_refused_clearly() {
     let mut ep = guard_room(two_weapons(), &[]);
     turn_of(&mut ep, "hero");
     submit_raw(&mut ep, &[move_to(1, 6)]);
     let text = String::from_utf8(ep.snapshot()).unwrap();
-    assert!(text.starts_with("{\"format\":5,"), "{}", &text[..40]);
-    for old in [3, 4] {
-        let bytes = text.replacen("{\"format\":5,", &format!("{{\"format\":{old},"), 1);
+    assert!(text.starts_with("{\"format\":6,"), "{}", &text[..40]);
+    for old in [3, 4, 5] {
+        let bytes = text.replacen("{\"format\":6,", &format!("{{\"format\":{old},"), 1);
         let e = Episode::restore(ep.encounter().clone(), bytes.as_bytes()).unwrap_err();
         assert!(e.to_string().contains(&format!("format {old}")), "{e}");
     }

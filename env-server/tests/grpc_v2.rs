@@ -258,6 +258,7 @@ fn every_engine_reason_has_its_own_code() {
         R::CannotRun,
         R::WrongDecisionKind,
         R::DecisionAnswered,
+        R::FightingDefensively,
     ];
     for r in &all {
         match r {
@@ -285,7 +286,8 @@ fn every_engine_reason_has_its_own_code() {
             | R::MissingManeuver
             | R::CannotRun
             | R::WrongDecisionKind
-            | R::DecisionAnswered => {}
+            | R::DecisionAnswered
+            | R::FightingDefensively => {}
         }
     }
     let mut codes = std::collections::BTreeSet::new();
@@ -1947,7 +1949,10 @@ fn decision_kind_column_equals_the_items_in_full_and_compact_columns() {
         b.first_id..b.first_id + b.size
     };
     let (aoo, decline) = (block("attack_of_opportunity"), block("decline"));
-    assert_eq!(decline.end, spec.action_space_size);
+    // The reaction answers are contiguous: `decline` right after the attacks of opportunity
+    // (the blocks appended after it, total_defense and fight_defensively, are turn actions).
+    assert_eq!(decline.start, aoo.end);
+    assert_eq!(decline.end + 2, spec.action_space_size);
     let reset = |seed: u64| {
         let mut r = reset_req("sample_arena", seed, &["players"]);
         r.observation = tensors_only();

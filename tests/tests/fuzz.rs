@@ -45,7 +45,7 @@ const DEFAULT_SECONDS: u64 = 15;
 /// Numbers per random case at most (the random player ends the game after them).
 const MAX_NUMBERS: usize = 64;
 
-const KINDS: [ActionKind; 16] = [
+const KINDS: [ActionKind; 18] = [
     ActionKind::EndTurn,
     ActionKind::Attack,
     ActionKind::FullAttack,
@@ -62,6 +62,8 @@ const KINDS: [ActionKind; 16] = [
     ActionKind::Run,
     ActionKind::AttackOfOpportunity,
     ActionKind::Decline,
+    ActionKind::TotalDefense,
+    ActionKind::FightDefensively,
 ];
 
 /// A well-formed but arbitrary action built from `x`, for an actor at `pos`; at a reaction

@@ -49,7 +49,8 @@ fn mix(mut x: u64) -> u64 {
 /// never of the dice. At an attack of opportunity: take it two times in three (with the
 /// first offered weapon), else decline. At a turn: an attack (full attack, attack, charge)
 /// three times in four when one is legal; otherwise a move toward someone half the time
-/// (fights end) and any legal action the other half; a move is followed by `end_turn` every
+/// (fights end) and any legal action the other half (never `total_defense` nor
+/// `fight_defensively`, listed but not chosen); a move is followed by `end_turn` every
 /// other time (a list that a reaction can interrupt).
 fn agent(ep: &Episode) -> Vec<Action> {
     let d = ep.decision().expect("a decision is pending");
@@ -82,10 +83,22 @@ fn agent(ep: &Episode) -> Vec<Action> {
         .into_iter()
         .filter(|a| a.target.is_some())
         .collect();
+    // The kinds added after the playthroughs were first recorded are listed, never chosen,
+    // so their arrival only adds legal actions to the files.
+    let choosable: Vec<&Action> = legal
+        .iter()
+        .map(|l| &l.action)
+        .filter(|a| {
+            !matches!(
+                a.kind,
+                ActionKind::TotalDefense | ActionKind::FightDefensively
+            )
+        })
+        .collect();
     let a = if !toward.is_empty() && (r >> 12).is_multiple_of(2) {
         toward[(r >> 16) as usize % toward.len()].clone()
     } else {
-        legal[(r >> 16) as usize % legal.len()].action.clone()
+        choosable[(r >> 16) as usize % choosable.len()].clone()
     };
     if a.kind == ActionKind::Move && (r >> 40).is_multiple_of(2) {
         vec![a, Action::new(ActionKind::EndTurn)]

@@ -11,7 +11,7 @@ shooting, a maneuver…) and the server waits for that combatant's answer before
 action goes on — even in the middle of another combatant's turn. It is simply the next
 observation: ``info["actor"]`` is the reacting combatant, the observation is its view, and
 the mask holds only the answers (the ``attack_of_opportunity`` id of each offered weapon and
-``decline``, the last id of the space; ``end_turn`` is not legal). ``info["reaction"]`` is the
+``decline``, the id of its block; ``end_turn`` is not legal). ``info["reaction"]`` is the
 offer (``provoker_index``, ``provoker_id``, ``provocation``, ``weapons``, and the answering
 ids ``take_ids`` / ``decline_id``), ``None`` at a turn decision. Declining spends nothing; a
 declined "leaving" opportunity is offered again at the next threatened square the mover leaves

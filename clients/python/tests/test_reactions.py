@@ -60,7 +60,8 @@ def test_client_declines_and_the_move_goes_on(server_address: str) -> None:
         spec = c.get_spec(guard_room())
         aoo_ids = set(action_block(spec, "attack_of_opportunity"))
         decline_id = action_block(spec, "decline")[0]
-        assert decline_id == spec.action_space_size - 1
+        # The blocks appended after `decline` (total_defense, fight_defensively) are turn actions.
+        assert decline_id == action_block(spec, "attack_of_opportunity")[-1] + 1
         s = c.reset(guard_room(), 0, controlled_sides=["heroes", "guards"])
         s = _to_heros_turn(c, s)
         assert decision_kind(s) is DecisionKind.TURN_ACTION and not is_reaction(s)
@@ -126,7 +127,7 @@ def test_gym_env_gets_reaction_decisions_with_reaction_masks(server_address: str
     try:
         spec = env.spec_msg
         aoo = set(action_block(spec, "attack_of_opportunity"))
-        decline = spec.action_space_size - 1
+        decline = action_block(spec, "decline")[0]
         kinds: dict[str, int] = {}
         for seed in range(3):
             obs, info = env.reset(seed=seed)

@@ -61,6 +61,7 @@ pub(super) fn candidates(
 
 /// One attack: a swing frame (a ranged one provokes first).
 pub(super) fn execute_attack(ep: &mut Episode, a: CombatantId, target: CombatantId, weapon: usize) {
+    super::defense::on_attack_action(ep, a);
     ep.frames.push(Frame::Swing {
         attacker: a,
         target,
@@ -72,6 +73,7 @@ pub(super) fn execute_attack(ep: &mut Episode, a: CombatantId, target: Combatant
 
 /// A full attack: its swings (see the module doc) as one frame.
 pub(super) fn execute_full_attack(ep: &mut Episode, a: CombatantId, t: CombatantId, w: usize) {
+    super::defense::on_attack_action(ep, a);
     let spec = ep.spec_arc(a);
     let weapon = &spec.attacks[w];
     let mut swings: Vec<(usize, i32)> = Vec::new();

@@ -2,7 +2,7 @@
 //! preconditions of its kind ([`preconditions`]: conscious, conditions, the budget slot —
 //! CRB — Combat: Actions in Combat; Appendix: Conditions), then the kind's own rules (one
 //! module per kind: `attack`, `charge`, `movement`, `run`, `maneuver`, `prone`, `items`,
-//! `power_attack`). The legal-action enumeration (`legal`) asks each kind for its
+//! `power_attack`, `defense`). The legal-action enumeration (`legal`) asks each kind for its
 //! candidates and keeps exactly those [`check`] accepts, so the action mask is by
 //! construction the set of actions `validate` and `submit` accept.
 //!
@@ -168,6 +168,8 @@ pub(crate) fn kind_check(cx: &Ctx<'_>, a: &Action) -> Result<Plan, Reject> {
         ActionKind::RepairWeapon => items::check_repair(cx, a),
         ActionKind::ActivatePowerAttack => power_attack::check(cx, a),
         ActionKind::Run => run::check(cx, a),
+        ActionKind::TotalDefense => defense::check_total_defense(cx, a),
+        ActionKind::FightDefensively => defense::check_fight_defensively(cx, a),
     }
 }
 
@@ -204,9 +206,15 @@ pub(crate) fn preconditions(cx: &Ctx<'_>, a: &Action) -> Result<(), Reject> {
         return Err(Reject::CannotAct { condition: Some(c) });
     }
     let escape = a.kind == ActionKind::Maneuver && a.maneuver == Some(Maneuver::Escape);
+    // Total defense and fighting defensively count with attacks here: a creature that may
+    // not attack (nauseated, pinned, panicked) takes neither.
     let attacks = matches!(
         a.kind,
-        ActionKind::Attack | ActionKind::FullAttack | ActionKind::Charge
+        ActionKind::Attack
+            | ActionKind::FullAttack
+            | ActionKind::Charge
+            | ActionKind::TotalDefense
+            | ActionKind::FightDefensively
     ) || (a.kind == ActionKind::Maneuver && !escape);
     let moves = matches!(
         a.kind,
@@ -246,6 +254,12 @@ pub(crate) fn preconditions(cx: &Ctx<'_>, a: &Action) -> Result<(), Reject> {
     if let Some(r) = blocked {
         return Err(r);
     }
+    // Fighting defensively goes with an attack or a full attack (CRB — Actions in Combat).
+    if cx.ep.st[cx.actor.0 as usize].fight_defensively
+        && (a.kind == ActionKind::Charge || (a.kind == ActionKind::Maneuver && !escape))
+    {
+        return Err(Reject::FightingDefensively);
+    }
     let slot = cx.slot(a.kind);
     let b = &cx.budget;
     let free = match slot {
@@ -266,7 +280,7 @@ pub(crate) fn preconditions(cx: &Ctx<'_>, a: &Action) -> Result<(), Reject> {
 }
 
 /// The turn-action kinds in enumeration order (the free toggles last).
-pub(crate) const ENUMERATION_ORDER: [ActionKind; 14] = [
+pub(crate) const ENUMERATION_ORDER: [ActionKind; 16] = [
     ActionKind::FiveFootStep,
     ActionKind::Move,
     ActionKind::Attack,
@@ -278,8 +292,10 @@ pub(crate) const ENUMERATION_ORDER: [ActionKind; 14] = [
     ActionKind::RepairWeapon,
     ActionKind::Maneuver,
     ActionKind::Run,
+    ActionKind::TotalDefense,
     ActionKind::DropProne,
     ActionKind::ActivatePowerAttack,
+    ActionKind::FightDefensively,
     ActionKind::EndTurn,
 ];
 
@@ -305,6 +321,8 @@ pub(crate) fn candidates(
         ActionKind::RetrieveWeapon | ActionKind::RepairWeapon => items::candidates(cx, kind, emit),
         ActionKind::ActivatePowerAttack => emit(Action::new(ActionKind::ActivatePowerAttack)),
         ActionKind::Run => run::candidates(cx, emit),
+        ActionKind::TotalDefense => emit(Action::new(ActionKind::TotalDefense)),
+        ActionKind::FightDefensively => emit(Action::new(ActionKind::FightDefensively)),
     }
 }
 

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 mod attack;
 mod charge;
 pub(crate) mod check;
+pub(crate) mod defense;
 mod items;
 pub mod legal;
 mod maneuver;
@@ -69,6 +70,13 @@ pub enum ActionKind {
     AttackOfOpportunity,
     /// Reaction: let the opportunity pass (the attack of opportunity is not spent).
     Decline,
+    /// Standard action: total defense, +4 dodge AC until the start of the next turn and no
+    /// attacks of opportunity meanwhile (CRB — Actions in Combat: Total Defense).
+    TotalDefense,
+    /// Free declaration before the turn's attack or full attack: fight defensively, −4 on
+    /// every attack roll until the start of the next turn, +2 dodge AC from that attack until
+    /// then (CRB — Actions in Combat: Fighting Defensively as a Standard / Full-Round Action).
+    FightDefensively,
 }
 
 /// The combat maneuvers (CRB — Combat: Combat Maneuvers; APG — Combat: dirty trick, drag,
@@ -291,7 +299,7 @@ impl ActionKind {
     /// `Episode::slot_of`).
     pub fn slot(self) -> Slot {
         match self {
-            ActionKind::Attack | ActionKind::Maneuver => Slot::Standard,
+            ActionKind::Attack | ActionKind::Maneuver | ActionKind::TotalDefense => Slot::Standard,
             ActionKind::Move
             | ActionKind::StandUp
             | ActionKind::RetrieveWeapon
@@ -303,7 +311,8 @@ impl ActionKind {
             ActionKind::FiveFootStep
             | ActionKind::EndTurn
             | ActionKind::DropProne
-            | ActionKind::ActivatePowerAttack => Slot::Free,
+            | ActionKind::ActivatePowerAttack
+            | ActionKind::FightDefensively => Slot::Free,
             // Answers to a reaction decision: outside the turn budget.
             ActionKind::AttackOfOpportunity | ActionKind::Decline => Slot::Free,
         }
@@ -327,6 +336,8 @@ impl ActionKind {
             ActionKind::Run => "run",
             ActionKind::AttackOfOpportunity => "attack_of_opportunity",
             ActionKind::Decline => "decline",
+            ActionKind::TotalDefense => "total_defense",
+            ActionKind::FightDefensively => "fight_defensively",
         }
     }
 }

@@ -50,6 +50,8 @@ pub(crate) enum Plan {
         weapon: usize,
     },
     TogglePowerAttack,
+    TotalDefense,
+    FightDefensively,
     Run {
         dest: Cell,
     },
@@ -80,6 +82,8 @@ pub(crate) fn execute(ep: &mut Episode, a: CombatantId, plan: Plan) {
         Plan::RetrieveWeapon { weapon } => crate::rules::items::retrieve_weapon(ep, a, weapon),
         Plan::RepairWeapon { weapon } => crate::rules::items::repair_weapon(ep, a, weapon),
         Plan::TogglePowerAttack => power_attack::execute(ep, a),
+        Plan::TotalDefense => defense::execute_total_defense(ep, a),
+        Plan::FightDefensively => defense::execute_fight_defensively(ep, a),
         Plan::Run { dest } => {
             let path = crate::geometry::los::straight_line(ep.position(a), dest);
             crate::rules::run::run(ep, a, path)

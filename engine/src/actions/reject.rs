@@ -129,6 +129,11 @@ pub enum Reject {
     /// Ours: an earlier action of the list already answered the reaction decision.
     #[serde(rename = "decision_answered")]
     DecisionAnswered,
+    /// Ours: the actor fights defensively this turn: a second declaration, total defense
+    /// ("You can't combine total defense with fighting defensively"), a charge or a maneuver
+    /// (fighting defensively goes with an attack or a full attack) is refused.
+    #[serde(rename = "fighting_defensively")]
+    FightingDefensively,
 }
 
 impl Reject {
@@ -161,6 +166,7 @@ impl Reject {
             Reject::CannotRun => "cannot_run",
             Reject::WrongDecisionKind => "wrong_decision_kind",
             Reject::DecisionAnswered => "decision_answered",
+            Reject::FightingDefensively => "fighting_defensively",
         }
     }
 

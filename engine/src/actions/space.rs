@@ -23,6 +23,8 @@
 //! | `run`          | C     | destination square                         |
 //! | `attack_of_opportunity` | W | weapon (reaction: the provoker is the decision's) |
 //! | `decline`      | 1     | — (reaction: let the opportunity pass)     |
+//! | `total_defense` | 1    | —                                          |
+//! | `fight_defensively` | 1 | — (a declaration before the attack)      |
 //!
 //! The blocks after `withdraw` were appended later: earlier ids never move. A maneuver id
 //! uses the first usable melee weapon that reaches the target (escape: the target is the
@@ -48,7 +50,7 @@ pub const STEP_DIRECTIONS: [(i32, i32); 8] = [
 ];
 
 /// Number of blocks of the action space.
-pub const BLOCKS: usize = 17;
+pub const BLOCKS: usize = 19;
 
 /// Sizes of the action space blocks of an encounter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,6 +107,8 @@ impl ActionSpace {
             ("run", self.cells()),
             ("attack_of_opportunity", self.w),
             ("decline", 1),
+            ("total_defense", 1),
+            ("fight_defensively", 1),
         ];
         let mut out = [("", 0, 0); BLOCKS];
         let mut start = 0;
@@ -184,7 +188,9 @@ impl ActionSpace {
                 a.weapon = Some(k as usize);
                 a
             }
-            _ => Action::new(ActionKind::Decline),
+            16 => Action::new(ActionKind::Decline),
+            17 => Action::new(ActionKind::TotalDefense),
+            _ => Action::new(ActionKind::FightDefensively),
         };
         match bi {
             3 | 4 => a.target = Some(CombatantId(k as u16)),
@@ -319,6 +325,8 @@ impl ActionSpace {
                 at(15, w)
             }
             ActionKind::Decline => bare_at(16),
+            ActionKind::TotalDefense => bare_at(17),
+            ActionKind::FightDefensively => bare_at(18),
         }
     }
 }

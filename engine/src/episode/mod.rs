@@ -237,6 +237,9 @@ impl Episode {
                 run_rounds: 0,
                 run_checks: 0,
                 run_rest: 0,
+                total_defense: false,
+                fight_defensively: false,
+                defensive_ac_bonus: 0,
             })
             .collect();
         let mut ctl: Vec<Controller> = controllers.iter().copied().take(n).collect();

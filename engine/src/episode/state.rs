@@ -79,6 +79,18 @@ pub(crate) struct CState {
     pub run_checks: u32,
     #[serde(default)]
     pub run_rest: u32,
+    /// In total defense (CRB — Actions in Combat: Total Defense) until the start of its next
+    /// turn: no attacks of opportunity.
+    #[serde(default)]
+    pub total_defense: bool,
+    /// Fights defensively (CRB — Actions in Combat: Fighting Defensively) until the start of
+    /// its next turn: −4 on every attack roll.
+    #[serde(default)]
+    pub fight_defensively: bool,
+    /// The dodge bonus to AC of total defense (+4) or of fighting defensively (+2, from its
+    /// first attack), until the start of its next turn (the seed's `defensive_ac_bonus`).
+    #[serde(default)]
+    pub defensive_ac_bonus: i32,
 }
 
 /// Per-turn bookkeeping of the acting combatant.

@@ -52,6 +52,10 @@ impl Episode {
             .retain(|c| !(c.condition == Condition::FlatFooted && c.rounds.is_none()));
         self.st[i].charging = false;
         self.st[i].running = false;
+        // Total defense and fighting defensively last until the start of its next turn.
+        self.st[i].total_defense = false;
+        self.st[i].fight_defensively = false;
+        self.st[i].defensive_ac_bonus = 0;
         if self.st[i].life == LifeState::Dying {
             self.stabilization_check(actor);
         }
@@ -162,6 +166,11 @@ impl Episode {
                 s.run_checks = 0;
             }
             s.run_rest = s.run_rest.saturating_sub(1);
+            // A declaration to fight defensively that no attack followed lapses (CRB —
+            // Actions in Combat: one fights defensively when attacking).
+            if s.fight_defensively && s.defensive_ac_bonus == 0 {
+                s.fight_defensively = false;
+            }
         }
         self.tick_conditions(actor);
         self.turn = TurnState::default();

@@ -132,6 +132,14 @@ pub struct CombatantObs {
     pub grapple_controller: bool,
     /// Ran this turn (denied Dex to AC unless it has Run).
     pub running: bool,
+    /// In total defense until its next turn: no attacks of opportunity (CRB — Actions in
+    /// Combat: Total Defense).
+    pub total_defense: bool,
+    /// Fights defensively until its next turn: −4 on its attack rolls (the seed's key).
+    pub fight_defensively: bool,
+    /// Dodge bonus to AC of total defense (4) or fighting defensively (2), 0 without; lost
+    /// while denied Dex (the seed's key).
+    pub defensive_ac_bonus: i32,
     /// Any of its weapons is broken / dropped (summaries of `attacks`).
     pub weapon_broken: bool,
     pub weapon_dropped: bool,
@@ -266,6 +274,9 @@ pub(crate) fn build(
                 grappled_with: st.grapple.map(|g| ep.id_of(g.with).to_string()),
                 grapple_controller: st.grapple.is_some_and(|g| g.controller),
                 running: st.running,
+                total_defense: st.total_defense,
+                fight_defensively: st.fight_defensively,
+                defensive_ac_bonus: st.defensive_ac_bonus,
                 weapon_broken: st.weapons.iter().any(|w| w.broken),
                 weapon_dropped: st.weapons.iter().any(|w| w.dropped_at.is_some()),
                 index: c.0,

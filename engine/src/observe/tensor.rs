@@ -26,7 +26,7 @@ pub const PLANE_NAMES: [&str; 10] = [
 ];
 
 /// Names of the per-combatant features, in order.
-pub const FEATURE_NAMES: [&str; 33] = [
+pub const FEATURE_NAMES: [&str; 36] = [
     "present",
     "is_me",
     "is_ally",
@@ -60,6 +60,9 @@ pub const FEATURE_NAMES: [&str; 33] = [
     "running",
     "weapon_dropped",
     "weapon_broken",
+    "total_defense",
+    "fight_defensively",
+    "defensive_ac_bonus_div_4",
 ];
 
 /// Per plane: every value of plane `p` is an integer 0–255 divided by `PLANE_DIVISORS[p]`
@@ -227,6 +230,9 @@ pub(crate) fn build(ep: &Episode, viewer: CombatantId) -> TensorObservation {
         f[30] = b(st.running);
         f[31] = b(st.weapons.iter().any(|w| w.dropped_at.is_some()));
         f[32] = b(st.weapons.iter().any(|w| w.broken));
+        f[33] = b(st.total_defense);
+        f[34] = b(st.fight_defensively);
+        f[35] = st.defensive_ac_bonus as f32 / 4.0;
     }
     TensorObservation {
         plane_shape: [PLANES, rows, cols],

@@ -35,7 +35,9 @@ impl Episode {
 /// ([`rules::reach::can_threaten`]: unconscious, unable to act, or unable to attack —
 /// nauseated, panicked, pinned; CRB — Combat: Threatened Squares).
 pub(crate) fn can_make_aoo(ep: &Episode, x: CombatantId) -> bool {
-    if !rules::reach::can_threaten(ep, x)
+    // Total defense: no attacks of opportunity (CRB — Actions in Combat: Total Defense).
+    if ep.st[x.0 as usize].total_defense
+        || !rules::reach::can_threaten(ep, x)
         || ep
             .conditions(x)
             .iter()

@@ -151,6 +151,31 @@ impl Episode {
                 out.push(Modifier::new(stat, v, BonusType::Untyped, src));
             }
         }
+        // Total defense / fighting defensively (CRB — Actions in Combat): a dodge bonus to AC
+        // (lost when denied Dex, like every dodge bonus) and fighting defensively's −4 on
+        // every attack roll (maneuver checks included).
+        let st = &self.st[c.0 as usize];
+        if st.defensive_ac_bonus > 0 {
+            let src = if st.total_defense {
+                "total defense"
+            } else {
+                "fighting defensively"
+            };
+            out.push(Modifier::new(
+                Stat::Ac,
+                st.defensive_ac_bonus,
+                BonusType::Dodge,
+                src,
+            ));
+        }
+        if st.fight_defensively {
+            out.push(Modifier::new(
+                Stat::Attack,
+                crate::actions::defense::FIGHT_DEFENSIVELY_ATTACK,
+                BonusType::Untyped,
+                "fighting defensively",
+            ));
+        }
         out
     }
 

@@ -290,6 +290,8 @@ pub fn kind_from_proto(k: proto::ActionKind) -> Option<ActionKind> {
         proto::ActionKind::Run => ActionKind::Run,
         proto::ActionKind::AttackOfOpportunity => ActionKind::AttackOfOpportunity,
         proto::ActionKind::Decline => ActionKind::Decline,
+        proto::ActionKind::TotalDefense => ActionKind::TotalDefense,
+        proto::ActionKind::FightDefensively => ActionKind::FightDefensively,
     })
 }
 
@@ -313,6 +315,8 @@ impl From<ActionKind> for proto::ActionKind {
             ActionKind::Run => proto::ActionKind::Run,
             ActionKind::AttackOfOpportunity => proto::ActionKind::AttackOfOpportunity,
             ActionKind::Decline => proto::ActionKind::Decline,
+            ActionKind::TotalDefense => proto::ActionKind::TotalDefense,
+            ActionKind::FightDefensively => proto::ActionKind::FightDefensively,
         }
     }
 }
@@ -376,6 +380,7 @@ pub fn result_code(reason: Option<&Reject>) -> proto::ResultCode {
         Reject::CannotRun => C::CannotRun,
         Reject::WrongDecisionKind => C::WrongDecisionKind,
         Reject::DecisionAnswered => C::DecisionAnswered,
+        Reject::FightingDefensively => C::FightingDefensively,
     }
 }
 
@@ -687,6 +692,10 @@ mod tests {
             ActionKind::RepairWeapon,
             ActionKind::ActivatePowerAttack,
             ActionKind::Run,
+            ActionKind::AttackOfOpportunity,
+            ActionKind::Decline,
+            ActionKind::TotalDefense,
+            ActionKind::FightDefensively,
         ] {
             assert_eq!(kind_from_proto(kind_to_proto(k)), Some(k));
         }

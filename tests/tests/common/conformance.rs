@@ -825,6 +825,7 @@ pub fn check_decision(
                         ActionKind::EndTurn
                             | ActionKind::DropProne
                             | ActionKind::ActivatePowerAttack
+                            | ActionKind::FightDefensively
                     )
                 })
             });

@@ -32,6 +32,8 @@ class ActionKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ACTION_KIND_RUN: _ClassVar[ActionKind]
     ACTION_KIND_ATTACK_OF_OPPORTUNITY: _ClassVar[ActionKind]
     ACTION_KIND_DECLINE: _ClassVar[ActionKind]
+    ACTION_KIND_TOTAL_DEFENSE: _ClassVar[ActionKind]
+    ACTION_KIND_FIGHT_DEFENSIVELY: _ClassVar[ActionKind]
 
 class ManeuverType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -84,6 +86,7 @@ class ResultCode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     RESULT_CODE_CANNOT_RUN: _ClassVar[ResultCode]
     RESULT_CODE_WRONG_DECISION_KIND: _ClassVar[ResultCode]
     RESULT_CODE_DECISION_ANSWERED: _ClassVar[ResultCode]
+    RESULT_CODE_FIGHTING_DEFENSIVELY: _ClassVar[ResultCode]
 
 class EvaluateMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -112,6 +115,8 @@ ACTION_KIND_ACTIVATE_POWER_ATTACK: ActionKind
 ACTION_KIND_RUN: ActionKind
 ACTION_KIND_ATTACK_OF_OPPORTUNITY: ActionKind
 ACTION_KIND_DECLINE: ActionKind
+ACTION_KIND_TOTAL_DEFENSE: ActionKind
+ACTION_KIND_FIGHT_DEFENSIVELY: ActionKind
 MANEUVER_TYPE_UNSPECIFIED: ManeuverType
 MANEUVER_TYPE_TRIP: ManeuverType
 MANEUVER_TYPE_DISARM: ManeuverType
@@ -158,6 +163,7 @@ RESULT_CODE_MISSING_MANEUVER: ResultCode
 RESULT_CODE_CANNOT_RUN: ResultCode
 RESULT_CODE_WRONG_DECISION_KIND: ResultCode
 RESULT_CODE_DECISION_ANSWERED: ResultCode
+RESULT_CODE_FIGHTING_DEFENSIVELY: ResultCode
 EVALUATE_MODE_UNSPECIFIED: EvaluateMode
 EVALUATE_MODE_REPORT: EvaluateMode
 EVALUATE_MODE_PARTIAL: EvaluateMode
