@@ -149,26 +149,12 @@ impl RewardTracker {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{ActionKind, CombatantSpec, Controller, Encounter, MapSpec, RulesOptions};
+    use crate::{ActionKind, Controller, Encounter};
     use std::sync::Arc;
 
     /// Two goblins (`players`) against an ogre (`monsters`) on the sample arena.
     fn arena() -> Arc<Encounter> {
-        let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data");
-        let map = MapSpec::load(&data.join("maps/sample_arena.yaml")).unwrap();
-        let goblin = CombatantSpec::load(&data.join("monsters/goblin.json")).unwrap();
-        let ogre = CombatantSpec::load(&data.join("monsters/ogre.json")).unwrap();
-        let sides = vec![
-            (
-                "players".to_string(),
-                vec![
-                    ("goblin".to_string(), goblin.clone()),
-                    ("goblin".to_string(), goblin),
-                ],
-            ),
-            ("monsters".to_string(), vec![("ogre".to_string(), ogre)]),
-        ];
-        Arc::new(Encounter::build(map, sides, RulesOptions::default()).unwrap())
+        Arc::new(crate::content::encounter::goblins_vs_ogre())
     }
 
     /// Play `ep` to the end, every external decision an attack when one is legal (else a

@@ -45,27 +45,6 @@ const DEFAULT_SECONDS: u64 = 15;
 /// Numbers per random case at most (the random player ends the game after them).
 const MAX_NUMBERS: usize = 64;
 
-const KINDS: [ActionKind; 18] = [
-    ActionKind::EndTurn,
-    ActionKind::Attack,
-    ActionKind::FullAttack,
-    ActionKind::Charge,
-    ActionKind::Move,
-    ActionKind::FiveFootStep,
-    ActionKind::Withdraw,
-    ActionKind::Maneuver,
-    ActionKind::StandUp,
-    ActionKind::DropProne,
-    ActionKind::RetrieveWeapon,
-    ActionKind::RepairWeapon,
-    ActionKind::ActivatePowerAttack,
-    ActionKind::Run,
-    ActionKind::AttackOfOpportunity,
-    ActionKind::Decline,
-    ActionKind::TotalDefense,
-    ActionKind::FightDefensively,
-];
-
 /// A well-formed but arbitrary action built from `x`, for an actor at `pos`; at a reaction
 /// decision half of them are reaction kinds (with arbitrary fields).
 fn arbitrary_action(x: u32, space: &ActionSpace, pos: Cell, reaction: bool) -> Action {
@@ -73,7 +52,7 @@ fn arbitrary_action(x: u32, space: &ActionSpace, pos: Cell, reaction: bool) -> A
     let kind = if reaction && r.below(2) == 0 {
         [ActionKind::AttackOfOpportunity, ActionKind::Decline][r.below(2)]
     } else {
-        KINDS[r.below(KINDS.len())]
+        ActionKind::ALL[r.below(ActionKind::ALL.len())]
     };
     let (n, w) = (space.n as usize, space.w as usize);
     let (rows, cols) = (space.rows as i32, space.cols as i32);

@@ -290,6 +290,28 @@ impl Slot {
 }
 
 impl ActionKind {
+    /// Every kind, in declaration order (the order of the action space's blocks).
+    pub const ALL: [ActionKind; 18] = [
+        ActionKind::EndTurn,
+        ActionKind::Attack,
+        ActionKind::FullAttack,
+        ActionKind::Charge,
+        ActionKind::Move,
+        ActionKind::FiveFootStep,
+        ActionKind::Withdraw,
+        ActionKind::Maneuver,
+        ActionKind::StandUp,
+        ActionKind::DropProne,
+        ActionKind::RetrieveWeapon,
+        ActionKind::RepairWeapon,
+        ActionKind::ActivatePowerAttack,
+        ActionKind::Run,
+        ActionKind::AttackOfOpportunity,
+        ActionKind::Decline,
+        ActionKind::TotalDefense,
+        ActionKind::FightDefensively,
+    ];
+
     /// Whether this kind answers a reaction decision (not a turn action).
     pub fn is_reaction(self) -> bool {
         matches!(self, ActionKind::AttackOfOpportunity | ActionKind::Decline)

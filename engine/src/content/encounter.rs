@@ -305,26 +305,33 @@ impl Encounter {
     }
 }
 
+/// Test fixture of the engine's unit tests: two goblins (`players`) against an ogre
+/// (`monsters`) on the sample arena, from `data/`.
+#[cfg(test)]
+pub(crate) fn goblins_vs_ogre() -> Encounter {
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data");
+    let map = MapSpec::load(&data.join("maps/sample_arena.yaml")).unwrap();
+    let goblin = CombatantSpec::load(&data.join("monsters/goblin.json")).unwrap();
+    let ogre = CombatantSpec::load(&data.join("monsters/ogre.json")).unwrap();
+    let sides = vec![
+        (
+            "players".to_string(),
+            vec![
+                ("goblin".to_string(), goblin.clone()),
+                ("goblin".to_string(), goblin),
+            ],
+        ),
+        ("monsters".to_string(), vec![("ogre".to_string(), ogre)]),
+    ];
+    Encounter::build(map, sides, RulesOptions::default()).unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn sample() -> Encounter {
-        let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data");
-        let map = MapSpec::load(&data.join("maps/sample_arena.yaml")).unwrap();
-        let goblin = CombatantSpec::load(&data.join("monsters/goblin.json")).unwrap();
-        let ogre = CombatantSpec::load(&data.join("monsters/ogre.json")).unwrap();
-        let sides = vec![
-            (
-                "players".to_string(),
-                vec![
-                    ("goblin".to_string(), goblin.clone()),
-                    ("goblin".to_string(), goblin),
-                ],
-            ),
-            ("monsters".to_string(), vec![("ogre".to_string(), ogre)]),
-        ];
-        Encounter::build(map, sides, RulesOptions::default()).unwrap()
+        goblins_vs_ogre()
     }
 
     #[test]

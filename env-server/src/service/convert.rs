@@ -677,26 +677,7 @@ mod tests {
 
     #[test]
     fn every_proto_kind_maps_back_and_forth() {
-        for k in [
-            ActionKind::EndTurn,
-            ActionKind::Attack,
-            ActionKind::FullAttack,
-            ActionKind::Charge,
-            ActionKind::Move,
-            ActionKind::FiveFootStep,
-            ActionKind::Withdraw,
-            ActionKind::Maneuver,
-            ActionKind::StandUp,
-            ActionKind::DropProne,
-            ActionKind::RetrieveWeapon,
-            ActionKind::RepairWeapon,
-            ActionKind::ActivatePowerAttack,
-            ActionKind::Run,
-            ActionKind::AttackOfOpportunity,
-            ActionKind::Decline,
-            ActionKind::TotalDefense,
-            ActionKind::FightDefensively,
-        ] {
+        for k in ActionKind::ALL {
             assert_eq!(kind_from_proto(kind_to_proto(k)), Some(k));
         }
         assert_eq!(kind_from_proto(proto::ActionKind::Unspecified), None);
