@@ -40,21 +40,6 @@ fn inline_duel(
     }
 }
 
-#[track_caller]
-fn assert_status<T: std::fmt::Debug>(r: Result<T, tonic::Status>, code: Code, needle: &str) {
-    match r {
-        Ok(v) => panic!("expected {code:?} containing {needle:?}, got Ok({v:?})"),
-        Err(s) => {
-            assert_eq!(s.code(), code, "status {s:?}");
-            assert!(
-                s.message().contains(needle),
-                "message {:?} should contain {needle:?}",
-                s.message()
-            );
-        }
-    }
-}
-
 #[tokio::test]
 async fn spec_and_scenario_list() {
     let mut t = start().await;

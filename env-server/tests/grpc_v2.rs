@@ -63,14 +63,6 @@ fn done(s: &proto::EpisodeState) -> bool {
     s.terminated || s.truncated
 }
 
-async fn live(c: &mut EnvironmentClient<Channel>) -> u64 {
-    c.stats(proto::StatsRequest {})
-        .await
-        .unwrap()
-        .into_inner()
-        .live_episodes
-}
-
 #[tokio::test]
 async fn spec_describes_schema_blocks_rewards_and_versions() {
     let mut t = start().await;

@@ -124,14 +124,6 @@ async fn replay(
     .map(|r| r.into_inner())
 }
 
-async fn live(c: &mut EnvironmentClient<Channel>) -> u64 {
-    c.stats(proto::StatsRequest {})
-        .await
-        .unwrap()
-        .into_inner()
-        .live_episodes
-}
-
 /// Both sides of the sample arena controlled, played with [`pick`] until `stop` holds (at
 /// least one step).
 async fn both_sides(
@@ -187,17 +179,6 @@ async fn play_both(
         assert!(n < 5000, "the fight ends");
     }
     late
-}
-
-#[track_caller]
-fn assert_status<T: std::fmt::Debug>(r: Result<T, tonic::Status>, code: Code, needle: &str) {
-    let e = r.expect_err("the call fails");
-    assert_eq!(e.code(), code, "{e:?}");
-    assert!(
-        e.message().contains(needle),
-        "{needle:?} not in {:?}",
-        e.message()
-    );
 }
 
 #[tokio::test]

@@ -79,3 +79,32 @@ pub fn reset_req(scenario: &str, seed: u64, sides: &[&str]) -> proto::ResetReque
 pub fn read_data(rel: &str) -> String {
     std::fs::read_to_string(format!("{DATA_DIR}/{rel}")).unwrap()
 }
+
+/// Open episodes on the server (`Stats.live_episodes`).
+pub async fn live(c: &mut EnvironmentClient<Channel>) -> u64 {
+    c.stats(proto::StatsRequest {})
+        .await
+        .unwrap()
+        .into_inner()
+        .live_episodes
+}
+
+/// `r` failed with `code` and a message containing `needle`.
+#[track_caller]
+pub fn assert_status<T: std::fmt::Debug>(
+    r: Result<T, tonic::Status>,
+    code: tonic::Code,
+    needle: &str,
+) {
+    match r {
+        Ok(v) => panic!("expected {code:?} containing {needle:?}, got Ok({v:?})"),
+        Err(s) => {
+            assert_eq!(s.code(), code, "status {s:?}");
+            assert!(
+                s.message().contains(needle),
+                "message {:?} should contain {needle:?}",
+                s.message()
+            );
+        }
+    }
+}
