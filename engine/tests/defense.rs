@@ -221,14 +221,23 @@ fn fight_defensively_is_declared_before_the_attack_once_and_only_with_an_attack(
     let (mut ep, _h, g) = duel(creature("hero"), &[1]);
     let rs = submit(&mut ep, &[attack(g), fight_defensively()]);
     assert_eq!(code(&rs[1]), Some("downgraded:action_economy"));
-    // Twice, or followed by a charge or a maneuver: refused.
+    // Twice, or followed by a charge or a maneuver (escape too: not an attack action, and the
+    // −4 would apply to its check): refused.
     let (mut ep, _h, g) = duel(creature("hero"), &[]);
     let mut trip = Action::new(ActionKind::Maneuver);
     trip.target = Some(g);
     trip.maneuver = Some(pf1e_engine::Maneuver::Trip);
+    let mut escape = trip.clone();
+    escape.maneuver = Some(pf1e_engine::Maneuver::Escape);
     let rs = submit(
         &mut ep,
-        &[fight_defensively(), fight_defensively(), trip, charge(g)],
+        &[
+            fight_defensively(),
+            fight_defensively(),
+            trip,
+            escape,
+            charge(g),
+        ],
     );
     assert!(ok(&rs[0]));
     for r in &rs[1..] {

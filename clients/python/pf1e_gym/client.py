@@ -135,7 +135,7 @@ def decline_action() -> pb.Action:
 def action_block(spec: pb.Spec, name: str) -> range:
     """The action ids of a block of the spec's action space, e.g. ``"attack_of_opportunity"``
     (one id per weapon index: ``action_block(spec, "attack_of_opportunity")[w]``) or
-    ``"decline"`` (one id, the last of the space). Empty when the server has no such block."""
+    ``"decline"`` (one id). Empty when the server has no such block."""
     for b in spec.action_blocks:
         if b.name == name:
             return range(int(b.first_id), int(b.first_id + b.size))

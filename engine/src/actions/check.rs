@@ -256,7 +256,7 @@ pub(crate) fn preconditions(cx: &Ctx<'_>, a: &Action) -> Result<(), Reject> {
     }
     // Fighting defensively goes with an attack or a full attack (CRB — Actions in Combat).
     if cx.ep.st[cx.actor.0 as usize].fight_defensively
-        && (a.kind == ActionKind::Charge || (a.kind == ActionKind::Maneuver && !escape))
+        && matches!(a.kind, ActionKind::Charge | ActionKind::Maneuver)
     {
         return Err(Reject::FightingDefensively);
     }
