@@ -36,9 +36,16 @@ pub enum FeatKind {
 #[repr(u8)]
 pub enum Feat {
     Alertness,
+    Cleave,
+    CombatExpertise,
     CombatReflexes,
+    DeadlyAim,
     Dodge,
+    DoubleSlice,
+    GreatCleave,
     GreatFortitude,
+    GreaterTwoWeaponFighting,
+    GreaterVitalStrike,
     ImprovedBullRush,
     ImprovedCritical,
     ImprovedDirtyTrick,
@@ -51,27 +58,49 @@ pub enum Feat {
     ImprovedSteal,
     ImprovedSunder,
     ImprovedTrip,
+    ImprovedTwoWeaponFighting,
+    ImprovedUnarmedStrike,
+    ImprovedVitalStrike,
     IntimidatingProwess,
     IronWill,
     LightningReflexes,
+    Lunge,
+    Manyshot,
+    Mobility,
     Multiattack,
+    PointBlankMaster,
     PointBlankShot,
     PowerAttack,
     PreciseShot,
+    QuickDraw,
+    RapidShot,
     Run,
+    ShotOnTheRun,
     SkillFocus,
+    SpringAttack,
+    StandStill,
+    StepUp,
     Toughness,
+    TwoWeaponFighting,
+    VitalStrike,
     WeaponFinesse,
     WeaponFocus,
 }
 
 impl Feat {
     /// Every feat, in table order.
-    pub const ALL: [Feat; 28] = [
+    pub const ALL: [Feat; 50] = [
         Feat::Alertness,
+        Feat::Cleave,
+        Feat::CombatExpertise,
         Feat::CombatReflexes,
+        Feat::DeadlyAim,
         Feat::Dodge,
+        Feat::DoubleSlice,
+        Feat::GreatCleave,
         Feat::GreatFortitude,
+        Feat::GreaterTwoWeaponFighting,
+        Feat::GreaterVitalStrike,
         Feat::ImprovedBullRush,
         Feat::ImprovedCritical,
         Feat::ImprovedDirtyTrick,
@@ -84,16 +113,31 @@ impl Feat {
         Feat::ImprovedSteal,
         Feat::ImprovedSunder,
         Feat::ImprovedTrip,
+        Feat::ImprovedTwoWeaponFighting,
+        Feat::ImprovedUnarmedStrike,
+        Feat::ImprovedVitalStrike,
         Feat::IntimidatingProwess,
         Feat::IronWill,
         Feat::LightningReflexes,
+        Feat::Lunge,
+        Feat::Manyshot,
+        Feat::Mobility,
         Feat::Multiattack,
+        Feat::PointBlankMaster,
         Feat::PointBlankShot,
         Feat::PowerAttack,
         Feat::PreciseShot,
+        Feat::QuickDraw,
+        Feat::RapidShot,
         Feat::Run,
+        Feat::ShotOnTheRun,
         Feat::SkillFocus,
+        Feat::SpringAttack,
+        Feat::StandStill,
+        Feat::StepUp,
         Feat::Toughness,
+        Feat::TwoWeaponFighting,
+        Feat::VitalStrike,
         Feat::WeaponFinesse,
         Feat::WeaponFocus,
     ];
@@ -114,15 +158,15 @@ impl Feat {
 
 /// A set of [`Feat`]s (a bit per feat).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct FeatSet(u32);
+pub struct FeatSet(u64);
 
 impl FeatSet {
     /// The known feats among `names` (`"Weapon Focus (longsword)"` counts as Weapon Focus).
     pub fn of(names: &[String]) -> FeatSet {
-        let mut bits = 0u32;
+        let mut bits = 0u64;
         for f in names {
             if let Some(x) = Feat::from_base_name(split_name(f).0) {
-                bits |= 1 << x as u32;
+                bits |= 1 << x as u64;
             }
         }
         FeatSet(bits)
@@ -130,7 +174,7 @@ impl FeatSet {
 
     /// Whether the set holds `f`.
     pub fn contains(self, f: Feat) -> bool {
-        self.0 & (1 << f as u32) != 0
+        self.0 & (1 << f as u64) != 0
     }
 }
 
@@ -142,9 +186,24 @@ pub const FEATS: &[(&str, FeatKind, &str)] = &[
         "skills only (Perception, Sense Motive)",
     ),
     (
+        "Cleave",
+        FeatKind::NotModelled,
+        "not modelled yet (issue 11)",
+    ),
+    (
+        "Combat Expertise",
+        FeatKind::NotModelled,
+        "not modelled yet (issue 11)",
+    ),
+    (
         "Combat Reflexes",
         FeatKind::Applied,
         "1 + Dex AoOs per round; AoOs while flat-footed",
+    ),
+    (
+        "Deadly Aim",
+        FeatKind::NotModelled,
+        "not modelled yet (issue 11)",
     ),
     (
         "Dodge",
@@ -152,9 +211,29 @@ pub const FEATS: &[(&str, FeatKind, &str)] = &[
         "+1 dodge bonus to AC (in the printed AC)",
     ),
     (
+        "Double Slice",
+        FeatKind::NotModelled,
+        "not modelled yet (issue 11)",
+    ),
+    (
+        "Great Cleave",
+        FeatKind::NotModelled,
+        "not modelled yet (issue 11)",
+    ),
+    (
         "Great Fortitude",
         FeatKind::NoOp,
         "+2 Fort, in the printed save",
+    ),
+    (
+        "Greater Two-Weapon Fighting",
+        FeatKind::NotModelled,
+        "not modelled yet (issue 11)",
+    ),
+    (
+        "Greater Vital Strike",
+        FeatKind::NotModelled,
+        "not modelled yet (issue 11)",
     ),
     (
         "Improved Bull Rush",
@@ -217,6 +296,21 @@ pub const FEATS: &[(&str, FeatKind, &str)] = &[
         "trip does not provoke (+2 in printed CMB/CMD)",
     ),
     (
+        "Improved Two-Weapon Fighting",
+        FeatKind::NotModelled,
+        "not modelled yet (issue 11)",
+    ),
+    (
+        "Improved Unarmed Strike",
+        FeatKind::NotModelled,
+        "not modelled yet (issue 11)",
+    ),
+    (
+        "Improved Vital Strike",
+        FeatKind::NotModelled,
+        "not modelled yet (issue 11)",
+    ),
+    (
         "Intimidating Prowess",
         FeatKind::NoOp,
         "skills only (Intimidate)",
@@ -228,9 +322,29 @@ pub const FEATS: &[(&str, FeatKind, &str)] = &[
         "+2 Ref, in the printed save",
     ),
     (
+        "Lunge",
+        FeatKind::NotModelled,
+        "not modelled yet (issue 11)",
+    ),
+    (
+        "Manyshot",
+        FeatKind::NotModelled,
+        "not modelled yet (issue 11)",
+    ),
+    (
+        "Mobility",
+        FeatKind::NotModelled,
+        "not modelled yet (issue 11)",
+    ),
+    (
         "Multiattack",
         FeatKind::NoOp,
         "secondary attacks at -2, in the printed bonuses",
+    ),
+    (
+        "Point-Blank Master",
+        FeatKind::NotModelled,
+        "not modelled yet (issue 11)",
     ),
     (
         "Point-Blank Shot",
@@ -248,15 +362,55 @@ pub const FEATS: &[(&str, FeatKind, &str)] = &[
         "no -4 for shooting into melee",
     ),
     (
+        "Quick Draw",
+        FeatKind::NotModelled,
+        "not modelled yet (issue 11)",
+    ),
+    (
+        "Rapid Shot",
+        FeatKind::NotModelled,
+        "not modelled yet (issue 11)",
+    ),
+    (
         "Run",
         FeatKind::Applied,
         "run at 5x speed and keep the Dex bonus to AC while running",
     ),
+    (
+        "Shot on the Run",
+        FeatKind::NotModelled,
+        "not modelled yet (issue 11)",
+    ),
     ("Skill Focus", FeatKind::NoOp, "skills only"),
+    (
+        "Spring Attack",
+        FeatKind::NotModelled,
+        "not modelled yet (issue 11)",
+    ),
+    (
+        "Stand Still",
+        FeatKind::NotModelled,
+        "not modelled yet (issue 11)",
+    ),
+    (
+        "Step Up",
+        FeatKind::NotModelled,
+        "not modelled yet (issue 11)",
+    ),
     (
         "Toughness",
         FeatKind::NoOp,
         "+3 hp (+1 per HD beyond 3), in the printed hp",
+    ),
+    (
+        "Two-Weapon Fighting",
+        FeatKind::NotModelled,
+        "not modelled yet (issue 11)",
+    ),
+    (
+        "Vital Strike",
+        FeatKind::NotModelled,
+        "not modelled yet (issue 11)",
     ),
     (
         "Weapon Finesse",
