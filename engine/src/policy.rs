@@ -115,6 +115,8 @@ fn with(
         destination: dest,
         weapon,
         maneuver: None,
+        readied: None,
+        trigger: None,
     }
 }
 
@@ -235,6 +237,8 @@ fn plan(ep: &Episode, a: CombatantId) -> PolicyPlan {
                 destination: Some(dest),
                 weapon: None,
                 maneuver: None,
+                readied: None,
+                trigger: None,
             }]
             .into();
         }
@@ -315,6 +319,8 @@ fn plan(ep: &Episode, a: CombatantId) -> PolicyPlan {
                     destination: Some(c),
                     weapon: None,
                     maneuver: None,
+                    readied: None,
+                    trigger: None,
                 };
                 // The rules may still refuse it (a speed of 5 ft or less).
                 if ep.check(a, &step).is_ok() {

@@ -68,6 +68,7 @@ pub(super) fn execute_attack(ep: &mut Episode, a: CombatantId, target: Combatant
         weapon,
         opts: AttackOpts::default(),
         provoked: false,
+        triggers_checked: false,
     });
 }
 

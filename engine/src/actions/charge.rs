@@ -14,7 +14,7 @@ use crate::rules::idx;
 
 /// No movement before it this turn; a conscious enemy; a charge line to it.
 pub(super) fn check(cx: &Ctx<'_>, a: &Action) -> Result<Plan, Reject> {
-    if cx.ep.turn.moved {
+    if cx.moved {
         return Err(Reject::AlreadyMoved);
     }
     let t = target_of(cx, a)?;

@@ -36,8 +36,13 @@ pub(crate) struct Ctx<'a> {
     /// The actor's anchor square.
     pub(crate) pos: Cell,
     pub(crate) budget: Budget,
+    /// Moved / took a 5-foot step this turn (always `false` off-turn: a readied action).
+    pub(crate) moved: bool,
+    pub(crate) stepped: bool,
     conscious: bool,
     disabled: bool,
+    /// In the surprise round (a refused slot reads `downgraded:surprise`).
+    surprise: bool,
     forbid: Forbidding,
     field: OnceCell<PathField>,
     /// Speed in feet (conditions and life state applied).
@@ -57,8 +62,11 @@ impl<'a> Ctx<'a> {
             actor,
             pos: ep.position(actor),
             budget: ep.budget(actor),
+            moved: ep.turn.moved,
+            stepped: ep.turn.stepped,
             conscious: ep.conscious(actor),
             disabled: ep.life_state(actor) == LifeState::Disabled,
+            surprise: ep.in_surprise_round(),
             forbid: Forbidding {
                 cant_act: first(|d| d.cant_act),
                 cant_attack: first(|d| d.cant_attack),
@@ -72,6 +80,24 @@ impl<'a> Ctx<'a> {
             weapon_ok: RefCell::new(Vec::new()),
             run_check: OnceCell::new(),
         }
+    }
+
+    /// The context of an action `actor` takes off its turn (a readied action firing — CRB —
+    /// Special Initiative Actions: Ready): the action was paid for when it was readied, so
+    /// every slot is free and nothing of the current turn (someone else's) counts.
+    pub(crate) fn off_turn(ep: &'a Episode, actor: CombatantId) -> Ctx<'a> {
+        let mut cx = Ctx::new(ep, actor);
+        cx.budget = Budget {
+            standard: true,
+            move_action: true,
+            swift: true,
+            full_round: true,
+            five_foot_step: crate::rules::movement::speed_allows_five_foot_step(cx.speed_ft),
+        };
+        cx.moved = false;
+        cx.stepped = false;
+        cx.surprise = false;
+        cx
     }
 
     /// The conscious enemies of the actor (list order): the only combatants an attack-like
@@ -153,7 +179,10 @@ pub(crate) fn check(cx: &Ctx<'_>, a: &Action) -> Result<Option<Plan>, Reject> {
 pub(crate) fn kind_check(cx: &Ctx<'_>, a: &Action) -> Result<Plan, Reject> {
     use super::*;
     match a.kind {
-        ActionKind::EndTurn | ActionKind::AttackOfOpportunity | ActionKind::Decline => {
+        ActionKind::EndTurn
+        | ActionKind::AttackOfOpportunity
+        | ActionKind::Decline
+        | ActionKind::FireReadied => {
             unreachable!("refused or accepted by the preconditions")
         }
         ActionKind::Attack | ActionKind::FullAttack => attack::check(cx, a),
@@ -170,6 +199,8 @@ pub(crate) fn kind_check(cx: &Ctx<'_>, a: &Action) -> Result<Plan, Reject> {
         ActionKind::Run => run::check(cx, a),
         ActionKind::TotalDefense => defense::check_total_defense(cx, a),
         ActionKind::FightDefensively => defense::check_fight_defensively(cx, a),
+        ActionKind::Delay => ready::check_delay(cx, a),
+        ActionKind::Ready => ready::check_ready(cx, a),
     }
 }
 
@@ -270,7 +301,9 @@ pub(crate) fn preconditions(cx: &Ctx<'_>, a: &Action) -> Result<(), Reject> {
         Slot::Free => true,
     };
     if !free {
-        return Err(if cx.disabled && slot != Slot::Free {
+        return Err(if cx.surprise && slot != Slot::Free {
+            Reject::DowngradedSurprise { slot }
+        } else if cx.disabled && slot != Slot::Free {
             Reject::DowngradedDisabled { slot }
         } else {
             Reject::DowngradedActionEconomy { slot }
@@ -280,7 +313,7 @@ pub(crate) fn preconditions(cx: &Ctx<'_>, a: &Action) -> Result<(), Reject> {
 }
 
 /// The turn-action kinds in enumeration order (the free toggles last).
-pub(crate) const ENUMERATION_ORDER: [ActionKind; 16] = [
+pub(crate) const ENUMERATION_ORDER: [ActionKind; 18] = [
     ActionKind::FiveFootStep,
     ActionKind::Move,
     ActionKind::Attack,
@@ -293,6 +326,8 @@ pub(crate) const ENUMERATION_ORDER: [ActionKind; 16] = [
     ActionKind::Maneuver,
     ActionKind::Run,
     ActionKind::TotalDefense,
+    ActionKind::Ready,
+    ActionKind::Delay,
     ActionKind::DropProne,
     ActionKind::ActivatePowerAttack,
     ActionKind::FightDefensively,
@@ -309,7 +344,7 @@ pub(crate) fn candidates(
     use super::*;
     match kind {
         ActionKind::EndTurn => emit(Action::new(ActionKind::EndTurn)),
-        ActionKind::AttackOfOpportunity | ActionKind::Decline => false,
+        ActionKind::AttackOfOpportunity | ActionKind::Decline | ActionKind::FireReadied => false,
         ActionKind::Attack | ActionKind::FullAttack => attack::candidates(cx, kind, emit),
         ActionKind::Charge => charge::candidates(cx, emit),
         ActionKind::Move => movement::candidates_move(cx, emit),
@@ -323,6 +358,8 @@ pub(crate) fn candidates(
         ActionKind::Run => run::candidates(cx, emit),
         ActionKind::TotalDefense => emit(Action::new(ActionKind::TotalDefense)),
         ActionKind::FightDefensively => emit(Action::new(ActionKind::FightDefensively)),
+        ActionKind::Delay => ready::candidates_delay(cx, emit),
+        ActionKind::Ready => ready::candidates_ready(cx, emit),
     }
 }
 

@@ -5,7 +5,6 @@ use crate::actions::check::{candidates, check, kind_check, preconditions, Ctx, E
 use crate::actions::space::ActionSpace;
 use crate::actions::{Action, ActionKind, CombatantId};
 use crate::episode::{Decision, DecisionKind, Episode, LegalAction};
-use crate::geometry::grid::Cell;
 
 /// Label of a reaction answer: "attack_of_opportunity on goblin-2 with falchion", "decline".
 pub fn reaction_label(ep: &Episode, d: &Decision, a: &Action) -> String {
@@ -16,6 +15,27 @@ pub fn reaction_label(ep: &Episode, d: &Decision, a: &Action) -> String {
                 s.push_str(&format!(" with {}", x.name));
             }
             s
+        }
+        (
+            DecisionKind::ReadiedTrigger {
+                readied,
+                trigger_by,
+                ..
+            },
+            ActionKind::FireReadied,
+        ) => {
+            format!(
+                "fire_readied: {} ({})",
+                label(ep, d.actor, readied),
+                ep.id_of(*trigger_by)
+            )
+        }
+        (DecisionKind::StepUp { foe, .. }, ActionKind::FiveFootStep) => {
+            format!(
+                "{} (step up after {})",
+                label(ep, d.actor, a),
+                ep.id_of(*foe)
+            )
         }
         _ => label(ep, d.actor, a),
     }
@@ -43,6 +63,12 @@ pub fn label(ep: &Episode, actor: CombatantId, a: &Action) -> String {
     if let Some(w) = a.weapon {
         if let Some(x) = ep.spec(actor).attacks.get(w) {
             s.push_str(&format!(" with {}", x.name));
+        }
+    }
+    if let (Some(p), Some(t)) = (a.readied.as_deref(), a.trigger) {
+        s.push_str(&format!(": {} on {}", label(ep, actor, p), t.name()));
+        if let Some(b) = t.by().filter(|b| (b.0 as usize) < ep.n()) {
+            s.push_str(&format!(" by {}", ep.id_of(b)));
         }
     }
     s
@@ -107,9 +133,10 @@ pub(crate) fn fill_mask(ep: &Episode, d: &Decision, mask: &mut [u8]) {
     let space = ActionSpace::of(&ep.enc);
     if d.kind.is_reaction() {
         let b = space.blocks();
+        let pos = ep.st[d.actor.0 as usize].pos;
         for a in crate::actions::reaction::answers(d) {
             if let Some(m) = space
-                .encode_in(&b, &a, Cell::new(0, 0))
+                .encode_in(&b, &a, pos)
                 .and_then(|id| mask.get_mut(id as usize))
             {
                 *m = 1;
@@ -134,7 +161,7 @@ pub(crate) fn fill_mask(ep: &Episode, d: &Decision, mask: &mut [u8]) {
 }
 
 /// Every legal action of the decision, sorted by id; `end_turn` first at a turn decision,
-/// `decline` last at a reaction.
+/// at a reaction the answers (`decline` among them).
 pub(crate) fn legal_actions(ep: &Episode, d: &Decision) -> Vec<LegalAction> {
     let space = ActionSpace::of(&ep.enc);
     let actor = d.actor;

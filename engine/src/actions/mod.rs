@@ -14,11 +14,12 @@ pub(crate) mod plan;
 mod power_attack;
 mod prone;
 pub(crate) mod reaction;
+pub(crate) mod ready;
 pub mod reject;
 mod run;
 pub mod space;
 
-pub use reject::{Reject, TargetIssue};
+pub use reject::{ReadyIssue, Reject, TargetIssue};
 
 /// Index of a combatant in its episode (stable for the whole episode: list order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -77,6 +78,71 @@ pub enum ActionKind {
     /// every attack roll until the start of the next turn, +2 dodge AC from that attack until
     /// then (CRB — Actions in Combat: Fighting Defensively as a Standard / Full-Round Action).
     FightDefensively,
+    /// No action now: act later this round — right after `target`'s turn, or at the end of
+    /// the round without a target (CRB — Special Initiative Actions: Delay). Only before
+    /// anything else of the turn; the new initiative position is kept in later rounds.
+    Delay,
+    /// Standard action: ready the action `readied` (an attack, a maneuver, a move or a
+    /// 5-foot step) to take off-turn when `trigger` happens (CRB — Special Initiative
+    /// Actions: Ready). It resolves before the triggering action, and the readier's
+    /// initiative moves to just before the triggering creature; unfired, it lapses at the
+    /// start of the readier's next turn.
+    Ready,
+    /// Reaction: take the readied action now (at a readied-trigger decision); `decline`
+    /// holds it for a later occurrence.
+    FireReadied,
+}
+
+/// What triggers a readied action (CRB — Special Initiative Actions: Ready, "you can specify
+/// the action you will take and the conditions under which you will take it"). `by` limits
+/// an enemy trigger to one creature (`None`: any enemy).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "event")]
+pub enum ReadyTrigger {
+    /// An enemy moves into a square the readier threatens (any of its melee weapons), or
+    /// into a square within its readied ranged weapon's first range increment.
+    EnemyEntersReach {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        by: Option<CombatantId>,
+    },
+    /// An enemy moves into a square within `ft` feet of the readier (5–120, a multiple of 5).
+    EnemyWithin {
+        ft: u16,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        by: Option<CombatantId>,
+    },
+    /// An enemy makes an attack roll against the readier or one of its allies.
+    EnemyAttacks {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        by: Option<CombatantId>,
+    },
+    /// An ally takes an action of its turn (the "signal"; `by`: that ally only).
+    AllyActs {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        by: Option<CombatantId>,
+    },
+}
+
+impl ReadyTrigger {
+    /// The `snake_case` name of the event.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReadyTrigger::EnemyEntersReach { .. } => "enemy_enters_reach",
+            ReadyTrigger::EnemyWithin { .. } => "enemy_within",
+            ReadyTrigger::EnemyAttacks { .. } => "enemy_attacks",
+            ReadyTrigger::AllyActs { .. } => "ally_acts",
+        }
+    }
+
+    /// The one creature that may trigger it, if any.
+    pub fn by(self) -> Option<CombatantId> {
+        match self {
+            ReadyTrigger::EnemyEntersReach { by }
+            | ReadyTrigger::EnemyWithin { by, .. }
+            | ReadyTrigger::EnemyAttacks { by }
+            | ReadyTrigger::AllyActs { by } => by,
+        }
+    }
 }
 
 /// The combat maneuvers (CRB — Combat: Combat Maneuvers; APG — Combat: dirty trick, drag,
@@ -249,6 +315,13 @@ pub struct Action {
     /// Which combat maneuver (`maneuver` actions only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub maneuver: Option<Maneuver>,
+    /// `ready` only: the action readied (`attack`, `maneuver`, `move` or `5foot_step`; an
+    /// attack or maneuver without a target is aimed at the triggering creature).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub readied: Option<Box<Action>>,
+    /// `ready` only: what triggers the readied action.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trigger: Option<ReadyTrigger>,
 }
 
 impl Action {
@@ -260,6 +333,8 @@ impl Action {
             destination: None,
             weapon: None,
             maneuver: None,
+            readied: None,
+            trigger: None,
         }
     }
 }
@@ -291,7 +366,7 @@ impl Slot {
 
 impl ActionKind {
     /// Every kind, in declaration order (the order of the action space's blocks).
-    pub const ALL: [ActionKind; 18] = [
+    pub const ALL: [ActionKind; 21] = [
         ActionKind::EndTurn,
         ActionKind::Attack,
         ActionKind::FullAttack,
@@ -310,18 +385,27 @@ impl ActionKind {
         ActionKind::Decline,
         ActionKind::TotalDefense,
         ActionKind::FightDefensively,
+        ActionKind::Delay,
+        ActionKind::Ready,
+        ActionKind::FireReadied,
     ];
 
     /// Whether this kind answers a reaction decision (not a turn action).
     pub fn is_reaction(self) -> bool {
-        matches!(self, ActionKind::AttackOfOpportunity | ActionKind::Decline)
+        matches!(
+            self,
+            ActionKind::AttackOfOpportunity | ActionKind::Decline | ActionKind::FireReadied
+        )
     }
     /// The budget slot of this kind for a combatant free to act (a staggered or disabled
     /// one's withdraw is a standard action: the engine reads the actor's slot, from
     /// `Episode::slot_of`).
     pub fn slot(self) -> Slot {
         match self {
-            ActionKind::Attack | ActionKind::Maneuver | ActionKind::TotalDefense => Slot::Standard,
+            ActionKind::Attack
+            | ActionKind::Maneuver
+            | ActionKind::TotalDefense
+            | ActionKind::Ready => Slot::Standard,
             ActionKind::Move
             | ActionKind::StandUp
             | ActionKind::RetrieveWeapon
@@ -334,9 +418,12 @@ impl ActionKind {
             | ActionKind::EndTurn
             | ActionKind::DropProne
             | ActionKind::ActivatePowerAttack
-            | ActionKind::FightDefensively => Slot::Free,
+            | ActionKind::FightDefensively
+            | ActionKind::Delay => Slot::Free,
             // Answers to a reaction decision: outside the turn budget.
-            ActionKind::AttackOfOpportunity | ActionKind::Decline => Slot::Free,
+            ActionKind::AttackOfOpportunity | ActionKind::Decline | ActionKind::FireReadied => {
+                Slot::Free
+            }
         }
     }
     /// The seed's `snake_case` name.
@@ -360,6 +447,9 @@ impl ActionKind {
             ActionKind::Decline => "decline",
             ActionKind::TotalDefense => "total_defense",
             ActionKind::FightDefensively => "fight_defensively",
+            ActionKind::Delay => "delay",
+            ActionKind::Ready => "ready",
+            ActionKind::FireReadied => "fire_readied",
         }
     }
 }
@@ -386,6 +476,38 @@ pub struct ActionResult {
     pub ok: bool,
     /// Why it was refused (`None` when accepted): its [`Reject::code`] is the seed's reason.
     pub reason: Option<Reject>,
+    /// An accepted action's reason, where the seed gives one (`delayed`, `ready`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<Note>,
+}
+
+/// The reason of an accepted action (the seed's `ok=True, reason=…`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Note {
+    /// `delay` accepted: the turn resumes later this round.
+    Delayed,
+    /// `ready` accepted: the action waits for its trigger.
+    Ready,
+}
+
+impl Note {
+    /// The note of an accepted action of `kind`, if its kind has one.
+    pub fn of(kind: ActionKind) -> Option<Note> {
+        match kind {
+            ActionKind::Delay => Some(Note::Delayed),
+            ActionKind::Ready => Some(Note::Ready),
+            _ => None,
+        }
+    }
+
+    /// The seed's reason code.
+    pub fn code(self) -> &'static str {
+        match self {
+            Note::Delayed => "delayed",
+            Note::Ready => "ready",
+        }
+    }
 }
 
 impl ActionResult {
@@ -395,6 +517,7 @@ impl ActionResult {
             kind,
             ok: true,
             reason: None,
+            note: Note::of(kind),
         }
     }
 
@@ -404,11 +527,16 @@ impl ActionResult {
             kind,
             ok: false,
             reason: Some(reason),
+            note: None,
         }
     }
 
-    /// The seed's reason code (`None` when accepted).
+    /// The seed's reason code: the refusal's, or an accepted action's note (`None` when
+    /// plainly accepted).
     pub fn code(&self) -> Option<&'static str> {
-        self.reason.as_ref().map(Reject::code)
+        self.reason
+            .as_ref()
+            .map(Reject::code)
+            .or(self.note.map(Note::code))
     }
 }

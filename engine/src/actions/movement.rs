@@ -24,7 +24,7 @@ fn stoppable_within(cx: &Ctx<'_>, dest: Cell, budget: u32) -> bool {
 /// toward a conscious enemy (the cheapest square from which a weapon — `weapon`, or any —
 /// can attack it, cut at its speed; some progress needed).
 pub(super) fn check_move(cx: &Ctx<'_>, a: &Action) -> Result<Plan, Reject> {
-    if cx.ep.turn.stepped {
+    if cx.stepped {
         return Err(Reject::AlreadyMoved);
     }
     let budget = cx.budget_squares(1);
@@ -68,7 +68,7 @@ pub(super) fn check_move(cx: &Ctx<'_>, a: &Action) -> Result<Plan, Reject> {
 /// [`crate::rules::movement::speed_allows_five_foot_step`], as the budget's `five_foot_step`
 /// is; too slow is `unreachable_destination`.
 pub(super) fn check_step(cx: &Ctx<'_>, a: &Action) -> Result<Plan, Reject> {
-    if cx.ep.turn.moved {
+    if cx.moved {
         return Err(Reject::AlreadyMoved);
     }
     let Some(dest) = a.destination else {
@@ -96,7 +96,7 @@ fn withdraw_budget(cx: &Ctx<'_>) -> u32 {
 /// `withdraw`: no movement before it; a square the actor can stop in within twice its speed
 /// (its speed for a restricted withdraw: [`withdraw_budget`]).
 pub(super) fn check_withdraw(cx: &Ctx<'_>, a: &Action) -> Result<Plan, Reject> {
-    if cx.ep.turn.moved {
+    if cx.moved {
         return Err(Reject::AlreadyMoved);
     }
     let Some(dest) = a.destination else {
@@ -199,4 +199,6 @@ pub(super) fn execute_step(ep: &mut Episode, a: CombatantId, to: Cell) {
     let from = ep.st[idx(a)].pos;
     ep.st[idx(a)].pos = to;
     ep.log_turn(a, format!("5foot_step {from}->{to}"));
+    // Readied actions on its entering the square, Step Up of the foes it left.
+    ep.after_five_foot_step(a, from);
 }

@@ -55,6 +55,15 @@ pub(crate) enum Plan {
     Run {
         dest: Cell,
     },
+    /// Act later this round: after `after`'s turn, or at the end of the round.
+    Delay {
+        after: Option<CombatantId>,
+    },
+    /// Ready `action` for `trigger`.
+    Ready {
+        action: crate::actions::Action,
+        trigger: crate::actions::ReadyTrigger,
+    },
 }
 
 /// Execute a checked plan of `a`.
@@ -84,6 +93,10 @@ pub(crate) fn execute(ep: &mut Episode, a: CombatantId, plan: Plan) {
         Plan::TogglePowerAttack => power_attack::execute(ep, a),
         Plan::TotalDefense => defense::execute_total_defense(ep, a),
         Plan::FightDefensively => defense::execute_fight_defensively(ep, a),
+        Plan::Delay { after } => crate::rules::ready::execute_delay(ep, a, after),
+        Plan::Ready { action, trigger } => {
+            crate::rules::ready::execute_ready(ep, a, action, trigger)
+        }
         Plan::Run { dest } => {
             let path = crate::geometry::los::straight_line(ep.position(a), dest);
             crate::rules::run::run(ep, a, path)

@@ -134,6 +134,60 @@ pub enum Reject {
     /// (fighting defensively goes with an attack or a full attack) is refused.
     #[serde(rename = "fighting_defensively")]
     FightingDefensively,
+    /// A second delay in the same round (the seed's `already_delayed`).
+    #[serde(rename = "already_delayed")]
+    AlreadyDelayed,
+    /// Ours: delaying is taking no action (CRB — Special Initiative Actions: Delay), so only
+    /// before anything else of the turn.
+    #[serde(rename = "already_acted")]
+    AlreadyActed,
+    /// Ours: `delay` names a combatant that does not act later this round (or nobody acts
+    /// after the actor: nothing to delay past).
+    #[serde(rename = "invalid_delay")]
+    InvalidDelay,
+    /// Ours: the `ready` action is malformed: no or an unsupported `readied` action, no
+    /// `trigger`, or a trigger creature of the wrong side (`why` says which).
+    #[serde(rename = "invalid_ready")]
+    InvalidReady { why: ReadyIssue },
+    /// In the surprise round the aware act with one standard or move action (plus free
+    /// actions); a second one, a full-round or a swift action is refused (CRB — Combat:
+    /// The Surprise Round; the seed's `downgraded:surprise`).
+    #[serde(rename = "downgraded:surprise")]
+    DowngradedSurprise { slot: Slot },
+}
+
+/// What is wrong with a `ready` action (the detail of [`Reject::InvalidReady`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReadyIssue {
+    /// No `readied` action.
+    MissingReadied,
+    /// The readied kind is not one that can be readied (attack, maneuver, move, 5-foot step;
+    /// no overrun or drag: they are part of the mover's own movement).
+    UnsupportedReadied,
+    /// No `trigger`.
+    MissingTrigger,
+    /// An enemy trigger names an ally, an ally trigger an enemy, or no such combatant.
+    WrongTriggerSide,
+    /// `enemy_within` with a distance that is not 5–120 ft in steps of 5.
+    BadDistance,
+    /// The readied action's target is not an enemy (or the move has no destination).
+    BadPayload,
+}
+
+impl ReadyIssue {
+    fn describe(self) -> &'static str {
+        match self {
+            ReadyIssue::MissingReadied => "no readied action",
+            ReadyIssue::UnsupportedReadied => {
+                "only attack, maneuver (not overrun or drag), move or 5foot_step can be readied"
+            }
+            ReadyIssue::MissingTrigger => "no trigger",
+            ReadyIssue::WrongTriggerSide => "the trigger's creature is of the wrong side",
+            ReadyIssue::BadDistance => "enemy_within takes 5 to 120 ft in steps of 5",
+            ReadyIssue::BadPayload => "the readied action's target or destination is invalid",
+        }
+    }
 }
 
 impl Reject {
@@ -167,6 +221,11 @@ impl Reject {
             Reject::WrongDecisionKind => "wrong_decision_kind",
             Reject::DecisionAnswered => "decision_answered",
             Reject::FightingDefensively => "fighting_defensively",
+            Reject::AlreadyDelayed => "already_delayed",
+            Reject::AlreadyActed => "already_acted",
+            Reject::InvalidDelay => "invalid_delay",
+            Reject::InvalidReady { .. } => "invalid_ready",
+            Reject::DowngradedSurprise { .. } => "downgraded:surprise",
         }
     }
 
@@ -183,6 +242,10 @@ impl Reject {
             Reject::DowngradedActionEconomy { slot } | Reject::DowngradedDisabled { slot } => {
                 format!("{} action spent", slot.name())
             }
+            Reject::DowngradedSurprise { slot } => {
+                format!("{} action in the surprise round", slot.name())
+            }
+            Reject::InvalidReady { why } => why.describe().to_string(),
             Reject::CannotAct { condition: Some(c) }
             | Reject::PreventedByCondition { condition: c } => c.name().to_string(),
             Reject::CannotAct { condition: None } => "not conscious".into(),

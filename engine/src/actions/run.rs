@@ -11,7 +11,7 @@ use crate::rules::idx;
 /// No movement before it this turn; not resting after a failed endurance check; a
 /// destination reached by a clear straight line within the run distance.
 pub(super) fn check(cx: &Ctx<'_>, a: &Action) -> Result<Plan, Reject> {
-    if cx.ep.turn.moved {
+    if cx.moved {
         return Err(Reject::AlreadyMoved);
     }
     if cx.ep.st[idx(cx.actor)].run_rest > 0 {

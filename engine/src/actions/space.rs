@@ -25,6 +25,11 @@
 //! | `decline`      | 1     | — (reaction: let the opportunity pass)     |
 //! | `total_defense` | 1    | —                                          |
 //! | `fight_defensively` | 1 | — (a declaration before the attack)      |
+//! | `delay`        | 1 + N | 0: to the end of the round; 1 + t: to just after combatant t |
+//! | `ready_attack_on_entry` | W | weapon: ready an attack on an enemy entering reach |
+//! | `ready_attack_on_enemy_attack` | W | weapon: ready an attack on an enemy attacking the actor or an ally |
+//! | `ready_attack_on_signal` | N | target: ready an attack on it when an ally acts |
+//! | `fire_readied` | 1     | — (reaction: fire the readied action)      |
 //!
 //! The blocks after `withdraw` were appended later: earlier ids never move. A maneuver id
 //! uses the first usable melee weapon that reaches the target (escape: the target is the
@@ -33,7 +38,8 @@
 //! Target indices are absolute combatant indices (list order), so an id means the same thing
 //! at every decision of the episode; the 5-foot step is relative to the actor's square.
 
-use crate::actions::{Action, ActionKind, CombatantId, Maneuver};
+use crate::actions::ready::ready_attack;
+use crate::actions::{Action, ActionKind, CombatantId, Maneuver, ReadyTrigger};
 use crate::content::encounter::Encounter;
 use crate::geometry::grid::Cell;
 
@@ -50,7 +56,7 @@ pub const STEP_DIRECTIONS: [(i32, i32); 8] = [
 ];
 
 /// Number of blocks of the action space.
-pub const BLOCKS: usize = 19;
+pub const BLOCKS: usize = 24;
 
 /// Sizes of the action space blocks of an encounter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,6 +115,11 @@ impl ActionSpace {
             ("decline", 1),
             ("total_defense", 1),
             ("fight_defensively", 1),
+            ("delay", 1 + self.n),
+            ("ready_attack_on_entry", self.w),
+            ("ready_attack_on_enemy_attack", self.w),
+            ("ready_attack_on_signal", self.n),
+            ("fire_readied", 1),
         ];
         let mut out = [("", 0, 0); BLOCKS];
         let mut start = 0;
@@ -190,7 +201,27 @@ impl ActionSpace {
             }
             16 => Action::new(ActionKind::Decline),
             17 => Action::new(ActionKind::TotalDefense),
-            _ => Action::new(ActionKind::FightDefensively),
+            18 => Action::new(ActionKind::FightDefensively),
+            19 => Action {
+                target: k.checked_sub(1).map(|t| CombatantId(t as u16)),
+                ..Action::new(ActionKind::Delay)
+            },
+            20 => ready_attack(
+                ReadyTrigger::EnemyEntersReach { by: None },
+                Some(k as usize),
+                None,
+            ),
+            21 => ready_attack(
+                ReadyTrigger::EnemyAttacks { by: None },
+                Some(k as usize),
+                None,
+            ),
+            22 => ready_attack(
+                ReadyTrigger::AllyActs { by: None },
+                None,
+                Some(CombatantId(k as u16)),
+            ),
+            _ => Action::new(ActionKind::FireReadied),
         };
         match bi {
             3 | 4 => a.target = Some(CombatantId(k as u16)),
@@ -247,6 +278,11 @@ impl ActionSpace {
         if a.kind != ActionKind::Maneuver && a.maneuver.is_some() {
             return None;
         }
+        // Only `ready` carries a readied action and a trigger.
+        if a.kind != ActionKind::Ready && (a.readied.is_some() || a.trigger.is_some()) {
+            return None;
+        }
+        let plain = |x: &Action| x.maneuver.is_none() && x.readied.is_none() && x.trigger.is_none();
         match a.kind {
             ActionKind::EndTurn => bare_at(0),
             ActionKind::Attack | ActionKind::FullAttack => {
@@ -327,6 +363,40 @@ impl ActionSpace {
             ActionKind::Decline => bare_at(16),
             ActionKind::TotalDefense => bare_at(17),
             ActionKind::FightDefensively => bare_at(18),
+            ActionKind::Delay => {
+                if a.destination.is_some() || a.weapon.is_some() || !plain(a) {
+                    return None;
+                }
+                match target {
+                    None => at(19, 0),
+                    Some(t) if t < self.n => at(19, t.checked_add(1)?),
+                    Some(_) => None,
+                }
+            }
+            ActionKind::Ready => {
+                if !no_target_no_square || a.weapon.is_some() {
+                    return None;
+                }
+                let p = a.readied.as_deref()?;
+                if p.kind != ActionKind::Attack || p.destination.is_some() || !plain(p) {
+                    return None;
+                }
+                let pw = || -> Option<u32> {
+                    let w = u32::try_from(p.weapon?).ok()?;
+                    (w < self.w).then_some(w)
+                };
+                match (a.trigger?, p.target) {
+                    (ReadyTrigger::EnemyEntersReach { by: None }, None) => at(20, pw()?),
+                    (ReadyTrigger::EnemyAttacks { by: None }, None) => at(21, pw()?),
+                    (ReadyTrigger::AllyActs { by: None }, Some(t))
+                        if p.weapon.is_none() && u32::from(t.0) < self.n =>
+                    {
+                        at(22, u32::from(t.0))
+                    }
+                    _ => None,
+                }
+            }
+            ActionKind::FireReadied => bare_at(23),
         }
     }
 }

@@ -23,6 +23,7 @@ use crate::geometry::grid::Cell;
 use crate::rules::aoo::Provocation;
 use crate::rules::attack_roll::AttackOpts;
 use crate::rules::maneuvers::ManeuverPlan;
+use crate::rules::ready::ReadyEvent;
 use crate::rules::{self, idx};
 use serde::{Deserialize, Serialize};
 
@@ -51,6 +52,10 @@ pub(crate) enum Frame {
         weapon: usize,
         opts: AttackOpts,
         provoked: bool,
+        /// The readied actions its attack roll may trigger were asked (or it is a readied
+        /// attack itself: no cascade).
+        #[serde(default)]
+        triggers_checked: bool,
     },
     /// The attack at the end of a charge, once the movement is over.
     ChargeAttack {
@@ -78,6 +83,10 @@ pub(crate) enum Frame {
     StandUp { actor: CombatantId },
     /// Pick up a dropped weapon after the opportunity it provoked (if still conscious).
     PickUp { actor: CombatantId, weapon: usize },
+    /// Readied actions that may fire on an event ([`crate::rules::ready`]).
+    ReadyWindow(crate::rules::ready::ReadyWindow),
+    /// An immediate action offered off-turn (Step Up — [`crate::rules::ready`]).
+    ImmediateWindow(crate::rules::ready::ImmediateWindow),
 }
 
 /// A combatant's turn (the bottom frame while it acts).
@@ -114,6 +123,9 @@ pub(crate) struct ActionList {
     /// prone after an attack of opportunity).
     #[serde(default)]
     pub then: Option<Action>,
+    /// The readied actions an ally's signal may trigger were asked for action `next`.
+    #[serde(default)]
+    pub signalled: bool,
 }
 
 /// The stage of a walk at square `i` of its path.
@@ -140,6 +152,9 @@ pub(crate) struct WalkFrame {
     pub withdraw: bool,
     pub i: usize,
     pub stage: WalkStage,
+    /// A readied move: it triggers no readied action (no cascade).
+    #[serde(default)]
+    pub readied: bool,
 }
 
 /// An attack-of-opportunity window (CRB — Combat: Attacks of Opportunity): every enemy that
@@ -202,6 +217,7 @@ impl Episode {
                         ..Default::default()
                     },
                     provoked: false,
+                    triggers_checked: false,
                 });
             }
             Frame::Swing {
@@ -210,7 +226,26 @@ impl Episode {
                 weapon,
                 opts,
                 provoked,
+                triggers_checked,
             } => {
+                // Readied actions on an enemy's attack resolve before it (CRB — Ready).
+                if !triggers_checked && self.ready_pending(attacker, ReadyEvent::Attacks { target })
+                {
+                    self.frames.push(Frame::Swing {
+                        attacker,
+                        target,
+                        weapon,
+                        opts,
+                        provoked,
+                        triggers_checked: true,
+                    });
+                    self.open_ready_window(attacker, ReadyEvent::Attacks { target });
+                    return;
+                }
+                // (A readied action may have dropped either.)
+                if triggers_checked && (!self.conscious(attacker) || !self.conscious(target)) {
+                    return;
+                }
                 let ranged = self.spec(attacker).attacks[weapon].is_ranged();
                 if ranged && !provoked {
                     self.frames.push(Frame::Swing {
@@ -219,6 +254,7 @@ impl Episode {
                         weapon,
                         opts,
                         provoked: true,
+                        triggers_checked: true,
                     });
                     self.open_window(attacker, Provocation::RangedAttack, None);
                     return;
@@ -244,6 +280,7 @@ impl Episode {
                             ..Default::default()
                         },
                         provoked: false,
+                        triggers_checked: false,
                     });
                 }
             }
@@ -269,6 +306,8 @@ impl Episode {
                     self.st[idx(actor)].weapons[weapon].dropped_at = None;
                 }
             }
+            Frame::ReadyWindow(w) => self.step_ready_window(w),
+            Frame::ImmediateWindow(w) => self.step_immediate_window(w),
         }
     }
 
@@ -311,6 +350,7 @@ impl Episode {
             withdraw,
             i: 0,
             stage: WalkStage::Leave,
+            readied: false,
         }));
     }
 
@@ -372,6 +412,13 @@ impl Episode {
                     }
                     w.i += 1;
                     w.stage = WalkStage::Leave;
+                    // Readied actions on entering a square resolve here, the mover in it
+                    // (CRB — Ready: "interrupts" the movement), before it goes on.
+                    if !w.readied && self.ready_pending(a, ReadyEvent::Moved) {
+                        self.frames.push(Frame::Walk(w));
+                        self.open_ready_window(a, ReadyEvent::Moved);
+                        return;
+                    }
                 }
             }
         }
@@ -438,6 +485,7 @@ impl Episode {
             weapon,
             opts: AttackOpts::default(),
             provoked: false,
+            triggers_checked: false,
         });
     }
 
@@ -463,6 +511,7 @@ impl Episode {
                     refused: false,
                     ended: false,
                     then: plan.then,
+                    signalled: false,
                 });
                 self.frames.push(Frame::Turn(t));
             }
@@ -479,25 +528,46 @@ impl Episode {
                 self.log_turn(actor, "strains while disabled: loses 1 hp".into());
                 self.lose_hp(actor, 1);
             }
-            if self.outcome_now().is_some() {
+            if self.outcome_now().is_some() || self.turn.delayed {
                 list.ended = true;
             }
             list.next += 1;
+            list.signalled = false;
         } else if list.next < list.actions.len() && (external || !list.ended) {
             // (A policy list stops once ended; a submitted one gives the rest `turn_ended`.)
+            if list.signalled && self.outcome_now().is_some() {
+                // A readied action on the signal decided the combat.
+                list.ended = true;
+            }
             let a = list.actions[list.next].clone();
             if list.ended {
-                self.record_result(&list, result(&a, Some(Reject::TurnEnded)));
+                self.record_or_amend(&list, result(&a, Some(Reject::TurnEnded)));
                 list.next += 1;
+                list.signalled = false;
             } else if external && a.kind == ActionKind::EndTurn {
                 list.ended = true;
                 self.record_result(&list, result(&a, None));
                 list.next += 1;
+            } else if !list.signalled
+                && self.ready_pending(actor, ReadyEvent::Acts)
+                && matches!(self.check(actor, &a), Ok(Some(_)))
+            {
+                // An ally's readied action on this action resolves before it (CRB — Ready):
+                // the action is accepted now and checked again afterwards (its result is
+                // amended if it no longer holds).
+                self.record_result(&list, result(&a, None));
+                list.signalled = true;
+                t.list = Some(list);
+                self.frames.push(Frame::Turn(t));
+                self.open_ready_window(actor, ReadyEvent::Acts);
+                return;
             } else {
                 t.acted = true;
                 match self.check(actor, &a) {
                     Ok(Some(plan)) => {
-                        self.record_result(&list, result(&a, None));
+                        if !list.signalled {
+                            self.record_result(&list, result(&a, None));
+                        }
                         let slot = self.slot_of(actor, a.kind);
                         self.consume_slot(actor, slot);
                         list.executing = Some(slot);
@@ -507,7 +577,9 @@ impl Episode {
                         return;
                     }
                     Ok(None) => {
-                        self.record_result(&list, result(&a, None));
+                        if !list.signalled {
+                            self.record_result(&list, result(&a, None));
+                        }
                     }
                     Err(reason) => {
                         if !external {
@@ -515,13 +587,14 @@ impl Episode {
                             self.log_turn(actor, what);
                             list.refused = true;
                         }
-                        self.record_result(&list, result(&a, Some(reason)));
+                        self.record_or_amend(&list, result(&a, Some(reason)));
                     }
                 }
                 if self.outcome_now().is_some() {
                     list.ended = true;
                 }
                 list.next += 1;
+                list.signalled = false;
             }
         } else {
             // The list is done.
@@ -548,6 +621,7 @@ impl Episode {
                         refused: list.refused,
                         ended: false,
                         then: None,
+                        signalled: false,
                     });
                     self.frames.push(Frame::Turn(t));
                     return;
@@ -556,6 +630,7 @@ impl Episode {
             t.plans_left = t.plans_left.saturating_sub(1);
             let stop = !list.prep
                 || list.refused
+                || self.turn.delayed
                 || self.outcome_now().is_some()
                 || !self.conscious(actor)
                 || t.plans_left == 0;
@@ -575,6 +650,22 @@ impl Episode {
         self.frames.push(Frame::Turn(t));
     }
 
+    /// Record the result of action `list.next`, or, when it was recorded as accepted before
+    /// an ally's readied action on its signal ([`ActionList::signalled`]), replace that.
+    fn record_or_amend(&mut self, list: &ActionList, r: ActionResult) {
+        if !list.signalled {
+            return self.record_result(list, r);
+        }
+        if let Some(h) = list.history {
+            if let Some(last) = self.history[h].results.last_mut() {
+                *last = r.clone();
+            }
+        }
+        if let Some(last) = self.turn.results.last_mut() {
+            *last = r;
+        }
+    }
+
     /// Record an action's result: the turn's results, and the history entry of the decision
     /// the list answers.
     fn record_result(&mut self, list: &ActionList, r: ActionResult) {
@@ -591,8 +682,9 @@ impl Episode {
         d: &Decision,
         actions: &[Action],
     ) -> Vec<ActionResult> {
+        use crate::actions::reaction::Answer;
         let h = self.history.len() - 1;
-        let mut answer: Option<Option<usize>> = None;
+        let mut answer: Option<Answer> = None;
         for a in actions {
             let r = if answer.is_some() {
                 result(a, Some(Reject::DecisionAnswered))
@@ -608,16 +700,28 @@ impl Episode {
             self.history[h].results.push(r);
         }
         let results = self.history[h].results.clone();
-        let Some(weapon) = answer else {
+        let Some(answer) = answer else {
             // Not answered: the same question again, as a new decision.
             self.new_decision(d.actor, d.kind.clone());
             return results;
         };
-        let Some(Frame::AooWindow(w)) = self.frames.pop() else {
-            unreachable!("an attack-of-opportunity decision waits on its window frame");
-        };
         self.phase = Phase::Resolving;
-        self.answer_window(w, d.actor, weapon);
+        match (self.frames.pop(), answer) {
+            (Some(Frame::AooWindow(w)), Answer::Aoo(weapon)) => {
+                self.answer_window(w, d.actor, Some(weapon))
+            }
+            (Some(Frame::AooWindow(w)), Answer::Decline) => self.answer_window(w, d.actor, None),
+            (Some(Frame::ReadyWindow(w)), Answer::Fire | Answer::Decline) => {
+                self.answer_ready_window(w, d.actor, answer == Answer::Fire)
+            }
+            (Some(Frame::ImmediateWindow(w)), Answer::Step(to)) => {
+                self.answer_immediate_window(w, d.actor, Some(to))
+            }
+            (Some(Frame::ImmediateWindow(w)), Answer::Decline) => {
+                self.answer_immediate_window(w, d.actor, None)
+            }
+            _ => unreachable!("a reaction decision waits on its window frame"),
+        }
         results
     }
 
@@ -635,10 +739,9 @@ impl Episode {
 }
 
 fn result(a: &Action, reason: Option<Reject>) -> ActionResult {
-    ActionResult {
-        kind: a.kind,
-        ok: reason.is_none(),
-        reason,
+    match reason {
+        None => ActionResult::accepted(a.kind),
+        Some(r) => ActionResult::refused(a.kind, r),
     }
 }
 
@@ -730,6 +833,15 @@ pub(crate) fn check_frames(
             } => who(*attacker) && who(*target) && cell(land),
             Frame::StandUp { actor } => who(*actor),
             Frame::PickUp { actor, weapon: w } => weapon(*actor, *w),
+            Frame::ReadyWindow(w) => {
+                who(w.by)
+                    && (w.next as usize) <= n
+                    && match w.event {
+                        ReadyEvent::Attacks { target } => who(target),
+                        ReadyEvent::Moved | ReadyEvent::Acts => true,
+                    }
+            }
+            Frame::ImmediateWindow(w) => who(w.foe) && cell(&w.from) && (w.next as usize) <= n,
         };
         if !ok {
             return Err("a pending frame does not fit the encounter");
@@ -767,13 +879,34 @@ pub(crate) fn check_frames(
                         return Err("the attack-of-opportunity decision does not match its window");
                     }
                 }
+                DecisionKind::ReadiedTrigger { trigger_by, .. } => {
+                    let Some(Frame::ReadyWindow(w)) = frames.last() else {
+                        return Err("a readied-trigger decision waits on its window");
+                    };
+                    if !w.asking || w.next != d.actor.0 || w.by != *trigger_by {
+                        return Err("the readied-trigger decision does not match its window");
+                    }
+                }
+                DecisionKind::StepUp { foe, squares } => {
+                    let Some(Frame::ImmediateWindow(w)) = frames.last() else {
+                        return Err("a Step Up decision waits on its window");
+                    };
+                    if !w.asking
+                        || w.next != d.actor.0
+                        || w.foe != *foe
+                        || squares.is_empty()
+                        || !squares.iter().all(cell)
+                    {
+                        return Err("the Step Up decision does not match its window");
+                    }
+                }
             }
-            if frames
-                .iter()
-                .rev()
-                .skip(1)
-                .any(|f| matches!(f, Frame::AooWindow(w) if w.asking))
-            {
+            if frames.iter().rev().skip(1).any(|f| match f {
+                Frame::AooWindow(w) => w.asking,
+                Frame::ReadyWindow(w) => w.asking,
+                Frame::ImmediateWindow(w) => w.asking,
+                _ => false,
+            }) {
                 return Err("only the top window may wait for an answer");
             }
         }

@@ -32,7 +32,7 @@ mod turn;
 pub use history::{HistoryEntry, ReplayError};
 pub use snapshot::SnapshotError;
 pub use state::{Attrition, LifeState, LogLine};
-pub(crate) use state::{CState, TurnState};
+pub(crate) use state::{CState, Readied, TurnState};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -79,6 +79,22 @@ pub enum DecisionKind {
         provocation: crate::rules::aoo::Provocation,
         weapons: Vec<usize>,
     },
+    /// The trigger of the actor's readied action happened: `trigger_by` did it. Answered
+    /// with [`ActionKind::FireReadied`] (`readied`, the action as it would resolve now, goes
+    /// off before the triggering action continues) or [`ActionKind::Decline`] (hold it for a
+    /// later occurrence) — CRB — Special Initiative Actions: Ready.
+    ReadiedTrigger {
+        trigger_by: CombatantId,
+        trigger: crate::actions::ReadyTrigger,
+        readied: Action,
+    },
+    /// Step Up (CRB — Feats), an immediate action: `foe` took a 5-foot step away; answered
+    /// with a [`ActionKind::FiveFootStep`] to one of `squares` (each 5 ft away, adjacent to
+    /// the foe) or [`ActionKind::Decline`].
+    StepUp {
+        foe: CombatantId,
+        squares: Vec<Cell>,
+    },
 }
 
 impl DecisionKind {
@@ -87,6 +103,8 @@ impl DecisionKind {
         match self {
             DecisionKind::TurnAction => "turn_action",
             DecisionKind::AttackOfOpportunity { .. } => "attack_of_opportunity",
+            DecisionKind::ReadiedTrigger { .. } => "readied_trigger",
+            DecisionKind::StepUp { .. } => "step_up",
         }
     }
 
@@ -240,6 +258,12 @@ impl Episode {
                 total_defense: false,
                 fight_defensively: false,
                 defensive_ac_bonus: 0,
+                readied: None,
+                delayed_round: None,
+                resume_delayed: false,
+                acted_round: None,
+                immediate_used: false,
+                stepped_up: false,
             })
             .collect();
         let mut ctl: Vec<Controller> = controllers.iter().copied().take(n).collect();
@@ -274,7 +298,12 @@ impl Episode {
                 Phase::Awaiting(d) => return Status::Decision(d.clone()),
                 Phase::NotStarted => {
                     self.roll_initiative();
-                    self.round = 1;
+                    // A surprise round (round 0) when some but not all are aware (CRB —
+                    // Combat: The Surprise Round).
+                    self.round = if self.surprise_round_applies() { 0 } else { 1 };
+                    if self.round == 0 {
+                        self.log_raw("surprise round".to_string());
+                    }
                     self.turn_pos = 0;
                     self.phase = Phase::TurnStart;
                     if self.check_end() {
@@ -283,6 +312,13 @@ impl Episode {
                 }
                 Phase::TurnStart => {
                     let actor = self.order[self.turn_pos];
+                    if let Some(why) = self.passes_turn(actor) {
+                        // No turn at all (an unaware combatant in the surprise round, or one
+                        // whose readied action already was its action this round).
+                        self.log_turn(actor, why.to_string());
+                        self.next_turn();
+                        continue;
+                    }
                     let skip = self.begin_turn(actor);
                     if self.check_end() {
                         continue;
@@ -415,6 +451,7 @@ impl Episode {
             refused: false,
             ended: false,
             then: None,
+            signalled: false,
         });
         self.frames.push(crate::episode::frames::Frame::Turn(t));
         self.phase = Phase::Resolving;

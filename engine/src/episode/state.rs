@@ -91,6 +91,39 @@ pub(crate) struct CState {
     /// first attack), until the start of its next turn (the seed's `defensive_ac_bonus`).
     #[serde(default)]
     pub defensive_ac_bonus: i32,
+    /// The readied action waiting for its trigger (CRB — Special Initiative Actions: Ready;
+    /// the seed's `readied`), until it fires or the readier's next turn starts.
+    #[serde(default)]
+    pub readied: Option<Readied>,
+    /// The round of its last delay (a second delay in that round is `already_delayed`).
+    #[serde(default)]
+    pub delayed_round: Option<u32>,
+    /// Its turn was delayed and comes back later this round: no start-of-turn effects then
+    /// (they happened when it delayed).
+    #[serde(default)]
+    pub resume_delayed: bool,
+    /// A readied action fired in this round put it ahead of the trigger, past its own place:
+    /// it does not act again this round.
+    #[serde(default)]
+    pub acted_round: Option<u32>,
+    /// An immediate action was used off-turn: it counts as the swift action of its next turn
+    /// (CRB — Actions in Combat: Immediate Actions; the seed's `immediate_used`).
+    #[serde(default)]
+    pub immediate_used: bool,
+    /// It took a Step Up step: no 5-foot step and 5 ft less movement on its next turn (CRB —
+    /// Feats: Step Up).
+    #[serde(default)]
+    pub stepped_up: bool,
+}
+
+/// A readied action (see [`crate::actions::ActionKind::Ready`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Readied {
+    /// What it does when it fires (`attack`, `maneuver`, `move`, `5foot_step`).
+    pub action: crate::actions::Action,
+    pub trigger: crate::actions::ReadyTrigger,
+    /// The round it was readied in.
+    pub round: u32,
 }
 
 /// Per-turn bookkeeping of the acting combatant.
@@ -107,6 +140,19 @@ pub(crate) struct TurnState {
     /// Ran this turn (the run streak goes on).
     #[serde(default)]
     pub ran: bool,
+    /// The swift action of this turn is spent (by a swift action, an immediate action on its
+    /// own turn, or an immediate action since its last turn — CRB — Immediate Actions).
+    #[serde(default)]
+    pub swift_used: bool,
+    /// Step Up was taken since its last turn: no 5-foot step, 5 ft less speed this turn.
+    #[serde(default)]
+    pub stepped_up: bool,
+    /// The actor delayed: the turn ends now and comes back later this round.
+    #[serde(default)]
+    pub delayed: bool,
+    /// Where the delayed turn comes back: after this combatant (`None`: the round's end).
+    #[serde(default)]
+    pub delay_after: Option<crate::actions::CombatantId>,
     pub results: Vec<ActionResult>,
 }
 

@@ -46,6 +46,23 @@ impl Episode {
     pub(crate) fn begin_turn(&mut self, actor: CombatantId) -> bool {
         self.turn = TurnState::default();
         let i = actor.0 as usize;
+        if self.st[i].resume_delayed {
+            // The delayed turn comes back: its start-of-turn effects already happened (the
+            // seed: none is replayed).
+            self.st[i].resume_delayed = false;
+            self.log_turn(actor, "acts after delaying".into());
+            return false;
+        }
+        // An unfired readied action lapses (CRB — Ready: "If you come to your next action
+        // and have not yet performed your readied action, you don't get to take the readied
+        // action").
+        if self.st[i].readied.take().is_some() {
+            self.log_turn(actor, "ready expired (trigger never occurred)".into());
+        }
+        // An immediate action since its last turn was this turn's swift action (CRB —
+        // Immediate Actions); Step Up's step costs this turn's 5-foot step and 5 ft.
+        self.turn.swift_used = std::mem::take(&mut self.st[i].immediate_used);
+        self.turn.stepped_up = std::mem::take(&mut self.st[i].stepped_up);
         // Flat-footed until it acts (an explicit duration keeps its own count).
         self.st[i]
             .conditions
@@ -152,11 +169,20 @@ impl Episode {
         self.phase = Phase::Awaiting(d);
     }
 
-    /// End the current turn; advance to the next combatant / round; apply the round cap.
+    /// End the current turn; advance to the next combatant / round; apply the round cap. A
+    /// delayed turn ends without its end-of-turn effects: it moves in the order and comes
+    /// back later this round ([`crate::rules::ready::move_delayed_turn`]).
     pub(crate) fn end_turn(&mut self) {
         debug_assert!(self.frames.is_empty(), "a turn ends with no pending work");
         let actor = self.order[self.turn_pos];
         self.st[actor.0 as usize].last_turn_results = std::mem::take(&mut self.turn.results);
+        if self.turn.delayed {
+            let after = self.turn.delay_after;
+            crate::rules::ready::move_delayed_turn(self, after);
+            self.turn = TurnState::default();
+            self.phase = Phase::TurnStart;
+            return;
+        }
         {
             // Run endurance (CRB — Run): the streak breaks on a turn without running; the
             // rest after a failed check counts down one per turn.
@@ -173,6 +199,12 @@ impl Episode {
             }
         }
         self.tick_conditions(actor);
+        self.next_turn();
+    }
+
+    /// Go on to the next combatant of the order (a new round after the last one; the round
+    /// cap applies), with no end-of-turn effect.
+    pub(crate) fn next_turn(&mut self) {
         self.turn = TurnState::default();
         self.turn_pos += 1;
         self.phase = Phase::TurnStart;
@@ -192,6 +224,38 @@ impl Episode {
                 s.aoo_used = 0;
             }
             self.move_aoo_provoked.clear();
+        }
+    }
+
+    /// Whether some conscious combatants are aware of their opponents at the start and some
+    /// are not: then a surprise round comes first (CRB — Combat: The Surprise Round: "If no
+    /// one or everyone is surprised, no surprise round occurs").
+    pub(crate) fn surprise_round_applies(&self) -> bool {
+        let conscious = || {
+            self.ids()
+                .filter(|&c| self.conscious(c))
+                .map(|c| self.spec(c).aware)
+        };
+        conscious().any(|a| a) && conscious().any(|a| !a)
+    }
+
+    /// In the surprise round (round 0, after initiative).
+    pub(crate) fn in_surprise_round(&self) -> bool {
+        self.round == 0 && self.phase != Phase::NotStarted
+    }
+
+    /// Why `actor` gets no turn at all now, if so: unaware in the surprise round ("Combatants
+    /// who are unaware at the start of battle don't get to act in the surprise round"; they
+    /// stay flat-footed), or its readied action was already its action this round
+    /// ([`crate::rules::ready`]).
+    pub(crate) fn passes_turn(&self, actor: CombatantId) -> Option<&'static str> {
+        let s = &self.st[actor.0 as usize];
+        if self.in_surprise_round() && !self.spec(actor).aware {
+            Some("unaware: no action in the surprise round")
+        } else if s.acted_round == Some(self.round) {
+            Some("already acted this round (readied action)")
+        } else {
+            None
         }
     }
 
@@ -220,19 +284,22 @@ impl Episode {
         Budget {
             standard,
             move_action: move_slot,
-            swift: true,
+            swift: !t.swift_used && !self.in_surprise_round(),
             full_round,
             five_foot_step: !t.moved
+                && !t.stepped_up
                 && !nauseated
                 && crate::rules::movement::speed_allows_five_foot_step(self.speed_ft(actor)),
         }
     }
 
-    /// A single move or standard action per turn: disabled (CRB — Injury and Death) or
-    /// staggered (CRB — Conditions: Staggered).
+    /// A single move or standard action per turn: disabled (CRB — Injury and Death),
+    /// staggered (CRB — Conditions: Staggered), or in the surprise round (CRB — Combat: The
+    /// Surprise Round: "each take a standard or move action").
     pub(crate) fn single_action(&self, actor: CombatantId) -> bool {
         self.st[actor.0 as usize].life == LifeState::Disabled
             || self.cond_flag(actor, |d| d.staggered)
+            || self.in_surprise_round()
     }
 
     /// The budget slot an action of `kind` takes for `actor` now: the kind's own

@@ -9,6 +9,17 @@ use std::collections::BTreeMap;
 /// One action result, as observed (the seed's `ActionResult(kind, ok, reason)`, plus the
 /// refusal's detail).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReadiedObs {
+    /// What it does when it fires.
+    pub action: crate::actions::Action,
+    pub trigger: crate::actions::ReadyTrigger,
+    /// The round it was readied in.
+    pub round: u32,
+}
+
+/// One action result as the observation shows it (the seed's `ActionResult`, plus the
+/// refusal's detail).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ResultObs {
     pub kind: crate::actions::ActionKind,
     pub ok: bool,
@@ -140,6 +151,17 @@ pub struct CombatantObs {
     /// Dodge bonus to AC of total defense (4) or fighting defensively (2), 0 without; lost
     /// while denied Dex (the seed's key).
     pub defensive_ac_bonus: i32,
+    /// Its readied action waiting for its trigger, `null` without (the seed's `readied`:
+    /// `{action, trigger, round}`; CRB — Special Initiative Actions: Ready).
+    pub readied: Option<ReadiedObs>,
+    /// It delayed this round and its turn comes back later in it (CRB — Delay).
+    pub delayed: bool,
+    /// An immediate action used since its last turn: no immediate action until then, and its
+    /// next turn has no swift action (the seed's `immediate_used`).
+    pub immediate_used: bool,
+    /// Aware of its opponents at the start (the seed's `aware`): the unaware do not act in
+    /// the surprise round.
+    pub aware: bool,
     /// Any of its weapons is broken / dropped (summaries of `attacks`).
     pub weapon_broken: bool,
     pub weapon_dropped: bool,
@@ -202,7 +224,10 @@ pub struct TerrainSemantics {
 /// The full snapshot.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Observation {
+    /// The round (0: the surprise round, or before initiative).
     pub round: u32,
+    /// This is the surprise round (CRB — Combat: The Surprise Round).
+    pub surprise_round: bool,
     /// Id of the combatant whose decision this is (or who acts next).
     pub acting_combatant: Option<String>,
     pub acting_index: Option<u16>,
@@ -277,6 +302,14 @@ pub(crate) fn build(
                 total_defense: st.total_defense,
                 fight_defensively: st.fight_defensively,
                 defensive_ac_bonus: st.defensive_ac_bonus,
+                readied: st.readied.as_ref().map(|r| ReadiedObs {
+                    action: r.action.clone(),
+                    trigger: r.trigger,
+                    round: r.round,
+                }),
+                delayed: st.resume_delayed,
+                immediate_used: st.immediate_used,
+                aware: s.aware,
                 weapon_broken: st.weapons.iter().any(|w| w.broken),
                 weapon_dropped: st.weapons.iter().any(|w| w.dropped_at.is_some()),
                 index: c.0,
@@ -452,6 +485,7 @@ pub(crate) fn build(
     }
     Observation {
         round: ep.round(),
+        surprise_round: ep.in_surprise_round(),
         acting_combatant: acting.map(|a| ep.id_of(a).to_string()),
         acting_index: acting.map(|a| a.0),
         budget: decision.as_ref().map(|d| d.budget),

@@ -26,7 +26,7 @@ pub const PLANE_NAMES: [&str; 10] = [
 ];
 
 /// Names of the per-combatant features, in order.
-pub const FEATURE_NAMES: [&str; 36] = [
+pub const FEATURE_NAMES: [&str; 41] = [
     "present",
     "is_me",
     "is_ally",
@@ -63,6 +63,11 @@ pub const FEATURE_NAMES: [&str; 36] = [
     "total_defense",
     "fight_defensively",
     "defensive_ac_bonus_div_4",
+    "readied",
+    "readied_on_entry",
+    "delayed",
+    "immediate_used",
+    "aware",
 ];
 
 /// Per plane: every value of plane `p` is an integer 0–255 divided by `PLANE_DIVISORS[p]`
@@ -233,6 +238,17 @@ pub(crate) fn build(ep: &Episode, viewer: CombatantId) -> TensorObservation {
         f[33] = b(st.total_defense);
         f[34] = b(st.fight_defensively);
         f[35] = st.defensive_ac_bonus as f32 / 4.0;
+        f[36] = b(st.readied.is_some());
+        f[37] = b(st.readied.as_ref().is_some_and(|r| {
+            matches!(
+                r.trigger,
+                crate::actions::ReadyTrigger::EnemyEntersReach { .. }
+                    | crate::actions::ReadyTrigger::EnemyWithin { .. }
+            )
+        }));
+        f[38] = b(st.resume_delayed);
+        f[39] = b(st.immediate_used);
+        f[40] = b(ep.spec(crate::actions::CombatantId(i as u16)).aware);
     }
     TensorObservation {
         plane_shape: [PLANES, rows, cols],

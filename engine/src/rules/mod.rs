@@ -47,6 +47,7 @@ pub(crate) mod movement;
 pub(crate) mod power_attack;
 pub(crate) mod ranged;
 pub(crate) mod reach;
+pub(crate) mod ready;
 pub(crate) mod run;
 pub mod saves;
 pub(crate) mod sneak_attack;
@@ -117,8 +118,15 @@ impl Episode {
         } else {
             best
         };
-        if self.st[idx(c)].life == LifeState::Disabled {
+        let best = if self.st[idx(c)].life == LifeState::Disabled {
             (best / 2) / SQUARE_FT * SQUARE_FT
+        } else {
+            best
+        };
+        // Step Up since its last turn: "subtract 5 feet from your total movement" (CRB —
+        // Feats: Step Up).
+        if self.turn.stepped_up && self.is_turn_of(c) {
+            (best - SQUARE_FT).max(0)
         } else {
             best
         }

@@ -216,7 +216,7 @@ pub fn turn_of(ep: &mut Episode, actor: &str) {
         match ep.advance() {
             Status::Terminal(o) => panic!("episode ended before {actor}'s turn: {o:?}"),
             Status::Decision(d) if d.kind.is_reaction() => {
-                ep.submit(d.decision_id, &[take_aoo(&d)]).unwrap();
+                ep.submit(d.decision_id, &[take_reaction(&d)]).unwrap();
             }
             Status::Decision(d) if d.actor == want => return,
             Status::Decision(d) => {
@@ -239,6 +239,20 @@ pub fn take_aoo(d: &Decision) -> Action {
     }
 }
 
+/// What the default policy answers to reaction decision `d`: take the attack of opportunity
+/// with the first weapon offered, fire a readied action, Step Up to the first square.
+pub fn take_reaction(d: &Decision) -> Action {
+    match &d.kind {
+        DecisionKind::AttackOfOpportunity { .. } => take_aoo(d),
+        DecisionKind::ReadiedTrigger { .. } => Action::new(ActionKind::FireReadied),
+        DecisionKind::StepUp { squares, .. } => Action {
+            destination: Some(squares[0]),
+            ..Action::new(ActionKind::FiveFootStep)
+        },
+        DecisionKind::TurnAction => panic!("not a reaction decision: {d:?}"),
+    }
+}
+
 /// The pending decision (panics if none).
 pub fn decision(ep: &Episode) -> Decision {
     ep.decision().cloned().expect("a decision is pending")
@@ -251,7 +265,7 @@ pub fn take_reactions(ep: &mut Episode) {
         if !d.kind.is_reaction() {
             return;
         }
-        ep.submit(d.decision_id, &[take_aoo(&d)]).unwrap();
+        ep.submit(d.decision_id, &[take_reaction(&d)]).unwrap();
     }
 }
 
@@ -288,6 +302,8 @@ pub fn attack(t: CombatantId) -> Action {
         destination: None,
         weapon: None,
         maneuver: None,
+        readied: None,
+        trigger: None,
     }
 }
 
@@ -326,6 +342,8 @@ pub fn to(kind: ActionKind, row: i32, col: i32) -> Action {
         destination: Some(Cell::new(row, col)),
         weapon: None,
         maneuver: None,
+        readied: None,
+        trigger: None,
     }
 }
 

@@ -12,7 +12,7 @@ use super::sessions::Session;
 use super::ServiceError;
 use crate::proto;
 use crate::scenarios::{InlineCombatant, InlineScenario, InlineSide, ScenarioInfo, ScenarioSource};
-use pf1e_engine::actions::Reject;
+use pf1e_engine::actions::{Note, ReadyTrigger, Reject};
 use pf1e_engine::reward::RewardConfig;
 use pf1e_engine::DecisionKind;
 use pf1e_engine::{
@@ -205,13 +205,104 @@ pub(super) fn action_from_proto(
             ),
         ));
     }
+    let trigger = match &a.trigger {
+        None => None,
+        Some(t) => Some(trigger_from_proto(t, &format!("{field}.trigger"), enc)?),
+    };
+    let readied = match &a.readied {
+        None => None,
+        Some(r) => {
+            if r.readied.is_some() || r.trigger.is_some() {
+                return Err(ServiceError::invalid(
+                    format!("{field}.readied"),
+                    "a readied action cannot itself carry a readied action or a trigger",
+                ));
+            }
+            Some(Box::new(action_from_proto(
+                r,
+                &format!("{field}.readied"),
+                enc,
+            )?))
+        }
+    };
+    if (readied.is_some() || trigger.is_some()) && kind != ActionKind::Ready {
+        return Err(ServiceError::invalid(
+            format!("{field}.readied"),
+            format!(
+                "only a `ready` action takes a readied action and a trigger, not `{}`",
+                kind.name()
+            ),
+        ));
+    }
     Ok(Action {
         kind,
         target,
         destination,
         weapon,
         maneuver,
+        readied,
+        trigger,
     })
+}
+
+/// The engine trigger of a proto `ReadyTrigger` (`field` names it).
+fn trigger_from_proto(
+    t: &proto::ReadyTrigger,
+    field: &str,
+    enc: &Encounter,
+) -> Result<ReadyTrigger, ServiceError> {
+    let by = match t.by {
+        None => None,
+        Some(b) => {
+            let n = enc.combatants.len();
+            if (b as usize) >= n {
+                return Err(ServiceError::invalid(
+                    format!("{field}.by"),
+                    format!("no combatant with index {b} (the encounter has {n}: 0..{n})"),
+                ));
+            }
+            Some(CombatantId(b as u16))
+        }
+    };
+    use proto::ReadyTriggerEvent as E;
+    Ok(match E::try_from(t.event) {
+        Ok(E::EnemyEntersReach) => ReadyTrigger::EnemyEntersReach { by },
+        Ok(E::EnemyWithin) => ReadyTrigger::EnemyWithin {
+            ft: u16::try_from(t.within_ft)
+                .map_err(|_| ServiceError::invalid(format!("{field}.within_ft"), "5 to 120 ft"))?,
+            by,
+        },
+        Ok(E::EnemyAttacks) => ReadyTrigger::EnemyAttacks { by },
+        Ok(E::AllyActs) => ReadyTrigger::AllyActs { by },
+        Ok(E::Unspecified) => {
+            return Err(ServiceError::invalid(
+                format!("{field}.event"),
+                "must be set (READY_TRIGGER_EVENT_UNSPECIFIED is not an event)",
+            ))
+        }
+        Err(_) => {
+            return Err(ServiceError::invalid(
+                format!("{field}.event"),
+                format!("unknown ready trigger event {}", t.event),
+            ))
+        }
+    })
+}
+
+/// Engine trigger → proto trigger.
+pub fn trigger_to_proto(t: &ReadyTrigger) -> proto::ReadyTrigger {
+    use proto::ReadyTriggerEvent as E;
+    let (event, within_ft) = match t {
+        ReadyTrigger::EnemyEntersReach { .. } => (E::EnemyEntersReach, 0),
+        ReadyTrigger::EnemyWithin { ft, .. } => (E::EnemyWithin, u32::from(*ft)),
+        ReadyTrigger::EnemyAttacks { .. } => (E::EnemyAttacks, 0),
+        ReadyTrigger::AllyActs { .. } => (E::AllyActs, 0),
+    };
+    proto::ReadyTrigger {
+        event: event as i32,
+        by: t.by().map(|b| u32::from(b.0)),
+        within_ft,
+    }
 }
 
 /// Proto maneuver type → engine maneuver (`None` for UNSPECIFIED): one exhaustive match.
@@ -292,6 +383,9 @@ pub fn kind_from_proto(k: proto::ActionKind) -> Option<ActionKind> {
         proto::ActionKind::Decline => ActionKind::Decline,
         proto::ActionKind::TotalDefense => ActionKind::TotalDefense,
         proto::ActionKind::FightDefensively => ActionKind::FightDefensively,
+        proto::ActionKind::Delay => ActionKind::Delay,
+        proto::ActionKind::Ready => ActionKind::Ready,
+        proto::ActionKind::FireReadied => ActionKind::FireReadied,
     })
 }
 
@@ -317,6 +411,9 @@ impl From<ActionKind> for proto::ActionKind {
             ActionKind::Decline => proto::ActionKind::Decline,
             ActionKind::TotalDefense => proto::ActionKind::TotalDefense,
             ActionKind::FightDefensively => proto::ActionKind::FightDefensively,
+            ActionKind::Delay => proto::ActionKind::Delay,
+            ActionKind::Ready => proto::ActionKind::Ready,
+            ActionKind::FireReadied => proto::ActionKind::FireReadied,
         }
     }
 }
@@ -338,6 +435,11 @@ impl From<&Action> for proto::Action {
             }),
             weapon: a.weapon.map(|w| u32::try_from(w).unwrap_or(u32::MAX)),
             maneuver: a.maneuver.map(|m| maneuver_to_proto(m) as i32),
+            readied: a
+                .readied
+                .as_deref()
+                .map(|r| Box::new(proto::Action::from(r))),
+            trigger: a.trigger.as_ref().map(trigger_to_proto),
         }
     }
 }
@@ -381,6 +483,20 @@ pub fn result_code(reason: Option<&Reject>) -> proto::ResultCode {
         Reject::WrongDecisionKind => C::WrongDecisionKind,
         Reject::DecisionAnswered => C::DecisionAnswered,
         Reject::FightingDefensively => C::FightingDefensively,
+        Reject::AlreadyDelayed => C::AlreadyDelayed,
+        Reject::AlreadyActed => C::AlreadyActed,
+        Reject::InvalidDelay => C::InvalidDelay,
+        Reject::InvalidReady { .. } => C::InvalidReady,
+        Reject::DowngradedSurprise { .. } => C::DowngradedSurprise,
+    }
+}
+
+/// An accepted action's note → `ResultCode` (`RESULT_CODE_OK` without one).
+pub fn note_code(note: Option<Note>) -> proto::ResultCode {
+    match note {
+        None => proto::ResultCode::Ok,
+        Some(Note::Delayed) => proto::ResultCode::Delayed,
+        Some(Note::Ready) => proto::ResultCode::Ready,
     }
 }
 
@@ -390,7 +506,11 @@ pub(super) fn result_to_proto(r: &pf1e_engine::ActionResult, field: String) -> p
         ok: r.ok,
         reason: r.code().unwrap_or_default().to_string(),
         field,
-        code: result_code(r.reason.as_ref()) as i32,
+        code: if r.reason.is_some() {
+            result_code(r.reason.as_ref())
+        } else {
+            note_code(r.note)
+        } as i32,
         detail: r.reason.as_ref().map(Reject::detail).unwrap_or_default(),
     }
 }
@@ -422,7 +542,7 @@ impl From<pf1e_engine::observe::tensor::TensorObservation> for proto::TensorObse
 
 pub(super) fn decision_to_proto(ep: &Episode, d: &pf1e_engine::Decision) -> proto::Decision {
     let actor = &ep.encounter().combatants[usize::from(d.actor.0)];
-    let (kind, attack_of_opportunity) = decision_kind_to_proto(ep.encounter(), &d.kind);
+    let (kind, offers) = decision_kind_to_proto(ep.encounter(), &d.kind);
     proto::Decision {
         decision_id: d.decision_id,
         actor_index: u32::from(d.actor.0),
@@ -430,36 +550,88 @@ pub(super) fn decision_to_proto(ep: &Episode, d: &pf1e_engine::Decision) -> prot
         round: d.round,
         budget: Some(proto::Budget::from(&d.budget)),
         kind: kind as i32,
-        attack_of_opportunity,
+        attack_of_opportunity: offers.attack_of_opportunity,
+        readied_trigger: offers.readied_trigger,
+        step_up: offers.step_up,
     }
+}
+
+/// The offer of a reaction decision, by kind (at most one is set).
+#[derive(Default)]
+pub(super) struct Offers {
+    pub attack_of_opportunity: Option<proto::AttackOfOpportunityOffer>,
+    pub readied_trigger: Option<proto::ReadiedTriggerOffer>,
+    pub step_up: Option<proto::StepUpOffer>,
 }
 
 /// Engine decision kind → the proto kind and, for a reaction, its offer.
 pub(super) fn decision_kind_to_proto(
     enc: &Encounter,
     kind: &DecisionKind,
-) -> (proto::DecisionKind, Option<proto::AttackOfOpportunityOffer>) {
+) -> (proto::DecisionKind, Offers) {
+    let id_of = |c: CombatantId| {
+        enc.combatants
+            .get(usize::from(c.0))
+            .map(|p| p.id.clone())
+            .unwrap_or_default()
+    };
     match kind {
-        DecisionKind::TurnAction => (proto::DecisionKind::TurnAction, None),
+        DecisionKind::TurnAction => (proto::DecisionKind::TurnAction, Offers::default()),
+        DecisionKind::ReadiedTrigger {
+            trigger_by,
+            trigger,
+            readied,
+        } => (
+            proto::DecisionKind::ReadiedTrigger,
+            Offers {
+                readied_trigger: Some(proto::ReadiedTriggerOffer {
+                    trigger_by_index: u32::from(trigger_by.0),
+                    trigger_by_id: id_of(*trigger_by),
+                    trigger: Some(trigger_to_proto(trigger)),
+                    readied: Some(proto::Action::from(readied)),
+                }),
+                ..Offers::default()
+            },
+        ),
+        DecisionKind::StepUp { foe, squares } => (
+            proto::DecisionKind::StepUp,
+            Offers {
+                step_up: Some(proto::StepUpOffer {
+                    foe_index: u32::from(foe.0),
+                    foe_id: id_of(*foe),
+                    squares: squares
+                        .iter()
+                        .map(|c| proto::Cell {
+                            row: c.row,
+                            col: c.col,
+                        })
+                        .collect(),
+                }),
+                ..Offers::default()
+            },
+        ),
         DecisionKind::AttackOfOpportunity {
             provoker,
             provocation,
             weapons,
         } => (
             proto::DecisionKind::AttackOfOpportunity,
-            Some(proto::AttackOfOpportunityOffer {
-                provoker_index: u32::from(provoker.0),
-                provoker_id: enc
-                    .combatants
-                    .get(usize::from(provoker.0))
-                    .map(|p| p.id.clone())
-                    .unwrap_or_default(),
-                provocation: provocation.name().to_string(),
-                weapons: weapons
-                    .iter()
-                    .map(|&w| u32::try_from(w).unwrap_or(u32::MAX))
-                    .collect(),
-            }),
+            Offers {
+                attack_of_opportunity: Some(proto::AttackOfOpportunityOffer {
+                    provoker_index: u32::from(provoker.0),
+                    provoker_id: enc
+                        .combatants
+                        .get(usize::from(provoker.0))
+                        .map(|p| p.id.clone())
+                        .unwrap_or_default(),
+                    provocation: provocation.name().to_string(),
+                    weapons: weapons
+                        .iter()
+                        .map(|&w| u32::try_from(w).unwrap_or(u32::MAX))
+                        .collect(),
+                }),
+                ..Offers::default()
+            },
         ),
     }
 }

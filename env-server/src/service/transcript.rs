@@ -134,11 +134,13 @@ fn document(s: &Session) -> Result<TranscriptDoc, ServiceError> {
 /// One history entry as proto.
 fn entry_to_proto(ep: &Episode, e: &HistoryEntry) -> proto::HistoryEntry {
     let enc = ep.encounter();
-    let (kind, attack_of_opportunity) = decision_kind_to_proto(enc, &e.kind);
+    let (kind, offers) = decision_kind_to_proto(enc, &e.kind);
     proto::HistoryEntry {
         decision_id: e.decision_id,
         kind: kind as i32,
-        attack_of_opportunity,
+        attack_of_opportunity: offers.attack_of_opportunity,
+        readied_trigger: offers.readied_trigger,
+        step_up: offers.step_up,
         actor_index: u32::from(e.actor.0),
         actor_id: enc
             .combatants

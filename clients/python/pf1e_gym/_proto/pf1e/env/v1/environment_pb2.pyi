@@ -12,6 +12,8 @@ class DecisionKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     DECISION_KIND_UNSPECIFIED: _ClassVar[DecisionKind]
     DECISION_KIND_TURN_ACTION: _ClassVar[DecisionKind]
     DECISION_KIND_ATTACK_OF_OPPORTUNITY: _ClassVar[DecisionKind]
+    DECISION_KIND_READIED_TRIGGER: _ClassVar[DecisionKind]
+    DECISION_KIND_STEP_UP: _ClassVar[DecisionKind]
 
 class ActionKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -34,6 +36,9 @@ class ActionKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ACTION_KIND_DECLINE: _ClassVar[ActionKind]
     ACTION_KIND_TOTAL_DEFENSE: _ClassVar[ActionKind]
     ACTION_KIND_FIGHT_DEFENSIVELY: _ClassVar[ActionKind]
+    ACTION_KIND_DELAY: _ClassVar[ActionKind]
+    ACTION_KIND_READY: _ClassVar[ActionKind]
+    ACTION_KIND_FIRE_READIED: _ClassVar[ActionKind]
 
 class ManeuverType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -55,6 +60,14 @@ class ManeuverType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     MANEUVER_TYPE_STEAL: _ClassVar[ManeuverType]
     MANEUVER_TYPE_REPOSITION: _ClassVar[ManeuverType]
     MANEUVER_TYPE_DRAG: _ClassVar[ManeuverType]
+
+class ReadyTriggerEvent(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    READY_TRIGGER_EVENT_UNSPECIFIED: _ClassVar[ReadyTriggerEvent]
+    READY_TRIGGER_EVENT_ENEMY_ENTERS_REACH: _ClassVar[ReadyTriggerEvent]
+    READY_TRIGGER_EVENT_ENEMY_WITHIN: _ClassVar[ReadyTriggerEvent]
+    READY_TRIGGER_EVENT_ENEMY_ATTACKS: _ClassVar[ReadyTriggerEvent]
+    READY_TRIGGER_EVENT_ALLY_ACTS: _ClassVar[ReadyTriggerEvent]
 
 class ResultCode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -87,6 +100,13 @@ class ResultCode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     RESULT_CODE_WRONG_DECISION_KIND: _ClassVar[ResultCode]
     RESULT_CODE_DECISION_ANSWERED: _ClassVar[ResultCode]
     RESULT_CODE_FIGHTING_DEFENSIVELY: _ClassVar[ResultCode]
+    RESULT_CODE_ALREADY_DELAYED: _ClassVar[ResultCode]
+    RESULT_CODE_ALREADY_ACTED: _ClassVar[ResultCode]
+    RESULT_CODE_INVALID_DELAY: _ClassVar[ResultCode]
+    RESULT_CODE_INVALID_READY: _ClassVar[ResultCode]
+    RESULT_CODE_DOWNGRADED_SURPRISE: _ClassVar[ResultCode]
+    RESULT_CODE_DELAYED: _ClassVar[ResultCode]
+    RESULT_CODE_READY: _ClassVar[ResultCode]
 
 class EvaluateMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -98,6 +118,8 @@ class EvaluateMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
 DECISION_KIND_UNSPECIFIED: DecisionKind
 DECISION_KIND_TURN_ACTION: DecisionKind
 DECISION_KIND_ATTACK_OF_OPPORTUNITY: DecisionKind
+DECISION_KIND_READIED_TRIGGER: DecisionKind
+DECISION_KIND_STEP_UP: DecisionKind
 ACTION_KIND_UNSPECIFIED: ActionKind
 ACTION_KIND_END_TURN: ActionKind
 ACTION_KIND_ATTACK: ActionKind
@@ -117,6 +139,9 @@ ACTION_KIND_ATTACK_OF_OPPORTUNITY: ActionKind
 ACTION_KIND_DECLINE: ActionKind
 ACTION_KIND_TOTAL_DEFENSE: ActionKind
 ACTION_KIND_FIGHT_DEFENSIVELY: ActionKind
+ACTION_KIND_DELAY: ActionKind
+ACTION_KIND_READY: ActionKind
+ACTION_KIND_FIRE_READIED: ActionKind
 MANEUVER_TYPE_UNSPECIFIED: ManeuverType
 MANEUVER_TYPE_TRIP: ManeuverType
 MANEUVER_TYPE_DISARM: ManeuverType
@@ -135,6 +160,11 @@ MANEUVER_TYPE_DIRTY_TRICK_SICKENED: ManeuverType
 MANEUVER_TYPE_STEAL: ManeuverType
 MANEUVER_TYPE_REPOSITION: ManeuverType
 MANEUVER_TYPE_DRAG: ManeuverType
+READY_TRIGGER_EVENT_UNSPECIFIED: ReadyTriggerEvent
+READY_TRIGGER_EVENT_ENEMY_ENTERS_REACH: ReadyTriggerEvent
+READY_TRIGGER_EVENT_ENEMY_WITHIN: ReadyTriggerEvent
+READY_TRIGGER_EVENT_ENEMY_ATTACKS: ReadyTriggerEvent
+READY_TRIGGER_EVENT_ALLY_ACTS: ReadyTriggerEvent
 RESULT_CODE_UNSPECIFIED: ResultCode
 RESULT_CODE_OK: ResultCode
 RESULT_CODE_UNKNOWN: ResultCode
@@ -164,6 +194,13 @@ RESULT_CODE_CANNOT_RUN: ResultCode
 RESULT_CODE_WRONG_DECISION_KIND: ResultCode
 RESULT_CODE_DECISION_ANSWERED: ResultCode
 RESULT_CODE_FIGHTING_DEFENSIVELY: ResultCode
+RESULT_CODE_ALREADY_DELAYED: ResultCode
+RESULT_CODE_ALREADY_ACTED: ResultCode
+RESULT_CODE_INVALID_DELAY: ResultCode
+RESULT_CODE_INVALID_READY: ResultCode
+RESULT_CODE_DOWNGRADED_SURPRISE: ResultCode
+RESULT_CODE_DELAYED: ResultCode
+RESULT_CODE_READY: ResultCode
 EVALUATE_MODE_UNSPECIFIED: EvaluateMode
 EVALUATE_MODE_REPORT: EvaluateMode
 EVALUATE_MODE_PARTIAL: EvaluateMode
@@ -618,7 +655,7 @@ class Transcript(_message.Message):
     def __init__(self, episode_id: _Optional[str] = ..., scenario: _Optional[str] = ..., seed: _Optional[int] = ..., replayable: _Optional[bool] = ..., controlled: _Optional[_Iterable[_Union[CombatantInfo, _Mapping]]] = ..., engine_version: _Optional[str] = ..., rng_version: _Optional[str] = ..., rules_data_version: _Optional[str] = ..., entries: _Optional[_Iterable[_Union[HistoryEntry, _Mapping]]] = ..., lines: _Optional[_Iterable[_Union[TranscriptLine, _Mapping]]] = ..., outcome: _Optional[_Union[Outcome, _Mapping]] = ..., decision: _Optional[_Union[Decision, _Mapping]] = ..., round: _Optional[int] = ..., transcript_json: _Optional[str] = ...) -> None: ...
 
 class HistoryEntry(_message.Message):
-    __slots__ = ("decision_id", "kind", "attack_of_opportunity", "actor_index", "actor_id", "actions", "results")
+    __slots__ = ("decision_id", "kind", "attack_of_opportunity", "actor_index", "actor_id", "actions", "results", "readied_trigger", "step_up")
     DECISION_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     ATTACK_OF_OPPORTUNITY_FIELD_NUMBER: _ClassVar[int]
@@ -626,6 +663,8 @@ class HistoryEntry(_message.Message):
     ACTOR_ID_FIELD_NUMBER: _ClassVar[int]
     ACTIONS_FIELD_NUMBER: _ClassVar[int]
     RESULTS_FIELD_NUMBER: _ClassVar[int]
+    READIED_TRIGGER_FIELD_NUMBER: _ClassVar[int]
+    STEP_UP_FIELD_NUMBER: _ClassVar[int]
     decision_id: int
     kind: DecisionKind
     attack_of_opportunity: AttackOfOpportunityOffer
@@ -633,7 +672,9 @@ class HistoryEntry(_message.Message):
     actor_id: str
     actions: _containers.RepeatedCompositeFieldContainer[Action]
     results: _containers.RepeatedCompositeFieldContainer[ActionResult]
-    def __init__(self, decision_id: _Optional[int] = ..., kind: _Optional[_Union[DecisionKind, str]] = ..., attack_of_opportunity: _Optional[_Union[AttackOfOpportunityOffer, _Mapping]] = ..., actor_index: _Optional[int] = ..., actor_id: _Optional[str] = ..., actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., results: _Optional[_Iterable[_Union[ActionResult, _Mapping]]] = ...) -> None: ...
+    readied_trigger: ReadiedTriggerOffer
+    step_up: StepUpOffer
+    def __init__(self, decision_id: _Optional[int] = ..., kind: _Optional[_Union[DecisionKind, str]] = ..., attack_of_opportunity: _Optional[_Union[AttackOfOpportunityOffer, _Mapping]] = ..., actor_index: _Optional[int] = ..., actor_id: _Optional[str] = ..., actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., results: _Optional[_Iterable[_Union[ActionResult, _Mapping]]] = ..., readied_trigger: _Optional[_Union[ReadiedTriggerOffer, _Mapping]] = ..., step_up: _Optional[_Union[StepUpOffer, _Mapping]] = ...) -> None: ...
 
 class TranscriptLine(_message.Message):
     __slots__ = ("round", "actor", "message")
@@ -878,7 +919,7 @@ class EchoResponse(_message.Message):
     def __init__(self, payload: _Optional[bytes] = ...) -> None: ...
 
 class Decision(_message.Message):
-    __slots__ = ("decision_id", "actor_index", "actor_id", "round", "budget", "kind", "attack_of_opportunity")
+    __slots__ = ("decision_id", "actor_index", "actor_id", "round", "budget", "kind", "attack_of_opportunity", "readied_trigger", "step_up")
     DECISION_ID_FIELD_NUMBER: _ClassVar[int]
     ACTOR_INDEX_FIELD_NUMBER: _ClassVar[int]
     ACTOR_ID_FIELD_NUMBER: _ClassVar[int]
@@ -886,6 +927,8 @@ class Decision(_message.Message):
     BUDGET_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     ATTACK_OF_OPPORTUNITY_FIELD_NUMBER: _ClassVar[int]
+    READIED_TRIGGER_FIELD_NUMBER: _ClassVar[int]
+    STEP_UP_FIELD_NUMBER: _ClassVar[int]
     decision_id: int
     actor_index: int
     actor_id: str
@@ -893,7 +936,31 @@ class Decision(_message.Message):
     budget: Budget
     kind: DecisionKind
     attack_of_opportunity: AttackOfOpportunityOffer
-    def __init__(self, decision_id: _Optional[int] = ..., actor_index: _Optional[int] = ..., actor_id: _Optional[str] = ..., round: _Optional[int] = ..., budget: _Optional[_Union[Budget, _Mapping]] = ..., kind: _Optional[_Union[DecisionKind, str]] = ..., attack_of_opportunity: _Optional[_Union[AttackOfOpportunityOffer, _Mapping]] = ...) -> None: ...
+    readied_trigger: ReadiedTriggerOffer
+    step_up: StepUpOffer
+    def __init__(self, decision_id: _Optional[int] = ..., actor_index: _Optional[int] = ..., actor_id: _Optional[str] = ..., round: _Optional[int] = ..., budget: _Optional[_Union[Budget, _Mapping]] = ..., kind: _Optional[_Union[DecisionKind, str]] = ..., attack_of_opportunity: _Optional[_Union[AttackOfOpportunityOffer, _Mapping]] = ..., readied_trigger: _Optional[_Union[ReadiedTriggerOffer, _Mapping]] = ..., step_up: _Optional[_Union[StepUpOffer, _Mapping]] = ...) -> None: ...
+
+class ReadiedTriggerOffer(_message.Message):
+    __slots__ = ("trigger_by_index", "trigger_by_id", "trigger", "readied")
+    TRIGGER_BY_INDEX_FIELD_NUMBER: _ClassVar[int]
+    TRIGGER_BY_ID_FIELD_NUMBER: _ClassVar[int]
+    TRIGGER_FIELD_NUMBER: _ClassVar[int]
+    READIED_FIELD_NUMBER: _ClassVar[int]
+    trigger_by_index: int
+    trigger_by_id: str
+    trigger: ReadyTrigger
+    readied: Action
+    def __init__(self, trigger_by_index: _Optional[int] = ..., trigger_by_id: _Optional[str] = ..., trigger: _Optional[_Union[ReadyTrigger, _Mapping]] = ..., readied: _Optional[_Union[Action, _Mapping]] = ...) -> None: ...
+
+class StepUpOffer(_message.Message):
+    __slots__ = ("foe_index", "foe_id", "squares")
+    FOE_INDEX_FIELD_NUMBER: _ClassVar[int]
+    FOE_ID_FIELD_NUMBER: _ClassVar[int]
+    SQUARES_FIELD_NUMBER: _ClassVar[int]
+    foe_index: int
+    foe_id: str
+    squares: _containers.RepeatedCompositeFieldContainer[Cell]
+    def __init__(self, foe_index: _Optional[int] = ..., foe_id: _Optional[str] = ..., squares: _Optional[_Iterable[_Union[Cell, _Mapping]]] = ...) -> None: ...
 
 class AttackOfOpportunityOffer(_message.Message):
     __slots__ = ("provoker_index", "provoker_id", "provocation", "weapons")
@@ -940,18 +1007,32 @@ class Cell(_message.Message):
     def __init__(self, row: _Optional[int] = ..., col: _Optional[int] = ...) -> None: ...
 
 class Action(_message.Message):
-    __slots__ = ("kind", "target", "destination", "weapon", "maneuver")
+    __slots__ = ("kind", "target", "destination", "weapon", "maneuver", "readied", "trigger")
     KIND_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
     DESTINATION_FIELD_NUMBER: _ClassVar[int]
     WEAPON_FIELD_NUMBER: _ClassVar[int]
     MANEUVER_FIELD_NUMBER: _ClassVar[int]
+    READIED_FIELD_NUMBER: _ClassVar[int]
+    TRIGGER_FIELD_NUMBER: _ClassVar[int]
     kind: ActionKind
     target: int
     destination: Cell
     weapon: int
     maneuver: ManeuverType
-    def __init__(self, kind: _Optional[_Union[ActionKind, str]] = ..., target: _Optional[int] = ..., destination: _Optional[_Union[Cell, _Mapping]] = ..., weapon: _Optional[int] = ..., maneuver: _Optional[_Union[ManeuverType, str]] = ...) -> None: ...
+    readied: Action
+    trigger: ReadyTrigger
+    def __init__(self, kind: _Optional[_Union[ActionKind, str]] = ..., target: _Optional[int] = ..., destination: _Optional[_Union[Cell, _Mapping]] = ..., weapon: _Optional[int] = ..., maneuver: _Optional[_Union[ManeuverType, str]] = ..., readied: _Optional[_Union[Action, _Mapping]] = ..., trigger: _Optional[_Union[ReadyTrigger, _Mapping]] = ...) -> None: ...
+
+class ReadyTrigger(_message.Message):
+    __slots__ = ("event", "by", "within_ft")
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    BY_FIELD_NUMBER: _ClassVar[int]
+    WITHIN_FT_FIELD_NUMBER: _ClassVar[int]
+    event: ReadyTriggerEvent
+    by: int
+    within_ft: int
+    def __init__(self, event: _Optional[_Union[ReadyTriggerEvent, str]] = ..., by: _Optional[int] = ..., within_ft: _Optional[int] = ...) -> None: ...
 
 class LegalAction(_message.Message):
     __slots__ = ("id", "action", "label")
