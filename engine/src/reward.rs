@@ -190,7 +190,10 @@ mod tests {
                 .filter(|l| {
                     !matches!(
                         l.action.kind,
-                        ActionKind::TotalDefense | ActionKind::FightDefensively
+                        ActionKind::TotalDefense
+                            | ActionKind::FightDefensively
+                            | ActionKind::Delay
+                            | ActionKind::Ready
                     )
                 })
                 .collect();

@@ -251,6 +251,15 @@ fn every_engine_reason_has_its_own_code() {
         R::WrongDecisionKind,
         R::DecisionAnswered,
         R::FightingDefensively,
+        R::AlreadyDelayed,
+        R::AlreadyActed,
+        R::InvalidDelay,
+        R::InvalidReady {
+            why: pf1e_engine::actions::ReadyIssue::MissingReadied,
+        },
+        R::DowngradedSurprise {
+            slot: Slot::Standard,
+        },
     ];
     for r in &all {
         match r {
@@ -279,7 +288,12 @@ fn every_engine_reason_has_its_own_code() {
             | R::CannotRun
             | R::WrongDecisionKind
             | R::DecisionAnswered
-            | R::FightingDefensively => {}
+            | R::FightingDefensively
+            | R::AlreadyDelayed
+            | R::AlreadyActed
+            | R::InvalidDelay
+            | R::InvalidReady { .. }
+            | R::DowngradedSurprise { .. } => {}
         }
     }
     let mut codes = std::collections::BTreeSet::new();
@@ -297,6 +311,16 @@ fn every_engine_reason_has_its_own_code() {
     }
     assert_eq!(codes.len(), all.len());
     assert_eq!(result_code(None), proto::ResultCode::Ok);
+    // An accepted action's note has its code too (`ok = true, reason = "delayed"`).
+    use pf1e_engine::actions::Note;
+    for n in [Note::Delayed, Note::Ready] {
+        let c = pf1e_env_server::service::note_code(Some(n));
+        assert_eq!(
+            c.as_str_name(),
+            format!("RESULT_CODE_{}", n.code().to_uppercase())
+        );
+        assert!(codes.insert(c as i32), "{n:?} shares a refusal's code");
+    }
 }
 
 #[tokio::test]
@@ -319,7 +343,7 @@ async fn results_carry_codes_and_validate_changes_nothing() {
         .validate(proto::ValidateRequest {
             episode_id: s.episode_id.clone(),
             decision_id: decision.decision_id,
-            action: Some(attack_no_target),
+            action: Some(attack_no_target.clone()),
             action_id: None,
         })
         .await
@@ -342,7 +366,13 @@ async fn results_carry_codes_and_validate_changes_nothing() {
             .unwrap()
             .into_inner();
         assert!(v.ok, "legal action {} validates: {v:?}", l.label);
-        assert_eq!(v.code, proto::ResultCode::Ok as i32);
+        // Accepted, with the seed's ok reasons for delay and ready.
+        let expected = match l.action.as_ref().map(|a| a.kind) {
+            Some(k) if k == proto::ActionKind::Delay as i32 => proto::ResultCode::Delayed,
+            Some(k) if k == proto::ActionKind::Ready as i32 => proto::ResultCode::Ready,
+            _ => proto::ResultCode::Ok,
+        };
+        assert_eq!(v.code, expected as i32, "{}", l.label);
     }
     let after = t
         .client
@@ -368,7 +398,7 @@ async fn results_carry_codes_and_validate_changes_nothing() {
     assert_eq!(e.code(), Code::InvalidArgument);
     let e = t
         .client
-        .validate(v(Some(attack_no_target), Some(0), 0))
+        .validate(v(Some(attack_no_target.clone()), Some(0), 0))
         .await
         .unwrap_err();
     assert_eq!(e.code(), Code::InvalidArgument);
@@ -1941,10 +1971,10 @@ fn decision_kind_column_equals_the_items_in_full_and_compact_columns() {
         b.first_id..b.first_id + b.size
     };
     let (aoo, decline) = (block("attack_of_opportunity"), block("decline"));
-    // The reaction answers are contiguous: `decline` right after the attacks of opportunity
-    // (the blocks appended after it, total_defense and fight_defensively, are turn actions).
+    // `decline` comes right after the attacks of opportunity (the blocks appended after it are
+    // turn actions, but for `fire_readied`, the answer to a readied trigger).
     assert_eq!(decline.start, aoo.end);
-    assert_eq!(decline.end + 2, spec.action_space_size);
+    assert_eq!(block("fire_readied").end, spec.action_space_size);
     let reset = |seed: u64| {
         let mut r = reset_req("sample_arena", seed, &["players"]);
         r.observation = tensors_only();

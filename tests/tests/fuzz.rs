@@ -92,12 +92,46 @@ fn arbitrary_action(x: u32, space: &ActionSpace, pos: Cell, reaction: bool) -> A
     } else {
         None
     };
+    // A `ready` carries a readied action and a trigger (an arbitrary one of each).
+    let (readied, trigger) = if kind == ActionKind::Ready {
+        use pf1e_engine::actions::ReadyTrigger;
+        let by = match r.below(3) {
+            0 => None,
+            _ => Some(CombatantId(r.below(n + 1) as u16)),
+        };
+        let trigger = match r.below(5) {
+            0 => ReadyTrigger::EnemyEntersReach { by },
+            1 => ReadyTrigger::EnemyWithin {
+                ft: r.below(130) as u16,
+                by,
+            },
+            2 => ReadyTrigger::EnemyAttacks { by },
+            3 => ReadyTrigger::AllyActs { by },
+            _ => ReadyTrigger::EnemyEntersReach { by: None },
+        };
+        let payload = ActionKind::ALL[r.below(ActionKind::ALL.len())];
+        let readied = Action {
+            kind: payload,
+            target: target.filter(|_| r.below(2) == 0),
+            destination,
+            weapon: weapon.filter(|_| r.below(2) == 0),
+            ..Action::new(payload)
+        };
+        (
+            Some(Box::new(readied)),
+            Some(trigger).filter(|_| r.below(8) != 0),
+        )
+    } else {
+        (None, None)
+    };
     Action {
         kind,
         target,
         destination,
         weapon,
         maneuver,
+        readied,
+        trigger,
     }
 }
 

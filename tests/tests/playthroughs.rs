@@ -91,7 +91,10 @@ fn agent(ep: &Episode) -> Vec<Action> {
         .filter(|a| {
             !matches!(
                 a.kind,
-                ActionKind::TotalDefense | ActionKind::FightDefensively
+                ActionKind::TotalDefense
+                    | ActionKind::FightDefensively
+                    | ActionKind::Delay
+                    | ActionKind::Ready
             )
         })
         .collect();
@@ -225,6 +228,18 @@ fn play(enc: Arc<Encounter>, dice: DiceSource) -> (Episode, String, Seen) {
                 )
                 .unwrap();
             }
+            DecisionKind::ReadiedTrigger { trigger_by, .. } => writeln!(
+                out,
+                ": triggered by {}",
+                ep.encounter().combatants[usize::from(trigger_by.0)].id
+            )
+            .unwrap(),
+            DecisionKind::StepUp { foe, .. } => writeln!(
+                out,
+                ": {} stepped away",
+                ep.encounter().combatants[usize::from(foe.0)].id
+            )
+            .unwrap(),
         }
         legal_lines(&ep, &mut out);
         let actions = agent(&ep);

@@ -3,8 +3,10 @@
 - :class:`Pf1eClient`: thin wrapper over the generated stub (``pf1e_gym._proto``), incl.
   position sweeps (``evaluate``); :mod:`pf1e_gym.ray_sweep` fans a sweep out with Ray (optional).
   :class:`DecisionKind`, :func:`decision_kind`, :func:`is_reaction`, :func:`aoo_action`,
-  :func:`decline_action`, :func:`action_block`: telling a turn decision from a reaction (an
-  attack of opportunity offered mid-action) and answering it.
+  :func:`decline_action`, :func:`fire_readied_action`, :func:`action_block`: telling a turn
+  decision from a reaction (an attack of opportunity offered mid-action, a readied action's
+  trigger, Step Up) and answering it; :func:`ready_action`, :func:`delay_action` build the
+  special initiative actions.
 - :class:`Pf1eEnv`: a Gymnasium environment, masked discrete actions.
 - :class:`Pf1eVectorEnv`: a Gymnasium ``VectorEnv`` of many episodes (batched stepping).
 - :class:`Pf1eAECEnv`: a PettingZoo AEC environment, one agent per controlled combatant.
@@ -25,8 +27,11 @@ from pf1e_gym.client import (
     aoo_action,
     decision_kind,
     decline_action,
+    delay_action,
+    fire_readied_action,
     inline_scenario,
     is_reaction,
+    ready_action,
     scenario_message,
 )
 from pf1e_gym.env import Pf1eEnv
@@ -41,9 +46,12 @@ __all__ = [
     "aoo_action",
     "decision_kind",
     "decline_action",
+    "delay_action",
+    "fire_readied_action",
     "inline_scenario",
     "is_reaction",
     "pb",
+    "ready_action",
     "scenario_message",
 ]
 __version__ = "0.1.0"

@@ -117,25 +117,81 @@ def late_results(state: pb.EpisodeState) -> list[dict[str, Any]]:
 # Decision kinds: names (``Decision.kind``) and the values of the ``decision_kind`` observation.
 TURN_ACTION = "turn_action"
 ATTACK_OF_OPPORTUNITY = "attack_of_opportunity"
-DECISION_KINDS = (TURN_ACTION, ATTACK_OF_OPPORTUNITY)
+READIED_TRIGGER = "readied_trigger"
+STEP_UP = "step_up"
+# In ``DecisionKind`` number order (1, 2, 3, 4): the ``decision_kind`` observation is the index.
+DECISION_KINDS = (TURN_ACTION, ATTACK_OF_OPPORTUNITY, READIED_TRIGGER, STEP_UP)
+
+_KIND_BY_NUMBER = {
+    pb.DECISION_KIND_ATTACK_OF_OPPORTUNITY: ATTACK_OF_OPPORTUNITY,
+    pb.DECISION_KIND_READIED_TRIGGER: READIED_TRIGGER,
+    pb.DECISION_KIND_STEP_UP: STEP_UP,
+}
 
 
 def decision_kind_name(kind: int) -> str:
-    """``DECISION_KIND_ATTACK_OF_OPPORTUNITY`` (2) → ``attack_of_opportunity``. A server that
-    predates decision kinds sends 0 (unspecified): it only ever asks for turn actions."""
-    if kind == pb.DECISION_KIND_ATTACK_OF_OPPORTUNITY:
-        return ATTACK_OF_OPPORTUNITY
+    """``DECISION_KIND_ATTACK_OF_OPPORTUNITY`` (2) → ``attack_of_opportunity``,
+    ``DECISION_KIND_READIED_TRIGGER`` (3) → ``readied_trigger``, ``DECISION_KIND_STEP_UP`` (4)
+    → ``step_up``. A server that predates decision kinds sends 0 (unspecified): it only ever
+    asks for turn actions."""
+    if kind in _KIND_BY_NUMBER:
+        return _KIND_BY_NUMBER[kind]
     if kind in (pb.DECISION_KIND_TURN_ACTION, pb.DECISION_KIND_UNSPECIFIED):
         return TURN_ACTION
     return str(kind)
 
 
+def _cell(c: pb.Cell) -> tuple[int, int]:
+    return (int(c.row), int(c.col))
+
+
 def reaction_info(d: pb.Decision, spec: pb.Spec | None = None) -> dict[str, Any] | None:
-    """The offer of a reaction decision as a plain dict (``None`` at a turn decision):
-    ``kind`` (``attack_of_opportunity``), ``provoker_index``, ``provoker_id``, ``provocation``
-    (``leaving``, ``ranged_attack``, ``stand_up``, ``maneuver``, ``pick_up``, ``entering``),
-    ``weapons`` (the offered weapon indices) and, with ``spec``, the action ids that answer it:
-    ``take_ids`` (one per offered weapon, same order) and ``decline_id``."""
+    """The offer of a reaction decision as a plain dict (``None`` at a turn decision).
+
+    Every offer has ``kind`` and ``provoker_index`` / ``provoker_id``: the combatant whose
+    action caused it (the provoker of an attack of opportunity, the creature that triggered a
+    readied action, the foe whose 5-foot step offers Step Up), and with ``spec`` the
+    ``decline_id``. By kind:
+
+    - ``attack_of_opportunity``: ``provocation`` (``leaving``, ``ranged_attack``,
+      ``stand_up``, ``maneuver``, ``pick_up``, ``entering``), ``weapons`` (the offered weapon
+      indices) and with ``spec`` ``take_ids`` (one per offered weapon, same order);
+    - ``readied_trigger``: ``trigger`` (its event name), ``readied`` (the readied
+      ``pb.Action`` as it would resolve now) and with ``spec`` ``fire_id``;
+    - ``step_up``: ``squares`` (``(row, col)`` the actor may step to) — answered with a
+      ``5foot_step`` action to one of them (its id is the 5-foot step id of that direction).
+    """
+    decline_id = None
+    if spec is not None:
+        decline = action_block(spec, "decline")
+        decline_id = decline[0] if len(decline) else None
+    if d.kind == pb.DECISION_KIND_READIED_TRIGGER:
+        r = d.readied_trigger
+        info = {
+            "kind": READIED_TRIGGER,
+            "provoker_index": int(r.trigger_by_index),
+            "provoker_id": r.trigger_by_id,
+            "trigger": pb.ReadyTriggerEvent.Name(r.trigger.event)
+            .removeprefix("READY_TRIGGER_EVENT_")
+            .lower(),
+            "readied": r.readied,
+        }
+        if spec is not None:
+            fire = action_block(spec, "fire_readied")
+            info["fire_id"] = fire[0] if len(fire) else None
+            info["decline_id"] = decline_id
+        return info
+    if d.kind == pb.DECISION_KIND_STEP_UP:
+        o = d.step_up
+        info = {
+            "kind": STEP_UP,
+            "provoker_index": int(o.foe_index),
+            "provoker_id": o.foe_id,
+            "squares": [_cell(c) for c in o.squares],
+        }
+        if spec is not None:
+            info["decline_id"] = decline_id
+        return info
     if d.kind != pb.DECISION_KIND_ATTACK_OF_OPPORTUNITY:
         return None
     o = d.attack_of_opportunity
@@ -262,11 +318,14 @@ class ObsCodec:
         return planes, features
 
     def reaction_values(self, state: pb.EpisodeState) -> tuple[int, int]:
-        """``(decision_kind, provoker)`` observation values of ``state``: ``(1, provoker
-        index)`` at an attack-of-opportunity decision, else ``(0, combatants)``."""
-        d = state.decision
-        if state.HasField("decision") and d.kind == pb.DECISION_KIND_ATTACK_OF_OPPORTUNITY:
-            return 1, int(d.attack_of_opportunity.provoker_index)
+        """``(decision_kind, provoker)`` observation values of ``state``: at a reaction the
+        index of its kind in :data:`DECISION_KINDS` (1 attack of opportunity, 2 readied
+        trigger, 3 Step Up) and the index of the combatant whose action caused it; else
+        ``(0, combatants)``."""
+        if state.HasField("decision"):
+            info = reaction_info(state.decision)
+            if info is not None:
+                return DECISION_KINDS.index(info["kind"]), info["provoker_index"]
         return 0, self.n_combatants
 
     def _with_reaction(

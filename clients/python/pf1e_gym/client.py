@@ -89,6 +89,12 @@ class DecisionKind(str, enum.Enum):
 
     TURN_ACTION = "turn_action"
     ATTACK_OF_OPPORTUNITY = "attack_of_opportunity"
+    #: The trigger of the actor's readied action happened: :func:`fire_readied_action` or
+    #: :func:`decline_action` (hold it).
+    READIED_TRIGGER = "readied_trigger"
+    #: Step Up (an immediate action) after a foe's 5-foot step away: a ``5foot_step`` to an
+    #: offered square, or :func:`decline_action`.
+    STEP_UP = "step_up"
 
     @property
     def is_reaction(self) -> bool:
@@ -107,6 +113,10 @@ def decision_kind(x: pb.EpisodeState | pb.Decision | int) -> DecisionKind | None
     kind = x.kind if isinstance(x, pb.Decision) else int(x)
     if kind == pb.DECISION_KIND_ATTACK_OF_OPPORTUNITY:
         return DecisionKind.ATTACK_OF_OPPORTUNITY
+    if kind == pb.DECISION_KIND_READIED_TRIGGER:
+        return DecisionKind.READIED_TRIGGER
+    if kind == pb.DECISION_KIND_STEP_UP:
+        return DecisionKind.STEP_UP
     if kind in (pb.DECISION_KIND_TURN_ACTION, pb.DECISION_KIND_UNSPECIFIED):
         return DecisionKind.TURN_ACTION
     raise ValueError(f"unknown decision kind {kind} (a newer server: regenerate the stubs)")
@@ -128,8 +138,55 @@ def aoo_action(weapon: int | None = None) -> pb.Action:
 
 
 def decline_action() -> pb.Action:
-    """The answer "let the opportunity pass" (the attack of opportunity is not spent)."""
+    """The answer "let the opportunity pass" (the attack of opportunity is not spent; a
+    readied action is held for a later occurrence; Step Up is not taken)."""
     return pb.Action(kind=pb.ACTION_KIND_DECLINE)
+
+
+def fire_readied_action() -> pb.Action:
+    """The answer to a ``readied_trigger`` decision that takes the readied action now."""
+    return pb.Action(kind=pb.ACTION_KIND_FIRE_READIED)
+
+
+_TRIGGER_EVENTS = {
+    "enemy_enters_reach": pb.READY_TRIGGER_EVENT_ENEMY_ENTERS_REACH,
+    "enemy_within": pb.READY_TRIGGER_EVENT_ENEMY_WITHIN,
+    "enemy_attacks": pb.READY_TRIGGER_EVENT_ENEMY_ATTACKS,
+    "ally_acts": pb.READY_TRIGGER_EVENT_ALLY_ACTS,
+}
+
+
+def ready_action(
+    readied: pb.Action,
+    trigger: str,
+    *,
+    by: int | None = None,
+    within_ft: int = 0,
+) -> pb.Action:
+    """A ``ready`` action (a standard action, CRB — Ready): take ``readied`` (an ``attack``,
+    ``maneuver``, ``move`` or ``5foot_step`` action; an attack or maneuver without a target is
+    aimed at the triggering creature) when ``trigger`` happens: ``enemy_enters_reach``,
+    ``enemy_within`` (``within_ft`` feet, 5 to 120), ``enemy_attacks`` (the readier or an ally),
+    ``ally_acts`` (a signal). ``by``: only this combatant (index) triggers it.
+
+    Raises ``ValueError`` for an unknown trigger name."""
+    if trigger not in _TRIGGER_EVENTS:
+        raise ValueError(f"unknown trigger {trigger!r}: one of {sorted(_TRIGGER_EVENTS)}")
+    t = pb.ReadyTrigger(event=_TRIGGER_EVENTS[trigger], within_ft=int(within_ft))
+    if by is not None:
+        t.by = int(by)
+    a = pb.Action(kind=pb.ACTION_KIND_READY, trigger=t)
+    a.readied.CopyFrom(readied)
+    return a
+
+
+def delay_action(after: int | None = None) -> pb.Action:
+    """A ``delay``: act later this round, right after combatant ``after`` (index), or at the
+    end of the round (CRB — Delay). Only before anything else of the turn."""
+    a = pb.Action(kind=pb.ACTION_KIND_DELAY)
+    if after is not None:
+        a.target = int(after)
+    return a
 
 
 def action_block(spec: pb.Spec, name: str) -> range:

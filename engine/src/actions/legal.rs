@@ -49,6 +49,9 @@ pub fn label(ep: &Episode, actor: CombatantId, a: &Action) -> String {
             if a.kind == ActionKind::Move {
                 s.push_str(" toward");
             }
+            if a.kind == ActionKind::Delay {
+                s.push_str(" after");
+            }
             s.push(' ');
             s.push_str(ep.id_of(t));
         }

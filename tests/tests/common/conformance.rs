@@ -867,6 +867,39 @@ pub fn check_decision(
                 "reaction decision with a budget: {d:?}"
             );
         }
+        DecisionKind::ReadiedTrigger { .. } | DecisionKind::StepUp { .. } => {
+            // Fire / Step Up to each offered square, and decline (CRB — Ready; Step Up).
+            let mut expect: Vec<u32> = match &d.kind {
+                DecisionKind::StepUp { squares, .. } => squares
+                    .iter()
+                    .filter_map(|&c| {
+                        let mut a = Action::new(ActionKind::FiveFootStep);
+                        a.destination = Some(c);
+                        ep.action_id(&a)
+                    })
+                    .collect(),
+                _ => ep
+                    .action_id(&Action::new(ActionKind::FireReadied))
+                    .into_iter()
+                    .collect(),
+            };
+            expect.extend(decline);
+            expect.sort_unstable();
+            ensure!(
+                known,
+                at,
+                legal == expect && !legal.contains(&0),
+                "reaction_answers",
+                "reaction {d:?}: legal {legal:?}, expected {expect:?}"
+            );
+            ensure!(
+                known,
+                at,
+                d.budget == pf1e_engine::Budget::default(),
+                "reaction_budget",
+                "reaction decision with a budget: {d:?}"
+            );
+        }
     }
     // Observations.
     if let Err(e) = observation_json(ep, None) {
