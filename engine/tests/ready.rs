@@ -304,12 +304,13 @@ fn crb_delay_acts_after_the_named_combatant_keeps_the_place_and_replays_no_start
     assert_eq!(code(&r[0]), Some("delayed"), "{r:?}");
     let d = next(&mut ep);
     assert_eq!(d.actor, g, "{}", log(&ep));
+    assert!(ep.observation(None).combatants[h.0 as usize].delayed);
     end_turn(&mut ep);
     let d = next(&mut ep);
     assert_eq!((d.actor, d.round), (h, 1), "{}", log(&ep));
     assert_eq!(ep.hp(h), 29, "no second bleed");
     assert!(log(&ep).contains("acts after delaying"), "{}", log(&ep));
-    assert!(ep.observation(None).combatants[h.0 as usize].delayed == false);
+    assert!(!ep.observation(None).combatants[h.0 as usize].delayed);
     // A second delay this round: already_delayed (even with someone to delay past).
     let r = ep.validate(&delay(None)).unwrap();
     assert_eq!(code(&r), Some("already_delayed"));

@@ -255,3 +255,139 @@ fn golden_skirmish_2v2() {
         },
     );
 }
+
+/// An encounter of `map_name` with one combatant a side, `edit` applied to the east one's
+/// stat block.
+fn duel_with(
+    map_name: &str,
+    west: &str,
+    east: &str,
+    edit: impl Fn(&mut pf1e_engine::CombatantSpec),
+) -> Arc<Encounter> {
+    let mut e = common::monster(east);
+    edit(&mut e.1);
+    let sides = vec![
+        ("west".to_string(), vec![common::monster(west)]),
+        ("east".to_string(), vec![e]),
+    ];
+    Arc::new(
+        Encounter::build(common::map(map_name), sides, RulesOptions::default())
+            .expect("encounter builds"),
+    )
+}
+
+/// CRB — Combat: The Surprise Round. The skeleton is unaware: round 0 is a surprise round in
+/// which only the aware orc acts, with a single standard or move action (no charge, no full
+/// attack); the skeleton does not act and stays flat-footed; round 1 is a normal round.
+#[test]
+fn golden_surprise_round() {
+    let enc = duel_with("duel", "orc", "human_skeleton", |s| s.aware = false);
+    golden_case(
+        "surprise_round",
+        "orc vs an unaware human skeleton in the duel room",
+        enc,
+        &[],
+        None,
+        &|t| {
+            t.contains("surprise round")
+                && t.contains("unaware: no action in the surprise round")
+                && t.contains("round 1 ")
+        },
+    );
+}
+
+/// The readier of the ready golden (the orc): at a readied trigger it fires; on its turn it
+/// attacks in melee when it can, else readies an attack with its falchion on the first enemy
+/// entering its reach, else ends the turn.
+fn readier(ep: &Episode, _log: &mut String) -> Vec<Action> {
+    let d = ep.decision().expect("a decision");
+    if matches!(d.kind, pf1e_engine::DecisionKind::ReadiedTrigger { .. }) {
+        return vec![Action::new(ActionKind::FireReadied)];
+    }
+    let legal = ep.legal_actions();
+    if let Some(a) = legal.iter().find(|l| {
+        matches!(l.action.kind, ActionKind::FullAttack | ActionKind::Attack)
+            && l.action.weapon == Some(0)
+    }) {
+        return vec![a.action.clone()];
+    }
+    let ready = pf1e_engine::actions::ReadyTrigger::EnemyEntersReach { by: None };
+    if let Some(a) = legal
+        .iter()
+        .find(|l| l.action.kind == ActionKind::Ready && l.action.trigger == Some(ready))
+    {
+        return vec![a.action.clone(), Action::new(ActionKind::EndTurn)];
+    }
+    vec![Action::new(ActionKind::EndTurn)]
+}
+
+/// CRB — Combat: Special Initiative Actions: Ready. The orc (an external agent) readies an
+/// attack against an enemy entering its reach; the wolf's charge enters it: the readied
+/// attack resolves first, at the square of the trigger, then the charge goes on (its attack, if
+/// the wolf still stands), and the orc now acts just ahead of the wolf (S4b).
+#[test]
+fn golden_ready_interrupts_a_charge() {
+    let enc = duel_with("duel", "orc", "wolf", |_| {});
+    golden_case(
+        "ready_interrupts_a_charge",
+        "orc (readying agent) vs wolf in the duel room",
+        enc,
+        &[Controller::External, Controller::DefaultPolicy],
+        Some(&readier),
+        &|t| {
+            let (Some(charge), Some(fires)) = (t.find(": charge "), t.find("readied action fires"))
+            else {
+                return false;
+            };
+            charge < fires
+        },
+    );
+}
+
+/// The delayer of the delay golden (the goblin): on its first turn, if the orc acts later in
+/// the round, it delays until after the orc; otherwise it attacks when it can, else moves
+/// toward the orc, else ends the turn.
+fn delayer(ep: &Episode, _log: &mut String) -> Vec<Action> {
+    let legal = ep.legal_actions();
+    if ep.round() == 1 {
+        if let Some(a) = legal
+            .iter()
+            .find(|l| l.action.kind == ActionKind::Delay && l.action.target.is_some())
+        {
+            return vec![a.action.clone()];
+        }
+    }
+    if let Some(a) = legal
+        .iter()
+        .find(|l| matches!(l.action.kind, ActionKind::FullAttack | ActionKind::Attack))
+    {
+        return vec![a.action.clone()];
+    }
+    if let Some(a) = legal
+        .iter()
+        .find(|l| l.action.kind == ActionKind::Move && l.action.target.is_some())
+    {
+        return vec![a.action.clone()];
+    }
+    vec![Action::new(ActionKind::EndTurn)]
+}
+
+/// CRB — Combat: Special Initiative Actions: Delay. The goblin wins initiative and delays
+/// until after the orc: the orc acts first, then the goblin's turn comes back (no start-of-turn
+/// effects replayed), and from round 2 on the orc acts before it.
+#[test]
+fn golden_delay_swaps_the_order() {
+    let enc = duel_with("duel", "goblin", "orc", |_| {});
+    golden_case(
+        "delay_swaps_the_order",
+        "goblin (delaying agent) vs orc in the duel room",
+        enc,
+        &[Controller::External, Controller::DefaultPolicy],
+        Some(&delayer),
+        &|t| {
+            t.contains("goblin: delays: acts after orc")
+                && t.contains("goblin: acts after delaying")
+                && t.contains("round 2 orc")
+        },
+    );
+}

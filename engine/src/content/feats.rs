@@ -394,8 +394,8 @@ pub const FEATS: &[(&str, FeatKind, &str)] = &[
     ),
     (
         "Step Up",
-        FeatKind::NotModelled,
-        "not modelled yet (issue 11)",
+        FeatKind::Applied,
+        "immediate action: a 5-foot step after an adjacent foe's step away (step_up decision)",
     ),
     (
         "Toughness",
