@@ -526,7 +526,7 @@ fn crb_restricted_withdraw_staggered_a_standard_action_up_to_speed() {
     // Its one action: nothing after it.
     let r = submit(&mut ep, &[withdraw(1, 7), move_to(1, 8)]);
     assert!(ok(&r[0]), "{r:?}");
-    assert_eq!(reason(&r[1]), Some("downgraded:action_economy"));
+    assert_eq!(reason(&r[1]), Some("downgraded:staggered"));
     assert_eq!(ep.position(hero_id(&ep)), Cell::new(1, 7));
     assert_eq!(dice_left(&ep), 0);
     // After its standard action, no withdraw (a move action is not enough).

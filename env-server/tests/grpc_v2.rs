@@ -260,6 +260,10 @@ fn every_engine_reason_has_its_own_code() {
         R::DowngradedSurprise {
             slot: Slot::Standard,
         },
+        R::DowngradedStaggered {
+            slot: Slot::Standard,
+        },
+        R::DowngradedNauseated { slot: Slot::Move },
     ];
     for r in &all {
         match r {
@@ -293,7 +297,9 @@ fn every_engine_reason_has_its_own_code() {
             | R::AlreadyActed
             | R::InvalidDelay
             | R::InvalidReady { .. }
-            | R::DowngradedSurprise { .. } => {}
+            | R::DowngradedSurprise { .. }
+            | R::DowngradedStaggered { .. }
+            | R::DowngradedNauseated { .. } => {}
         }
     }
     let mut codes = std::collections::BTreeSet::new();

@@ -43,6 +43,8 @@ pub(crate) struct Ctx<'a> {
     disabled: bool,
     /// In the surprise round (a refused slot reads `downgraded:surprise`).
     surprise: bool,
+    /// Staggered (a refused slot reads `downgraded:staggered`).
+    staggered: bool,
     forbid: Forbidding,
     field: OnceCell<PathField>,
     /// Speed in feet (conditions and life state applied).
@@ -67,6 +69,7 @@ impl<'a> Ctx<'a> {
             conscious: ep.conscious(actor),
             disabled: ep.life_state(actor) == LifeState::Disabled,
             surprise: ep.in_surprise_round(),
+            staggered: ep.cond_flag(actor, |d| d.staggered),
             forbid: Forbidding {
                 cant_act: first(|d| d.cant_act),
                 cant_attack: first(|d| d.cant_attack),
@@ -301,10 +304,16 @@ pub(crate) fn preconditions(cx: &Ctx<'_>, a: &Action) -> Result<(), Reject> {
         Slot::Free => true,
     };
     if !free {
+        // Which limit spent the slot, the seed's `downgraded:*` reasons: the surprise round,
+        // disabled, staggered, nauseated (its single move action), else the turn's budget.
         return Err(if cx.surprise && slot != Slot::Free {
             Reject::DowngradedSurprise { slot }
         } else if cx.disabled && slot != Slot::Free {
             Reject::DowngradedDisabled { slot }
+        } else if cx.staggered && slot != Slot::Free {
+            Reject::DowngradedStaggered { slot }
+        } else if f.single_move.is_some() && slot == Slot::Move {
+            Reject::DowngradedNauseated { slot }
         } else {
             Reject::DowngradedActionEconomy { slot }
         });

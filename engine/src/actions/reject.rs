@@ -154,6 +154,14 @@ pub enum Reject {
     /// The Surprise Round; the seed's `downgraded:surprise`).
     #[serde(rename = "downgraded:surprise")]
     DowngradedSurprise { slot: Slot },
+    /// A staggered combatant has one move or standard action per turn (CRB — Conditions:
+    /// Staggered; the seed's `downgraded:staggered`).
+    #[serde(rename = "downgraded:staggered")]
+    DowngradedStaggered { slot: Slot },
+    /// A nauseated combatant's single move action is spent (CRB — Conditions: Nauseated; the
+    /// seed's `downgraded:nauseated`). Other actions are `prevented_by_condition`.
+    #[serde(rename = "downgraded:nauseated")]
+    DowngradedNauseated { slot: Slot },
 }
 
 /// What is wrong with a `ready` action (the detail of [`Reject::InvalidReady`]).
@@ -226,6 +234,8 @@ impl Reject {
             Reject::InvalidDelay => "invalid_delay",
             Reject::InvalidReady { .. } => "invalid_ready",
             Reject::DowngradedSurprise { .. } => "downgraded:surprise",
+            Reject::DowngradedStaggered { .. } => "downgraded:staggered",
+            Reject::DowngradedNauseated { .. } => "downgraded:nauseated",
         }
     }
 
@@ -239,7 +249,10 @@ impl Reject {
             },
             Reject::WeaponUnavailable { weapon: Some(w) } => format!("weapon {w}"),
             Reject::OutOfAmmunition { weapon } => format!("weapon {weapon}"),
-            Reject::DowngradedActionEconomy { slot } | Reject::DowngradedDisabled { slot } => {
+            Reject::DowngradedActionEconomy { slot }
+            | Reject::DowngradedDisabled { slot }
+            | Reject::DowngradedStaggered { slot }
+            | Reject::DowngradedNauseated { slot } => {
                 format!("{} action spent", slot.name())
             }
             Reject::DowngradedSurprise { slot } => {

@@ -488,6 +488,8 @@ pub fn result_code(reason: Option<&Reject>) -> proto::ResultCode {
         Reject::InvalidDelay => C::InvalidDelay,
         Reject::InvalidReady { .. } => C::InvalidReady,
         Reject::DowngradedSurprise { .. } => C::DowngradedSurprise,
+        Reject::DowngradedStaggered { .. } => C::DowngradedStaggered,
+        Reject::DowngradedNauseated { .. } => C::DowngradedNauseated,
     }
 }
 

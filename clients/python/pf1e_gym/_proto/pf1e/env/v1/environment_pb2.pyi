@@ -107,6 +107,8 @@ class ResultCode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     RESULT_CODE_DOWNGRADED_SURPRISE: _ClassVar[ResultCode]
     RESULT_CODE_DELAYED: _ClassVar[ResultCode]
     RESULT_CODE_READY: _ClassVar[ResultCode]
+    RESULT_CODE_DOWNGRADED_STAGGERED: _ClassVar[ResultCode]
+    RESULT_CODE_DOWNGRADED_NAUSEATED: _ClassVar[ResultCode]
 
 class EvaluateMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -201,6 +203,8 @@ RESULT_CODE_INVALID_READY: ResultCode
 RESULT_CODE_DOWNGRADED_SURPRISE: ResultCode
 RESULT_CODE_DELAYED: ResultCode
 RESULT_CODE_READY: ResultCode
+RESULT_CODE_DOWNGRADED_STAGGERED: ResultCode
+RESULT_CODE_DOWNGRADED_NAUSEATED: ResultCode
 EVALUATE_MODE_UNSPECIFIED: EvaluateMode
 EVALUATE_MODE_REPORT: EvaluateMode
 EVALUATE_MODE_PARTIAL: EvaluateMode
