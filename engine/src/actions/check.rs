@@ -46,6 +46,8 @@ pub(crate) struct Ctx<'a> {
     weapon_ok: RefCell<Vec<Option<Result<(), Reject>>>>,
     #[allow(clippy::type_complexity)]
     run_check: OnceCell<Box<dyn Fn(Cell) -> Result<(), Reject> + 'a>>,
+    /// Spring Attack / Shot on the Run tables, per `(target, weapon, spring)`.
+    pub(crate) move_attack: crate::rules::feats_movement::MoveAttackMemo,
 }
 
 impl<'a> Ctx<'a> {
@@ -71,6 +73,7 @@ impl<'a> Ctx<'a> {
             speed_ft: ep.speed_ft(actor),
             weapon_ok: RefCell::new(Vec::new()),
             run_check: OnceCell::new(),
+            move_attack: Default::default(),
         }
     }
 
@@ -153,7 +156,10 @@ pub(crate) fn check(cx: &Ctx<'_>, a: &Action) -> Result<Option<Plan>, Reject> {
 pub(crate) fn kind_check(cx: &Ctx<'_>, a: &Action) -> Result<Plan, Reject> {
     use super::*;
     match a.kind {
-        ActionKind::EndTurn | ActionKind::AttackOfOpportunity | ActionKind::Decline => {
+        ActionKind::EndTurn
+        | ActionKind::AttackOfOpportunity
+        | ActionKind::Decline
+        | ActionKind::StandStill => {
             unreachable!("refused or accepted by the preconditions")
         }
         ActionKind::Attack | ActionKind::FullAttack => attack::check(cx, a),
@@ -170,6 +176,11 @@ pub(crate) fn kind_check(cx: &Ctx<'_>, a: &Action) -> Result<Plan, Reject> {
         ActionKind::Run => run::check(cx, a),
         ActionKind::TotalDefense => defense::check_total_defense(cx, a),
         ActionKind::FightDefensively => defense::check_fight_defensively(cx, a),
+        ActionKind::Cleave => movement_feats::check_cleave(cx, a),
+        ActionKind::SpringAttack | ActionKind::ShotOnTheRun => {
+            movement_feats::check_move_attack(cx, a)
+        }
+        ActionKind::ActivateLunge => movement_feats::check_lunge(cx, a),
     }
 }
 
@@ -215,6 +226,10 @@ pub(crate) fn preconditions(cx: &Ctx<'_>, a: &Action) -> Result<(), Reject> {
             | ActionKind::Charge
             | ActionKind::TotalDefense
             | ActionKind::FightDefensively
+            | ActionKind::Cleave
+            | ActionKind::SpringAttack
+            | ActionKind::ShotOnTheRun
+            | ActionKind::ActivateLunge
     ) || (a.kind == ActionKind::Maneuver && !escape);
     let moves = matches!(
         a.kind,
@@ -224,6 +239,8 @@ pub(crate) fn preconditions(cx: &Ctx<'_>, a: &Action) -> Result<(), Reject> {
             | ActionKind::Withdraw
             | ActionKind::Run
             | ActionKind::StandUp
+            | ActionKind::SpringAttack
+            | ActionKind::ShotOnTheRun
     );
     let charge_like = matches!(a.kind, ActionKind::Charge | ActionKind::Run);
     let prevented =
@@ -254,6 +271,10 @@ pub(crate) fn preconditions(cx: &Ctx<'_>, a: &Action) -> Result<(), Reject> {
     if let Some(r) = blocked {
         return Err(r);
     }
+    // Stand Still: no more movement this turn (standing up is not movement).
+    if moves && a.kind != ActionKind::StandUp && cx.ep.st[cx.actor.0 as usize].stood_still {
+        return Err(Reject::StoodStill);
+    }
     // Fighting defensively goes with an attack or a full attack (CRB — Actions in Combat).
     if cx.ep.st[cx.actor.0 as usize].fight_defensively
         && matches!(a.kind, ActionKind::Charge | ActionKind::Maneuver)
@@ -280,7 +301,7 @@ pub(crate) fn preconditions(cx: &Ctx<'_>, a: &Action) -> Result<(), Reject> {
 }
 
 /// The turn-action kinds in enumeration order (the free toggles last).
-pub(crate) const ENUMERATION_ORDER: [ActionKind; 16] = [
+pub(crate) const ENUMERATION_ORDER: [ActionKind; 20] = [
     ActionKind::FiveFootStep,
     ActionKind::Move,
     ActionKind::Attack,
@@ -293,9 +314,13 @@ pub(crate) const ENUMERATION_ORDER: [ActionKind; 16] = [
     ActionKind::Maneuver,
     ActionKind::Run,
     ActionKind::TotalDefense,
+    ActionKind::Cleave,
+    ActionKind::SpringAttack,
+    ActionKind::ShotOnTheRun,
     ActionKind::DropProne,
     ActionKind::ActivatePowerAttack,
     ActionKind::FightDefensively,
+    ActionKind::ActivateLunge,
     ActionKind::EndTurn,
 ];
 
@@ -309,7 +334,7 @@ pub(crate) fn candidates(
     use super::*;
     match kind {
         ActionKind::EndTurn => emit(Action::new(ActionKind::EndTurn)),
-        ActionKind::AttackOfOpportunity | ActionKind::Decline => false,
+        ActionKind::AttackOfOpportunity | ActionKind::Decline | ActionKind::StandStill => false,
         ActionKind::Attack | ActionKind::FullAttack => attack::candidates(cx, kind, emit),
         ActionKind::Charge => charge::candidates(cx, emit),
         ActionKind::Move => movement::candidates_move(cx, emit),
@@ -323,6 +348,11 @@ pub(crate) fn candidates(
         ActionKind::Run => run::candidates(cx, emit),
         ActionKind::TotalDefense => emit(Action::new(ActionKind::TotalDefense)),
         ActionKind::FightDefensively => emit(Action::new(ActionKind::FightDefensively)),
+        ActionKind::Cleave => movement_feats::candidates_cleave(cx, emit),
+        ActionKind::SpringAttack | ActionKind::ShotOnTheRun => {
+            movement_feats::candidates_move_attack(cx, kind, emit)
+        }
+        ActionKind::ActivateLunge => emit(Action::new(ActionKind::ActivateLunge)),
     }
 }
 

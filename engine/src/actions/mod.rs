@@ -10,6 +10,7 @@ mod items;
 pub mod legal;
 mod maneuver;
 mod movement;
+mod movement_feats;
 pub(crate) mod plan;
 mod power_attack;
 mod prone;
@@ -77,6 +78,24 @@ pub enum ActionKind {
     /// every attack roll until the start of the next turn, +2 dodge AC from that attack until
     /// then (CRB — Actions in Combat: Fighting Defensively as a Standard / Full-Round Action).
     FightDefensively,
+    /// Standard action (Cleave / Great Cleave): a melee attack on `target` with `weapon`; on a
+    /// hit, another on a foe adjacent to it and within reach (Great Cleave: on, each foe
+    /// adjacent to the previous one); −2 AC until the start of the next turn (CRB — Feats).
+    Cleave,
+    /// Full-round action (Spring Attack): move up to one's speed to `destination` with one
+    /// melee attack on `target` on the way, after at least 10 ft; the target makes no attack
+    /// of opportunity for this movement (CRB — Feats: Spring Attack).
+    SpringAttack,
+    /// Full-round action (Shot on the Run): move up to one's speed to `destination` with one
+    /// ranged attack on `target` at any point of the move (CRB — Feats: Shot on the Run).
+    ShotOnTheRun,
+    /// Free declaration before any attack of the turn (Lunge): +5 ft reach on melee attacks
+    /// until the end of the turn, −2 AC until the start of the next (CRB — Feats: Lunge).
+    ActivateLunge,
+    /// Reaction (Stand Still): a combat maneuver check instead of the offered attack of
+    /// opportunity; on success the provoker cannot move for the rest of its turn. Only where
+    /// the decision offers it (CRB — Feats: Stand Still).
+    StandStill,
 }
 
 /// The combat maneuvers (CRB — Combat: Combat Maneuvers; APG — Combat: dirty trick, drag,
@@ -291,7 +310,7 @@ impl Slot {
 
 impl ActionKind {
     /// Every kind, in declaration order (the order of the action space's blocks).
-    pub const ALL: [ActionKind; 18] = [
+    pub const ALL: [ActionKind; 23] = [
         ActionKind::EndTurn,
         ActionKind::Attack,
         ActionKind::FullAttack,
@@ -310,18 +329,29 @@ impl ActionKind {
         ActionKind::Decline,
         ActionKind::TotalDefense,
         ActionKind::FightDefensively,
+        ActionKind::Cleave,
+        ActionKind::SpringAttack,
+        ActionKind::ShotOnTheRun,
+        ActionKind::ActivateLunge,
+        ActionKind::StandStill,
     ];
 
     /// Whether this kind answers a reaction decision (not a turn action).
     pub fn is_reaction(self) -> bool {
-        matches!(self, ActionKind::AttackOfOpportunity | ActionKind::Decline)
+        matches!(
+            self,
+            ActionKind::AttackOfOpportunity | ActionKind::Decline | ActionKind::StandStill
+        )
     }
     /// The budget slot of this kind for a combatant free to act (a staggered or disabled
     /// one's withdraw is a standard action: the engine reads the actor's slot, from
     /// `Episode::slot_of`).
     pub fn slot(self) -> Slot {
         match self {
-            ActionKind::Attack | ActionKind::Maneuver | ActionKind::TotalDefense => Slot::Standard,
+            ActionKind::Attack
+            | ActionKind::Maneuver
+            | ActionKind::TotalDefense
+            | ActionKind::Cleave => Slot::Standard,
             ActionKind::Move
             | ActionKind::StandUp
             | ActionKind::RetrieveWeapon
@@ -329,14 +359,19 @@ impl ActionKind {
             ActionKind::FullAttack
             | ActionKind::Charge
             | ActionKind::Withdraw
-            | ActionKind::Run => Slot::FullRound,
+            | ActionKind::Run
+            | ActionKind::SpringAttack
+            | ActionKind::ShotOnTheRun => Slot::FullRound,
             ActionKind::FiveFootStep
             | ActionKind::EndTurn
             | ActionKind::DropProne
             | ActionKind::ActivatePowerAttack
-            | ActionKind::FightDefensively => Slot::Free,
+            | ActionKind::FightDefensively
+            | ActionKind::ActivateLunge => Slot::Free,
             // Answers to a reaction decision: outside the turn budget.
-            ActionKind::AttackOfOpportunity | ActionKind::Decline => Slot::Free,
+            ActionKind::AttackOfOpportunity | ActionKind::Decline | ActionKind::StandStill => {
+                Slot::Free
+            }
         }
     }
     /// The seed's `snake_case` name.
@@ -360,6 +395,11 @@ impl ActionKind {
             ActionKind::Decline => "decline",
             ActionKind::TotalDefense => "total_defense",
             ActionKind::FightDefensively => "fight_defensively",
+            ActionKind::Cleave => "cleave",
+            ActionKind::SpringAttack => "spring_attack",
+            ActionKind::ShotOnTheRun => "shot_on_the_run",
+            ActionKind::ActivateLunge => "activate_lunge",
+            ActionKind::StandStill => "stand_still",
         }
     }
 }

@@ -25,6 +25,11 @@
 //! | `decline`      | 1     | — (reaction: let the opportunity pass)     |
 //! | `total_defense` | 1    | —                                          |
 //! | `fight_defensively` | 1 | — (a declaration before the attack)      |
+//! | `cleave`       | N × W | target × W + weapon                        |
+//! | `spring_attack` | N × C | target × C + destination square (first usable melee weapon) |
+//! | `shot_on_the_run` | N × C | target × C + destination square (first usable ranged weapon) |
+//! | `activate_lunge` | 1   | — (a declaration before the attack)        |
+//! | `stand_still`  | 1     | — (reaction: a maneuver check instead of the AoO) |
 //!
 //! The blocks after `withdraw` were appended later: earlier ids never move. A maneuver id
 //! uses the first usable melee weapon that reaches the target (escape: the target is the
@@ -50,7 +55,7 @@ pub const STEP_DIRECTIONS: [(i32, i32); 8] = [
 ];
 
 /// Number of blocks of the action space.
-pub const BLOCKS: usize = 19;
+pub const BLOCKS: usize = 24;
 
 /// Sizes of the action space blocks of an encounter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,6 +114,11 @@ impl ActionSpace {
             ("decline", 1),
             ("total_defense", 1),
             ("fight_defensively", 1),
+            ("cleave", self.n * self.w),
+            ("spring_attack", self.n * self.cells()),
+            ("shot_on_the_run", self.n * self.cells()),
+            ("activate_lunge", 1),
+            ("stand_still", 1),
         ];
         let mut out = [("", 0, 0); BLOCKS];
         let mut start = 0;
@@ -190,7 +200,26 @@ impl ActionSpace {
             }
             16 => Action::new(ActionKind::Decline),
             17 => Action::new(ActionKind::TotalDefense),
-            _ => Action::new(ActionKind::FightDefensively),
+            18 => Action::new(ActionKind::FightDefensively),
+            19 => {
+                let mut a = Action::new(ActionKind::Cleave);
+                a.target = Some(CombatantId((k / self.w) as u16));
+                a.weapon = Some((k % self.w) as usize);
+                a
+            }
+            20 | 21 => {
+                let mut a = Action::new(if bi == 20 {
+                    ActionKind::SpringAttack
+                } else {
+                    ActionKind::ShotOnTheRun
+                });
+                let c = self.cells();
+                a.target = Some(CombatantId((k / c) as u16));
+                a.destination = Some(self.cell_of(k % c));
+                a
+            }
+            22 => Action::new(ActionKind::ActivateLunge),
+            _ => Action::new(ActionKind::StandStill),
         };
         match bi {
             3 | 4 => a.target = Some(CombatantId(k as u16)),
@@ -327,6 +356,27 @@ impl ActionSpace {
             ActionKind::Decline => bare_at(16),
             ActionKind::TotalDefense => bare_at(17),
             ActionKind::FightDefensively => bare_at(18),
+            ActionKind::Cleave => {
+                let (t, w) = (target?, weapon()?);
+                if t >= self.n || a.destination.is_some() {
+                    return None;
+                }
+                at(19, per_target(t, w, self.w)?)
+            }
+            ActionKind::SpringAttack | ActionKind::ShotOnTheRun => {
+                let (t, d) = (target?, a.destination?);
+                if t >= self.n || a.weapon.is_some() {
+                    return None;
+                }
+                let blk = if a.kind == ActionKind::SpringAttack {
+                    20
+                } else {
+                    21
+                };
+                at(blk, per_target(t, self.cell_index(d)?, self.cells())?)
+            }
+            ActionKind::ActivateLunge => bare_at(22),
+            ActionKind::StandStill => bare_at(23),
         }
     }
 }

@@ -78,6 +78,11 @@ pub(crate) enum Frame {
     StandUp { actor: CombatantId },
     /// Pick up a dropped weapon after the opportunity it provoked (if still conscious).
     PickUp { actor: CombatantId, weapon: usize },
+    /// A Cleave / Great Cleave chain after its last attack ([`crate::rules::feats_movement`]).
+    Cleave(crate::rules::feats_movement::CleaveChain),
+    /// The attack in the middle of a Spring Attack / Shot on the Run, then the rest of the
+    /// move ([`crate::rules::feats_movement`]).
+    MoveAttack(crate::rules::feats_movement::MoveAttack),
 }
 
 /// A combatant's turn (the bottom frame while it acts).
@@ -140,6 +145,10 @@ pub(crate) struct WalkFrame {
     pub withdraw: bool,
     pub i: usize,
     pub stage: WalkStage,
+    /// Makes no attack of opportunity for this movement (Spring Attack's target — CRB —
+    /// Feats: Spring Attack).
+    #[serde(default)]
+    pub spared: Option<CombatantId>,
 }
 
 /// An attack-of-opportunity window (CRB — Combat: Attacks of Opportunity): every enemy that
@@ -158,6 +167,9 @@ pub(crate) struct AooWindow {
     pub next: u16,
     /// Waiting for combatant `next` to answer (external controller).
     pub asking: bool,
+    /// Makes no attack of opportunity in this window (Spring Attack's target).
+    #[serde(default)]
+    pub except: Option<CombatantId>,
 }
 
 impl Episode {
@@ -233,8 +245,12 @@ impl Episode {
                 target,
                 weapon,
             } => {
-                // The charge's movement is over: it was completed unless the charger fell.
-                if self.conscious(attacker) && self.conscious(target) {
+                // The charge's movement is over: it was completed unless the charger fell
+                // (or Stand Still stopped it out of reach).
+                if self.conscious(attacker)
+                    && self.conscious(target)
+                    && self.charge_attack_allowed(attacker, target, weapon)
+                {
                     self.frames.push(Frame::Swing {
                         attacker,
                         target,
@@ -269,6 +285,8 @@ impl Episode {
                     self.st[idx(actor)].weapons[weapon].dropped_at = None;
                 }
             }
+            Frame::Cleave(c) => crate::rules::feats_movement::step_cleave(self, c),
+            Frame::MoveAttack(m) => crate::rules::feats_movement::step_move_attack(self, m),
         }
     }
 
@@ -287,6 +305,7 @@ impl Episode {
             pos,
             next: 0,
             asking: false,
+            except: None,
         }));
     }
 
@@ -311,6 +330,7 @@ impl Episode {
             withdraw,
             i: 0,
             stage: WalkStage::Leave,
+            spared: None,
         }));
     }
 
@@ -327,15 +347,18 @@ impl Episode {
                     }
                     w.stage = WalkStage::Left;
                     if !(w.withdraw && w.i == 0) {
+                        let spared = w.spared;
                         self.frames.push(Frame::Walk(w));
-                        self.open_window(a, Provocation::Leaving, None);
+                        self.open_window_sparing(a, Provocation::Leaving, None, spared);
                         return;
                     }
                 }
                 WalkStage::Left => {
-                    if !self.conscious(a) {
+                    // Stopped by a fall, or by a foe's Stand Still (CRB — Feats).
+                    if !self.conscious(a) || self.stood_still(a) {
                         let here = self.st[idx(a)].pos;
-                        self.log_turn(a, format!("{} stopped at {here}", w.what));
+                        let why = self.halt_note(a);
+                        self.log_turn(a, format!("{} stopped at {here}{why}", w.what));
                         return;
                     }
                     let before = self.cells_of(a);
@@ -360,8 +383,9 @@ impl Episode {
                         let was_in = before.iter().any(|c| theirs.contains(c));
                         if entered && !was_in {
                             w.stage = WalkStage::Entering { before, next: o };
+                            let spared = w.spared;
                             self.frames.push(Frame::Walk(w));
-                            self.open_window(a, Provocation::Entering, Some(oc));
+                            self.open_window_sparing(a, Provocation::Entering, Some(oc), spared);
                             return;
                         }
                     }
@@ -404,6 +428,7 @@ impl Episode {
                         provoker: w.provoker,
                         provocation: w.why,
                         weapons,
+                        stand_still: crate::rules::feats_movement::stand_still_applies(self, &w, x),
                     };
                     self.frames.push(Frame::AooWindow(w));
                     self.new_decision(x, kind);
@@ -436,7 +461,10 @@ impl Episode {
             attacker: x,
             target: provoker,
             weapon,
-            opts: AttackOpts::default(),
+            opts: AttackOpts {
+                movement_aoo: crate::rules::feats_movement::is_movement(why),
+                ..AttackOpts::default()
+            },
             provoked: false,
         });
     }
@@ -592,7 +620,7 @@ impl Episode {
         actions: &[Action],
     ) -> Vec<ActionResult> {
         let h = self.history.len() - 1;
-        let mut answer: Option<Option<usize>> = None;
+        let mut answer: Option<crate::actions::reaction::AooAnswer> = None;
         for a in actions {
             let r = if answer.is_some() {
                 result(a, Some(Reject::DecisionAnswered))
@@ -608,7 +636,7 @@ impl Episode {
             self.history[h].results.push(r);
         }
         let results = self.history[h].results.clone();
-        let Some(weapon) = answer else {
+        let Some(answer) = answer else {
             // Not answered: the same question again, as a new decision.
             self.new_decision(d.actor, d.kind.clone());
             return results;
@@ -617,7 +645,10 @@ impl Episode {
             unreachable!("an attack-of-opportunity decision waits on its window frame");
         };
         self.phase = Phase::Resolving;
-        self.answer_window(w, d.actor, weapon);
+        match answer {
+            crate::actions::reaction::AooAnswer::StandStill => self.answer_stand_still(w, d.actor),
+            other => self.answer_window(w, d.actor, other.weapon()),
+        }
         results
     }
 
@@ -680,6 +711,7 @@ pub(crate) fn check_frames(
             }
             Frame::Walk(w) => {
                 who(w.mover)
+                    && w.spared.is_none_or(who)
                     && w.path.iter().all(cell)
                     && w.i <= w.path.len()
                     && match &w.stage {
@@ -691,7 +723,11 @@ pub(crate) fn check_frames(
                     }
             }
             Frame::AooWindow(w) => {
-                who(w.provoker) && w.only.is_none_or(who) && cell(&w.pos) && (w.next as usize) <= n
+                who(w.provoker)
+                    && w.only.is_none_or(who)
+                    && w.except.is_none_or(who)
+                    && cell(&w.pos)
+                    && (w.next as usize) <= n
             }
             Frame::FullAttack {
                 attacker,
@@ -730,6 +766,20 @@ pub(crate) fn check_frames(
             } => who(*attacker) && who(*target) && cell(land),
             Frame::StandUp { actor } => who(*actor),
             Frame::PickUp { actor, weapon: w } => weapon(*actor, *w),
+            Frame::Cleave(c) => {
+                weapon(c.attacker, c.weapon)
+                    && !c.attacked.is_empty()
+                    && c.attacked.len() <= n
+                    && c.attacked.iter().copied().all(who)
+            }
+            Frame::MoveAttack(m) => {
+                weapon(m.attacker, m.weapon)
+                    && who(m.target)
+                    && cell(&m.at)
+                    && m.rest.len() <= 4096
+                    && m.rest.iter().all(cell)
+                    && m.spared.is_none_or(who)
+            }
         };
         if !ok {
             return Err("a pending frame does not fit the encounter");
@@ -753,7 +803,17 @@ pub(crate) fn check_frames(
                     provoker,
                     provocation,
                     weapons,
+                    stand_still,
                 } => {
+                    // Stand Still is offered only against leaving a square, to its owner.
+                    if *stand_still
+                        && (*provocation != crate::rules::aoo::Provocation::Leaving
+                            || !enc.combatants[d.actor.0 as usize]
+                                .spec
+                                .has_feat(crate::content::feats::Feat::StandStill))
+                    {
+                        return Err("the stand_still answer does not fit its decision");
+                    }
                     let Some(Frame::AooWindow(w)) = frames.last() else {
                         return Err("an attack-of-opportunity decision waits on its window");
                     };

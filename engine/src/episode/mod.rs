@@ -78,6 +78,10 @@ pub enum DecisionKind {
         provoker: CombatantId,
         provocation: crate::rules::aoo::Provocation,
         weapons: Vec<usize>,
+        /// The actor may answer with [`ActionKind::StandStill`] instead (CRB — Feats: Stand
+        /// Still: it has the feat and the provoker leaves a square adjacent to it).
+        #[serde(default)]
+        stand_still: bool,
     },
 }
 
@@ -240,6 +244,9 @@ impl Episode {
                 total_defense: false,
                 fight_defensively: false,
                 defensive_ac_bonus: 0,
+                cleaving: false,
+                lunge: false,
+                stood_still: false,
             })
             .collect();
         let mut ctl: Vec<Controller> = controllers.iter().copied().take(n).collect();

@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// Version of the snapshot byte format.
-const SNAPSHOT_FORMAT: u32 = 6;
+const SNAPSHOT_FORMAT: u32 = 7;
 
 /// Error of [`Episode::restore`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

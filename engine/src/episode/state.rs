@@ -91,6 +91,18 @@ pub(crate) struct CState {
     /// first attack), until the start of its next turn (the seed's `defensive_ac_bonus`).
     #[serde(default)]
     pub defensive_ac_bonus: i32,
+    /// Used Cleave or Great Cleave this turn: −2 AC until the start of its next turn (CRB —
+    /// Feats: Cleave; the observation's `cleave_ac_penalty`).
+    #[serde(default)]
+    pub cleaving: bool,
+    /// Declared Lunge: +5 ft reach on its melee attacks until the end of its turn, −2 AC until
+    /// the start of its next turn (CRB — Feats: Lunge; the observation's `lunge`).
+    #[serde(default)]
+    pub lunge: bool,
+    /// Stopped by a foe's Stand Still: it cannot move for the rest of its turn (CRB — Feats:
+    /// Stand Still; the observation's `stood_still`).
+    #[serde(default)]
+    pub stood_still: bool,
 }
 
 /// Per-turn bookkeeping of the acting combatant.

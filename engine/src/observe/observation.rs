@@ -140,6 +140,15 @@ pub struct CombatantObs {
     /// Dodge bonus to AC of total defense (4) or fighting defensively (2), 0 without; lost
     /// while denied Dex (the seed's key).
     pub defensive_ac_bonus: i32,
+    /// Declared Lunge this turn: +5 ft reach on its melee attacks until the end of its turn,
+    /// −2 AC until the start of its next (CRB — Feats: Lunge).
+    pub lunge: bool,
+    /// Cleave's AC penalty (−2 after a cleave, until the start of its next turn; 0 without —
+    /// CRB — Feats: Cleave).
+    pub cleave_ac_penalty: i32,
+    /// A foe's Stand Still stopped it: it cannot move for the rest of its turn (CRB — Feats:
+    /// Stand Still).
+    pub stood_still: bool,
     /// Any of its weapons is broken / dropped (summaries of `attacks`).
     pub weapon_broken: bool,
     pub weapon_dropped: bool,
@@ -277,6 +286,13 @@ pub(crate) fn build(
                 total_defense: st.total_defense,
                 fight_defensively: st.fight_defensively,
                 defensive_ac_bonus: st.defensive_ac_bonus,
+                lunge: st.lunge,
+                cleave_ac_penalty: if st.cleaving {
+                    crate::rules::feats_movement::CLEAVE_AC
+                } else {
+                    0
+                },
+                stood_still: st.stood_still,
                 weapon_broken: st.weapons.iter().any(|w| w.broken),
                 weapon_dropped: st.weapons.iter().any(|w| w.dropped_at.is_some()),
                 index: c.0,
