@@ -408,25 +408,38 @@ pub(crate) struct MoveAttack {
     pub what: String,
     /// Spring Attack: the target makes no attack of opportunity for this movement.
     pub spared: Option<CombatantId>,
+    /// The attack is done (or lost): the second leg is next.
+    #[serde(default)]
+    pub attacked: bool,
 }
 
-/// Step a [`MoveAttack`] frame (see its doc).
-pub(crate) fn step_move_attack(ep: &mut Episode, m: MoveAttack) {
+/// Step a [`MoveAttack`] frame (see its doc): first the attack (the frame goes back below
+/// it, `attacked`), then the second leg.
+pub(crate) fn step_move_attack(ep: &mut Episode, mut m: MoveAttack) {
     let a = m.attacker;
     if !ep.conscious(a) {
         return;
     }
     let pos = ep.st[idx(a)].pos;
-    if pos == m.at && !ep.stood_still(a) {
-        ep.start_walk_sparing(a, m.rest, &m.what, m.spared);
+    if m.attacked {
+        if pos == m.at && !ep.stood_still(a) {
+            let rest = std::mem::take(&mut m.rest);
+            ep.start_walk_sparing(a, rest, &m.what, m.spared);
+        }
+        return;
     }
     let reachable =
         crate::rules::weapons::can_weapon_attack(ep, a, pos, m.weapon, m.target).is_ok();
-    if ep.conscious(m.target) && reachable {
-        push_swing(ep, a, m.target, m.weapon);
-    } else if ep.conscious(m.target) {
-        let tid = ep.id_of(m.target).to_string();
+    let (target, weapon) = (m.target, m.weapon);
+    if ep.conscious(target) && !reachable {
+        let tid = ep.id_of(target).to_string();
         ep.log_turn(a, format!("{}: {tid} not within reach, no attack", m.what));
+    }
+    let attack = ep.conscious(target) && reachable;
+    m.attacked = true;
+    ep.frames.push(Frame::MoveAttack(m));
+    if attack {
+        push_swing(ep, a, target, weapon);
     }
 }
 
@@ -459,6 +472,7 @@ pub(crate) fn execute_move_attack(
         rest,
         what: what.to_string(),
         spared,
+        attacked: false,
     }));
     ep.start_walk_sparing(a, leg1, what, spared);
 }
