@@ -251,6 +251,10 @@ fn every_engine_reason_has_its_own_code() {
         R::WrongDecisionKind,
         R::DecisionAnswered,
         R::FightingDefensively,
+        R::MissingFeat,
+        R::AdjacentAtStart,
+        R::StoodStill,
+        R::FeatNotApplicable,
     ];
     for r in &all {
         match r {
@@ -279,7 +283,11 @@ fn every_engine_reason_has_its_own_code() {
             | R::CannotRun
             | R::WrongDecisionKind
             | R::DecisionAnswered
-            | R::FightingDefensively => {}
+            | R::FightingDefensively
+            | R::MissingFeat
+            | R::AdjacentAtStart
+            | R::StoodStill
+            | R::FeatNotApplicable => {}
         }
     }
     let mut codes = std::collections::BTreeSet::new();

@@ -292,6 +292,11 @@ pub fn kind_from_proto(k: proto::ActionKind) -> Option<ActionKind> {
         proto::ActionKind::Decline => ActionKind::Decline,
         proto::ActionKind::TotalDefense => ActionKind::TotalDefense,
         proto::ActionKind::FightDefensively => ActionKind::FightDefensively,
+        proto::ActionKind::Cleave => ActionKind::Cleave,
+        proto::ActionKind::SpringAttack => ActionKind::SpringAttack,
+        proto::ActionKind::ShotOnTheRun => ActionKind::ShotOnTheRun,
+        proto::ActionKind::ActivateLunge => ActionKind::ActivateLunge,
+        proto::ActionKind::StandStill => ActionKind::StandStill,
     })
 }
 
@@ -317,6 +322,11 @@ impl From<ActionKind> for proto::ActionKind {
             ActionKind::Decline => proto::ActionKind::Decline,
             ActionKind::TotalDefense => proto::ActionKind::TotalDefense,
             ActionKind::FightDefensively => proto::ActionKind::FightDefensively,
+            ActionKind::Cleave => proto::ActionKind::Cleave,
+            ActionKind::SpringAttack => proto::ActionKind::SpringAttack,
+            ActionKind::ShotOnTheRun => proto::ActionKind::ShotOnTheRun,
+            ActionKind::ActivateLunge => proto::ActionKind::ActivateLunge,
+            ActionKind::StandStill => proto::ActionKind::StandStill,
         }
     }
 }
@@ -381,6 +391,10 @@ pub fn result_code(reason: Option<&Reject>) -> proto::ResultCode {
         Reject::WrongDecisionKind => C::WrongDecisionKind,
         Reject::DecisionAnswered => C::DecisionAnswered,
         Reject::FightingDefensively => C::FightingDefensively,
+        Reject::MissingFeat => C::MissingFeat,
+        Reject::AdjacentAtStart => C::AdjacentAtStart,
+        Reject::StoodStill => C::StoodStill,
+        Reject::FeatNotApplicable => C::FeatNotApplicable,
     }
 }
 
@@ -445,6 +459,7 @@ pub(super) fn decision_kind_to_proto(
             provoker,
             provocation,
             weapons,
+            ..
         } => (
             proto::DecisionKind::AttackOfOpportunity,
             Some(proto::AttackOfOpportunityOffer {

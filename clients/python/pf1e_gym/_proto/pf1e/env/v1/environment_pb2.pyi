@@ -34,6 +34,11 @@ class ActionKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ACTION_KIND_DECLINE: _ClassVar[ActionKind]
     ACTION_KIND_TOTAL_DEFENSE: _ClassVar[ActionKind]
     ACTION_KIND_FIGHT_DEFENSIVELY: _ClassVar[ActionKind]
+    ACTION_KIND_CLEAVE: _ClassVar[ActionKind]
+    ACTION_KIND_SPRING_ATTACK: _ClassVar[ActionKind]
+    ACTION_KIND_SHOT_ON_THE_RUN: _ClassVar[ActionKind]
+    ACTION_KIND_ACTIVATE_LUNGE: _ClassVar[ActionKind]
+    ACTION_KIND_STAND_STILL: _ClassVar[ActionKind]
 
 class ManeuverType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -87,6 +92,10 @@ class ResultCode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     RESULT_CODE_WRONG_DECISION_KIND: _ClassVar[ResultCode]
     RESULT_CODE_DECISION_ANSWERED: _ClassVar[ResultCode]
     RESULT_CODE_FIGHTING_DEFENSIVELY: _ClassVar[ResultCode]
+    RESULT_CODE_MISSING_FEAT: _ClassVar[ResultCode]
+    RESULT_CODE_ADJACENT_AT_START: _ClassVar[ResultCode]
+    RESULT_CODE_STOOD_STILL: _ClassVar[ResultCode]
+    RESULT_CODE_FEAT_NOT_APPLICABLE: _ClassVar[ResultCode]
 
 class EvaluateMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -117,6 +126,11 @@ ACTION_KIND_ATTACK_OF_OPPORTUNITY: ActionKind
 ACTION_KIND_DECLINE: ActionKind
 ACTION_KIND_TOTAL_DEFENSE: ActionKind
 ACTION_KIND_FIGHT_DEFENSIVELY: ActionKind
+ACTION_KIND_CLEAVE: ActionKind
+ACTION_KIND_SPRING_ATTACK: ActionKind
+ACTION_KIND_SHOT_ON_THE_RUN: ActionKind
+ACTION_KIND_ACTIVATE_LUNGE: ActionKind
+ACTION_KIND_STAND_STILL: ActionKind
 MANEUVER_TYPE_UNSPECIFIED: ManeuverType
 MANEUVER_TYPE_TRIP: ManeuverType
 MANEUVER_TYPE_DISARM: ManeuverType
@@ -164,6 +178,10 @@ RESULT_CODE_CANNOT_RUN: ResultCode
 RESULT_CODE_WRONG_DECISION_KIND: ResultCode
 RESULT_CODE_DECISION_ANSWERED: ResultCode
 RESULT_CODE_FIGHTING_DEFENSIVELY: ResultCode
+RESULT_CODE_MISSING_FEAT: ResultCode
+RESULT_CODE_ADJACENT_AT_START: ResultCode
+RESULT_CODE_STOOD_STILL: ResultCode
+RESULT_CODE_FEAT_NOT_APPLICABLE: ResultCode
 EVALUATE_MODE_UNSPECIFIED: EvaluateMode
 EVALUATE_MODE_REPORT: EvaluateMode
 EVALUATE_MODE_PARTIAL: EvaluateMode
