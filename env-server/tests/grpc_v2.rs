@@ -1950,9 +1950,12 @@ fn decision_kind_column_equals_the_items_in_full_and_compact_columns() {
     };
     let (aoo, decline) = (block("attack_of_opportunity"), block("decline"));
     // The reaction answers are contiguous: `decline` right after the attacks of opportunity
-    // (the blocks appended after it, total_defense and fight_defensively, are turn actions).
+    // (the blocks appended after it are turn actions — total_defense, fight_defensively, then
+    // the movement feats' — but the last, `stand_still`, a reaction answer never offered in
+    // this scenario: no creature has Stand Still).
     assert_eq!(decline.start, aoo.end);
-    assert_eq!(decline.end + 2, spec.action_space_size);
+    assert_eq!(decline.end + 2, block("cleave").start);
+    assert_eq!(block("stand_still").end, spec.action_space_size);
     let reset = |seed: u64| {
         let mut r = reset_req("sample_arena", seed, &["players"]);
         r.observation = tensors_only();

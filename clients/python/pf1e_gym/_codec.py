@@ -135,7 +135,9 @@ def reaction_info(d: pb.Decision, spec: pb.Spec | None = None) -> dict[str, Any]
     ``kind`` (``attack_of_opportunity``), ``provoker_index``, ``provoker_id``, ``provocation``
     (``leaving``, ``ranged_attack``, ``stand_up``, ``maneuver``, ``pick_up``, ``entering``),
     ``weapons`` (the offered weapon indices) and, with ``spec``, the action ids that answer it:
-    ``take_ids`` (one per offered weapon, same order) and ``decline_id``."""
+    ``take_ids`` (one per offered weapon, same order) and ``decline_id``. Where the reactor has
+    Stand Still and the provoker leaves a square adjacent to it, the ``stand_still`` block's id is
+    legal too (in the decision's legal actions and mask; CRB — Feats: Stand Still)."""
     if d.kind != pb.DECISION_KIND_ATTACK_OF_OPPORTUNITY:
         return None
     o = d.attack_of_opportunity
