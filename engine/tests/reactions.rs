@@ -69,6 +69,7 @@ fn leaving_a_threatened_square_asks_the_external_threatener() {
             provoker: hero,
             provocation: Provocation::Leaving,
             weapons: vec![0, 1],
+            stand_still: false,
         }
     );
     assert!(d.decision_id > mover.decision_id);
@@ -403,8 +404,8 @@ fn a_maneuver_asks_its_target() {
 
 /// A snapshot of an older format (format 3: before frames and history; format 4: before the
 /// start dice; format 5: before total defense and fighting defensively; format 6: before
-/// readied actions, delay and immediate actions) is refused with an error that says so,
-/// never misread.
+/// readied actions, delay, immediate actions and the movement feats' state) is refused with
+/// an error that says so, never misread.
 #[test]
 fn an_older_snapshot_format_is_refused_clearly() {
     let mut ep = guard_room(two_weapons(), &[]);

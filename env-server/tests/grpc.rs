@@ -638,3 +638,87 @@ async fn maneuver_type_on_another_kind_is_invalid() {
         .await;
     assert_status(r, Code::InvalidArgument, "actions[0].maneuver");
 }
+
+/// CRB — Feats: Stand Still, over gRPC: the east orc (Combat Reflexes, Stand Still) next to
+/// the west orc, both sides controlled. The west orc moves away, leaving a square adjacent to
+/// the east orc: its attack-of-opportunity decision offers `stand_still` (a legal action with
+/// its own id), and the answer by id is accepted.
+#[tokio::test]
+async fn stand_still_answer_is_a_legal_action_and_accepted() {
+    let mut t = start().await;
+    let adjacent_zones = |m: String| {
+        let start = m.find("zones: |").unwrap();
+        let end = m.find("markers:").unwrap();
+        let zones = "zones: |\n  ............\n  ............\n  ............\n  .....AB.....\n  ............\n  ............\n  ............\n\n";
+        format!("{}{}{}", &m[..start], zones, &m[end..])
+    };
+    let feats = |j: String| {
+        j.replacen(
+            "\"feats\": [",
+            "\"feats\": [\"Combat Reflexes\", \"Stand Still\", ",
+            1,
+        )
+    };
+    let mut state = t
+        .client
+        .reset(proto::ResetRequest {
+            scenario: Some(inline_duel(adjacent_zones, feats)),
+            seed: 3,
+            controlled: controlled_sides(&["west", "east"]),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let mut answered = false;
+    for _ in 0..20 {
+        let d = state.decision.clone().expect("a decision");
+        let reaction = d.kind == proto::DecisionKind::AttackOfOpportunity as i32;
+        let req = if reaction {
+            let ss = state
+                .legal_actions
+                .iter()
+                .find(|l| l.label == "stand_still")
+                .expect("stand_still is offered");
+            assert_eq!(
+                ss.action.as_ref().unwrap().kind,
+                proto::ActionKind::StandStill as i32
+            );
+            answered = true;
+            proto::StepRequest {
+                episode_id: state.episode_id.clone(),
+                decision_id: d.decision_id,
+                action_ids: vec![ss.id],
+                ..Default::default()
+            }
+        } else {
+            let action = if d.actor_index == 0 {
+                // West: step back west, leaving the square next to the east orc.
+                proto::Action {
+                    kind: proto::ActionKind::Move as i32,
+                    destination: Some(proto::Cell { row: 3, col: 3 }),
+                    ..Default::default()
+                }
+            } else {
+                proto::Action {
+                    kind: proto::ActionKind::EndTurn as i32,
+                    ..Default::default()
+                }
+            };
+            proto::StepRequest {
+                episode_id: state.episode_id.clone(),
+                decision_id: d.decision_id,
+                actions: vec![action],
+                ..Default::default()
+            }
+        };
+        state = t.client.step(req).await.unwrap().into_inner();
+        if answered {
+            assert_eq!(state.results.len(), 1, "{:?}", state.results);
+            assert!(state.results[0].ok, "{:?}", state.results);
+            assert_eq!(state.results[0].kind, proto::ActionKind::StandStill as i32);
+            break;
+        }
+    }
+    assert!(answered, "the west orc never provoked");
+}

@@ -264,6 +264,10 @@ fn every_engine_reason_has_its_own_code() {
             slot: Slot::Standard,
         },
         R::DowngradedNauseated { slot: Slot::Move },
+        R::MissingFeat,
+        R::AdjacentAtStart,
+        R::StoodStill,
+        R::FeatNotApplicable,
     ];
     for r in &all {
         match r {
@@ -300,6 +304,7 @@ fn every_engine_reason_has_its_own_code() {
             | R::DowngradedSurprise { .. }
             | R::DowngradedStaggered { .. }
             | R::DowngradedNauseated { .. } => {}
+            R::MissingFeat | R::AdjacentAtStart | R::StoodStill | R::FeatNotApplicable => {}
         }
     }
     let mut codes = std::collections::BTreeSet::new();
@@ -1977,10 +1982,12 @@ fn decision_kind_column_equals_the_items_in_full_and_compact_columns() {
         b.first_id..b.first_id + b.size
     };
     let (aoo, decline) = (block("attack_of_opportunity"), block("decline"));
-    // `decline` comes right after the attacks of opportunity (the blocks appended after it are
-    // turn actions, but for `fire_readied`, the answer to a readied trigger).
+    // `decline` comes right after the attacks of opportunity; the blocks appended after it are
+    // turn actions but for the reaction answers `fire_readied` and `stand_still` (the last
+    // block, never offered in this scenario: no creature has Stand Still).
     assert_eq!(decline.start, aoo.end);
-    assert_eq!(block("fire_readied").end, spec.action_space_size);
+    assert_eq!(block("fire_readied").end, block("cleave").start);
+    assert_eq!(block("stand_still").end, spec.action_space_size);
     let reset = |seed: u64| {
         let mut r = reset_req("sample_arena", seed, &["players"]);
         r.observation = tensors_only();

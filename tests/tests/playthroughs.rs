@@ -213,6 +213,7 @@ fn play(enc: Arc<Encounter>, dice: DiceSource) -> (Episode, String, Seen) {
                 provoker,
                 provocation,
                 weapons,
+                ..
             } => {
                 let spec = &ep.encounter().combatants[usize::from(d.actor.0)].spec;
                 let weapons: Vec<String> = weapons

@@ -53,6 +53,8 @@ pub(crate) struct Ctx<'a> {
     weapon_ok: RefCell<Vec<Option<Result<(), Reject>>>>,
     #[allow(clippy::type_complexity)]
     run_check: OnceCell<Box<dyn Fn(Cell) -> Result<(), Reject> + 'a>>,
+    /// Spring Attack / Shot on the Run tables, per `(target, weapon, spring)`.
+    pub(crate) move_attack: crate::rules::feats_movement::MoveAttackMemo,
 }
 
 impl<'a> Ctx<'a> {
@@ -82,6 +84,7 @@ impl<'a> Ctx<'a> {
             speed_ft: ep.speed_ft(actor),
             weapon_ok: RefCell::new(Vec::new()),
             run_check: OnceCell::new(),
+            move_attack: Default::default(),
         }
     }
 
@@ -185,7 +188,8 @@ pub(crate) fn kind_check(cx: &Ctx<'_>, a: &Action) -> Result<Plan, Reject> {
         ActionKind::EndTurn
         | ActionKind::AttackOfOpportunity
         | ActionKind::Decline
-        | ActionKind::FireReadied => {
+        | ActionKind::FireReadied
+        | ActionKind::StandStill => {
             unreachable!("refused or accepted by the preconditions")
         }
         ActionKind::Attack | ActionKind::FullAttack => attack::check(cx, a),
@@ -204,6 +208,11 @@ pub(crate) fn kind_check(cx: &Ctx<'_>, a: &Action) -> Result<Plan, Reject> {
         ActionKind::FightDefensively => defense::check_fight_defensively(cx, a),
         ActionKind::Delay => ready::check_delay(cx, a),
         ActionKind::Ready => ready::check_ready(cx, a),
+        ActionKind::Cleave => movement_feats::check_cleave(cx, a),
+        ActionKind::SpringAttack | ActionKind::ShotOnTheRun => {
+            movement_feats::check_move_attack(cx, a)
+        }
+        ActionKind::ActivateLunge => movement_feats::check_lunge(cx, a),
     }
 }
 
@@ -249,6 +258,10 @@ pub(crate) fn preconditions(cx: &Ctx<'_>, a: &Action) -> Result<(), Reject> {
             | ActionKind::Charge
             | ActionKind::TotalDefense
             | ActionKind::FightDefensively
+            | ActionKind::Cleave
+            | ActionKind::SpringAttack
+            | ActionKind::ShotOnTheRun
+            | ActionKind::ActivateLunge
     ) || (a.kind == ActionKind::Maneuver && !escape);
     let moves = matches!(
         a.kind,
@@ -258,6 +271,8 @@ pub(crate) fn preconditions(cx: &Ctx<'_>, a: &Action) -> Result<(), Reject> {
             | ActionKind::Withdraw
             | ActionKind::Run
             | ActionKind::StandUp
+            | ActionKind::SpringAttack
+            | ActionKind::ShotOnTheRun
     );
     let charge_like = matches!(a.kind, ActionKind::Charge | ActionKind::Run);
     let prevented =
@@ -287,6 +302,10 @@ pub(crate) fn preconditions(cx: &Ctx<'_>, a: &Action) -> Result<(), Reject> {
     });
     if let Some(r) = blocked {
         return Err(r);
+    }
+    // Stand Still: no more movement this turn (standing up is not movement).
+    if moves && a.kind != ActionKind::StandUp && cx.ep.st[cx.actor.0 as usize].stood_still {
+        return Err(Reject::StoodStill);
     }
     // Fighting defensively goes with an attack or a full attack (CRB — Actions in Combat).
     if cx.ep.st[cx.actor.0 as usize].fight_defensively
@@ -322,7 +341,7 @@ pub(crate) fn preconditions(cx: &Ctx<'_>, a: &Action) -> Result<(), Reject> {
 }
 
 /// The turn-action kinds in enumeration order (the free toggles last).
-pub(crate) const ENUMERATION_ORDER: [ActionKind; 18] = [
+pub(crate) const ENUMERATION_ORDER: [ActionKind; 22] = [
     ActionKind::FiveFootStep,
     ActionKind::Move,
     ActionKind::Attack,
@@ -337,9 +356,13 @@ pub(crate) const ENUMERATION_ORDER: [ActionKind; 18] = [
     ActionKind::TotalDefense,
     ActionKind::Ready,
     ActionKind::Delay,
+    ActionKind::Cleave,
+    ActionKind::SpringAttack,
+    ActionKind::ShotOnTheRun,
     ActionKind::DropProne,
     ActionKind::ActivatePowerAttack,
     ActionKind::FightDefensively,
+    ActionKind::ActivateLunge,
     ActionKind::EndTurn,
 ];
 
@@ -353,7 +376,10 @@ pub(crate) fn candidates(
     use super::*;
     match kind {
         ActionKind::EndTurn => emit(Action::new(ActionKind::EndTurn)),
-        ActionKind::AttackOfOpportunity | ActionKind::Decline | ActionKind::FireReadied => false,
+        ActionKind::AttackOfOpportunity
+        | ActionKind::Decline
+        | ActionKind::FireReadied
+        | ActionKind::StandStill => false,
         ActionKind::Attack | ActionKind::FullAttack => attack::candidates(cx, kind, emit),
         ActionKind::Charge => charge::candidates(cx, emit),
         ActionKind::Move => movement::candidates_move(cx, emit),
@@ -369,6 +395,11 @@ pub(crate) fn candidates(
         ActionKind::FightDefensively => emit(Action::new(ActionKind::FightDefensively)),
         ActionKind::Delay => ready::candidates_delay(cx, emit),
         ActionKind::Ready => ready::candidates_ready(cx, emit),
+        ActionKind::Cleave => movement_feats::candidates_cleave(cx, emit),
+        ActionKind::SpringAttack | ActionKind::ShotOnTheRun => {
+            movement_feats::candidates_move_attack(cx, kind, emit)
+        }
+        ActionKind::ActivateLunge => emit(Action::new(ActionKind::ActivateLunge)),
     }
 }
 

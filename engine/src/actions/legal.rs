@@ -86,7 +86,10 @@ fn each_legal(cx: &Ctx<'_>, probe: bool, sink: &mut dyn FnMut(Action) -> bool) {
     for kind in ENUMERATION_ORDER {
         let toggle = matches!(
             kind,
-            ActionKind::DropProne | ActionKind::ActivatePowerAttack | ActionKind::FightDefensively
+            ActionKind::DropProne
+                | ActionKind::ActivatePowerAttack
+                | ActionKind::FightDefensively
+                | ActionKind::ActivateLunge
         );
         if kind == ActionKind::EndTurn || (probe && toggle) {
             continue;

@@ -10,6 +10,7 @@ mod items;
 pub mod legal;
 mod maneuver;
 mod movement;
+mod movement_feats;
 pub(crate) mod plan;
 mod power_attack;
 mod prone;
@@ -91,6 +92,24 @@ pub enum ActionKind {
     /// Reaction: take the readied action now (at a readied-trigger decision); `decline`
     /// holds it for a later occurrence.
     FireReadied,
+    /// Standard action (Cleave / Great Cleave): a melee attack on `target` with `weapon`; on a
+    /// hit, another on a foe adjacent to it and within reach (Great Cleave: on, each foe
+    /// adjacent to the previous one); −2 AC until the start of the next turn (CRB — Feats).
+    Cleave,
+    /// Full-round action (Spring Attack): move up to one's speed to `destination` with one
+    /// melee attack on `target` on the way, after at least 10 ft; the target makes no attack
+    /// of opportunity for this movement (CRB — Feats: Spring Attack).
+    SpringAttack,
+    /// Full-round action (Shot on the Run): move up to one's speed to `destination` with one
+    /// ranged attack on `target` at any point of the move (CRB — Feats: Shot on the Run).
+    ShotOnTheRun,
+    /// Free declaration before any attack of the turn (Lunge): +5 ft reach on melee attacks
+    /// until the end of the turn, −2 AC until the start of the next (CRB — Feats: Lunge).
+    ActivateLunge,
+    /// Reaction (Stand Still): a combat maneuver check instead of the offered attack of
+    /// opportunity; on success the provoker cannot move for the rest of its turn. Only where
+    /// the decision offers it (CRB — Feats: Stand Still).
+    StandStill,
 }
 
 /// What triggers a readied action (CRB — Special Initiative Actions: Ready, "you can specify
@@ -366,7 +385,7 @@ impl Slot {
 
 impl ActionKind {
     /// Every kind, in declaration order (the order of the action space's blocks).
-    pub const ALL: [ActionKind; 21] = [
+    pub const ALL: [ActionKind; 26] = [
         ActionKind::EndTurn,
         ActionKind::Attack,
         ActionKind::FullAttack,
@@ -388,13 +407,21 @@ impl ActionKind {
         ActionKind::Delay,
         ActionKind::Ready,
         ActionKind::FireReadied,
+        ActionKind::Cleave,
+        ActionKind::SpringAttack,
+        ActionKind::ShotOnTheRun,
+        ActionKind::ActivateLunge,
+        ActionKind::StandStill,
     ];
 
     /// Whether this kind answers a reaction decision (not a turn action).
     pub fn is_reaction(self) -> bool {
         matches!(
             self,
-            ActionKind::AttackOfOpportunity | ActionKind::Decline | ActionKind::FireReadied
+            ActionKind::AttackOfOpportunity
+                | ActionKind::Decline
+                | ActionKind::FireReadied
+                | ActionKind::StandStill
         )
     }
     /// The budget slot of this kind for a combatant free to act (a staggered or disabled
@@ -405,7 +432,8 @@ impl ActionKind {
             ActionKind::Attack
             | ActionKind::Maneuver
             | ActionKind::TotalDefense
-            | ActionKind::Ready => Slot::Standard,
+            | ActionKind::Ready
+            | ActionKind::Cleave => Slot::Standard,
             ActionKind::Move
             | ActionKind::StandUp
             | ActionKind::RetrieveWeapon
@@ -413,17 +441,21 @@ impl ActionKind {
             ActionKind::FullAttack
             | ActionKind::Charge
             | ActionKind::Withdraw
-            | ActionKind::Run => Slot::FullRound,
+            | ActionKind::Run
+            | ActionKind::SpringAttack
+            | ActionKind::ShotOnTheRun => Slot::FullRound,
             ActionKind::FiveFootStep
             | ActionKind::EndTurn
             | ActionKind::DropProne
             | ActionKind::ActivatePowerAttack
             | ActionKind::FightDefensively
-            | ActionKind::Delay => Slot::Free,
+            | ActionKind::Delay
+            | ActionKind::ActivateLunge => Slot::Free,
             // Answers to a reaction decision: outside the turn budget.
-            ActionKind::AttackOfOpportunity | ActionKind::Decline | ActionKind::FireReadied => {
-                Slot::Free
-            }
+            ActionKind::AttackOfOpportunity
+            | ActionKind::Decline
+            | ActionKind::FireReadied
+            | ActionKind::StandStill => Slot::Free,
         }
     }
     /// The seed's `snake_case` name.
@@ -450,6 +482,11 @@ impl ActionKind {
             ActionKind::Delay => "delay",
             ActionKind::Ready => "ready",
             ActionKind::FireReadied => "fire_readied",
+            ActionKind::Cleave => "cleave",
+            ActionKind::SpringAttack => "spring_attack",
+            ActionKind::ShotOnTheRun => "shot_on_the_run",
+            ActionKind::ActivateLunge => "activate_lunge",
+            ActionKind::StandStill => "stand_still",
         }
     }
 }

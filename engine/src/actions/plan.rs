@@ -64,6 +64,21 @@ pub(crate) enum Plan {
         action: crate::actions::Action,
         trigger: crate::actions::ReadyTrigger,
     },
+    Cleave {
+        target: CombatantId,
+        weapon: usize,
+    },
+    /// Spring Attack (`spring`) or Shot on the Run: the attack from `at`, the move ends at
+    /// `dest`; `speed` is the actor's speed in squares.
+    MoveAttack {
+        target: CombatantId,
+        weapon: usize,
+        at: Cell,
+        dest: Cell,
+        spring: bool,
+        speed: u32,
+    },
+    Lunge,
 }
 
 /// Execute a checked plan of `a`.
@@ -97,6 +112,18 @@ pub(crate) fn execute(ep: &mut Episode, a: CombatantId, plan: Plan) {
         Plan::Ready { action, trigger } => {
             crate::rules::ready::execute_ready(ep, a, action, trigger)
         }
+        Plan::Cleave { target, weapon } => movement_feats::execute_cleave(ep, a, target, weapon),
+        Plan::MoveAttack {
+            target,
+            weapon,
+            at,
+            dest,
+            spring,
+            speed,
+        } => crate::rules::feats_movement::execute_move_attack(
+            ep, a, target, weapon, at, dest, spring, speed,
+        ),
+        Plan::Lunge => movement_feats::execute_lunge(ep, a),
         Plan::Run { dest } => {
             let path = crate::geometry::los::straight_line(ep.position(a), dest);
             crate::rules::run::run(ep, a, path)

@@ -2,7 +2,8 @@
 //! Attacks of Opportunity) — `attack_of_opportunity` with an offered weapon, or `decline`;
 //! a readied action's trigger (CRB — Special Initiative Actions: Ready) — `fire_readied`,
 //! or `decline` to hold it; Step Up offered (CRB — Feats: Step Up, an immediate action) — a
-//! `5foot_step` to an offered square, or `decline`.
+//! `5foot_step` to an offered square, or `decline`; and, where an attack-of-opportunity decision
+//! offers it (CRB — Feats: Stand Still), `stand_still`.
 
 use crate::actions::{Action, ActionKind, Reject, TargetIssue};
 use crate::episode::{Decision, DecisionKind};
@@ -19,6 +20,8 @@ pub(crate) enum Answer {
     Fire,
     /// Step Up to this square.
     Step(Cell),
+    /// A combat maneuver check instead of the attack of opportunity (Stand Still).
+    StandStill,
 }
 
 /// A `decline` (or `fire_readied`) carries nothing.
@@ -45,7 +48,8 @@ fn bare(a: &Action) -> Result<(), Reject> {
 /// `wrong_decision_kind` (a turn action, or an answer of another decision kind);
 /// `invalid_target` (a target other than the provoker, or any target on a decline);
 /// `weapon_unavailable` (a weapon not offered); `invalid_destination` (a destination or
-/// maneuver on the answer, or a Step Up square not offered).
+/// maneuver on the answer, or a Step Up square not offered); `feat_not_applicable`
+/// (`stand_still` where the decision does not offer it).
 pub(crate) fn check(d: &Decision, a: &Action) -> Result<Answer, Reject> {
     match &d.kind {
         DecisionKind::TurnAction => Err(Reject::WrongDecisionKind),
@@ -74,7 +78,10 @@ pub(crate) fn check(d: &Decision, a: &Action) -> Result<Answer, Reject> {
 
 fn check_aoo(d: &Decision, a: &Action) -> Result<Answer, Reject> {
     let DecisionKind::AttackOfOpportunity {
-        provoker, weapons, ..
+        provoker,
+        weapons,
+        stand_still,
+        ..
     } = &d.kind
     else {
         return Err(Reject::WrongDecisionKind);
@@ -99,6 +106,21 @@ fn check_aoo(d: &Decision, a: &Action) -> Result<Answer, Reject> {
             }
             Ok(Answer::Decline)
         }
+        ActionKind::StandStill => {
+            if let Some(t) = a.target.filter(|t| t != provoker) {
+                return Err(wrong_target(t));
+            }
+            if let Some(w) = a.weapon {
+                return Err(Reject::WeaponUnavailable { weapon: Some(w) });
+            }
+            if a.destination.is_some() || a.maneuver.is_some() {
+                return Err(Reject::InvalidDestination);
+            }
+            if !stand_still {
+                return Err(Reject::FeatNotApplicable);
+            }
+            Ok(Answer::StandStill)
+        }
         ActionKind::AttackOfOpportunity => {
             if let Some(t) = a.target.filter(|t| t != provoker) {
                 return Err(wrong_target(t));
@@ -116,17 +138,24 @@ fn check_aoo(d: &Decision, a: &Action) -> Result<Answer, Reject> {
     }
 }
 
-/// The legal answers of reaction decision `d`: each offered weapon / `fire_readied` / each
-/// offered Step Up square, then `decline`.
+/// The legal answers of reaction decision `d`: each offered weapon and `stand_still` where
+/// offered / `fire_readied` / each offered Step Up square, then `decline`.
 pub(crate) fn answers(d: &Decision) -> Vec<Action> {
     let mut out = Vec::new();
     match &d.kind {
-        DecisionKind::AttackOfOpportunity { weapons, .. } => {
+        DecisionKind::AttackOfOpportunity {
+            weapons,
+            stand_still,
+            ..
+        } => {
             for &w in weapons {
                 out.push(Action {
                     weapon: Some(w),
                     ..Action::new(ActionKind::AttackOfOpportunity)
                 });
+            }
+            if *stand_still {
+                out.push(Action::new(ActionKind::StandStill));
             }
         }
         DecisionKind::ReadiedTrigger { .. } => out.push(Action::new(ActionKind::FireReadied)),

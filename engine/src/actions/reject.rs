@@ -162,6 +162,22 @@ pub enum Reject {
     /// seed's `downgraded:nauseated`). Other actions are `prevented_by_condition`.
     #[serde(rename = "downgraded:nauseated")]
     DowngradedNauseated { slot: Slot },
+    /// Ours: the action needs a feat the actor lacks (cleave: Cleave; spring_attack: Spring
+    /// Attack; shot_on_the_run: Shot on the Run; activate_lunge: Lunge — CRB — Feats).
+    #[serde(rename = "missing_feat")]
+    MissingFeat,
+    /// Ours: Spring Attack against a foe adjacent to the actor at the start of its turn
+    /// (CRB — Feats: Spring Attack).
+    #[serde(rename = "adjacent_at_start")]
+    AdjacentAtStart,
+    /// Ours: a foe's Stand Still stopped the actor's movement: it cannot move for the rest of
+    /// its turn (CRB — Feats: Stand Still).
+    #[serde(rename = "stood_still")]
+    StoodStill,
+    /// Ours: the feat does not apply now (Lunge already declared this turn; `stand_still`
+    /// where the foe does not leave a square adjacent to the answerer — CRB — Feats).
+    #[serde(rename = "feat_not_applicable")]
+    FeatNotApplicable,
 }
 
 /// What is wrong with a `ready` action (the detail of [`Reject::InvalidReady`]).
@@ -236,6 +252,10 @@ impl Reject {
             Reject::DowngradedSurprise { .. } => "downgraded:surprise",
             Reject::DowngradedStaggered { .. } => "downgraded:staggered",
             Reject::DowngradedNauseated { .. } => "downgraded:nauseated",
+            Reject::MissingFeat => "missing_feat",
+            Reject::AdjacentAtStart => "adjacent_at_start",
+            Reject::StoodStill => "stood_still",
+            Reject::FeatNotApplicable => "feat_not_applicable",
         }
     }
 

@@ -30,6 +30,11 @@
 //! | `ready_attack_on_enemy_attack` | W | weapon: ready an attack on an enemy attacking the actor or an ally |
 //! | `ready_attack_on_signal` | N | target: ready an attack on it when an ally acts |
 //! | `fire_readied` | 1     | — (reaction: fire the readied action)      |
+//! | `cleave`       | N × W | target × W + weapon                        |
+//! | `spring_attack` | N    | target: attack it and move back to the starting square (first usable melee weapon) |
+//! | `shot_on_the_run` | N  | target: shoot it and move back to the starting square (first usable ranged weapon) |
+//! | `activate_lunge` | 1   | — (a declaration before the attack)        |
+//! | `stand_still`  | 1     | — (reaction: a maneuver check instead of the AoO) |
 //!
 //! The blocks after `withdraw` were appended later: earlier ids never move. A maneuver id
 //! uses the first usable melee weapon that reaches the target (escape: the target is the
@@ -56,7 +61,7 @@ pub const STEP_DIRECTIONS: [(i32, i32); 8] = [
 ];
 
 /// Number of blocks of the action space.
-pub const BLOCKS: usize = 24;
+pub const BLOCKS: usize = 29;
 
 /// Sizes of the action space blocks of an encounter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,6 +125,11 @@ impl ActionSpace {
             ("ready_attack_on_enemy_attack", self.w),
             ("ready_attack_on_signal", self.n),
             ("fire_readied", 1),
+            ("cleave", self.n * self.w),
+            ("spring_attack", self.n),
+            ("shot_on_the_run", self.n),
+            ("activate_lunge", 1),
+            ("stand_still", 1),
         ];
         let mut out = [("", 0, 0); BLOCKS];
         let mut start = 0;
@@ -221,7 +231,26 @@ impl ActionSpace {
                 None,
                 Some(CombatantId(k as u16)),
             ),
-            _ => Action::new(ActionKind::FireReadied),
+            23 => Action::new(ActionKind::FireReadied),
+            24 => {
+                let mut a = Action::new(ActionKind::Cleave);
+                a.target = Some(CombatantId((k / self.w) as u16));
+                a.weapon = Some((k % self.w) as usize);
+                a
+            }
+            25 | 26 => {
+                let mut a = Action::new(if bi == 25 {
+                    ActionKind::SpringAttack
+                } else {
+                    ActionKind::ShotOnTheRun
+                });
+                // Hit and run back: the move ends where the actor stands.
+                a.target = Some(CombatantId(k as u16));
+                a.destination = Some(actor_pos);
+                a
+            }
+            27 => Action::new(ActionKind::ActivateLunge),
+            _ => Action::new(ActionKind::StandStill),
         };
         match bi {
             3 | 4 => a.target = Some(CombatantId(k as u16)),
@@ -397,6 +426,32 @@ impl ActionSpace {
                 }
             }
             ActionKind::FireReadied => bare_at(23),
+            ActionKind::Cleave => {
+                let (t, w) = (target?, weapon()?);
+                if t >= self.n || a.destination.is_some() {
+                    return None;
+                }
+                at(24, per_target(t, w, self.w)?)
+            }
+            ActionKind::SpringAttack | ActionKind::ShotOnTheRun => {
+                let (t, d) = (target?, a.destination?);
+                if t >= self.n || a.weapon.is_some() {
+                    return None;
+                }
+                let blk = if a.kind == ActionKind::SpringAttack {
+                    25
+                } else {
+                    26
+                };
+                // Only the hit-and-run-back form has an id (other destinations: structured
+                // actions).
+                if d != actor_pos {
+                    return None;
+                }
+                at(blk, t)
+            }
+            ActionKind::ActivateLunge => bare_at(27),
+            ActionKind::StandStill => bare_at(28),
         }
     }
 }

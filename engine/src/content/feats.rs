@@ -187,8 +187,8 @@ pub const FEATS: &[(&str, FeatKind, &str)] = &[
     ),
     (
         "Cleave",
-        FeatKind::NotModelled,
-        "not modelled yet (issue 11)",
+        FeatKind::Applied,
+        "action `cleave`: an attack; on a hit one more on a foe adjacent to the first, in reach; -2 AC until next turn",
     ),
     (
         "Combat Expertise",
@@ -217,8 +217,8 @@ pub const FEATS: &[(&str, FeatKind, &str)] = &[
     ),
     (
         "Great Cleave",
-        FeatKind::NotModelled,
-        "not modelled yet (issue 11)",
+        FeatKind::Applied,
+        "action `cleave` goes on: each hit, a foe adjacent to the previous one, each foe once",
     ),
     (
         "Great Fortitude",
@@ -323,8 +323,8 @@ pub const FEATS: &[(&str, FeatKind, &str)] = &[
     ),
     (
         "Lunge",
-        FeatKind::NotModelled,
-        "not modelled yet (issue 11)",
+        FeatKind::Applied,
+        "action `activate_lunge`: +5 ft reach on melee attacks this turn, -2 AC until next turn",
     ),
     (
         "Manyshot",
@@ -333,8 +333,8 @@ pub const FEATS: &[(&str, FeatKind, &str)] = &[
     ),
     (
         "Mobility",
-        FeatKind::NotModelled,
-        "not modelled yet (issue 11)",
+        FeatKind::Applied,
+        "+4 dodge AC against attacks of opportunity provoked by movement (lost when denied Dex)",
     ),
     (
         "Multiattack",
@@ -378,19 +378,19 @@ pub const FEATS: &[(&str, FeatKind, &str)] = &[
     ),
     (
         "Shot on the Run",
-        FeatKind::NotModelled,
-        "not modelled yet (issue 11)",
+        FeatKind::Applied,
+        "action `shot_on_the_run`: move up to speed with one ranged attack on the way",
     ),
     ("Skill Focus", FeatKind::NoOp, "skills only"),
     (
         "Spring Attack",
-        FeatKind::NotModelled,
-        "not modelled yet (issue 11)",
+        FeatKind::Applied,
+        "action `spring_attack`: move up to speed with one melee attack on the way, no AoO from the target",
     ),
     (
         "Stand Still",
-        FeatKind::NotModelled,
-        "not modelled yet (issue 11)",
+        FeatKind::Applied,
+        "answer `stand_still`: a maneuver check instead of an AoO on a foe leaving an adjacent square; success stops its move",
     ),
     (
         "Step Up",

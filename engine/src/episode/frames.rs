@@ -87,6 +87,11 @@ pub(crate) enum Frame {
     ReadyWindow(crate::rules::ready::ReadyWindow),
     /// An immediate action offered off-turn (Step Up — [`crate::rules::ready`]).
     ImmediateWindow(crate::rules::ready::ImmediateWindow),
+    /// A Cleave / Great Cleave chain after its last attack ([`crate::rules::feats_movement`]).
+    Cleave(crate::rules::feats_movement::CleaveChain),
+    /// The attack in the middle of a Spring Attack / Shot on the Run, then the rest of the
+    /// move ([`crate::rules::feats_movement`]).
+    MoveAttack(crate::rules::feats_movement::MoveAttack),
 }
 
 /// A combatant's turn (the bottom frame while it acts).
@@ -155,6 +160,10 @@ pub(crate) struct WalkFrame {
     /// A readied move: it triggers no readied action (no cascade).
     #[serde(default)]
     pub readied: bool,
+    /// Makes no attack of opportunity for this movement (Spring Attack's target — CRB —
+    /// Feats: Spring Attack).
+    #[serde(default)]
+    pub spared: Option<CombatantId>,
 }
 
 /// An attack-of-opportunity window (CRB — Combat: Attacks of Opportunity): every enemy that
@@ -173,6 +182,9 @@ pub(crate) struct AooWindow {
     pub next: u16,
     /// Waiting for combatant `next` to answer (external controller).
     pub asking: bool,
+    /// Makes no attack of opportunity in this window (Spring Attack's target).
+    #[serde(default)]
+    pub except: Option<CombatantId>,
 }
 
 impl Episode {
@@ -269,8 +281,12 @@ impl Episode {
                 target,
                 weapon,
             } => {
-                // The charge's movement is over: it was completed unless the charger fell.
-                if self.conscious(attacker) && self.conscious(target) {
+                // The charge's movement is over: it was completed unless the charger fell
+                // (or Stand Still stopped it out of reach).
+                if self.conscious(attacker)
+                    && self.conscious(target)
+                    && self.charge_attack_allowed(attacker, target, weapon)
+                {
                     self.frames.push(Frame::Swing {
                         attacker,
                         target,
@@ -308,6 +324,8 @@ impl Episode {
             }
             Frame::ReadyWindow(w) => self.step_ready_window(w),
             Frame::ImmediateWindow(w) => self.step_immediate_window(w),
+            Frame::Cleave(c) => crate::rules::feats_movement::step_cleave(self, c),
+            Frame::MoveAttack(m) => crate::rules::feats_movement::step_move_attack(self, m),
         }
     }
 
@@ -326,6 +344,7 @@ impl Episode {
             pos,
             next: 0,
             asking: false,
+            except: None,
         }));
     }
 
@@ -351,6 +370,7 @@ impl Episode {
             i: 0,
             stage: WalkStage::Leave,
             readied: false,
+            spared: None,
         }));
     }
 
@@ -367,15 +387,18 @@ impl Episode {
                     }
                     w.stage = WalkStage::Left;
                     if !(w.withdraw && w.i == 0) {
+                        let spared = w.spared;
                         self.frames.push(Frame::Walk(w));
-                        self.open_window(a, Provocation::Leaving, None);
+                        self.open_window_sparing(a, Provocation::Leaving, None, spared);
                         return;
                     }
                 }
                 WalkStage::Left => {
-                    if !self.conscious(a) {
+                    // Stopped by a fall, or by a foe's Stand Still (CRB — Feats).
+                    if !self.conscious(a) || self.stood_still(a) {
                         let here = self.st[idx(a)].pos;
-                        self.log_turn(a, format!("{} stopped at {here}", w.what));
+                        let why = self.halt_note(a);
+                        self.log_turn(a, format!("{} stopped at {here}{why}", w.what));
                         return;
                     }
                     let before = self.cells_of(a);
@@ -400,8 +423,9 @@ impl Episode {
                         let was_in = before.iter().any(|c| theirs.contains(c));
                         if entered && !was_in {
                             w.stage = WalkStage::Entering { before, next: o };
+                            let spared = w.spared;
                             self.frames.push(Frame::Walk(w));
-                            self.open_window(a, Provocation::Entering, Some(oc));
+                            self.open_window_sparing(a, Provocation::Entering, Some(oc), spared);
                             return;
                         }
                     }
@@ -451,6 +475,7 @@ impl Episode {
                         provoker: w.provoker,
                         provocation: w.why,
                         weapons,
+                        stand_still: crate::rules::feats_movement::stand_still_applies(self, &w, x),
                     };
                     self.frames.push(Frame::AooWindow(w));
                     self.new_decision(x, kind);
@@ -483,7 +508,10 @@ impl Episode {
             attacker: x,
             target: provoker,
             weapon,
-            opts: AttackOpts::default(),
+            opts: AttackOpts {
+                movement_aoo: crate::rules::feats_movement::is_movement(why),
+                ..AttackOpts::default()
+            },
             provoked: false,
             triggers_checked: false,
         });
@@ -720,6 +748,7 @@ impl Episode {
             (Some(Frame::ImmediateWindow(w)), Answer::Decline) => {
                 self.answer_immediate_window(w, d.actor, None)
             }
+            (Some(Frame::AooWindow(w)), Answer::StandStill) => self.answer_stand_still(w, d.actor),
             _ => unreachable!("a reaction decision waits on its window frame"),
         }
         results
@@ -783,6 +812,7 @@ pub(crate) fn check_frames(
             }
             Frame::Walk(w) => {
                 who(w.mover)
+                    && w.spared.is_none_or(who)
                     && w.path.iter().all(cell)
                     && w.i <= w.path.len()
                     && match &w.stage {
@@ -794,7 +824,11 @@ pub(crate) fn check_frames(
                     }
             }
             Frame::AooWindow(w) => {
-                who(w.provoker) && w.only.is_none_or(who) && cell(&w.pos) && (w.next as usize) <= n
+                who(w.provoker)
+                    && w.only.is_none_or(who)
+                    && w.except.is_none_or(who)
+                    && cell(&w.pos)
+                    && (w.next as usize) <= n
             }
             Frame::FullAttack {
                 attacker,
@@ -842,6 +876,20 @@ pub(crate) fn check_frames(
                     }
             }
             Frame::ImmediateWindow(w) => who(w.foe) && cell(&w.from) && (w.next as usize) <= n,
+            Frame::Cleave(c) => {
+                weapon(c.attacker, c.weapon)
+                    && !c.attacked.is_empty()
+                    && c.attacked.len() <= n
+                    && c.attacked.iter().copied().all(who)
+            }
+            Frame::MoveAttack(m) => {
+                weapon(m.attacker, m.weapon)
+                    && who(m.target)
+                    && cell(&m.at)
+                    && m.rest.len() <= 4096
+                    && m.rest.iter().all(cell)
+                    && m.spared.is_none_or(who)
+            }
         };
         if !ok {
             return Err("a pending frame does not fit the encounter");
@@ -865,7 +913,17 @@ pub(crate) fn check_frames(
                     provoker,
                     provocation,
                     weapons,
+                    stand_still,
                 } => {
+                    // Stand Still is offered only against leaving a square, to its owner.
+                    if *stand_still
+                        && (*provocation != crate::rules::aoo::Provocation::Leaving
+                            || !enc.combatants[d.actor.0 as usize]
+                                .spec
+                                .has_feat(crate::content::feats::Feat::StandStill))
+                    {
+                        return Err("the stand_still answer does not fit its decision");
+                    }
                     let Some(Frame::AooWindow(w)) = frames.last() else {
                         return Err("an attack-of-opportunity decision waits on its window");
                     };

@@ -78,6 +78,10 @@ pub enum DecisionKind {
         provoker: CombatantId,
         provocation: crate::rules::aoo::Provocation,
         weapons: Vec<usize>,
+        /// The actor may answer with [`ActionKind::StandStill`] instead (CRB — Feats: Stand
+        /// Still: it has the feat and the provoker leaves a square adjacent to it).
+        #[serde(default)]
+        stand_still: bool,
     },
     /// The trigger of the actor's readied action happened: `trigger_by` did it. Answered
     /// with [`ActionKind::FireReadied`] (`readied`, the action as it would resolve now, goes
@@ -264,6 +268,9 @@ impl Episode {
                 acted_round: None,
                 immediate_used: false,
                 stepped_up: false,
+                cleaving: false,
+                lunge: false,
+                stood_still: false,
             })
             .collect();
         let mut ctl: Vec<Controller> = controllers.iter().copied().take(n).collect();

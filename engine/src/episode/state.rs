@@ -114,6 +114,18 @@ pub(crate) struct CState {
     /// Feats: Step Up).
     #[serde(default)]
     pub stepped_up: bool,
+    /// Used Cleave or Great Cleave this turn: −2 AC until the start of its next turn (CRB —
+    /// Feats: Cleave; the observation's `cleave_ac_penalty`).
+    #[serde(default)]
+    pub cleaving: bool,
+    /// Declared Lunge: +5 ft reach on its melee attacks until the end of its turn, −2 AC until
+    /// the start of its next turn (CRB — Feats: Lunge; the observation's `lunge`).
+    #[serde(default)]
+    pub lunge: bool,
+    /// Stopped by a foe's Stand Still: it cannot move for the rest of its turn (CRB — Feats:
+    /// Stand Still; the observation's `stood_still`).
+    #[serde(default)]
+    pub stood_still: bool,
 }
 
 /// A readied action (see [`crate::actions::ActionKind::Ready`]).

@@ -73,6 +73,11 @@ impl Episode {
         self.st[i].total_defense = false;
         self.st[i].fight_defensively = false;
         self.st[i].defensive_ac_bonus = 0;
+        // Cleave's and Lunge's −2 AC last until the start of its next turn; Stand Still's
+        // stop lasts for the rest of the turn it happened in.
+        self.st[i].cleaving = false;
+        self.st[i].lunge = false;
+        self.st[i].stood_still = false;
         if self.st[i].life == LifeState::Dying {
             self.stabilization_check(actor);
         }
@@ -197,6 +202,8 @@ impl Episode {
             if s.fight_defensively && s.defensive_ac_bonus == 0 {
                 s.fight_defensively = false;
             }
+            // Stand Still stops the movement for the rest of the turn only.
+            s.stood_still = false;
         }
         self.tick_conditions(actor);
         self.next_turn();

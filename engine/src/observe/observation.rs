@@ -162,6 +162,15 @@ pub struct CombatantObs {
     /// Aware of its opponents at the start (the seed's `aware`): the unaware do not act in
     /// the surprise round.
     pub aware: bool,
+    /// Declared Lunge this turn: +5 ft reach on its melee attacks until the end of its turn,
+    /// −2 AC until the start of its next (CRB — Feats: Lunge).
+    pub lunge: bool,
+    /// Cleave's AC penalty (−2 after a cleave, until the start of its next turn; 0 without —
+    /// CRB — Feats: Cleave).
+    pub cleave_ac_penalty: i32,
+    /// A foe's Stand Still stopped it: it cannot move for the rest of its turn (CRB — Feats:
+    /// Stand Still).
+    pub stood_still: bool,
     /// Any of its weapons is broken / dropped (summaries of `attacks`).
     pub weapon_broken: bool,
     pub weapon_dropped: bool,
@@ -310,6 +319,13 @@ pub(crate) fn build(
                 delayed: st.resume_delayed,
                 immediate_used: st.immediate_used,
                 aware: s.aware,
+                lunge: st.lunge,
+                cleave_ac_penalty: if st.cleaving {
+                    crate::rules::feats_movement::CLEAVE_AC
+                } else {
+                    0
+                },
+                stood_still: st.stood_still,
                 weapon_broken: st.weapons.iter().any(|w| w.broken),
                 weapon_dropped: st.weapons.iter().any(|w| w.dropped_at.is_some()),
                 index: c.0,

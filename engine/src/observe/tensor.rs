@@ -26,7 +26,7 @@ pub const PLANE_NAMES: [&str; 10] = [
 ];
 
 /// Names of the per-combatant features, in order.
-pub const FEATURE_NAMES: [&str; 41] = [
+pub const FEATURE_NAMES: [&str; 44] = [
     "present",
     "is_me",
     "is_ally",
@@ -68,6 +68,9 @@ pub const FEATURE_NAMES: [&str; 41] = [
     "delayed",
     "immediate_used",
     "aware",
+    "lunge",
+    "cleaving",
+    "stood_still",
 ];
 
 /// Per plane: every value of plane `p` is an integer 0–255 divided by `PLANE_DIVISORS[p]`
@@ -249,6 +252,9 @@ pub(crate) fn build(ep: &Episode, viewer: CombatantId) -> TensorObservation {
         f[38] = b(st.resume_delayed);
         f[39] = b(st.immediate_used);
         f[40] = b(ep.spec(crate::actions::CombatantId(i as u16)).aware);
+        f[41] = b(st.lunge);
+        f[42] = b(st.cleaving);
+        f[43] = b(st.stood_still);
     }
     TensorObservation {
         plane_shape: [PLANES, rows, cols],

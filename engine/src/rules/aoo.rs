@@ -58,6 +58,7 @@ impl Episode {
     pub(crate) fn aoo_weapons(&self, w: &AooWindow, x: CombatantId) -> Vec<usize> {
         let p = w.provoker;
         if w.only.is_some_and(|o| o != x)
+            || w.except == Some(x)
             || x == p
             || !self.enemies(x, p)
             || !self.conscious(x)

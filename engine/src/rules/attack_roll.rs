@@ -22,6 +22,10 @@ pub(crate) struct AttackOpts {
     pub penalty: i32,
     /// The attack ends a charge (+2).
     pub charge: bool,
+    /// An attack of opportunity provoked by movement (leaving a threatened square, entering
+    /// an opponent's square): Mobility's +4 dodge AC applies (CRB — Feats: Mobility).
+    #[serde(default)]
+    pub movement_aoo: bool,
 }
 
 /// One attack roll with a weapon, its critical confirmation, concealment and damage (a ranged
@@ -110,6 +114,11 @@ pub(crate) fn attack_roll(
     if ep.st[idx(t)].charging {
         ac -= 2;
         notes.push("target charging AC -2".into());
+    }
+    let mobility = crate::rules::feats_movement::mobility_bonus(ep, t, &opts, denied);
+    if mobility != 0 {
+        ac += mobility;
+        notes.push(format!("target Mobility dodge +{mobility}"));
     }
     let cover = cover_bonus(ep, a, from, t, ranged);
     if cover > 0 {

@@ -176,6 +176,7 @@ impl Episode {
                 "fighting defensively",
             ));
         }
+        crate::rules::feats_movement::ac_mods(self, c, &mut out);
         out
     }
 

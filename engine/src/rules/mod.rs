@@ -38,6 +38,7 @@ pub(crate) mod conditions;
 pub(crate) mod confusion;
 pub(crate) mod cover;
 pub(crate) mod damage;
+pub(crate) mod feats_movement;
 pub(crate) mod flanking;
 pub(crate) mod grapple;
 pub(crate) mod items;

@@ -53,7 +53,8 @@ pub(crate) fn can_weapon_attack(
             return Err(Reject::OutOfRange);
         }
     } else {
-        let reach = melee_reach(ep, a, weapon);
+        // Lunge: +5 ft on the actor's own melee attacks (CRB — Feats: Lunge).
+        let reach = crate::rules::feats_movement::attack_reach(ep, a, melee_reach(ep, a, weapon));
         if !footprints_in_reach(from, ep.fp_side(a), tpos, ep.fp_side(t), reach) {
             return Err(Reject::OutOfRange);
         }

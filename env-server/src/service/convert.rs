@@ -386,6 +386,11 @@ pub fn kind_from_proto(k: proto::ActionKind) -> Option<ActionKind> {
         proto::ActionKind::Delay => ActionKind::Delay,
         proto::ActionKind::Ready => ActionKind::Ready,
         proto::ActionKind::FireReadied => ActionKind::FireReadied,
+        proto::ActionKind::Cleave => ActionKind::Cleave,
+        proto::ActionKind::SpringAttack => ActionKind::SpringAttack,
+        proto::ActionKind::ShotOnTheRun => ActionKind::ShotOnTheRun,
+        proto::ActionKind::ActivateLunge => ActionKind::ActivateLunge,
+        proto::ActionKind::StandStill => ActionKind::StandStill,
     })
 }
 
@@ -414,6 +419,11 @@ impl From<ActionKind> for proto::ActionKind {
             ActionKind::Delay => proto::ActionKind::Delay,
             ActionKind::Ready => proto::ActionKind::Ready,
             ActionKind::FireReadied => proto::ActionKind::FireReadied,
+            ActionKind::Cleave => proto::ActionKind::Cleave,
+            ActionKind::SpringAttack => proto::ActionKind::SpringAttack,
+            ActionKind::ShotOnTheRun => proto::ActionKind::ShotOnTheRun,
+            ActionKind::ActivateLunge => proto::ActionKind::ActivateLunge,
+            ActionKind::StandStill => proto::ActionKind::StandStill,
         }
     }
 }
@@ -490,6 +500,10 @@ pub fn result_code(reason: Option<&Reject>) -> proto::ResultCode {
         Reject::DowngradedSurprise { .. } => C::DowngradedSurprise,
         Reject::DowngradedStaggered { .. } => C::DowngradedStaggered,
         Reject::DowngradedNauseated { .. } => C::DowngradedNauseated,
+        Reject::MissingFeat => C::MissingFeat,
+        Reject::AdjacentAtStart => C::AdjacentAtStart,
+        Reject::StoodStill => C::StoodStill,
+        Reject::FeatNotApplicable => C::FeatNotApplicable,
     }
 }
 
@@ -616,6 +630,7 @@ pub(super) fn decision_kind_to_proto(
             provoker,
             provocation,
             weapons,
+            ..
         } => (
             proto::DecisionKind::AttackOfOpportunity,
             Offers {

@@ -826,6 +826,7 @@ pub fn check_decision(
                             | ActionKind::DropProne
                             | ActionKind::ActivatePowerAttack
                             | ActionKind::FightDefensively
+                            | ActionKind::ActivateLunge
                     )
                 })
             });
@@ -840,7 +841,15 @@ pub fn check_decision(
                 tail(ep, 8)
             );
         }
-        DecisionKind::AttackOfOpportunity { weapons, .. } => {
+        DecisionKind::AttackOfOpportunity {
+            weapons,
+            stand_still,
+            ..
+        } => {
+            // Stand Still's answer where the decision offers it (CRB — Feats: Stand Still).
+            let stand_still = stand_still
+                .then(|| ep.action_id(&Action::new(ActionKind::StandStill)))
+                .flatten();
             let mut expect: Vec<u32> = weapons
                 .iter()
                 .filter_map(|&w| {
@@ -849,6 +858,7 @@ pub fn check_decision(
                     ep.action_id(&a)
                 })
                 .chain(decline)
+                .chain(stand_still)
                 .collect();
             expect.sort_unstable();
             expect.dedup();

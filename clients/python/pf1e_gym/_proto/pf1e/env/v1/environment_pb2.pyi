@@ -39,6 +39,11 @@ class ActionKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ACTION_KIND_DELAY: _ClassVar[ActionKind]
     ACTION_KIND_READY: _ClassVar[ActionKind]
     ACTION_KIND_FIRE_READIED: _ClassVar[ActionKind]
+    ACTION_KIND_CLEAVE: _ClassVar[ActionKind]
+    ACTION_KIND_SPRING_ATTACK: _ClassVar[ActionKind]
+    ACTION_KIND_SHOT_ON_THE_RUN: _ClassVar[ActionKind]
+    ACTION_KIND_ACTIVATE_LUNGE: _ClassVar[ActionKind]
+    ACTION_KIND_STAND_STILL: _ClassVar[ActionKind]
 
 class ManeuverType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -109,6 +114,10 @@ class ResultCode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     RESULT_CODE_READY: _ClassVar[ResultCode]
     RESULT_CODE_DOWNGRADED_STAGGERED: _ClassVar[ResultCode]
     RESULT_CODE_DOWNGRADED_NAUSEATED: _ClassVar[ResultCode]
+    RESULT_CODE_MISSING_FEAT: _ClassVar[ResultCode]
+    RESULT_CODE_ADJACENT_AT_START: _ClassVar[ResultCode]
+    RESULT_CODE_STOOD_STILL: _ClassVar[ResultCode]
+    RESULT_CODE_FEAT_NOT_APPLICABLE: _ClassVar[ResultCode]
 
 class EvaluateMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -144,6 +153,11 @@ ACTION_KIND_FIGHT_DEFENSIVELY: ActionKind
 ACTION_KIND_DELAY: ActionKind
 ACTION_KIND_READY: ActionKind
 ACTION_KIND_FIRE_READIED: ActionKind
+ACTION_KIND_CLEAVE: ActionKind
+ACTION_KIND_SPRING_ATTACK: ActionKind
+ACTION_KIND_SHOT_ON_THE_RUN: ActionKind
+ACTION_KIND_ACTIVATE_LUNGE: ActionKind
+ACTION_KIND_STAND_STILL: ActionKind
 MANEUVER_TYPE_UNSPECIFIED: ManeuverType
 MANEUVER_TYPE_TRIP: ManeuverType
 MANEUVER_TYPE_DISARM: ManeuverType
@@ -205,6 +219,10 @@ RESULT_CODE_DELAYED: ResultCode
 RESULT_CODE_READY: ResultCode
 RESULT_CODE_DOWNGRADED_STAGGERED: ResultCode
 RESULT_CODE_DOWNGRADED_NAUSEATED: ResultCode
+RESULT_CODE_MISSING_FEAT: ResultCode
+RESULT_CODE_ADJACENT_AT_START: ResultCode
+RESULT_CODE_STOOD_STILL: ResultCode
+RESULT_CODE_FEAT_NOT_APPLICABLE: ResultCode
 EVALUATE_MODE_UNSPECIFIED: EvaluateMode
 EVALUATE_MODE_REPORT: EvaluateMode
 EVALUATE_MODE_PARTIAL: EvaluateMode
