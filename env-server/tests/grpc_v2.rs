@@ -251,6 +251,8 @@ fn every_engine_reason_has_its_own_code() {
         R::WrongDecisionKind,
         R::DecisionAnswered,
         R::FightingDefensively,
+        R::NoDeadlyAim,
+        R::NoCombatExpertise,
     ];
     for r in &all {
         match r {
@@ -279,7 +281,9 @@ fn every_engine_reason_has_its_own_code() {
             | R::CannotRun
             | R::WrongDecisionKind
             | R::DecisionAnswered
-            | R::FightingDefensively => {}
+            | R::FightingDefensively
+            | R::NoDeadlyAim
+            | R::NoCombatExpertise => {}
         }
     }
     let mut codes = std::collections::BTreeSet::new();

@@ -170,6 +170,8 @@ pub(crate) fn kind_check(cx: &Ctx<'_>, a: &Action) -> Result<Plan, Reject> {
         ActionKind::Run => run::check(cx, a),
         ActionKind::TotalDefense => defense::check_total_defense(cx, a),
         ActionKind::FightDefensively => defense::check_fight_defensively(cx, a),
+        ActionKind::ActivateDeadlyAim => toggles::check_deadly_aim(cx, a),
+        ActionKind::ActivateCombatExpertise => toggles::check_combat_expertise(cx, a),
     }
 }
 
@@ -280,7 +282,7 @@ pub(crate) fn preconditions(cx: &Ctx<'_>, a: &Action) -> Result<(), Reject> {
 }
 
 /// The turn-action kinds in enumeration order (the free toggles last).
-pub(crate) const ENUMERATION_ORDER: [ActionKind; 16] = [
+pub(crate) const ENUMERATION_ORDER: [ActionKind; 18] = [
     ActionKind::FiveFootStep,
     ActionKind::Move,
     ActionKind::Attack,
@@ -296,6 +298,8 @@ pub(crate) const ENUMERATION_ORDER: [ActionKind; 16] = [
     ActionKind::DropProne,
     ActionKind::ActivatePowerAttack,
     ActionKind::FightDefensively,
+    ActionKind::ActivateDeadlyAim,
+    ActionKind::ActivateCombatExpertise,
     ActionKind::EndTurn,
 ];
 
@@ -323,6 +327,10 @@ pub(crate) fn candidates(
         ActionKind::Run => run::candidates(cx, emit),
         ActionKind::TotalDefense => emit(Action::new(ActionKind::TotalDefense)),
         ActionKind::FightDefensively => emit(Action::new(ActionKind::FightDefensively)),
+        ActionKind::ActivateDeadlyAim => emit(Action::new(ActionKind::ActivateDeadlyAim)),
+        ActionKind::ActivateCombatExpertise => {
+            emit(Action::new(ActionKind::ActivateCombatExpertise))
+        }
     }
 }
 

@@ -17,6 +17,7 @@ pub(crate) mod reaction;
 pub mod reject;
 mod run;
 pub mod space;
+mod toggles;
 
 pub use reject::{Reject, TargetIssue};
 
@@ -77,6 +78,12 @@ pub enum ActionKind {
     /// every attack roll until the start of the next turn, +2 dodge AC from that attack until
     /// then (CRB — Actions in Combat: Fighting Defensively as a Standard / Full-Round Action).
     FightDefensively,
+    /// Free action: toggle Deadly Aim, −X ranged attack, +2X ranged damage (CRB — Feats:
+    /// Deadly Aim).
+    ActivateDeadlyAim,
+    /// Free action: toggle Combat Expertise; on a turn with a melee attack action, −X melee
+    /// attack and CMB, +X dodge AC until the next turn (CRB — Feats: Combat Expertise).
+    ActivateCombatExpertise,
 }
 
 /// The combat maneuvers (CRB — Combat: Combat Maneuvers; APG — Combat: dirty trick, drag,
@@ -291,7 +298,7 @@ impl Slot {
 
 impl ActionKind {
     /// Every kind, in declaration order (the order of the action space's blocks).
-    pub const ALL: [ActionKind; 18] = [
+    pub const ALL: [ActionKind; 20] = [
         ActionKind::EndTurn,
         ActionKind::Attack,
         ActionKind::FullAttack,
@@ -310,6 +317,8 @@ impl ActionKind {
         ActionKind::Decline,
         ActionKind::TotalDefense,
         ActionKind::FightDefensively,
+        ActionKind::ActivateDeadlyAim,
+        ActionKind::ActivateCombatExpertise,
     ];
 
     /// Whether this kind answers a reaction decision (not a turn action).
@@ -334,7 +343,9 @@ impl ActionKind {
             | ActionKind::EndTurn
             | ActionKind::DropProne
             | ActionKind::ActivatePowerAttack
-            | ActionKind::FightDefensively => Slot::Free,
+            | ActionKind::FightDefensively
+            | ActionKind::ActivateDeadlyAim
+            | ActionKind::ActivateCombatExpertise => Slot::Free,
             // Answers to a reaction decision: outside the turn budget.
             ActionKind::AttackOfOpportunity | ActionKind::Decline => Slot::Free,
         }
@@ -360,6 +371,8 @@ impl ActionKind {
             ActionKind::Decline => "decline",
             ActionKind::TotalDefense => "total_defense",
             ActionKind::FightDefensively => "fight_defensively",
+            ActionKind::ActivateDeadlyAim => "activate_deadly_aim",
+            ActionKind::ActivateCombatExpertise => "activate_combat_expertise",
         }
     }
 }

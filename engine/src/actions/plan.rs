@@ -52,6 +52,8 @@ pub(crate) enum Plan {
     TogglePowerAttack,
     TotalDefense,
     FightDefensively,
+    ToggleDeadlyAim,
+    ToggleCombatExpertise,
     Run {
         dest: Cell,
     },
@@ -84,6 +86,8 @@ pub(crate) fn execute(ep: &mut Episode, a: CombatantId, plan: Plan) {
         Plan::TogglePowerAttack => power_attack::execute(ep, a),
         Plan::TotalDefense => defense::execute_total_defense(ep, a),
         Plan::FightDefensively => defense::execute_fight_defensively(ep, a),
+        Plan::ToggleDeadlyAim => toggles::execute_deadly_aim(ep, a),
+        Plan::ToggleCombatExpertise => toggles::execute_combat_expertise(ep, a),
         Plan::Run { dest } => {
             let path = crate::geometry::los::straight_line(ep.position(a), dest);
             crate::rules::run::run(ep, a, path)

@@ -134,6 +134,12 @@ pub enum Reject {
     /// (fighting defensively goes with an attack or a full attack) is refused.
     #[serde(rename = "fighting_defensively")]
     FightingDefensively,
+    /// Ours: `activate_deadly_aim` without the Deadly Aim feat.
+    #[serde(rename = "no_deadly_aim")]
+    NoDeadlyAim,
+    /// Ours: `activate_combat_expertise` without the Combat Expertise feat.
+    #[serde(rename = "no_combat_expertise")]
+    NoCombatExpertise,
 }
 
 impl Reject {
@@ -167,6 +173,8 @@ impl Reject {
             Reject::WrongDecisionKind => "wrong_decision_kind",
             Reject::DecisionAnswered => "decision_answered",
             Reject::FightingDefensively => "fighting_defensively",
+            Reject::NoDeadlyAim => "no_deadly_aim",
+            Reject::NoCombatExpertise => "no_combat_expertise",
         }
     }
 

@@ -25,6 +25,8 @@
 //! | `decline`      | 1     | — (reaction: let the opportunity pass)     |
 //! | `total_defense` | 1    | —                                          |
 //! | `fight_defensively` | 1 | — (a declaration before the attack)      |
+//! | `activate_deadly_aim` | 1 | — (a toggle)                            |
+//! | `activate_combat_expertise` | 1 | — (a toggle)                      |
 //!
 //! The blocks after `withdraw` were appended later: earlier ids never move. A maneuver id
 //! uses the first usable melee weapon that reaches the target (escape: the target is the
@@ -50,7 +52,7 @@ pub const STEP_DIRECTIONS: [(i32, i32); 8] = [
 ];
 
 /// Number of blocks of the action space.
-pub const BLOCKS: usize = 19;
+pub const BLOCKS: usize = 21;
 
 /// Sizes of the action space blocks of an encounter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,6 +111,8 @@ impl ActionSpace {
             ("decline", 1),
             ("total_defense", 1),
             ("fight_defensively", 1),
+            ("activate_deadly_aim", 1),
+            ("activate_combat_expertise", 1),
         ];
         let mut out = [("", 0, 0); BLOCKS];
         let mut start = 0;
@@ -190,7 +194,9 @@ impl ActionSpace {
             }
             16 => Action::new(ActionKind::Decline),
             17 => Action::new(ActionKind::TotalDefense),
-            _ => Action::new(ActionKind::FightDefensively),
+            18 => Action::new(ActionKind::FightDefensively),
+            19 => Action::new(ActionKind::ActivateDeadlyAim),
+            _ => Action::new(ActionKind::ActivateCombatExpertise),
         };
         match bi {
             3 | 4 => a.target = Some(CombatantId(k as u16)),
@@ -327,6 +333,8 @@ impl ActionSpace {
             ActionKind::Decline => bare_at(16),
             ActionKind::TotalDefense => bare_at(17),
             ActionKind::FightDefensively => bare_at(18),
+            ActionKind::ActivateDeadlyAim => bare_at(19),
+            ActionKind::ActivateCombatExpertise => bare_at(20),
         }
     }
 }

@@ -198,7 +198,7 @@ impl Episode {
             .iter()
             .map(|p| CState {
                 pos: p.start,
-                hp: p.spec.hp_max,
+                hp: p.spec.max_hp(),
                 life: LifeState::Healthy,
                 conditions: std::iter::once(ActiveCondition {
                     condition: Condition::FlatFooted,
@@ -240,6 +240,9 @@ impl Episode {
                 total_defense: false,
                 fight_defensively: false,
                 defensive_ac_bonus: 0,
+                deadly_aim: false,
+                combat_expertise: false,
+                combat_expertise_ac: 0,
             })
             .collect();
         let mut ctl: Vec<Controller> = controllers.iter().copied().take(n).collect();

@@ -91,6 +91,17 @@ pub(crate) struct CState {
     /// first attack), until the start of its next turn (the seed's `defensive_ac_bonus`).
     #[serde(default)]
     pub defensive_ac_bonus: i32,
+    /// Deadly Aim is on (CRB — Feats: Deadly Aim), toggled by `activate_deadly_aim`.
+    #[serde(default)]
+    pub deadly_aim: bool,
+    /// Combat Expertise is on (CRB — Feats: Combat Expertise), toggled by
+    /// `activate_combat_expertise`; it takes effect with a melee attack action.
+    #[serde(default)]
+    pub combat_expertise: bool,
+    /// Combat Expertise in effect: X of its −X melee attack / CMB and +X dodge AC, from a
+    /// melee attack action until the start of its next turn (0: not in effect).
+    #[serde(default)]
+    pub combat_expertise_ac: i32,
 }
 
 /// Per-turn bookkeeping of the acting combatant.

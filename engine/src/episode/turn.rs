@@ -56,6 +56,8 @@ impl Episode {
         self.st[i].total_defense = false;
         self.st[i].fight_defensively = false;
         self.st[i].defensive_ac_bonus = 0;
+        // Combat Expertise's effect lasts until the start of its next turn.
+        self.st[i].combat_expertise_ac = 0;
         if self.st[i].life == LifeState::Dying {
             self.stabilization_check(actor);
         }

@@ -140,6 +140,13 @@ pub struct CombatantObs {
     /// Dodge bonus to AC of total defense (4) or fighting defensively (2), 0 without; lost
     /// while denied Dex (the seed's key).
     pub defensive_ac_bonus: i32,
+    /// Deadly Aim is on (CRB — Feats: Deadly Aim; the seed's key).
+    pub deadly_aim: bool,
+    /// Combat Expertise is on (the toggle; CRB — Feats: Combat Expertise; the seed's key).
+    pub combat_expertise: bool,
+    /// Combat Expertise in effect until its next turn: its +X dodge AC (−X melee attack and
+    /// CMB); 0 when not in effect.
+    pub combat_expertise_ac_bonus: i32,
     /// Any of its weapons is broken / dropped (summaries of `attacks`).
     pub weapon_broken: bool,
     pub weapon_dropped: bool,
@@ -277,6 +284,9 @@ pub(crate) fn build(
                 total_defense: st.total_defense,
                 fight_defensively: st.fight_defensively,
                 defensive_ac_bonus: st.defensive_ac_bonus,
+                deadly_aim: st.deadly_aim,
+                combat_expertise: st.combat_expertise,
+                combat_expertise_ac_bonus: st.combat_expertise_ac,
                 weapon_broken: st.weapons.iter().any(|w| w.broken),
                 weapon_dropped: st.weapons.iter().any(|w| w.dropped_at.is_some()),
                 index: c.0,
@@ -287,7 +297,7 @@ pub(crate) fn build(
                 occupied_cells: ep.cells_of(c),
                 size: format!("{:?}", s.size),
                 hp: st.hp,
-                hp_max: s.hp_max,
+                hp_max: s.max_hp(),
                 active: st.life.is_conscious(),
                 dead: st.life == crate::episode::LifeState::Dead,
                 disabled: st.life == crate::episode::LifeState::Disabled,

@@ -292,6 +292,8 @@ pub fn kind_from_proto(k: proto::ActionKind) -> Option<ActionKind> {
         proto::ActionKind::Decline => ActionKind::Decline,
         proto::ActionKind::TotalDefense => ActionKind::TotalDefense,
         proto::ActionKind::FightDefensively => ActionKind::FightDefensively,
+        proto::ActionKind::ActivateDeadlyAim => ActionKind::ActivateDeadlyAim,
+        proto::ActionKind::ActivateCombatExpertise => ActionKind::ActivateCombatExpertise,
     })
 }
 
@@ -317,6 +319,8 @@ impl From<ActionKind> for proto::ActionKind {
             ActionKind::Decline => proto::ActionKind::Decline,
             ActionKind::TotalDefense => proto::ActionKind::TotalDefense,
             ActionKind::FightDefensively => proto::ActionKind::FightDefensively,
+            ActionKind::ActivateDeadlyAim => proto::ActionKind::ActivateDeadlyAim,
+            ActionKind::ActivateCombatExpertise => proto::ActionKind::ActivateCombatExpertise,
         }
     }
 }
@@ -381,6 +385,8 @@ pub fn result_code(reason: Option<&Reject>) -> proto::ResultCode {
         Reject::WrongDecisionKind => C::WrongDecisionKind,
         Reject::DecisionAnswered => C::DecisionAnswered,
         Reject::FightingDefensively => C::FightingDefensively,
+        Reject::NoDeadlyAim => C::NoDeadlyAim,
+        Reject::NoCombatExpertise => C::NoCombatExpertise,
     }
 }
 

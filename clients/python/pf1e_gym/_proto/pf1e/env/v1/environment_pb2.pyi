@@ -34,6 +34,8 @@ class ActionKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ACTION_KIND_DECLINE: _ClassVar[ActionKind]
     ACTION_KIND_TOTAL_DEFENSE: _ClassVar[ActionKind]
     ACTION_KIND_FIGHT_DEFENSIVELY: _ClassVar[ActionKind]
+    ACTION_KIND_ACTIVATE_DEADLY_AIM: _ClassVar[ActionKind]
+    ACTION_KIND_ACTIVATE_COMBAT_EXPERTISE: _ClassVar[ActionKind]
 
 class ManeuverType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -87,6 +89,8 @@ class ResultCode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     RESULT_CODE_WRONG_DECISION_KIND: _ClassVar[ResultCode]
     RESULT_CODE_DECISION_ANSWERED: _ClassVar[ResultCode]
     RESULT_CODE_FIGHTING_DEFENSIVELY: _ClassVar[ResultCode]
+    RESULT_CODE_NO_DEADLY_AIM: _ClassVar[ResultCode]
+    RESULT_CODE_NO_COMBAT_EXPERTISE: _ClassVar[ResultCode]
 
 class EvaluateMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -117,6 +121,8 @@ ACTION_KIND_ATTACK_OF_OPPORTUNITY: ActionKind
 ACTION_KIND_DECLINE: ActionKind
 ACTION_KIND_TOTAL_DEFENSE: ActionKind
 ACTION_KIND_FIGHT_DEFENSIVELY: ActionKind
+ACTION_KIND_ACTIVATE_DEADLY_AIM: ActionKind
+ACTION_KIND_ACTIVATE_COMBAT_EXPERTISE: ActionKind
 MANEUVER_TYPE_UNSPECIFIED: ManeuverType
 MANEUVER_TYPE_TRIP: ManeuverType
 MANEUVER_TYPE_DISARM: ManeuverType
@@ -164,6 +170,8 @@ RESULT_CODE_CANNOT_RUN: ResultCode
 RESULT_CODE_WRONG_DECISION_KIND: ResultCode
 RESULT_CODE_DECISION_ANSWERED: ResultCode
 RESULT_CODE_FIGHTING_DEFENSIVELY: ResultCode
+RESULT_CODE_NO_DEADLY_AIM: ResultCode
+RESULT_CODE_NO_COMBAT_EXPERTISE: ResultCode
 EVALUATE_MODE_UNSPECIFIED: EvaluateMode
 EVALUATE_MODE_REPORT: EvaluateMode
 EVALUATE_MODE_PARTIAL: EvaluateMode
