@@ -1946,9 +1946,10 @@ fn decision_kind_column_equals_the_items_in_full_and_compact_columns() {
     };
     let (aoo, decline) = (block("attack_of_opportunity"), block("decline"));
     // The reaction answers are contiguous: `decline` right after the attacks of opportunity
-    // (the blocks appended after it, total_defense and fight_defensively, are turn actions).
+    // (the blocks appended after it — total_defense, fight_defensively, activate_deadly_aim,
+    // activate_combat_expertise — are turn actions of one id each).
     assert_eq!(decline.start, aoo.end);
-    assert_eq!(decline.end + 2, spec.action_space_size);
+    assert_eq!(decline.end + 4, spec.action_space_size);
     let reset = |seed: u64| {
         let mut r = reset_req("sample_arena", seed, &["players"]);
         r.observation = tensors_only();
