@@ -57,7 +57,7 @@ pub fn potential(ep: &Episode, side: &str, config: &RewardConfig) -> f64 {
             !ep.life_state(CombatantId(i as u16)).is_conscious(),
         ));
         let d = att.get(i).map_or(0, |a| a.damage_taken) as f64;
-        let h = f64::from(p.spec.hp_max.max(1));
+        let h = f64::from(p.spec.max_hp().max(1));
         if p.side == side {
             d_own += d;
             h_own += h;
@@ -313,7 +313,7 @@ mod tests {
         let mut tracker = RewardTracker::new(&ep, vec!["players".into()], SHAPED);
         play(&mut ep, &mut tracker, 1);
         let att = ep.attrition();
-        let hp = |i: usize| f64::from(enc.combatants[i].spec.hp_max);
+        let hp = |i: usize| f64::from(enc.combatants[i].spec.max_hp());
         let down = |i: usize| {
             f64::from(u8::from(
                 !ep.life_state(CombatantId(i as u16)).is_conscious(),

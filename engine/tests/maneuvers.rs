@@ -54,7 +54,7 @@ fn crb_cmb_cmd_formula_matches_every_bundled_printed_value() {
         assert_eq!(bare.base_cmd("grapple"), cmd, "{p:?} CMD");
         n += 1;
     }
-    assert_eq!(n, 12);
+    assert_eq!(n, 15);
     // "14 (18 vs. trip)": the per-maneuver value wins for trip only.
     let wolf = CombatantSpec::load(
         &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/monsters/wolf.json"),

@@ -65,7 +65,9 @@ fn crb_spring_attack_no_aoo_from_the_target_but_from_others() {
     assert!(ep.validate(&a).unwrap().ok);
     assert_eq!(ep.action_id(&a), None);
     let back = move_attack(ActionKind::SpringAttack, g, 1, 1);
-    let id = ep.action_id(&back).expect("the hit-and-run-back form has an id");
+    let id = ep
+        .action_id(&back)
+        .expect("the hit-and-run-back form has an id");
     assert_eq!(ep.action_from_id(id), Some(back.clone()));
     assert!(!ep.validate(&back).unwrap().ok);
     assert_all_ok(&submit(&mut ep, &[a]));

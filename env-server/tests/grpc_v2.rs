@@ -268,6 +268,8 @@ fn every_engine_reason_has_its_own_code() {
         R::AdjacentAtStart,
         R::StoodStill,
         R::FeatNotApplicable,
+        R::NoDeadlyAim,
+        R::NoCombatExpertise,
     ];
     for r in &all {
         match r {
@@ -305,6 +307,7 @@ fn every_engine_reason_has_its_own_code() {
             | R::DowngradedStaggered { .. }
             | R::DowngradedNauseated { .. } => {}
             R::MissingFeat | R::AdjacentAtStart | R::StoodStill | R::FeatNotApplicable => {}
+            R::NoDeadlyAim | R::NoCombatExpertise => {}
         }
     }
     let mut codes = std::collections::BTreeSet::new();
@@ -1983,11 +1986,11 @@ fn decision_kind_column_equals_the_items_in_full_and_compact_columns() {
     };
     let (aoo, decline) = (block("attack_of_opportunity"), block("decline"));
     // `decline` comes right after the attacks of opportunity; the blocks appended after it are
-    // turn actions but for the reaction answers `fire_readied` and `stand_still` (the last
-    // block, never offered in this scenario: no creature has Stand Still).
+    // turn actions but for the reaction answers `fire_readied` and `stand_still` (never
+    // offered in this scenario: no creature has Stand Still).
     assert_eq!(decline.start, aoo.end);
     assert_eq!(block("fire_readied").end, block("cleave").start);
-    assert_eq!(block("stand_still").end, spec.action_space_size);
+    assert_eq!(block("stand_still").end, block("activate_deadly_aim").start);
     let reset = |seed: u64| {
         let mut r = reset_req("sample_arena", seed, &["players"]);
         r.observation = tensors_only();

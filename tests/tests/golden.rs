@@ -391,3 +391,26 @@ fn golden_delay_swaps_the_order() {
         },
     );
 }
+
+/// CRB — Combat: Two-Weapon Fighting; Feats: Two-Weapon Fighting, Double Slice. The dark
+/// stalker (two short swords, light off-hand weapon, the feat) full-attacks with both hands at
+/// −2/−2 (its printed +6/+6); Double Slice keeps the full Str bonus on the off-hand sword.
+#[test]
+fn golden_two_weapon_full_attack() {
+    let enc = common::encounter(
+        "duel",
+        &[("west", &["dark_stalker"]), ("east", &["orc"])],
+        RulesOptions::default(),
+    );
+    golden_case(
+        "two_weapon_full_attack",
+        "dark stalker (two-weapon fighting) vs orc in the duel room",
+        enc,
+        &[],
+        None,
+        &|t| {
+            t.contains("[two-weapon fighting -2, off hand] -> HIT")
+                && t.contains("short sword vs orc d20=")
+        },
+    );
+}

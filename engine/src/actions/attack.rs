@@ -1,10 +1,10 @@
 //! `attack` (standard action: one attack) and `full_attack` (full-round action: every
 //! attack) against a target (CRB — Combat: Attack, Full Attack).
 //!
-//! A full attack with a manufactured weapon attacks at −0/−5/−10/−15 for BAB +1/+6/+11/+16,
-//! `count` swings each; a natural weapon never gets iteratives — every natural attack of the
-//! creature is made `count` times, at its printed bonus (secondary −5 included — Bestiary —
-//! Universal Monster Rules: Natural Attacks). The swings left are lost when the target falls.
+//! A full attack's attacks — iteratives, natural attacks, off-hand attacks of two-weapon
+//! fighting, Rapid Shot's extra attack, Manyshot — are built by one function,
+//! [`crate::rules::attack_list::full_attack_entries`]. The swings left are lost when the
+//! target falls.
 
 use super::check::{target_of, Ctx};
 use super::plan::Plan;
@@ -12,8 +12,7 @@ use crate::actions::{Action, ActionKind, CombatantId, Reject};
 use crate::episode::frames::Frame;
 use crate::episode::Episode;
 use crate::rules::attack_roll::AttackOpts;
-use crate::rules::idx;
-use crate::rules::weapons::{can_weapon_attack, weapon_for};
+use crate::rules::weapons::weapon_for;
 
 /// The target must be a conscious enemy; the weapon (`None`: the first that can, the seed's
 /// `weapon_for`) must reach or be in range of it with line of effect.
@@ -59,48 +58,33 @@ pub(super) fn candidates(
     false
 }
 
-/// One attack: a swing frame (a ranged one provokes first).
+/// One attack: a swing frame (a ranged one provokes first). With Vital Strike (Improved,
+/// Greater) the attack rolls the weapon's damage dice 1 (2, 3) extra times (CRB — Feats:
+/// Vital Strike: only with the attack action — not a charge, an attack of opportunity or a
+/// full attack).
 pub(super) fn execute_attack(ep: &mut Episode, a: CombatantId, target: CombatantId, weapon: usize) {
     super::defense::on_attack_action(ep, a);
+    super::toggles::on_attack_action(ep, a, weapon);
+    let vital_strike = crate::rules::attack_list::vital_strike_extra(ep.spec(a));
     ep.frames.push(Frame::Swing {
         attacker: a,
         target,
         weapon,
-        opts: AttackOpts::default(),
+        opts: AttackOpts {
+            vital_strike,
+            ..Default::default()
+        },
         provoked: false,
         triggers_checked: false,
     });
 }
 
-/// A full attack: its swings (see the module doc) as one frame.
+/// A full attack: its list of attacks ([`crate::rules::attack_list::full_attack_entries`],
+/// the one builder of full attacks) as one frame.
 pub(super) fn execute_full_attack(ep: &mut Episode, a: CombatantId, t: CombatantId, w: usize) {
     super::defense::on_attack_action(ep, a);
-    let spec = ep.spec_arc(a);
-    let weapon = &spec.attacks[w];
-    let mut swings: Vec<(usize, i32)> = Vec::new();
-    if weapon.natural {
-        for (i, x) in spec.attacks.iter().enumerate() {
-            if !x.natural {
-                continue;
-            }
-            let pos = ep.st[idx(a)].pos;
-            if i != w && can_weapon_attack(ep, a, pos, i, t).is_err() {
-                continue;
-            }
-            // `attack_bonus` is the stat block's printed value: a secondary attack's −5 is
-            // already in it (Bestiary — Universal Monster Rules: Natural Attacks).
-            for _ in 0..x.count {
-                swings.push((i, 0));
-            }
-        }
-    } else {
-        let iteratives = 1 + [6, 11, 16].iter().filter(|&&b| spec.bab >= b).count() as i32;
-        for k in 0..iteratives {
-            for _ in 0..weapon.count {
-                swings.push((w, -5 * k));
-            }
-        }
-    }
+    super::toggles::on_attack_action(ep, a, w);
+    let swings = crate::rules::attack_list::full_attack_entries(ep, a, t, w);
     ep.frames.push(Frame::FullAttack {
         attacker: a,
         target: t,

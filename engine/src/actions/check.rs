@@ -213,6 +213,8 @@ pub(crate) fn kind_check(cx: &Ctx<'_>, a: &Action) -> Result<Plan, Reject> {
             movement_feats::check_move_attack(cx, a)
         }
         ActionKind::ActivateLunge => movement_feats::check_lunge(cx, a),
+        ActionKind::ActivateDeadlyAim => toggles::check_deadly_aim(cx, a),
+        ActionKind::ActivateCombatExpertise => toggles::check_combat_expertise(cx, a),
     }
 }
 
@@ -341,7 +343,7 @@ pub(crate) fn preconditions(cx: &Ctx<'_>, a: &Action) -> Result<(), Reject> {
 }
 
 /// The turn-action kinds in enumeration order (the free toggles last).
-pub(crate) const ENUMERATION_ORDER: [ActionKind; 22] = [
+pub(crate) const ENUMERATION_ORDER: [ActionKind; 24] = [
     ActionKind::FiveFootStep,
     ActionKind::Move,
     ActionKind::Attack,
@@ -363,6 +365,8 @@ pub(crate) const ENUMERATION_ORDER: [ActionKind; 22] = [
     ActionKind::ActivatePowerAttack,
     ActionKind::FightDefensively,
     ActionKind::ActivateLunge,
+    ActionKind::ActivateDeadlyAim,
+    ActionKind::ActivateCombatExpertise,
     ActionKind::EndTurn,
 ];
 
@@ -400,6 +404,10 @@ pub(crate) fn candidates(
             movement_feats::candidates_move_attack(cx, kind, emit)
         }
         ActionKind::ActivateLunge => emit(Action::new(ActionKind::ActivateLunge)),
+        ActionKind::ActivateDeadlyAim => emit(Action::new(ActionKind::ActivateDeadlyAim)),
+        ActionKind::ActivateCombatExpertise => {
+            emit(Action::new(ActionKind::ActivateCombatExpertise))
+        }
     }
 }
 

@@ -80,7 +80,8 @@ pub fn label(ep: &Episode, actor: CombatantId, a: &Action) -> String {
 /// Hand every legal turn action of `cx.actor` now but `end_turn` to `sink` (kinds in
 /// [`ENUMERATION_ORDER`]) until it returns `true`: each kind's candidates, kept when
 /// [`check`] accepts them — the very check `validate` and `submit` apply. `probe` leaves out
-/// the free toggles (`drop_prone`, `activate_power_attack`, `fight_defensively`): a turn whose
+/// the free toggles (`drop_prone`, `activate_power_attack`, `fight_defensively`,
+/// `activate_deadly_aim`, `activate_combat_expertise`): a turn whose
 /// only options left are free declarations ends by itself.
 fn each_legal(cx: &Ctx<'_>, probe: bool, sink: &mut dyn FnMut(Action) -> bool) {
     for kind in ENUMERATION_ORDER {
@@ -90,6 +91,8 @@ fn each_legal(cx: &Ctx<'_>, probe: bool, sink: &mut dyn FnMut(Action) -> bool) {
                 | ActionKind::ActivatePowerAttack
                 | ActionKind::FightDefensively
                 | ActionKind::ActivateLunge
+                | ActionKind::ActivateDeadlyAim
+                | ActionKind::ActivateCombatExpertise
         );
         if kind == ActionKind::EndTurn || (probe && toggle) {
             continue;

@@ -19,6 +19,7 @@ pub(crate) mod ready;
 pub mod reject;
 mod run;
 pub mod space;
+mod toggles;
 
 pub use reject::{ReadyIssue, Reject, TargetIssue};
 
@@ -110,6 +111,12 @@ pub enum ActionKind {
     /// opportunity; on success the provoker cannot move for the rest of its turn. Only where
     /// the decision offers it (CRB — Feats: Stand Still).
     StandStill,
+    /// Free action: toggle Deadly Aim, −X ranged attack, +2X ranged damage (CRB — Feats:
+    /// Deadly Aim).
+    ActivateDeadlyAim,
+    /// Free action: toggle Combat Expertise; on a turn with a melee attack action, −X melee
+    /// attack and CMB, +X dodge AC until the next turn (CRB — Feats: Combat Expertise).
+    ActivateCombatExpertise,
 }
 
 /// What triggers a readied action (CRB — Special Initiative Actions: Ready, "you can specify
@@ -385,7 +392,7 @@ impl Slot {
 
 impl ActionKind {
     /// Every kind, in declaration order (the order of the action space's blocks).
-    pub const ALL: [ActionKind; 26] = [
+    pub const ALL: [ActionKind; 28] = [
         ActionKind::EndTurn,
         ActionKind::Attack,
         ActionKind::FullAttack,
@@ -412,6 +419,8 @@ impl ActionKind {
         ActionKind::ShotOnTheRun,
         ActionKind::ActivateLunge,
         ActionKind::StandStill,
+        ActionKind::ActivateDeadlyAim,
+        ActionKind::ActivateCombatExpertise,
     ];
 
     /// Whether this kind answers a reaction decision (not a turn action).
@@ -451,6 +460,7 @@ impl ActionKind {
             | ActionKind::FightDefensively
             | ActionKind::Delay
             | ActionKind::ActivateLunge => Slot::Free,
+            ActionKind::ActivateDeadlyAim | ActionKind::ActivateCombatExpertise => Slot::Free,
             // Answers to a reaction decision: outside the turn budget.
             ActionKind::AttackOfOpportunity
             | ActionKind::Decline
@@ -487,6 +497,8 @@ impl ActionKind {
             ActionKind::ShotOnTheRun => "shot_on_the_run",
             ActionKind::ActivateLunge => "activate_lunge",
             ActionKind::StandStill => "stand_still",
+            ActionKind::ActivateDeadlyAim => "activate_deadly_aim",
+            ActionKind::ActivateCombatExpertise => "activate_combat_expertise",
         }
     }
 }

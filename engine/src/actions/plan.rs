@@ -52,6 +52,8 @@ pub(crate) enum Plan {
     TogglePowerAttack,
     TotalDefense,
     FightDefensively,
+    ToggleDeadlyAim,
+    ToggleCombatExpertise,
     Run {
         dest: Cell,
     },
@@ -124,6 +126,8 @@ pub(crate) fn execute(ep: &mut Episode, a: CombatantId, plan: Plan) {
             ep, a, target, weapon, at, dest, spring, speed,
         ),
         Plan::Lunge => movement_feats::execute_lunge(ep, a),
+        Plan::ToggleDeadlyAim => toggles::execute_deadly_aim(ep, a),
+        Plan::ToggleCombatExpertise => toggles::execute_combat_expertise(ep, a),
         Plan::Run { dest } => {
             let path = crate::geometry::los::straight_line(ep.position(a), dest);
             crate::rules::run::run(ep, a, path)

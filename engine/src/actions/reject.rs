@@ -178,6 +178,12 @@ pub enum Reject {
     /// where the foe does not leave a square adjacent to the answerer — CRB — Feats).
     #[serde(rename = "feat_not_applicable")]
     FeatNotApplicable,
+    /// Ours: `activate_deadly_aim` without the Deadly Aim feat.
+    #[serde(rename = "no_deadly_aim")]
+    NoDeadlyAim,
+    /// Ours: `activate_combat_expertise` without the Combat Expertise feat.
+    #[serde(rename = "no_combat_expertise")]
+    NoCombatExpertise,
 }
 
 /// What is wrong with a `ready` action (the detail of [`Reject::InvalidReady`]).
@@ -256,6 +262,8 @@ impl Reject {
             Reject::AdjacentAtStart => "adjacent_at_start",
             Reject::StoodStill => "stood_still",
             Reject::FeatNotApplicable => "feat_not_applicable",
+            Reject::NoDeadlyAim => "no_deadly_aim",
+            Reject::NoCombatExpertise => "no_combat_expertise",
         }
     }
 

@@ -35,6 +35,8 @@
 //! | `shot_on_the_run` | N  | target: shoot it and move back to the starting square (first usable ranged weapon) |
 //! | `activate_lunge` | 1   | — (a declaration before the attack)        |
 //! | `stand_still`  | 1     | — (reaction: a maneuver check instead of the AoO) |
+//! | `activate_deadly_aim` | 1 | — (a toggle)                            |
+//! | `activate_combat_expertise` | 1 | — (a toggle)                      |
 //!
 //! The blocks after `withdraw` were appended later: earlier ids never move. A maneuver id
 //! uses the first usable melee weapon that reaches the target (escape: the target is the
@@ -61,7 +63,7 @@ pub const STEP_DIRECTIONS: [(i32, i32); 8] = [
 ];
 
 /// Number of blocks of the action space.
-pub const BLOCKS: usize = 29;
+pub const BLOCKS: usize = 31;
 
 /// Sizes of the action space blocks of an encounter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -130,6 +132,8 @@ impl ActionSpace {
             ("shot_on_the_run", self.n),
             ("activate_lunge", 1),
             ("stand_still", 1),
+            ("activate_deadly_aim", 1),
+            ("activate_combat_expertise", 1),
         ];
         let mut out = [("", 0, 0); BLOCKS];
         let mut start = 0;
@@ -250,7 +254,9 @@ impl ActionSpace {
                 a
             }
             27 => Action::new(ActionKind::ActivateLunge),
-            _ => Action::new(ActionKind::StandStill),
+            28 => Action::new(ActionKind::StandStill),
+            29 => Action::new(ActionKind::ActivateDeadlyAim),
+            _ => Action::new(ActionKind::ActivateCombatExpertise),
         };
         match bi {
             3 | 4 => a.target = Some(CombatantId(k as u16)),
@@ -452,6 +458,8 @@ impl ActionSpace {
             }
             ActionKind::ActivateLunge => bare_at(27),
             ActionKind::StandStill => bare_at(28),
+            ActionKind::ActivateDeadlyAim => bare_at(29),
+            ActionKind::ActivateCombatExpertise => bare_at(30),
         }
     }
 }

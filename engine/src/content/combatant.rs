@@ -223,6 +223,18 @@ pub struct AttackSpec {
     /// Held in two hands (Power Attack +3X).
     #[serde(default)]
     pub two_handed: bool,
+    /// Held in the off hand (CRB — Combat: Two-Weapon Fighting): a full attack with another
+    /// manufactured weapon adds this weapon's off-hand attacks (one; two with Improved, three
+    /// with Greater Two-Weapon Fighting) and takes the two-weapon penalties. Its
+    /// `attack_bonus` and `damage_bonus`/formula are those of a single attack with it (no
+    /// two-weapon penalty, full Str to damage): the engine applies the penalties and the ½ Str
+    /// of off-hand damage (Double Slice: full Str) — see `data/README.md`.
+    #[serde(default)]
+    pub off_hand: bool,
+    /// A light weapon (CRB — Equipment: Light, One-Handed, and Two-Handed Melee Weapons): a
+    /// light off-hand weapon lessens the two-weapon penalties; Weapon Finesse applies to it.
+    #[serde(default)]
+    pub light: bool,
     /// Weapon with the reach quality: threatens only beyond natural reach, up to twice it.
     #[serde(default)]
     pub reach_weapon: bool,
@@ -560,6 +572,13 @@ impl CombatantSpec {
         })
     }
 
+    /// Maximum hit points in play: `hp_max`, plus Toughness's hit points when the printed
+    /// numbers do not include static feats (CRB — Feats: Toughness;
+    /// [`crate::content::feats::toughness_hp`]).
+    pub fn max_hp(&self) -> i32 {
+        self.hp_max + crate::content::feats::toughness_hp(self)
+    }
+
     /// Whether the combatant has the feat (any spelling of its name in `feats`).
     pub fn has_feat(&self, feat: crate::content::feats::Feat) -> bool {
         self.resolved().feats.contains(feat)
@@ -892,6 +911,18 @@ impl CombatantSpec {
                 if r < 0 || r % 5 != 0 {
                     return err(p("reach_ft"), "must be a non-negative multiple of 5 feet");
                 }
+            }
+            if a.off_hand && a.natural {
+                return err(
+                    p("off_hand"),
+                    "a natural attack is not held in a hand: only manufactured weapons can be off-hand weapons",
+                );
+            }
+            if a.off_hand && a.two_handed {
+                return err(
+                    p("off_hand"),
+                    "a two-handed weapon cannot be held in the off hand",
+                );
             }
             if a.secondary && !a.natural {
                 return err(p("secondary"), "only natural attacks can be secondary");

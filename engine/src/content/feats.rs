@@ -10,8 +10,21 @@
 //! printed numbers". A combatant whose file sets `"printed_feats_included": false` (a
 //! hand-built character written from base numbers) gets their static effects from the engine:
 //! Weapon Focus +1 attack with the named weapon, Dodge +1 dodge AC, Improved Critical doubles
-//! the threat range of the named weapon (CRB — Feats). Situational feats are never in the
-//! printed numbers and always apply: Point-Blank Shot, Precise Shot, Combat Reflexes.
+//! the threat range of the named weapon, Weapon Finesse (Dex instead of Str on melee attacks
+//! with light and natural weapons), Toughness (+3 hp, +1 per HD beyond 3), Multiattack
+//! (secondary natural attacks −2 instead of −5) (CRB — Feats; Bestiary — Feats). Situational
+//! feats are never in the printed numbers and always apply: Point-Blank Shot, Precise Shot,
+//! Combat Reflexes, Point-Blank Master, Power Attack, Deadly Aim, Combat Expertise, Vital
+//! Strike, Rapid Shot, Manyshot and the two-weapon fighting feats.
+//!
+//! **Two-weapon fighting and printed numbers**: a Bestiary stat block prints a two-weapon
+//! routine with its penalties and the off hand's ½ Str already applied; our data files
+//! write each weapon's *single-attack* numbers instead (`attack_bonus` without the
+//! two-weapon penalty, damage with the full Str bonus; `off_hand: true` on the off-hand
+//! weapon, `light` when it is light), and the engine applies the table's penalties, the
+//! ½ Str (from `abilities.str_score`) and the feats — so the same file gives the right
+//! numbers for a single attack, an attack of opportunity and a full attack
+//! (`data/README.md`, `rules::attack_list`).
 
 use crate::content::combatant::CombatantSpec;
 use crate::effects::{BonusType, Modifier, Stat, When};
@@ -192,8 +205,8 @@ pub const FEATS: &[(&str, FeatKind, &str)] = &[
     ),
     (
         "Combat Expertise",
-        FeatKind::NotModelled,
-        "not modelled yet (issue 11)",
+        FeatKind::Applied,
+        "activate_combat_expertise toggle: on turns it attacks in melee, -X melee attack and CMB, +X dodge AC until its next turn (X = 1 + BAB/4)",
     ),
     (
         "Combat Reflexes",
@@ -202,18 +215,18 @@ pub const FEATS: &[(&str, FeatKind, &str)] = &[
     ),
     (
         "Deadly Aim",
-        FeatKind::NotModelled,
-        "not modelled yet (issue 11)",
+        FeatKind::Applied,
+        "activate_deadly_aim toggle: -X ranged attack, +2X ranged damage (not touch attacks), X = 1 + BAB/4",
     ),
     (
         "Dodge",
         FeatKind::Static,
-        "+1 dodge bonus to AC (in the printed AC)",
+        "+1 dodge bonus to AC (in the printed AC; applied with printed_feats_included false)",
     ),
     (
         "Double Slice",
-        FeatKind::NotModelled,
-        "not modelled yet (issue 11)",
+        FeatKind::Applied,
+        "full Str bonus (not 1/2) to damage of off-hand attacks",
     ),
     (
         "Great Cleave",
@@ -227,13 +240,13 @@ pub const FEATS: &[(&str, FeatKind, &str)] = &[
     ),
     (
         "Greater Two-Weapon Fighting",
-        FeatKind::NotModelled,
-        "not modelled yet (issue 11)",
+        FeatKind::Applied,
+        "a third off-hand attack at -10 in a two-weapon full attack",
     ),
     (
         "Greater Vital Strike",
-        FeatKind::NotModelled,
-        "not modelled yet (issue 11)",
+        FeatKind::Applied,
+        "attack action: weapon damage dice x4 in all, not multiplied on a critical",
     ),
     (
         "Improved Bull Rush",
@@ -243,7 +256,7 @@ pub const FEATS: &[(&str, FeatKind, &str)] = &[
     (
         "Improved Critical",
         FeatKind::Static,
-        "threat range doubled (in the printed crit range)",
+        "threat range doubled (in the printed crit range; applied with printed_feats_included false)",
     ),
     (
         "Improved Dirty Trick",
@@ -297,18 +310,18 @@ pub const FEATS: &[(&str, FeatKind, &str)] = &[
     ),
     (
         "Improved Two-Weapon Fighting",
-        FeatKind::NotModelled,
-        "not modelled yet (issue 11)",
+        FeatKind::Applied,
+        "a second off-hand attack at -5 in a two-weapon full attack",
     ),
     (
         "Improved Unarmed Strike",
         FeatKind::NotModelled,
-        "not modelled yet (issue 11)",
+        "not modelled: the engine has no unarmed strikes (docs/conformance.md)",
     ),
     (
         "Improved Vital Strike",
-        FeatKind::NotModelled,
-        "not modelled yet (issue 11)",
+        FeatKind::Applied,
+        "attack action: weapon damage dice x3 in all, not multiplied on a critical",
     ),
     (
         "Intimidating Prowess",
@@ -328,8 +341,8 @@ pub const FEATS: &[(&str, FeatKind, &str)] = &[
     ),
     (
         "Manyshot",
-        FeatKind::NotModelled,
-        "not modelled yet (issue 11)",
+        FeatKind::Applied,
+        "full attack with a bow: the first attack fires two arrows (precision and critical damage once)",
     ),
     (
         "Mobility",
@@ -338,13 +351,13 @@ pub const FEATS: &[(&str, FeatKind, &str)] = &[
     ),
     (
         "Multiattack",
-        FeatKind::NoOp,
-        "secondary attacks at -2, in the printed bonuses",
+        FeatKind::Static,
+        "secondary natural attacks at -2 (in the printed bonuses; +3 with printed_feats_included false)",
     ),
     (
         "Point-Blank Master",
-        FeatKind::NotModelled,
-        "not modelled yet (issue 11)",
+        FeatKind::Applied,
+        "ranged attacks with the named weapon do not provoke while threatened",
     ),
     (
         "Point-Blank Shot",
@@ -368,8 +381,8 @@ pub const FEATS: &[(&str, FeatKind, &str)] = &[
     ),
     (
         "Rapid Shot",
-        FeatKind::NotModelled,
-        "not modelled yet (issue 11)",
+        FeatKind::Applied,
+        "full attack with a ranged weapon: one extra attack at the highest bonus, -2 on every attack",
     ),
     (
         "Run",
@@ -399,23 +412,23 @@ pub const FEATS: &[(&str, FeatKind, &str)] = &[
     ),
     (
         "Toughness",
-        FeatKind::NoOp,
-        "+3 hp (+1 per HD beyond 3), in the printed hp",
+        FeatKind::Static,
+        "+3 hp (+1 per HD beyond 3), in the printed hp; applied with printed_feats_included false",
     ),
     (
         "Two-Weapon Fighting",
-        FeatKind::NotModelled,
-        "not modelled yet (issue 11)",
+        FeatKind::Applied,
+        "two-weapon penalties -4/-4 (-2/-2 with a light off-hand weapon) instead of -6/-10 (-4/-8)",
     ),
     (
         "Vital Strike",
-        FeatKind::NotModelled,
-        "not modelled yet (issue 11)",
+        FeatKind::Applied,
+        "attack action: weapon damage dice x2 in all, not multiplied on a critical",
     ),
     (
         "Weapon Finesse",
-        FeatKind::NoOp,
-        "Dex to melee attack, in the printed attack bonus",
+        FeatKind::Static,
+        "Dex instead of Str to melee attacks with light and natural weapons (in the printed bonus; applied with printed_feats_included false)",
     ),
     (
         "Weapon Focus",
@@ -499,9 +512,65 @@ pub fn modifiers(spec: &CombatantSpec) -> Vec<Modifier> {
             }
         } else if is("Dodge") {
             out.push(Modifier::new(Stat::Ac, 1, BonusType::Dodge, "Dodge"));
+        } else if is("Weapon Finesse") {
+            // Dex instead of Str on melee attack rolls with light weapons and natural
+            // weapons (CRB — Feats: Weapon Finesse; natural weapons count as light), when
+            // Dex is the better one. The armor check penalty of a shield is not modelled.
+            let gain = spec.abilities.dex_mod() - spec.abilities.str_mod();
+            if gain > 0 {
+                for w in spec
+                    .attacks
+                    .iter()
+                    .filter(|w| !w.is_ranged() && (w.light || w.natural))
+                {
+                    out.push(
+                        Modifier::new(
+                            Stat::MeleeAttack,
+                            gain,
+                            BonusType::Untyped,
+                            "Weapon Finesse",
+                        )
+                        .when(When::Weapon(w.weapon_id())),
+                    );
+                }
+            }
         }
     }
     out
+}
+
+/// Whether `spec` has `feat` for weapon `w`: a feat name whose argument names the weapon
+/// (`"Point-Blank Master (longbow)"`: the weapon's id or name contains the argument,
+/// case-insensitive, spaces as `_`), as Weapon Focus matches its weapon.
+pub fn named_weapon_feat(
+    spec: &CombatantSpec,
+    feat: Feat,
+    w: &crate::content::combatant::AttackSpec,
+) -> bool {
+    if !spec.has_feat(feat) {
+        return false;
+    }
+    let id = w.weapon_id();
+    spec.feats.iter().any(|f| {
+        let (base, arg) = split_name(f);
+        base.eq_ignore_ascii_case(feat.name())
+            && arg.is_some_and(|a| {
+                let a = a.to_lowercase().replace(' ', "_");
+                id.to_lowercase().contains(&a)
+                    || w.name.to_lowercase().replace(' ', "_").contains(&a)
+            })
+    })
+}
+
+/// Toughness's hit points (CRB — Feats: Toughness: +3, +1 per Hit Die beyond 3; `level` is
+/// the Hit Dice) for a combatant whose printed hp do not include it
+/// (`printed_feats_included: false`); 0 otherwise.
+pub fn toughness_hp(spec: &CombatantSpec) -> i32 {
+    if spec.printed_feats_included || !spec.has_feat(Feat::Toughness) {
+        0
+    } else {
+        spec.level.max(3)
+    }
 }
 
 /// The threat range of weapon `w` with Improved Critical (CRB — Feats: Improved Critical: the
@@ -511,16 +580,7 @@ pub fn crit_range(spec: &CombatantSpec, w: &crate::content::combatant::AttackSpe
     if spec.printed_feats_included {
         return w.crit_range;
     }
-    let id = w.weapon_id();
-    let has_ic = spec.feats.iter().any(|f| {
-        let (base, arg) = split_name(f);
-        base.eq_ignore_ascii_case("Improved Critical")
-            && arg.is_some_and(|a| {
-                let a = a.to_lowercase().replace(' ', "_");
-                id.to_lowercase().contains(&a)
-                    || w.name.to_lowercase().replace(' ', "_").contains(&a)
-            })
-    });
+    let has_ic = named_weapon_feat(spec, Feat::ImprovedCritical, w);
     if has_ic {
         let width = 21 - w.crit_range;
         21 - 2 * width

@@ -41,8 +41,8 @@ pub(crate) enum Frame {
     FullAttack {
         attacker: CombatantId,
         target: CombatantId,
-        /// `(weapon, iterative/secondary penalty)` of every swing, in order.
-        swings: Vec<(usize, i32)>,
+        /// Every attack of the full attack, in order ([`crate::rules::attack_list`]).
+        swings: Vec<crate::rules::attack_list::AttackEntry>,
         next: usize,
     },
     /// One attack roll; a ranged one provokes first (`provoked` once the window is open).
@@ -213,7 +213,7 @@ impl Episode {
                 if next >= swings.len() || !self.conscious(target) || !self.conscious(attacker) {
                     return;
                 }
-                let (weapon, penalty) = swings[next];
+                let e = swings[next];
                 self.frames.push(Frame::FullAttack {
                     attacker,
                     target,
@@ -223,9 +223,12 @@ impl Episode {
                 self.frames.push(Frame::Swing {
                     attacker,
                     target,
-                    weapon,
+                    weapon: e.weapon,
                     opts: AttackOpts {
-                        penalty,
+                        penalty: e.penalty,
+                        twf: e.twf,
+                        rapid_shot: e.rapid_shot,
+                        tag: Some(e.tag),
                         ..Default::default()
                     },
                     provoked: false,
@@ -258,8 +261,17 @@ impl Episode {
                 if triggers_checked && (!self.conscious(attacker) || !self.conscious(target)) {
                     return;
                 }
-                let ranged = self.spec(attacker).attacks[weapon].is_ranged();
-                if ranged && !provoked {
+                let spec = self.spec(attacker);
+                let ranged = spec.attacks[weapon].is_ranged();
+                // Point-Blank Master: firing the named weapon while threatened does not
+                // provoke (APG — Feats: Point-Blank Master).
+                let provokes = ranged
+                    && !crate::content::feats::named_weapon_feat(
+                        spec,
+                        crate::content::feats::Feat::PointBlankMaster,
+                        &spec.attacks[weapon],
+                    );
+                if provokes && !provoked {
                     self.frames.push(Frame::Swing {
                         attacker,
                         target,
@@ -840,15 +852,23 @@ pub(crate) fn check_frames(
                     && who(*target)
                     && *next <= swings.len()
                     && swings.len() <= 256
-                    && swings.iter().all(|&(w, _)| weapon(*attacker, w))
+                    && swings
+                        .iter()
+                        .all(|e| weapon(*attacker, e.weapon) && (-100..=100).contains(&e.penalty))
             }
             Frame::Swing {
                 attacker,
                 target,
                 weapon: w,
+                opts,
                 ..
+            } => {
+                who(*target)
+                    && weapon(*attacker, *w)
+                    && opts.vital_strike <= 3
+                    && (-100..=100).contains(&opts.penalty)
             }
-            | Frame::ChargeAttack {
+            Frame::ChargeAttack {
                 attacker,
                 target,
                 weapon: w,

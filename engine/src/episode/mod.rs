@@ -220,7 +220,7 @@ impl Episode {
             .iter()
             .map(|p| CState {
                 pos: p.start,
-                hp: p.spec.hp_max,
+                hp: p.spec.max_hp(),
                 life: LifeState::Healthy,
                 conditions: std::iter::once(ActiveCondition {
                     condition: Condition::FlatFooted,
@@ -271,6 +271,9 @@ impl Episode {
                 cleaving: false,
                 lunge: false,
                 stood_still: false,
+                deadly_aim: false,
+                combat_expertise: false,
+                combat_expertise_ac: 0,
             })
             .collect();
         let mut ctl: Vec<Controller> = controllers.iter().copied().take(n).collect();

@@ -188,7 +188,7 @@ impl Episode {
             let spec = &encounter.combatants[i].spec;
             let cells = crate::geometry::grid::footprint(c.pos, spec.size.footprint_side());
             let in_map = cells.iter().all(|x| encounter.grid.in_bounds(*x));
-            let hp_ok = c.hp <= spec.hp_max + 1000 && c.hp >= -100_000;
+            let hp_ok = c.hp <= spec.max_hp() + 1000 && c.hp >= -100_000;
             let grapple_ok = c.grapple.is_none_or(|g| (g.with.0 as usize) < n);
             if !in_map
                 || c.ammo.len() != spec.attacks.len()

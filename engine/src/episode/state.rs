@@ -126,6 +126,17 @@ pub(crate) struct CState {
     /// Stand Still; the observation's `stood_still`).
     #[serde(default)]
     pub stood_still: bool,
+    /// Deadly Aim is on (CRB — Feats: Deadly Aim), toggled by `activate_deadly_aim`.
+    #[serde(default)]
+    pub deadly_aim: bool,
+    /// Combat Expertise is on (CRB — Feats: Combat Expertise), toggled by
+    /// `activate_combat_expertise`; it takes effect with a melee attack action.
+    #[serde(default)]
+    pub combat_expertise: bool,
+    /// Combat Expertise in effect: X of its −X melee attack / CMB and +X dodge AC, from a
+    /// melee attack action until the start of its next turn (0: not in effect).
+    #[serde(default)]
+    pub combat_expertise_ac: i32,
 }
 
 /// A readied action (see [`crate::actions::ActionKind::Ready`]).

@@ -78,6 +78,8 @@ impl Episode {
         self.st[i].cleaving = false;
         self.st[i].lunge = false;
         self.st[i].stood_still = false;
+        // Combat Expertise's effect lasts until the start of its next turn.
+        self.st[i].combat_expertise_ac = 0;
         if self.st[i].life == LifeState::Dying {
             self.stabilization_check(actor);
         }

@@ -171,6 +171,13 @@ pub struct CombatantObs {
     /// A foe's Stand Still stopped it: it cannot move for the rest of its turn (CRB — Feats:
     /// Stand Still).
     pub stood_still: bool,
+    /// Deadly Aim is on (CRB — Feats: Deadly Aim; the seed's key).
+    pub deadly_aim: bool,
+    /// Combat Expertise is on (the toggle; CRB — Feats: Combat Expertise; the seed's key).
+    pub combat_expertise: bool,
+    /// Combat Expertise in effect until its next turn: its +X dodge AC (−X melee attack and
+    /// CMB); 0 when not in effect.
+    pub combat_expertise_ac_bonus: i32,
     /// Any of its weapons is broken / dropped (summaries of `attacks`).
     pub weapon_broken: bool,
     pub weapon_dropped: bool,
@@ -326,6 +333,9 @@ pub(crate) fn build(
                     0
                 },
                 stood_still: st.stood_still,
+                deadly_aim: st.deadly_aim,
+                combat_expertise: st.combat_expertise,
+                combat_expertise_ac_bonus: st.combat_expertise_ac,
                 weapon_broken: st.weapons.iter().any(|w| w.broken),
                 weapon_dropped: st.weapons.iter().any(|w| w.dropped_at.is_some()),
                 index: c.0,
@@ -336,7 +346,7 @@ pub(crate) fn build(
                 occupied_cells: ep.cells_of(c),
                 size: format!("{:?}", s.size),
                 hp: st.hp,
-                hp_max: s.hp_max,
+                hp_max: s.max_hp(),
                 active: st.life.is_conscious(),
                 dead: st.life == crate::episode::LifeState::Dead,
                 disabled: st.life == crate::episode::LifeState::Disabled,

@@ -26,7 +26,7 @@ pub const PLANE_NAMES: [&str; 10] = [
 ];
 
 /// Names of the per-combatant features, in order.
-pub const FEATURE_NAMES: [&str; 44] = [
+pub const FEATURE_NAMES: [&str; 47] = [
     "present",
     "is_me",
     "is_ally",
@@ -71,6 +71,9 @@ pub const FEATURE_NAMES: [&str; 44] = [
     "lunge",
     "cleaving",
     "stood_still",
+    "deadly_aim",
+    "combat_expertise",
+    "combat_expertise_ac_bonus_div_4",
 ];
 
 /// Per plane: every value of plane `p` is an integer 0–255 divided by `PLANE_DIVISORS[p]`
@@ -209,7 +212,7 @@ pub(crate) fn build(ep: &Episode, viewer: CombatantId) -> TensorObservation {
         f[1] = b(x == viewer);
         f[2] = b(!ep.enemies(viewer, x));
         f[3] = b(st.life.is_conscious());
-        f[4] = (st.hp as f32 / spec.hp_max.max(1) as f32).clamp(-1.0, 1.0);
+        f[4] = (st.hp as f32 / spec.max_hp().max(1) as f32).clamp(-1.0, 1.0);
         f[5] = st.hp as f32 / 100.0;
         f[6] = b(st.life == LifeState::Disabled);
         f[7] = b(st.life == LifeState::Dying);
@@ -255,6 +258,9 @@ pub(crate) fn build(ep: &Episode, viewer: CombatantId) -> TensorObservation {
         f[41] = b(st.lunge);
         f[42] = b(st.cleaving);
         f[43] = b(st.stood_still);
+        f[44] = b(st.deadly_aim);
+        f[45] = b(st.combat_expertise);
+        f[46] = st.combat_expertise_ac as f32 / 4.0;
     }
     TensorObservation {
         plane_shape: [PLANES, rows, cols],

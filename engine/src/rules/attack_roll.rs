@@ -18,7 +18,8 @@ use crate::rules::ranged::range_penalty;
 /// Options of one attack roll.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct AttackOpts {
-    /// Iterative (−5/−10/−15) or secondary (−5) penalty, as a negative number.
+    /// Iterative (−5/−10/−15) penalty as a negative number (Multiattack's +3 on a secondary
+    /// natural attack of a hand-built combatant: positive).
     pub penalty: i32,
     /// The attack ends a charge (+2).
     pub charge: bool,
@@ -26,6 +27,22 @@ pub(crate) struct AttackOpts {
     /// an opponent's square): Mobility's +4 dodge AC applies (CRB — Feats: Mobility).
     #[serde(default)]
     pub movement_aoo: bool,
+    /// Two-weapon fighting penalty of the hand (0 without; CRB — Combat: Two-Weapon
+    /// Fighting), logged as the modifier `two-weapon fighting`.
+    #[serde(default)]
+    pub twf: i32,
+    /// Rapid Shot's −2 (CRB — Feats: Rapid Shot).
+    #[serde(default)]
+    pub rapid_shot: bool,
+    /// The entry of a full attack's list this attack is ([`crate::rules::attack_list`]);
+    /// `None` for a single attack (attack action, charge, attack of opportunity).
+    #[serde(default)]
+    pub tag: Option<crate::rules::attack_list::EntryTag>,
+    /// Vital Strike: the weapon's damage dice are rolled this many extra times (1 Vital
+    /// Strike, 2 Improved, 3 Greater), never multiplied on a critical (CRB — Feats: Vital
+    /// Strike). Only the attack action sets it.
+    #[serde(default)]
+    pub vital_strike: u8,
 }
 
 /// One attack roll with a weapon, its critical confirmation, concealment and damage (a ranged
@@ -95,13 +112,41 @@ pub(crate) fn attack_roll(
     // Its conditions and feats, Power Attack (CRB — Feats: −X melee attack, +2X damage, +3X
     // two-handed, +X with a secondary natural attack), a broken weapon's −2 attack and damage
     // (CRB — Conditions: Broken).
-    mods.extend(crate::rules::damage::weapon_mods(ep, a, w));
+    let off_hand = opts.tag.is_some_and(|t| t.off_hand());
+    mods.extend(crate::rules::damage::weapon_mods_hand(ep, a, w, off_hand));
+    // Two-weapon fighting's penalty of the hand, Rapid Shot's −2 (CRB — Combat: Two-Weapon
+    // Fighting; Feats: Rapid Shot), on the attack and its confirmation.
+    if opts.twf != 0 {
+        mods.push(sit(Stat::Attack, opts.twf, "two-weapon fighting"));
+    }
+    if opts.rapid_shot {
+        mods.push(sit(Stat::Attack, -2, "Rapid Shot"));
+    }
+    // Off hand: only ½ the Str bonus to damage (CRB — Combat: Two-Weapon Fighting, Off-Hand;
+    // Double Slice: the full Str bonus). The data's damage holds the full Str bonus of a
+    // melee or thrown weapon (`data/README.md`), so the other half is taken off here.
+    if off_hand
+        && !spec.has_feat(crate::content::feats::Feat::DoubleSlice)
+        && (!ranged || weapon.thrown)
+    {
+        let s = spec.abilities.str_mod();
+        if s > 0 {
+            mods.push(sit(Stat::Damage, -(s - s / 2), "off hand 1/2 Str"));
+        }
+    }
     let broken = ep.weapon_broken(a, w);
     let res = crate::effects::resolve(&mods, Stat::Attack, &ctx);
     let bonus = weapon.attack_bonus + opts.penalty + res.total;
     let mut notes: Vec<String> = Vec::new();
     if !res.applied.is_empty() {
         notes.push(res.note());
+    }
+    match opts.tag {
+        Some(crate::rules::attack_list::EntryTag::OffHand(_)) => notes.push("off hand".into()),
+        Some(crate::rules::attack_list::EntryTag::Manyshot) => {
+            notes.push("Manyshot: two arrows".into())
+        }
+        _ => {}
     }
     // Target AC (CRB — Combat: Armor Class, Touch Attacks, Flat-Footed).
     let touch = weapon.kind == AttackKind::Touch
@@ -222,7 +267,36 @@ pub(crate) fn attack_roll(
         0
     };
     let dmg_mod = crate::effects::resolve(&mods, Stat::Damage, &ctx);
-    let dmg = roll_damage(ep, a, w, mult, t, dmg_mod.total, sneak);
+    let hd = crate::rules::damage::HitDamage {
+        mult,
+        dmg_mod: dmg_mod.total,
+        sneak_d6: sneak,
+        vital_dice: u32::from(opts.vital_strike),
+        skip_precision: false,
+    };
+    let mut dmg = roll_damage(ep, a, w, t, hd);
+    // Manyshot (CRB — Feats: Manyshot): the second arrow hits with the first; its damage is
+    // rolled apart (DR and resistances apply to each arrow), without the critical
+    // multiplier and without precision damage, with the other damage bonuses.
+    if opts.tag == Some(crate::rules::attack_list::EntryTag::Manyshot) {
+        let second = roll_damage(
+            ep,
+            a,
+            w,
+            t,
+            crate::rules::damage::HitDamage {
+                mult: 1,
+                dmg_mod: dmg_mod.total,
+                skip_precision: true,
+                ..Default::default()
+            },
+        );
+        dmg.total += second.total;
+        dmg.note = format!(
+            "{} [second arrow {}{}]",
+            dmg.note, second.total, second.note
+        );
+    }
     ep.attrition[idx(a)].hits += 1;
     if mult > 1 {
         ep.attrition[idx(a)].crits += 1;

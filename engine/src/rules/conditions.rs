@@ -168,6 +168,23 @@ impl Episode {
                 src,
             ));
         }
+        // Combat Expertise in effect (CRB — Feats: Combat Expertise): +X dodge AC, −X on
+        // melee attack rolls (and so on combat maneuver checks, `rules::maneuvers::cmb_mods`).
+        if st.combat_expertise_ac > 0 {
+            let x = st.combat_expertise_ac;
+            out.push(Modifier::new(
+                Stat::Ac,
+                x,
+                BonusType::Dodge,
+                "Combat Expertise",
+            ));
+            out.push(Modifier::new(
+                Stat::MeleeAttack,
+                -x,
+                BonusType::Untyped,
+                "Combat Expertise",
+            ));
+        }
         if st.fight_defensively {
             out.push(Modifier::new(
                 Stat::Attack,

@@ -13,10 +13,26 @@ use crate::episode::Episode;
 /// −2 (CRB — Conditions: Broken). The one collector of weapon-damage modifiers: an attack
 /// roll adds its situational ones to the same list.
 pub(crate) fn weapon_mods(ep: &Episode, a: CombatantId, w: usize) -> Vec<Modifier> {
+    weapon_mods_hand(ep, a, w, false)
+}
+
+/// [`weapon_mods`] of an attack with `w` in the off hand of a two-weapon full attack when
+/// `off_hand` (Power Attack adds half its bonus — CRB — Feats: Power Attack), and Deadly Aim
+/// on a ranged attack (CRB — Feats: Deadly Aim).
+pub(crate) fn weapon_mods_hand(
+    ep: &Episode,
+    a: CombatantId,
+    w: usize,
+    off_hand: bool,
+) -> Vec<Modifier> {
     let weapon = &ep.spec(a).attacks[w];
     let mut mods = ep.modifiers_for(a);
     if !weapon.is_ranged() {
-        mods.extend(crate::rules::power_attack::power_attack_mods(ep, a, weapon));
+        mods.extend(crate::rules::power_attack::power_attack_mods(
+            ep, a, weapon, off_hand,
+        ));
+    } else {
+        mods.extend(crate::rules::attack_feats::deadly_aim_mods(ep, a, weapon));
     }
     if ep.weapon_broken(a, w) {
         let sit =
@@ -72,6 +88,22 @@ pub(crate) fn take_damage(
     }
 }
 
+/// How a hit's damage is rolled ([`roll_damage`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct HitDamage {
+    /// Critical multiplier (1: not a critical hit).
+    pub mult: i32,
+    /// Stacked damage modifiers, added to the first component (multiplied with it).
+    pub dmg_mod: i32,
+    /// Sneak attack d6s (precision: rolled once).
+    pub sneak_d6: u32,
+    /// Vital Strike: extra rolls of the first component's dice, never multiplied (CRB —
+    /// Feats: Vital Strike).
+    pub vital_dice: u32,
+    /// Leave out precision components (Manyshot's second arrow — CRB — Feats: Manyshot).
+    pub skip_precision: bool,
+}
+
 pub(crate) struct DamageRoll {
     pub(crate) total: i32,
     pub(crate) note: String,
@@ -86,15 +118,24 @@ pub(crate) struct DamageRoll {
 /// - DR applies once to the physical part of the hit, after multiplication, unless the attack
 ///   has every bypass component; energy resistance/immunity applies per component;
 /// - the total never goes below 0.
+/// - Vital Strike's extra weapon dice (`h.vital_dice` rolls of the first component's dice,
+///   without its constant) are added once to the first component, after the multiplication
+///   (CRB — Feats: Vital Strike: not multiplied on a critical hit; precision and other extra
+///   damage dice are not rolled again).
 pub(crate) fn roll_damage(
     ep: &mut Episode,
     a: CombatantId,
     wi: usize,
-    mult: i32,
     t: CombatantId,
-    dmg_mod: i32,
-    sneak_d6: u32,
+    h: HitDamage,
 ) -> DamageRoll {
+    let HitDamage {
+        mult,
+        dmg_mod,
+        sneak_d6,
+        vital_dice,
+        skip_precision,
+    } = h;
     let aspec = ep.spec_arc(a);
     let w = &aspec.attacks[wi];
     let resolved = &aspec.resolved().damage[wi];
@@ -103,6 +144,9 @@ pub(crate) fn roll_damage(
     let mut energy_total = 0i32;
     let mut notes: Vec<String> = Vec::new();
     for (i, (comp, r)) in w.damage.iter().zip(resolved).enumerate() {
+        if skip_precision && comp.precision {
+            continue;
+        }
         let phys = r.physical && !comp.precision;
         let times = if phys { mult } else { 1 };
         let mut sum = 0;
@@ -111,6 +155,28 @@ pub(crate) fn roll_damage(
             if i == 0 {
                 sum += w.damage_bonus + dmg_mod;
             }
+        }
+        if i == 0 && vital_dice > 0 && !comp.precision {
+            let dice_only = crate::dice::DiceExpr {
+                terms: r
+                    .dice
+                    .terms
+                    .iter()
+                    .filter(|t| matches!(t, crate::dice::Term::Dice { .. }))
+                    .cloned()
+                    .collect(),
+            };
+            let mut extra = 0;
+            for _ in 0..vital_dice {
+                extra += dice_only.roll(&mut ep.dice).total;
+            }
+            sum += extra;
+            let times = if vital_dice == 1 {
+                String::new()
+            } else {
+                format!("{vital_dice}x")
+            };
+            notes.push(format!("Vital Strike +{times}{dice_only}={extra}"));
         }
         let sum = sum.max(0);
         if r.physical {

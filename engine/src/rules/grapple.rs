@@ -26,7 +26,17 @@ pub(crate) fn deal_weapon_damage(ep: &mut Episode, a: CombatantId, t: CombatantI
     let weapon = &spec.attacks[w];
     let mods = rules::damage::weapon_mods(ep, a, w);
     let dmg_mod = rules::damage::damage_bonus(&mods, weapon, None);
-    let dmg = rules::damage::roll_damage(ep, a, w, 1, t, dmg_mod, 0);
+    let dmg = rules::damage::roll_damage(
+        ep,
+        a,
+        w,
+        t,
+        rules::damage::HitDamage {
+            mult: 1,
+            dmg_mod,
+            ..Default::default()
+        },
+    );
     let tid = ep.id_of(t).to_string();
     let line = |before: i32, after: i32| {
         format!(

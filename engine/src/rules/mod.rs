@@ -4,6 +4,8 @@
 //!
 //! | module | rule |
 //! |---|---|
+//! | `attack_feats` | Deadly Aim, Combat Expertise |
+//! | `attack_list` | the attacks of a full attack (iteratives, natural, two-weapon, Rapid Shot, Manyshot) |
 //! | `attack_roll` | the attack roll, its modifiers, AC, criticals |
 //! | `damage` | damage, DR, energy resistance and immunity |
 //! | `weapons` | which weapon can attack from where |
@@ -31,6 +33,8 @@ use crate::episode::{Episode, LifeState};
 use crate::geometry::grid::{self, Cell, SQUARE_FT};
 
 pub(crate) mod aoo;
+pub(crate) mod attack_feats;
+pub(crate) mod attack_list;
 pub(crate) mod attack_roll;
 pub(crate) mod charge;
 pub(crate) mod concealment;

@@ -1,5 +1,6 @@
 //! Power Attack (CRB — Feats: Power Attack): −X on melee attack rolls and combat maneuver
-//! checks, +2X damage (+3X two-handed, +X with a secondary natural attack), X = 1 + BAB / 4.
+//! checks, +2X damage (+3X two-handed, +X with a secondary natural attack or an off-hand
+//! attack of two-weapon fighting), X = 1 + BAB / 4.
 //! The damage bonus does not apply to touch attacks (the feat's text: the bonus damage does
 //! not apply to touch attacks or effects that deal no hit point damage); the attack penalty
 //! does, so a melee touch attack takes −X and gains nothing.
@@ -37,9 +38,26 @@ fn power_attack_halves(w: &AttackSpec) -> i32 {
     }
 }
 
+/// The damage bonus of Power Attack with `w` held in the off hand (CRB — Feats: Power
+/// Attack: "half … with a weapon wielded in your off hand"): X, as a secondary natural
+/// attack's; none with a touch attack.
+pub(crate) fn power_attack_damage_off_hand(w: &AttackSpec, x: i32) -> i32 {
+    if w.kind == AttackKind::Touch {
+        0
+    } else {
+        x
+    }
+}
+
 /// The Power Attack modifiers of a melee attack with `w` when it is on: −X on the attack
-/// roll always, the damage bonus ([`power_attack_damage`]) unless `w` is a touch attack.
-pub(crate) fn power_attack_mods(ep: &Episode, a: CombatantId, w: &AttackSpec) -> Vec<Modifier> {
+/// roll always, the damage bonus ([`power_attack_damage`]; [`power_attack_damage_off_hand`]
+/// for an off-hand attack of a two-weapon full attack) unless `w` is a touch attack.
+pub(crate) fn power_attack_mods(
+    ep: &Episode,
+    a: CombatantId,
+    w: &AttackSpec,
+    off_hand: bool,
+) -> Vec<Modifier> {
     if !ep.st[idx(a)].power_attack {
         return Vec::new();
     }
@@ -50,7 +68,11 @@ pub(crate) fn power_attack_mods(ep: &Episode, a: CombatantId, w: &AttackSpec) ->
         BonusType::Untyped,
         "Power Attack",
     )];
-    let damage = power_attack_damage(w, x);
+    let damage = if off_hand {
+        power_attack_damage_off_hand(w, x)
+    } else {
+        power_attack_damage(w, x)
+    };
     if damage != 0 {
         mods.push(Modifier::new(
             Stat::MeleeDamage,

@@ -391,6 +391,8 @@ pub fn kind_from_proto(k: proto::ActionKind) -> Option<ActionKind> {
         proto::ActionKind::ShotOnTheRun => ActionKind::ShotOnTheRun,
         proto::ActionKind::ActivateLunge => ActionKind::ActivateLunge,
         proto::ActionKind::StandStill => ActionKind::StandStill,
+        proto::ActionKind::ActivateDeadlyAim => ActionKind::ActivateDeadlyAim,
+        proto::ActionKind::ActivateCombatExpertise => ActionKind::ActivateCombatExpertise,
     })
 }
 
@@ -424,6 +426,8 @@ impl From<ActionKind> for proto::ActionKind {
             ActionKind::ShotOnTheRun => proto::ActionKind::ShotOnTheRun,
             ActionKind::ActivateLunge => proto::ActionKind::ActivateLunge,
             ActionKind::StandStill => proto::ActionKind::StandStill,
+            ActionKind::ActivateDeadlyAim => proto::ActionKind::ActivateDeadlyAim,
+            ActionKind::ActivateCombatExpertise => proto::ActionKind::ActivateCombatExpertise,
         }
     }
 }
@@ -504,6 +508,8 @@ pub fn result_code(reason: Option<&Reject>) -> proto::ResultCode {
         Reject::AdjacentAtStart => C::AdjacentAtStart,
         Reject::StoodStill => C::StoodStill,
         Reject::FeatNotApplicable => C::FeatNotApplicable,
+        Reject::NoDeadlyAim => C::NoDeadlyAim,
+        Reject::NoCombatExpertise => C::NoCombatExpertise,
     }
 }
 

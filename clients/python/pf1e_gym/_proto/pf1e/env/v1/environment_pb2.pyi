@@ -44,6 +44,8 @@ class ActionKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ACTION_KIND_SHOT_ON_THE_RUN: _ClassVar[ActionKind]
     ACTION_KIND_ACTIVATE_LUNGE: _ClassVar[ActionKind]
     ACTION_KIND_STAND_STILL: _ClassVar[ActionKind]
+    ACTION_KIND_ACTIVATE_DEADLY_AIM: _ClassVar[ActionKind]
+    ACTION_KIND_ACTIVATE_COMBAT_EXPERTISE: _ClassVar[ActionKind]
 
 class ManeuverType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -118,6 +120,8 @@ class ResultCode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     RESULT_CODE_ADJACENT_AT_START: _ClassVar[ResultCode]
     RESULT_CODE_STOOD_STILL: _ClassVar[ResultCode]
     RESULT_CODE_FEAT_NOT_APPLICABLE: _ClassVar[ResultCode]
+    RESULT_CODE_NO_DEADLY_AIM: _ClassVar[ResultCode]
+    RESULT_CODE_NO_COMBAT_EXPERTISE: _ClassVar[ResultCode]
 
 class EvaluateMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -158,6 +162,8 @@ ACTION_KIND_SPRING_ATTACK: ActionKind
 ACTION_KIND_SHOT_ON_THE_RUN: ActionKind
 ACTION_KIND_ACTIVATE_LUNGE: ActionKind
 ACTION_KIND_STAND_STILL: ActionKind
+ACTION_KIND_ACTIVATE_DEADLY_AIM: ActionKind
+ACTION_KIND_ACTIVATE_COMBAT_EXPERTISE: ActionKind
 MANEUVER_TYPE_UNSPECIFIED: ManeuverType
 MANEUVER_TYPE_TRIP: ManeuverType
 MANEUVER_TYPE_DISARM: ManeuverType
@@ -223,6 +229,8 @@ RESULT_CODE_MISSING_FEAT: ResultCode
 RESULT_CODE_ADJACENT_AT_START: ResultCode
 RESULT_CODE_STOOD_STILL: ResultCode
 RESULT_CODE_FEAT_NOT_APPLICABLE: ResultCode
+RESULT_CODE_NO_DEADLY_AIM: ResultCode
+RESULT_CODE_NO_COMBAT_EXPERTISE: ResultCode
 EVALUATE_MODE_UNSPECIFIED: EvaluateMode
 EVALUATE_MODE_REPORT: EvaluateMode
 EVALUATE_MODE_PARTIAL: EvaluateMode
