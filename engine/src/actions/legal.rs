@@ -26,7 +26,7 @@ pub fn label(ep: &Episode, actor: CombatantId, a: &Action) -> String {
     let mut s = a.kind.name().to_string();
     if let Some(t) = a.target {
         if (t.0 as usize) < ep.n() {
-            if a.kind == ActionKind::Move {
+            if matches!(a.kind, ActionKind::Move | ActionKind::Run) {
                 s.push_str(" toward");
             }
             s.push(' ');
@@ -40,6 +40,13 @@ pub fn label(ep: &Episode, actor: CombatantId, a: &Action) -> String {
         s.push(' ');
         s.push_str(m.name());
     }
+    if let Some(d) = a.direction {
+        s.push_str(&format!(" direction {}", d.name()));
+    }
+    if let Some(f) = a.ally.filter(|f| (f.0 as usize) < ep.n()) {
+        let mode = a.aid_mode.unwrap_or(crate::actions::AidMode::Attack);
+        s.push_str(&format!(" for {} ({})", ep.id_of(f), mode.name()));
+    }
     if let Some(w) = a.weapon {
         if let Some(x) = ep.spec(actor).attacks.get(w) {
             s.push_str(&format!(" with {}", x.name));
@@ -51,13 +58,19 @@ pub fn label(ep: &Episode, actor: CombatantId, a: &Action) -> String {
 /// Hand every legal turn action of `cx.actor` now but `end_turn` to `sink` (kinds in
 /// [`ENUMERATION_ORDER`]) until it returns `true`: each kind's candidates, kept when
 /// [`check`] accepts them — the very check `validate` and `submit` apply. `probe` leaves out
-/// the free toggles (`drop_prone`, `activate_power_attack`, `fight_defensively`): a turn whose
-/// only options left are free declarations ends by itself.
+/// the free toggles (`drop_prone`, `activate_power_attack`, `fight_defensively`) and weapon
+/// handling (`draw_weapon`, `sheathe_weapon`): a turn whose only options left are free
+/// declarations or drawing and sheathing ends by itself (an agent that wants to draw or
+/// sheathe then lists it before the action that would end its turn).
 fn each_legal(cx: &Ctx<'_>, probe: bool, sink: &mut dyn FnMut(Action) -> bool) {
     for kind in ENUMERATION_ORDER {
         let toggle = matches!(
             kind,
-            ActionKind::DropProne | ActionKind::ActivatePowerAttack | ActionKind::FightDefensively
+            ActionKind::DropProne
+                | ActionKind::ActivatePowerAttack
+                | ActionKind::FightDefensively
+                | ActionKind::DrawWeapon
+                | ActionKind::SheatheWeapon
         );
         if kind == ActionKind::EndTurn || (probe && toggle) {
             continue;

@@ -78,6 +78,15 @@ pub(crate) enum Frame {
     StandUp { actor: CombatantId },
     /// Pick up a dropped weapon after the opportunity it provoked (if still conscious).
     PickUp { actor: CombatantId, weapon: usize },
+    /// Sheathe a weapon after the opportunity it provoked (if still conscious).
+    Sheathe { actor: CombatantId, weapon: usize },
+    /// A coup de grace after the opportunities it provoked (if the attacker still stands and
+    /// the target is still helpless): `rules::coup_de_grace::deliver`.
+    CoupDeGrace {
+        attacker: CombatantId,
+        target: CombatantId,
+        weapon: usize,
+    },
 }
 
 /// A combatant's turn (the bottom frame while it acts).
@@ -269,6 +278,16 @@ impl Episode {
                     self.st[idx(actor)].weapons[weapon].dropped_at = None;
                 }
             }
+            Frame::Sheathe { actor, weapon } => {
+                if self.conscious(actor) {
+                    self.st[idx(actor)].weapons[weapon].sheathed = true;
+                }
+            }
+            Frame::CoupDeGrace {
+                attacker,
+                target,
+                weapon,
+            } => crate::rules::coup_de_grace::deliver(self, attacker, target, weapon),
         }
     }
 
@@ -672,6 +691,7 @@ pub(crate) fn check_frames(
                             && l.history.is_none_or(|h| h < history_len)
                             && l.actions.iter().all(|a| {
                                 a.target.is_none_or(who)
+                                    && a.ally.is_none_or(who)
                                     && a.destination.as_ref().is_none_or(|d| {
                                         d.row.abs() < 1 << 20 && d.col.abs() < 1 << 20
                                     })
@@ -729,7 +749,14 @@ pub(crate) fn check_frames(
                 ..
             } => who(*attacker) && who(*target) && cell(land),
             Frame::StandUp { actor } => who(*actor),
-            Frame::PickUp { actor, weapon: w } => weapon(*actor, *w),
+            Frame::PickUp { actor, weapon: w } | Frame::Sheathe { actor, weapon: w } => {
+                weapon(*actor, *w)
+            }
+            Frame::CoupDeGrace {
+                attacker,
+                target,
+                weapon: w,
+            } => who(*target) && weapon(*attacker, *w),
         };
         if !ok {
             return Err("a pending frame does not fit the encounter");

@@ -31,8 +31,8 @@ mod turn;
 
 pub use history::{HistoryEntry, ReplayError};
 pub use snapshot::SnapshotError;
+pub(crate) use state::{AidBonus, CState, TurnState};
 pub use state::{Attrition, LifeState, LogLine};
-pub(crate) use state::{CState, TurnState};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -240,6 +240,7 @@ impl Episode {
                 total_defense: false,
                 fight_defensively: false,
                 defensive_ac_bonus: 0,
+                aid: Vec::new(),
             })
             .collect();
         let mut ctl: Vec<Controller> = controllers.iter().copied().take(n).collect();

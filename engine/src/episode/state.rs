@@ -91,6 +91,21 @@ pub(crate) struct CState {
     /// first attack), until the start of its next turn (the seed's `defensive_ac_bonus`).
     #[serde(default)]
     pub defensive_ac_bonus: i32,
+    /// The aid another bonuses this combatant holds, +2 each, stacking (CRB — Combat: Aid
+    /// Another): spent by the attack they apply to, gone at the start of the aider's next
+    /// turn.
+    #[serde(default)]
+    pub aid: Vec<AidBonus>,
+}
+
+/// One successful aid another held by the aided combatant (CRB — Combat: Aid Another): +2 on
+/// its next attack roll against `opponent` ([`AidMode::Attack`]) or +2 to its AC against
+/// `opponent`'s next attack ([`AidMode::Ac`]), until the start of `aider`'s next turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct AidBonus {
+    pub aider: crate::actions::CombatantId,
+    pub opponent: crate::actions::CombatantId,
+    pub mode: crate::actions::AidMode,
 }
 
 /// Per-turn bookkeeping of the acting combatant.
@@ -107,6 +122,13 @@ pub(crate) struct TurnState {
     /// Ran this turn (the run streak goes on).
     #[serde(default)]
     pub ran: bool,
+    /// A `move` action was taken this turn: at BAB +1 or higher one draw may be free with it
+    /// (CRB — Actions in Combat: Draw or Sheathe a Weapon).
+    #[serde(default)]
+    pub regular_move: bool,
+    /// The free draw of that move is spent.
+    #[serde(default)]
+    pub free_draw_used: bool,
     pub results: Vec<ActionResult>,
 }
 

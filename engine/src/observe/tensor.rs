@@ -26,7 +26,7 @@ pub const PLANE_NAMES: [&str; 10] = [
 ];
 
 /// Names of the per-combatant features, in order.
-pub const FEATURE_NAMES: [&str; 36] = [
+pub const FEATURE_NAMES: [&str; 39] = [
     "present",
     "is_me",
     "is_ally",
@@ -63,6 +63,9 @@ pub const FEATURE_NAMES: [&str; 36] = [
     "total_defense",
     "fight_defensively",
     "defensive_ac_bonus_div_4",
+    "aid_attack_bonus_div_4",
+    "aid_ac_bonus_div_4",
+    "weapon_sheathed",
 ];
 
 /// Per plane: every value of plane `p` is an integer 0–255 divided by `PLANE_DIVISORS[p]`
@@ -233,6 +236,10 @@ pub(crate) fn build(ep: &Episode, viewer: CombatantId) -> TensorObservation {
         f[33] = b(st.total_defense);
         f[34] = b(st.fight_defensively);
         f[35] = st.defensive_ac_bonus as f32 / 4.0;
+        let aid = |m| crate::rules::aid::sum(ep, x, m, None) as f32 / 4.0;
+        f[36] = aid(crate::actions::AidMode::Attack);
+        f[37] = aid(crate::actions::AidMode::Ac);
+        f[38] = b(st.weapons.iter().any(|w| w.sheathed));
     }
     TensorObservation {
         plane_shape: [PLANES, rows, cols],

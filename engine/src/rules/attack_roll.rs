@@ -92,6 +92,12 @@ pub(crate) fn attack_roll(
     // two-handed, +X with a secondary natural attack), a broken weapon's −2 attack and damage
     // (CRB — Conditions: Broken).
     mods.extend(crate::rules::damage::weapon_mods(ep, a, w));
+    // Aid another (CRB — Combat: Aid Another): the attacker's attack-mode bonuses against
+    // this target, spent by this roll.
+    let aid = crate::rules::aid::spend(ep, a, crate::actions::AidMode::Attack, t);
+    if aid > 0 {
+        mods.push(sit(Stat::Attack, aid, "aid another"));
+    }
     let broken = ep.weapon_broken(a, w);
     let res = crate::effects::resolve(&mods, Stat::Attack, &ctx);
     let bonus = weapon.attack_bonus + opts.penalty + res.total;
@@ -110,6 +116,12 @@ pub(crate) fn attack_roll(
     if ep.st[idx(t)].charging {
         ac -= 2;
         notes.push("target charging AC -2".into());
+    }
+    // Aid another: the target's AC-mode bonuses against this attacker, spent by this roll.
+    let aid_ac = crate::rules::aid::spend(ep, t, crate::actions::AidMode::Ac, a);
+    if aid_ac > 0 {
+        ac += aid_ac;
+        notes.push(format!("aid another AC +{aid_ac}"));
     }
     let cover = cover_bonus(ep, a, from, t, ranged);
     if cover > 0 {

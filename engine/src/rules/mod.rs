@@ -25,17 +25,21 @@
 //! | `life` | injury and death |
 //! | `saves` | saving throws |
 //! | `sneak_attack` | sneak attack dice |
+//! | `aid` | aid another |
+//! | `coup_de_grace` | coup de grace, helpless defenders |
 
 use crate::actions::CombatantId;
 use crate::episode::{Episode, LifeState};
 use crate::geometry::grid::{self, Cell, SQUARE_FT};
 
+pub(crate) mod aid;
 pub(crate) mod aoo;
 pub(crate) mod attack_roll;
 pub(crate) mod charge;
 pub(crate) mod concealment;
 pub(crate) mod conditions;
 pub(crate) mod confusion;
+pub(crate) mod coup_de_grace;
 pub(crate) mod cover;
 pub(crate) mod damage;
 pub(crate) mod flanking;
