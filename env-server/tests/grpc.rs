@@ -587,6 +587,7 @@ async fn arbitrary_actions_are_results_not_errors() {
                         // see `maneuver_type_on_another_kind_is_invalid`).
                         maneuver: (kind == proto::ActionKind::Maneuver as i32 && next() % 2 == 0)
                             .then(|| (next() % 18) as i32),
+                        ..Default::default()
                     }]
                 }
                 // A random legal action.

@@ -251,6 +251,12 @@ fn every_engine_reason_has_its_own_code() {
         R::WrongDecisionKind,
         R::DecisionAnswered,
         R::FightingDefensively,
+        R::NotEngaged,
+        R::NotHelpless,
+        R::ImmuneToCriticalHits,
+        R::HandsFull,
+        R::TargetConcealed,
+        R::InvalidDirection,
     ];
     for r in &all {
         match r {
@@ -279,7 +285,13 @@ fn every_engine_reason_has_its_own_code() {
             | R::CannotRun
             | R::WrongDecisionKind
             | R::DecisionAnswered
-            | R::FightingDefensively => {}
+            | R::FightingDefensively
+            | R::NotEngaged
+            | R::NotHelpless
+            | R::ImmuneToCriticalHits
+            | R::HandsFull
+            | R::TargetConcealed
+            | R::InvalidDirection => {}
         }
     }
     let mut codes = std::collections::BTreeSet::new();
@@ -1942,9 +1954,22 @@ fn decision_kind_column_equals_the_items_in_full_and_compact_columns() {
     };
     let (aoo, decline) = (block("attack_of_opportunity"), block("decline"));
     // The reaction answers are contiguous: `decline` right after the attacks of opportunity
-    // (the blocks appended after it, total_defense and fight_defensively, are turn actions).
+    // (the blocks appended after it — total_defense, fight_defensively, aid_another,
+    // coup_de_grace, draw_weapon, sheathe_weapon, run_toward — are turn actions).
     assert_eq!(decline.start, aoo.end);
-    assert_eq!(decline.end + 2, spec.action_space_size);
+    let after: u32 = [
+        "total_defense",
+        "fight_defensively",
+        "aid_another",
+        "coup_de_grace",
+        "draw_weapon",
+        "sheathe_weapon",
+        "run_toward",
+    ]
+    .iter()
+    .map(|n| block(n).len() as u32)
+    .sum();
+    assert_eq!(decline.end + after, spec.action_space_size);
     let reset = |seed: u64| {
         let mut r = reset_req("sample_arena", seed, &["players"]);
         r.observation = tensors_only();

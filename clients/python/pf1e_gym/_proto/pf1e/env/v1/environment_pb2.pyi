@@ -34,6 +34,28 @@ class ActionKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ACTION_KIND_DECLINE: _ClassVar[ActionKind]
     ACTION_KIND_TOTAL_DEFENSE: _ClassVar[ActionKind]
     ACTION_KIND_FIGHT_DEFENSIVELY: _ClassVar[ActionKind]
+    ACTION_KIND_AID_ANOTHER: _ClassVar[ActionKind]
+    ACTION_KIND_COUP_DE_GRACE: _ClassVar[ActionKind]
+    ACTION_KIND_DRAW_WEAPON: _ClassVar[ActionKind]
+    ACTION_KIND_SHEATHE_WEAPON: _ClassVar[ActionKind]
+
+class AidMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    AID_MODE_UNSPECIFIED: _ClassVar[AidMode]
+    AID_MODE_ATTACK: _ClassVar[AidMode]
+    AID_MODE_AC: _ClassVar[AidMode]
+
+class Direction(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    DIRECTION_UNSPECIFIED: _ClassVar[Direction]
+    DIRECTION_N: _ClassVar[Direction]
+    DIRECTION_NE: _ClassVar[Direction]
+    DIRECTION_E: _ClassVar[Direction]
+    DIRECTION_SE: _ClassVar[Direction]
+    DIRECTION_S: _ClassVar[Direction]
+    DIRECTION_SW: _ClassVar[Direction]
+    DIRECTION_W: _ClassVar[Direction]
+    DIRECTION_NW: _ClassVar[Direction]
 
 class ManeuverType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -87,6 +109,12 @@ class ResultCode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     RESULT_CODE_WRONG_DECISION_KIND: _ClassVar[ResultCode]
     RESULT_CODE_DECISION_ANSWERED: _ClassVar[ResultCode]
     RESULT_CODE_FIGHTING_DEFENSIVELY: _ClassVar[ResultCode]
+    RESULT_CODE_NOT_ENGAGED: _ClassVar[ResultCode]
+    RESULT_CODE_NOT_HELPLESS: _ClassVar[ResultCode]
+    RESULT_CODE_IMMUNE_TO_CRITICAL_HITS: _ClassVar[ResultCode]
+    RESULT_CODE_HANDS_FULL: _ClassVar[ResultCode]
+    RESULT_CODE_TARGET_CONCEALED: _ClassVar[ResultCode]
+    RESULT_CODE_INVALID_DIRECTION: _ClassVar[ResultCode]
 
 class EvaluateMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -117,6 +145,22 @@ ACTION_KIND_ATTACK_OF_OPPORTUNITY: ActionKind
 ACTION_KIND_DECLINE: ActionKind
 ACTION_KIND_TOTAL_DEFENSE: ActionKind
 ACTION_KIND_FIGHT_DEFENSIVELY: ActionKind
+ACTION_KIND_AID_ANOTHER: ActionKind
+ACTION_KIND_COUP_DE_GRACE: ActionKind
+ACTION_KIND_DRAW_WEAPON: ActionKind
+ACTION_KIND_SHEATHE_WEAPON: ActionKind
+AID_MODE_UNSPECIFIED: AidMode
+AID_MODE_ATTACK: AidMode
+AID_MODE_AC: AidMode
+DIRECTION_UNSPECIFIED: Direction
+DIRECTION_N: Direction
+DIRECTION_NE: Direction
+DIRECTION_E: Direction
+DIRECTION_SE: Direction
+DIRECTION_S: Direction
+DIRECTION_SW: Direction
+DIRECTION_W: Direction
+DIRECTION_NW: Direction
 MANEUVER_TYPE_UNSPECIFIED: ManeuverType
 MANEUVER_TYPE_TRIP: ManeuverType
 MANEUVER_TYPE_DISARM: ManeuverType
@@ -164,6 +208,12 @@ RESULT_CODE_CANNOT_RUN: ResultCode
 RESULT_CODE_WRONG_DECISION_KIND: ResultCode
 RESULT_CODE_DECISION_ANSWERED: ResultCode
 RESULT_CODE_FIGHTING_DEFENSIVELY: ResultCode
+RESULT_CODE_NOT_ENGAGED: ResultCode
+RESULT_CODE_NOT_HELPLESS: ResultCode
+RESULT_CODE_IMMUNE_TO_CRITICAL_HITS: ResultCode
+RESULT_CODE_HANDS_FULL: ResultCode
+RESULT_CODE_TARGET_CONCEALED: ResultCode
+RESULT_CODE_INVALID_DIRECTION: ResultCode
 EVALUATE_MODE_UNSPECIFIED: EvaluateMode
 EVALUATE_MODE_REPORT: EvaluateMode
 EVALUATE_MODE_PARTIAL: EvaluateMode
@@ -940,18 +990,24 @@ class Cell(_message.Message):
     def __init__(self, row: _Optional[int] = ..., col: _Optional[int] = ...) -> None: ...
 
 class Action(_message.Message):
-    __slots__ = ("kind", "target", "destination", "weapon", "maneuver")
+    __slots__ = ("kind", "target", "destination", "weapon", "maneuver", "aid_mode", "ally", "direction")
     KIND_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
     DESTINATION_FIELD_NUMBER: _ClassVar[int]
     WEAPON_FIELD_NUMBER: _ClassVar[int]
     MANEUVER_FIELD_NUMBER: _ClassVar[int]
+    AID_MODE_FIELD_NUMBER: _ClassVar[int]
+    ALLY_FIELD_NUMBER: _ClassVar[int]
+    DIRECTION_FIELD_NUMBER: _ClassVar[int]
     kind: ActionKind
     target: int
     destination: Cell
     weapon: int
     maneuver: ManeuverType
-    def __init__(self, kind: _Optional[_Union[ActionKind, str]] = ..., target: _Optional[int] = ..., destination: _Optional[_Union[Cell, _Mapping]] = ..., weapon: _Optional[int] = ..., maneuver: _Optional[_Union[ManeuverType, str]] = ...) -> None: ...
+    aid_mode: AidMode
+    ally: int
+    direction: Direction
+    def __init__(self, kind: _Optional[_Union[ActionKind, str]] = ..., target: _Optional[int] = ..., destination: _Optional[_Union[Cell, _Mapping]] = ..., weapon: _Optional[int] = ..., maneuver: _Optional[_Union[ManeuverType, str]] = ..., aid_mode: _Optional[_Union[AidMode, str]] = ..., ally: _Optional[int] = ..., direction: _Optional[_Union[Direction, str]] = ...) -> None: ...
 
 class LegalAction(_message.Message):
     __slots__ = ("id", "action", "label")
