@@ -22,7 +22,9 @@ mod policy;
 pub mod reward;
 pub mod rules;
 
-pub use actions::{Action, ActionKind, ActionResult, Budget, CombatantId, Maneuver};
+pub use actions::{
+    Action, ActionKind, ActionResult, AidMode, Budget, CombatantId, Direction, Maneuver,
+};
 pub use content::combatant::CombatantSpec;
 pub use content::encounter::{Encounter, EncounterError, RulesOptions};
 pub use content::map::MapSpec;

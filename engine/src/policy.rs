@@ -8,6 +8,17 @@
 //! 4. else **move + attack**: move toward the closest square from which the preferred weapon
 //!    can attack, then attack with the first weapon that can (the seed's `weapon_for`).
 //!
+//! Rules of thumb of the menu actions (ours; issue 11), applied only when that plan attacks
+//! no one this turn (no attack, full attack or charge, and no move after which a weapon can
+//! attack the enemy) and no conscious enemy can be attacked from where it stands:
+//! - (b) **coup de grace** (full-round action, its budget intact) on the first helpless enemy
+//!   (list order: dying, stable, paralyzed, asleep…) that one of its weapons can finish from
+//!   here (CRB — Combat: Coup de Grace);
+//! - (a) else **total defense** (+4 dodge AC, CRB — Actions in Combat: Total Defense) when an
+//!   enemy threatens it, taken before the plan's move toward the enemy if there is one (the
+//!   +4 counts against the attacks of opportunity of that move); a combatant limited to one
+//!   action takes total defense alone.
+//!
 //! Conditions (ours; the seed's policy ignores them): a turn lost to a condition never reaches
 //! the policy. A **frightened** or **panicked** combatant flees: it withdraws (2× speed, 1×
 //! as a standard action when staggered or disabled; the first square does not provoke) to
@@ -22,7 +33,9 @@
 //! left — [`is_preparatory`]): a **prone** combatant that can move **stands up** first (a
 //! move action that provokes; the rest of the turn is a single action); a combatant whose
 //! dropped weapon lies within reach **picks it up** (move action) when that weapon has a
-//! better attack bonus than every weapon it still holds (or it holds none); with the **Power
+//! better attack bonus than every weapon it still holds (or it holds none); likewise it
+//! **draws** a sheathed weapon (`draw_weapon`) better than every weapon in hand when its
+//! hands allow; with the **Power
 //! Attack** feat it turns the toggle on exactly when it pays against the nearest enemy with
 //! its best melee weapon: expected damage `p(hit at bonus − X) × (avg + kX)` above
 //! `p(hit at bonus) × avg` (p = (21 + bonus − AC) / 20 clamped to [0.05, 0.95], AC = the
@@ -114,9 +127,7 @@ fn with(
         target: Some(target),
         destination: dest,
         weapon,
-        maneuver: None,
-        readied: None,
-        trigger: None,
+        ..Action::new(kind)
     }
 }
 
@@ -124,7 +135,10 @@ fn with(
 pub(crate) fn is_preparatory(kind: ActionKind) -> bool {
     matches!(
         kind,
-        ActionKind::StandUp | ActionKind::RetrieveWeapon | ActionKind::ActivatePowerAttack
+        ActionKind::StandUp
+            | ActionKind::RetrieveWeapon
+            | ActionKind::ActivatePowerAttack
+            | ActionKind::DrawWeapon
     )
 }
 
@@ -184,6 +198,22 @@ fn preparation(ep: &Episode, a: CombatantId, t: CombatantId) -> Option<Action> {
             return Some(act);
         }
     }
+    // A sheathed weapon better than every weapon in hand (or none in hand): draw it.
+    let best_held = (0..attacks.len())
+        .filter(|&w| ep.weapon_usable(a, w))
+        .map(|w| attacks[w].attack_bonus)
+        .max();
+    let draw = (0..attacks.len())
+        .filter(|&w| ep.weapon_sheathed(a, w))
+        .filter(|&w| best_held.is_none_or(|b| attacks[w].attack_bonus > b))
+        .max_by_key(|&w| (attacks[w].attack_bonus, std::cmp::Reverse(w)))
+        .map(|w| Action {
+            weapon: Some(w),
+            ..Action::new(ActionKind::DrawWeapon)
+        });
+    if let Some(act) = draw.filter(|act| ep.check(a, act).is_ok()) {
+        return Some(act);
+    }
     if ep
         .spec(a)
         .has_feat(crate::content::feats::Feat::PowerAttack)
@@ -228,17 +258,11 @@ fn plan(ep: &Episode, a: CombatantId) -> PolicyPlan {
     let threatened = ep
         .ids()
         .any(|x| x != a && ep.enemies(a, x) && rules::reach::threatens(ep, x, a, pos));
-    let ranged = prefers_ranged(ep, a);
     if ep.cond_flag(a, |d| d.flees) {
         if let Some(dest) = flee_square(ep, a, t) {
             return vec![Action {
-                kind: ActionKind::Withdraw,
-                target: None,
                 destination: Some(dest),
-                weapon: None,
-                maneuver: None,
-                readied: None,
-                trigger: None,
+                ..Action::new(ActionKind::Withdraw)
             }]
             .into();
         }
@@ -271,6 +295,91 @@ fn plan(ep: &Episode, a: CombatantId) -> PolicyPlan {
             None => PolicyPlan::default(),
         };
     }
+    let p = attack_plan(ep, a, t, threatened);
+    menu_rules(ep, a, t, threatened, p)
+}
+
+/// Whether plan `p` of `a` against `t` attacks this turn: an attack, a full attack or a
+/// charge, or a move after which an attack is possible (its path ends where a weapon can
+/// attack `t`, as far as the policy can tell before any attack of opportunity).
+fn plan_attacks(ep: &Episode, a: CombatantId, t: CombatantId, p: &PolicyPlan) -> bool {
+    if p.actions.iter().any(|x| {
+        matches!(
+            x.kind,
+            ActionKind::Attack | ActionKind::FullAttack | ActionKind::Charge
+        )
+    }) {
+        return true;
+    }
+    let Some(mv) = p.actions.iter().find(|x| x.kind == ActionKind::Move) else {
+        return false;
+    };
+    if p.then.is_none() {
+        return false;
+    }
+    let squares = (ep.speed_ft(a) / grid::SQUARE_FT).max(0) as u32;
+    let Some(end) = rules::movement::path_toward(ep, a, t, mv.weapon, squares)
+        .and_then(|path| path.last().copied())
+    else {
+        return false;
+    };
+    (0..ep.spec(a).attacks.len())
+        .any(|w| rules::weapons::can_weapon_attack(ep, a, end, w, t).is_ok())
+}
+
+/// The rules of thumb of the menu actions (see the module doc), applied to the attack plan
+/// `p` only when it attacks no one this turn and no conscious enemy can be attacked from
+/// where `a` stands: (b) a coup de grace on a helpless enemy in reach, else (a) total
+/// defense when an enemy threatens it (before the plan's move, if any).
+fn menu_rules(
+    ep: &Episode,
+    a: CombatantId,
+    t: CombatantId,
+    threatened: bool,
+    p: PolicyPlan,
+) -> PolicyPlan {
+    if plan_attacks(ep, a, t, &p) {
+        return p;
+    }
+    let pos = ep.position(a);
+    let attackable = ep
+        .ids()
+        .filter(|&x| x != a && ep.enemies(a, x) && ep.conscious(x))
+        .any(|x| rules::weapons::weapon_for(ep, a, pos, x).is_ok());
+    if attackable {
+        return p;
+    }
+    // (b) Coup de grace: the first helpless enemy (list order) a weapon can finish.
+    if ep.budget(a).full_round {
+        for x in ep.ids() {
+            if x == a || !ep.enemies(a, x) || !rules::coup_de_grace::helpless(ep, x) {
+                continue;
+            }
+            let cdg = Action {
+                target: Some(x),
+                ..Action::new(ActionKind::CoupDeGrace)
+            };
+            if ep.check(a, &cdg).is_ok() {
+                return vec![cdg].into();
+            }
+        }
+    }
+    // (a) Total defense when threatened, then the plan's move toward the enemy (if any).
+    let td = Action::new(ActionKind::TotalDefense);
+    if threatened && ep.check(a, &td).is_ok() {
+        let mut actions = vec![td];
+        if !ep.single_action(a) {
+            actions.extend(p.actions.into_iter().filter(|x| x.kind == ActionKind::Move));
+        }
+        return actions.into();
+    }
+    p
+}
+
+/// Steps 1–4 of the module doc: the attack (or approach) against the nearest enemy `t`.
+fn attack_plan(ep: &Episode, a: CombatantId, t: CombatantId, threatened: bool) -> PolicyPlan {
+    let pos = ep.position(a);
+    let ranged = prefers_ranged(ep, a);
     // 1. Full attack from here (a single attack when limited to one action).
     // Staggered or disabled: one move or standard action (a disabled combatant's standard
     // action costs it 1 hp — CRB — Injury and Death: Disabled — and it takes it: an attack
@@ -314,13 +423,8 @@ fn plan(ep: &Episode, a: CombatantId) -> PolicyPlan {
             }
             if let Some(w) = weapon_of_mode(ep, a, c, t, ranged) {
                 let step = Action {
-                    kind: ActionKind::FiveFootStep,
-                    target: None,
                     destination: Some(c),
-                    weapon: None,
-                    maneuver: None,
-                    readied: None,
-                    trigger: None,
+                    ..Action::new(ActionKind::FiveFootStep)
                 };
                 // The rules may still refuse it (a speed of 5 ft or less).
                 if ep.check(a, &step).is_ok() {

@@ -302,10 +302,11 @@ fn crb_nauseated_no_free_action_no_5_foot_step_only_a_move_action() {
         assert_eq!(ep.validate(a).unwrap().reason, nauseated, "{a:?}");
         assert!(!legal.iter().any(|l| l.action.kind == a.kind), "{a:?}");
     }
-    // Every legal action is a move action or the end of the turn.
+    // Every legal action is a move action (sheathing the longsword is one) or the end of the
+    // turn.
     assert!(legal.iter().all(|l| matches!(
         l.action.kind,
-        ActionKind::Move | ActionKind::StandUp | ActionKind::EndTurn
+        ActionKind::Move | ActionKind::StandUp | ActionKind::SheatheWeapon | ActionKind::EndTurn
     )));
     let mut all = free.to_vec();
     all.push(move_to(1, 1));

@@ -590,3 +590,67 @@ fn maneuver_action_ids_round_trip_and_appear_in_legal_actions() {
     bare.target = Some(d);
     assert_eq!(reason(&ep, &bare).as_deref(), Some("missing_maneuver"));
 }
+
+fn bull_rush_toward(t: CombatantId, d: pf1e_engine::Direction) -> Action {
+    Action {
+        direction: Some(d),
+        ..man(t, Maneuver::BullRush)
+    }
+}
+
+/// A Large hero (anchor (1,1), 2 × 2) and a Medium dummy at (3,2) in an 8 × 8 room: the line
+/// between their centres runs between S and SE.
+fn large_pusher(faces: &[u32]) -> (Episode, CombatantId) {
+    let enc = encounter(
+        &room(8, 8),
+        vec![
+            unit(
+                "a",
+                "hero",
+                set(creature("hero"), "size", json!("Large")),
+                (1, 1),
+            ),
+            unit("b", "dummy", creature("dummy"), (3, 2)),
+        ],
+    );
+    let mut ep = episode(enc, faces);
+    turn_of(&mut ep, "hero");
+    let d = cid(&ep, "dummy");
+    (ep, d)
+}
+
+#[test]
+fn crb_bull_rush_straight_back_the_attacker_may_choose_between_the_two_grid_directions() {
+    use pf1e_engine::Direction;
+    // CRB — Bull Rush: "push an opponent straight back". Adjacent Medium creatures: only the
+    // one direction; a direction off the line is refused, on another maneuver too.
+    let (ep, _, d) = duel(creature("hero"), creature("dummy"), &[20, 1]);
+    assert_eq!(
+        reason(&ep, &bull_rush_toward(d, Direction::Se)).as_deref(),
+        Some("invalid_direction")
+    );
+    assert_eq!(reason(&ep, &bull_rush_toward(d, Direction::E)), None);
+    let trip = Action {
+        direction: Some(Direction::E),
+        ..man(d, Maneuver::Trip)
+    };
+    assert_eq!(reason(&ep, &trip).as_deref(), Some("invalid_direction"));
+    // The Large hero: S and SE are both straight back, E is not. 19 + 2 = 21 vs CMD 11:
+    // margin 10 → 15 ft: S three squares; SE two (5-10-5).
+    let (ep, d) = large_pusher(&[20, 1]);
+    assert_eq!(
+        reason(&ep, &bull_rush_toward(d, Direction::E)).as_deref(),
+        Some("invalid_direction")
+    );
+    let (mut ep, d) = large_pusher(&[20, 1, 19]);
+    assert_all_ok(&submit(&mut ep, &[bull_rush_toward(d, Direction::S)]));
+    assert_eq!(ep.position(d), pf1e_engine::Cell::new(6, 2));
+    let (mut ep, d) = large_pusher(&[20, 1, 19]);
+    assert_all_ok(&submit(&mut ep, &[bull_rush_toward(d, Direction::Se)]));
+    assert_eq!(ep.position(d), pf1e_engine::Cell::new(5, 4));
+    // Without a direction: the default (the diagonal of the centre line, as before).
+    let (mut ep, d) = large_pusher(&[20, 1, 19]);
+    assert_all_ok(&submit(&mut ep, &[man(d, Maneuver::BullRush)]));
+    assert_eq!(ep.position(d), pf1e_engine::Cell::new(5, 4));
+    assert_eq!(dice_left(&ep), 0);
+}

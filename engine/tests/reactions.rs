@@ -409,6 +409,9 @@ fn a_maneuver_asks_its_target() {
 /// start dice; format 5: before total defense and fighting defensively; format 6: before the
 /// attack list's entries, Deadly Aim and Combat Expertise) is refused with an error that says
 /// so, never misread.
+/// start dice; format 5: before total defense and fighting defensively; format 6: before aid
+/// another, coup de grace and weapons in hand) is refused with an error that says so, never
+/// misread.
 #[test]
 fn an_older_snapshot_format_is_refused_clearly() {
     let mut ep = guard_room(two_weapons(), &[]);

@@ -95,3 +95,76 @@ fn crb_run_endurance_con_check_after_con_rounds() {
     turn_of(&mut ep, "hero");
     assert_eq!(reason(&ep, 1, 20).as_deref(), Some("cannot_run"));
 }
+
+fn run_toward(t: pf1e_engine::CombatantId) -> pf1e_engine::Action {
+    pf1e_engine::Action {
+        target: Some(t),
+        ..pf1e_engine::Action::new(ActionKind::Run)
+    }
+}
+
+#[test]
+fn seed_u5e_run_toward_a_target_runs_the_straight_line_and_stops_adjacent() {
+    // CRB — Run: a straight line; the seed's U5e: toward the target, stopping adjacent.
+    let enc = encounter(
+        &room(3, 30),
+        vec![
+            unit("a", "hero", runner(json!([])), (2, 1)),
+            unit("b", "dummy", creature("dummy"), (2, 14)),
+        ],
+    );
+    let mut ep = episode(enc, &[20, 1]);
+    turn_of(&mut ep, "hero");
+    let (h, d) = (cid(&ep, "hero"), cid(&ep, "dummy"));
+    assert!(ep.legal_actions().iter().any(|l| l.action == run_toward(d)));
+    assert_all_ok(&submit(&mut ep, &[run_toward(d)]));
+    assert_eq!(ep.position(h), pf1e_engine::Cell::new(2, 13));
+    assert!(ep.observation(Some(h)).combatants[h.0 as usize].running);
+}
+
+#[test]
+fn seed_u5e_run_toward_a_far_target_stops_at_the_run_distance() {
+    // Speed 10 ft: 4 × 10 = 40 ft = 8 squares along the line.
+    let slow = set(runner(json!([])), "speed_land_ft", json!(10));
+    let enc = encounter(
+        &room(3, 30),
+        vec![
+            unit("a", "hero", slow, (2, 1)),
+            unit("b", "dummy", creature("dummy"), (2, 20)),
+        ],
+    );
+    let mut ep = episode(enc, &[20, 1]);
+    turn_of(&mut ep, "hero");
+    let (h, d) = (cid(&ep, "hero"), cid(&ep, "dummy"));
+    assert_all_ok(&submit(&mut ep, &[run_toward(d)]));
+    assert_eq!(ep.position(h), pf1e_engine::Cell::new(2, 9));
+}
+
+#[test]
+fn run_toward_refusals() {
+    let ep = field(runner(json!([])), &room(3, 30), &[20, 1]);
+    let (h, d) = (cid(&ep, "hero"), cid(&ep, "dummy"));
+    let code = |a: &pf1e_engine::Action| ep.validate(a).unwrap().code().map(str::to_string);
+    // Both a target and a destination.
+    let mut both = run_toward(d);
+    both.destination = Some(pf1e_engine::Cell::new(1, 5));
+    assert_eq!(code(&both).as_deref(), Some("invalid_destination"));
+    assert_eq!(code(&run_toward(h)).as_deref(), Some("invalid_target"));
+    // The dummy at (3,1) is already adjacent... not: (1,1) and (3,1) are two apart; one
+    // square is run.
+    assert_eq!(code(&run_toward(d)), None);
+    let enc = encounter(
+        &room(3, 30),
+        vec![
+            unit("a", "hero", runner(json!([])), (2, 1)),
+            unit("b", "dummy", creature("dummy"), (2, 2)),
+        ],
+    );
+    let mut ep2 = episode(enc, &[20, 1]);
+    turn_of(&mut ep2, "hero");
+    let d2 = cid(&ep2, "dummy");
+    assert_eq!(
+        ep2.validate(&run_toward(d2)).unwrap().code(),
+        Some("unreachable_destination")
+    );
+}

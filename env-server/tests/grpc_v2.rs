@@ -270,6 +270,12 @@ fn every_engine_reason_has_its_own_code() {
         R::FeatNotApplicable,
         R::NoDeadlyAim,
         R::NoCombatExpertise,
+        R::NotEngaged,
+        R::NotHelpless,
+        R::ImmuneToCriticalHits,
+        R::HandsFull,
+        R::TargetConcealed,
+        R::InvalidDirection,
     ];
     for r in &all {
         match r {
@@ -308,6 +314,12 @@ fn every_engine_reason_has_its_own_code() {
             | R::DowngradedNauseated { .. } => {}
             R::MissingFeat | R::AdjacentAtStart | R::StoodStill | R::FeatNotApplicable => {}
             R::NoDeadlyAim | R::NoCombatExpertise => {}
+            R::NotEngaged
+            | R::NotHelpless
+            | R::ImmuneToCriticalHits
+            | R::HandsFull
+            | R::TargetConcealed
+            | R::InvalidDirection => {}
         }
     }
     let mut codes = std::collections::BTreeSet::new();
@@ -1991,6 +2003,8 @@ fn decision_kind_column_equals_the_items_in_full_and_compact_columns() {
     assert_eq!(decline.start, aoo.end);
     assert_eq!(block("fire_readied").end, block("cleave").start);
     assert_eq!(block("stand_still").end, block("activate_deadly_aim").start);
+    // Every block after `decline` is accounted for, the last one `run_toward`.
+    assert_eq!(block("run_toward").end, spec.action_space_size);
     let reset = |seed: u64| {
         let mut r = reset_req("sample_arena", seed, &["players"]);
         r.observation = tensors_only();

@@ -49,16 +49,27 @@ fn pick(s: &proto::EpisodeState) -> Vec<u32> {
         return vec![attacks[(r >> 8) as usize % attacks.len()]];
     }
     // The kinds added after these seeds were chosen (total_defense, fight_defensively, delay,
-    // ready) are never picked, so the games stay those the tests were written for.
+    // ready, the menu kinds, a run toward a target) are never picked, so the games stay those
+    // the tests were written for.
     let legal: Vec<&proto::LegalAction> = s
         .legal_actions
         .iter()
         .filter(|l| {
             l.action.as_ref().is_some_and(|a| {
-                a.kind != K::TotalDefense as i32
-                    && a.kind != K::FightDefensively as i32
-                    && a.kind != K::Delay as i32
-                    && a.kind != K::Ready as i32
+                let later = [
+                    K::TotalDefense,
+                    K::FightDefensively,
+                    K::AidAnother,
+                    K::CoupDeGrace,
+                    K::DrawWeapon,
+                    K::SheatheWeapon,
+                    K::Delay,
+                    K::Ready,
+                ]
+                .iter()
+                .any(|k| a.kind == *k as i32);
+                let run_toward = a.kind == K::Run as i32 && a.target.is_some();
+                !(later || run_toward)
             })
         })
         .collect();

@@ -30,7 +30,7 @@ mod conformance;
 use conformance::{Case, Choice, Chooser, DecisionInfo, Known, RandomPlayer, SplitMix64};
 use pf1e_engine::actions::space::ActionSpace;
 use pf1e_engine::episode::{Decision, Episode};
-use pf1e_engine::{Action, ActionKind, Cell, CombatantId, Maneuver};
+use pf1e_engine::{Action, ActionKind, AidMode, Cell, CombatantId, Direction, Maneuver};
 use proptest::prelude::*;
 use proptest::test_runner::{
     Config, FailurePersistence, FileFailurePersistence, PersistedSeed, RngSeed, TestCaseError,
@@ -124,6 +124,23 @@ fn arbitrary_action(x: u32, space: &ActionSpace, pos: Cell, reaction: bool) -> A
     } else {
         (None, None)
     };
+    // The fields of the menu kinds, drawn only for those kinds (other draws unchanged).
+    let (ally, aid_mode) = if kind == ActionKind::AidAnother {
+        let ally = match r.below(6) {
+            0 => None,
+            1 => Some(CombatantId(u16::MAX)),
+            _ => Some(CombatantId(r.below(n + 2) as u16)),
+        };
+        let mode = [None, Some(AidMode::Attack), Some(AidMode::Ac)][r.below(3)];
+        (ally, mode)
+    } else {
+        (None, None)
+    };
+    let direction = if kind == ActionKind::Maneuver && r.below(4) == 0 {
+        Some(Direction::ALL[r.below(Direction::ALL.len())])
+    } else {
+        None
+    };
     Action {
         kind,
         target,
@@ -132,6 +149,9 @@ fn arbitrary_action(x: u32, space: &ActionSpace, pos: Cell, reaction: bool) -> A
         maneuver,
         readied,
         trigger,
+        aid_mode,
+        ally,
+        direction,
     }
 }
 

@@ -89,13 +89,17 @@ fn agent(ep: &Episode) -> Vec<Action> {
         .iter()
         .map(|l| &l.action)
         .filter(|a| {
-            !matches!(
+            !(matches!(
                 a.kind,
                 ActionKind::TotalDefense
                     | ActionKind::FightDefensively
                     | ActionKind::Delay
                     | ActionKind::Ready
-            )
+                    | ActionKind::AidAnother
+                    | ActionKind::CoupDeGrace
+                    | ActionKind::DrawWeapon
+                    | ActionKind::SheatheWeapon
+            ) || (a.kind == ActionKind::Run && a.target.is_some()))
         })
         .collect();
     let a = if !toward.is_empty() && (r >> 12).is_multiple_of(2) {

@@ -60,7 +60,8 @@ def test_client_declines_and_the_move_goes_on(server_address: str) -> None:
         spec = c.get_spec(guard_room())
         aoo_ids = set(action_block(spec, "attack_of_opportunity"))
         decline_id = action_block(spec, "decline")[0]
-        # The blocks appended after `decline` (total_defense, fight_defensively) are turn actions.
+        # The blocks appended after `decline` (total_defense, fight_defensively, aid_another,
+        # coup_de_grace, draw_weapon, sheathe_weapon, run_toward) are turn actions.
         assert decline_id == action_block(spec, "attack_of_opportunity")[-1] + 1
         s = c.reset(guard_room(), 0, controlled_sides=["heroes", "guards"])
         s = _to_heros_turn(c, s)

@@ -2,7 +2,7 @@
 //! preconditions of its kind ([`preconditions`]: conscious, conditions, the budget slot —
 //! CRB — Combat: Actions in Combat; Appendix: Conditions), then the kind's own rules (one
 //! module per kind: `attack`, `charge`, `movement`, `run`, `maneuver`, `prone`, `items`,
-//! `power_attack`, `defense`). The legal-action enumeration (`legal`) asks each kind for its
+//! `power_attack`, `defense`, `aid`, `coup_de_grace`). The legal-action enumeration (`legal`) asks each kind for its
 //! candidates and keeps exactly those [`check`] accepts, so the action mask is by
 //! construction the set of actions `validate` and `submit` accept.
 //!
@@ -215,6 +215,10 @@ pub(crate) fn kind_check(cx: &Ctx<'_>, a: &Action) -> Result<Plan, Reject> {
         ActionKind::ActivateLunge => movement_feats::check_lunge(cx, a),
         ActionKind::ActivateDeadlyAim => toggles::check_deadly_aim(cx, a),
         ActionKind::ActivateCombatExpertise => toggles::check_combat_expertise(cx, a),
+        ActionKind::AidAnother => aid::check(cx, a),
+        ActionKind::CoupDeGrace => coup_de_grace::check(cx, a),
+        ActionKind::DrawWeapon => items::check_draw(cx, a),
+        ActionKind::SheatheWeapon => items::check_sheathe(cx, a),
     }
 }
 
@@ -252,7 +256,8 @@ pub(crate) fn preconditions(cx: &Ctx<'_>, a: &Action) -> Result<(), Reject> {
     }
     let escape = a.kind == ActionKind::Maneuver && a.maneuver == Some(Maneuver::Escape);
     // Total defense and fighting defensively count with attacks here: a creature that may
-    // not attack (nauseated, pinned, panicked) takes neither.
+    // not attack (nauseated, pinned, panicked) takes neither; aid another and a coup de
+    // grace are attacks.
     let attacks = matches!(
         a.kind,
         ActionKind::Attack
@@ -264,6 +269,8 @@ pub(crate) fn preconditions(cx: &Ctx<'_>, a: &Action) -> Result<(), Reject> {
             | ActionKind::SpringAttack
             | ActionKind::ShotOnTheRun
             | ActionKind::ActivateLunge
+            | ActionKind::AidAnother
+            | ActionKind::CoupDeGrace
     ) || (a.kind == ActionKind::Maneuver && !escape);
     let moves = matches!(
         a.kind,
@@ -311,7 +318,13 @@ pub(crate) fn preconditions(cx: &Ctx<'_>, a: &Action) -> Result<(), Reject> {
     }
     // Fighting defensively goes with an attack or a full attack (CRB — Actions in Combat).
     if cx.ep.st[cx.actor.0 as usize].fight_defensively
-        && matches!(a.kind, ActionKind::Charge | ActionKind::Maneuver)
+        && matches!(
+            a.kind,
+            ActionKind::Charge
+                | ActionKind::Maneuver
+                | ActionKind::AidAnother
+                | ActionKind::CoupDeGrace
+        )
     {
         return Err(Reject::FightingDefensively);
     }
@@ -343,7 +356,7 @@ pub(crate) fn preconditions(cx: &Ctx<'_>, a: &Action) -> Result<(), Reject> {
 }
 
 /// The turn-action kinds in enumeration order (the free toggles last).
-pub(crate) const ENUMERATION_ORDER: [ActionKind; 24] = [
+pub(crate) const ENUMERATION_ORDER: [ActionKind; 28] = [
     ActionKind::FiveFootStep,
     ActionKind::Move,
     ActionKind::Attack,
@@ -361,6 +374,10 @@ pub(crate) const ENUMERATION_ORDER: [ActionKind; 24] = [
     ActionKind::Cleave,
     ActionKind::SpringAttack,
     ActionKind::ShotOnTheRun,
+    ActionKind::AidAnother,
+    ActionKind::CoupDeGrace,
+    ActionKind::DrawWeapon,
+    ActionKind::SheatheWeapon,
     ActionKind::DropProne,
     ActionKind::ActivatePowerAttack,
     ActionKind::FightDefensively,
@@ -394,8 +411,11 @@ pub(crate) fn candidates(
         ActionKind::DropProne => emit(Action::new(ActionKind::DropProne)),
         ActionKind::RetrieveWeapon | ActionKind::RepairWeapon => items::candidates(cx, kind, emit),
         ActionKind::ActivatePowerAttack => emit(Action::new(ActionKind::ActivatePowerAttack)),
-        ActionKind::Run => run::candidates(cx, emit),
+        ActionKind::Run => run::candidates(cx, emit) || run::candidates_toward(cx, emit),
         ActionKind::TotalDefense => emit(Action::new(ActionKind::TotalDefense)),
+        ActionKind::AidAnother => aid::candidates(cx, emit),
+        ActionKind::CoupDeGrace => coup_de_grace::candidates(cx, emit),
+        ActionKind::DrawWeapon | ActionKind::SheatheWeapon => items::candidates(cx, kind, emit),
         ActionKind::FightDefensively => emit(Action::new(ActionKind::FightDefensively)),
         ActionKind::Delay => ready::candidates_delay(cx, emit),
         ActionKind::Ready => ready::candidates_ready(cx, emit),

@@ -46,7 +46,7 @@ pub fn label(ep: &Episode, actor: CombatantId, a: &Action) -> String {
     let mut s = a.kind.name().to_string();
     if let Some(t) = a.target {
         if (t.0 as usize) < ep.n() {
-            if a.kind == ActionKind::Move {
+            if matches!(a.kind, ActionKind::Move | ActionKind::Run) {
                 s.push_str(" toward");
             }
             if a.kind == ActionKind::Delay {
@@ -62,6 +62,13 @@ pub fn label(ep: &Episode, actor: CombatantId, a: &Action) -> String {
     if let Some(m) = a.maneuver {
         s.push(' ');
         s.push_str(m.name());
+    }
+    if let Some(d) = a.direction {
+        s.push_str(&format!(" direction {}", d.name()));
+    }
+    if let Some(f) = a.ally.filter(|f| (f.0 as usize) < ep.n()) {
+        let mode = a.aid_mode.unwrap_or(crate::actions::AidMode::Attack);
+        s.push_str(&format!(" for {} ({})", ep.id_of(f), mode.name()));
     }
     if let Some(w) = a.weapon {
         if let Some(x) = ep.spec(actor).attacks.get(w) {
@@ -81,8 +88,10 @@ pub fn label(ep: &Episode, actor: CombatantId, a: &Action) -> String {
 /// [`ENUMERATION_ORDER`]) until it returns `true`: each kind's candidates, kept when
 /// [`check`] accepts them — the very check `validate` and `submit` apply. `probe` leaves out
 /// the free toggles (`drop_prone`, `activate_power_attack`, `fight_defensively`,
-/// `activate_deadly_aim`, `activate_combat_expertise`): a turn whose
-/// only options left are free declarations ends by itself.
+/// `activate_lunge`, `activate_deadly_aim`, `activate_combat_expertise`) and weapon handling
+/// (`draw_weapon`, `sheathe_weapon`): a turn whose only options left are free declarations or
+/// drawing and sheathing ends by itself (an agent that wants to draw or sheathe then lists it
+/// before the action that would end its turn).
 fn each_legal(cx: &Ctx<'_>, probe: bool, sink: &mut dyn FnMut(Action) -> bool) {
     for kind in ENUMERATION_ORDER {
         let toggle = matches!(
@@ -93,6 +102,8 @@ fn each_legal(cx: &Ctx<'_>, probe: bool, sink: &mut dyn FnMut(Action) -> bool) {
                 | ActionKind::ActivateLunge
                 | ActionKind::ActivateDeadlyAim
                 | ActionKind::ActivateCombatExpertise
+                | ActionKind::DrawWeapon
+                | ActionKind::SheatheWeapon
         );
         if kind == ActionKind::EndTurn || (probe && toggle) {
             continue;

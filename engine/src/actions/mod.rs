@@ -2,9 +2,11 @@
 use crate::geometry::grid::Cell;
 use serde::{Deserialize, Serialize};
 
+mod aid;
 mod attack;
 mod charge;
 pub(crate) mod check;
+mod coup_de_grace;
 pub(crate) mod defense;
 mod items;
 pub mod legal;
@@ -117,6 +119,22 @@ pub enum ActionKind {
     /// Free action: toggle Combat Expertise; on a turn with a melee attack action, −X melee
     /// attack and CMB, +X dodge AC until the next turn (CRB — Feats: Combat Expertise).
     ActivateCombatExpertise,
+    /// Standard action: aid another — an attack roll against AC 10 that gives the `ally`
+    /// +2 on its next attack roll against the opponent `target` (`aid_mode` attack, the
+    /// default) or +2 AC against that opponent's next attack (`aid_mode` ac), until the start
+    /// of the aider's next turn (CRB — Combat: Special Attacks, Aid Another).
+    AidAnother,
+    /// Full-round action: coup de grace against a helpless `target` with a melee weapon (or a
+    /// bow or crossbow when adjacent): automatic critical hit, then a Fortitude save (DC 10 +
+    /// damage) or die; provokes (CRB — Combat: Helpless Defenders, Coup de Grace).
+    CoupDeGrace,
+    /// Move action (a free action after a `move` this turn at BAB +1 or higher, always with
+    /// Quick Draw): draw the sheathed `weapon` into hand (CRB — Actions in Combat: Move
+    /// Actions, Draw or Sheathe a Weapon; Feats: Quick Draw).
+    DrawWeapon,
+    /// Move action: sheathe the manufactured `weapon` in hand; provokes (CRB — Actions in
+    /// Combat: Table: Actions in Combat, Sheathe a weapon).
+    SheatheWeapon,
 }
 
 /// What triggers a readied action (CRB — Special Initiative Actions: Ready, "you can specify
@@ -167,6 +185,88 @@ impl ReadyTrigger {
             | ReadyTrigger::EnemyWithin { by, .. }
             | ReadyTrigger::EnemyAttacks { by }
             | ReadyTrigger::AllyActs { by } => by,
+        }
+    }
+}
+
+/// Which bonus an aid another gives (CRB — Combat: Aid Another): +2 on the ally's next attack
+/// roll against the opponent, or +2 to its AC against the opponent's next attack.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AidMode {
+    /// +2 on the ally's next attack roll against the opponent (the seed's default).
+    Attack,
+    /// +2 to the ally's AC against the opponent's next attack.
+    Ac,
+}
+
+impl AidMode {
+    /// Both modes, in action-space order.
+    pub const ALL: [AidMode; 2] = [AidMode::Attack, AidMode::Ac];
+
+    /// The seed's name (`attack`, `ac`).
+    pub fn name(self) -> &'static str {
+        match self {
+            AidMode::Attack => "attack",
+            AidMode::Ac => "ac",
+        }
+    }
+}
+
+/// One of the eight grid directions (the order of
+/// [`space::STEP_DIRECTIONS`]: N, NE, E, SE, S, SW, W, NW; north is row −1). The seed's
+/// `direction` of a bull rush.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    N,
+    Ne,
+    E,
+    Se,
+    S,
+    Sw,
+    W,
+    Nw,
+}
+
+impl Direction {
+    /// Every direction, in [`space::STEP_DIRECTIONS`] order.
+    pub const ALL: [Direction; 8] = [
+        Direction::N,
+        Direction::Ne,
+        Direction::E,
+        Direction::Se,
+        Direction::S,
+        Direction::Sw,
+        Direction::W,
+        Direction::Nw,
+    ];
+
+    /// `(drow, dcol)` of one square in this direction.
+    pub fn delta(self) -> (i32, i32) {
+        let i = Direction::ALL.iter().position(|d| *d == self).unwrap_or(0);
+        space::STEP_DIRECTIONS[i]
+    }
+
+    /// The direction of a unit step `(drow, dcol)` (each −1, 0 or 1, not both 0).
+    pub fn of_delta(d: (i32, i32)) -> Option<Direction> {
+        space::STEP_DIRECTIONS
+            .iter()
+            .position(|x| *x == d)
+            .map(|i| Direction::ALL[i])
+    }
+
+    /// The lowercase name (`n`, `ne`…).
+    pub fn name(self) -> &'static str {
+        match self {
+            Direction::N => "n",
+            Direction::Ne => "ne",
+            Direction::E => "e",
+            Direction::Se => "se",
+            Direction::S => "s",
+            Direction::Sw => "sw",
+            Direction::W => "w",
+            Direction::Nw => "nw",
         }
     }
 }
@@ -348,6 +448,16 @@ pub struct Action {
     /// `ready` only: what triggers the readied action.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trigger: Option<ReadyTrigger>,
+    /// `aid_another` only: which bonus (`None` = attack, the seed's default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aid_mode: Option<AidMode>,
+    /// `aid_another` only: the friend aided (`target` is the opponent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ally: Option<CombatantId>,
+    /// `maneuver` bull rush only: the direction the target is pushed (`None` = straight away
+    /// from the attacker; see `rules::maneuvers::bull_rush_directions`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direction: Option<Direction>,
 }
 
 impl Action {
@@ -361,6 +471,9 @@ impl Action {
             maneuver: None,
             readied: None,
             trigger: None,
+            aid_mode: None,
+            ally: None,
+            direction: None,
         }
     }
 }
@@ -392,7 +505,7 @@ impl Slot {
 
 impl ActionKind {
     /// Every kind, in declaration order (the order of the action space's blocks).
-    pub const ALL: [ActionKind; 28] = [
+    pub const ALL: [ActionKind; 32] = [
         ActionKind::EndTurn,
         ActionKind::Attack,
         ActionKind::FullAttack,
@@ -421,6 +534,10 @@ impl ActionKind {
         ActionKind::StandStill,
         ActionKind::ActivateDeadlyAim,
         ActionKind::ActivateCombatExpertise,
+        ActionKind::AidAnother,
+        ActionKind::CoupDeGrace,
+        ActionKind::DrawWeapon,
+        ActionKind::SheatheWeapon,
     ];
 
     /// Whether this kind answers a reaction decision (not a turn action).
@@ -443,16 +560,21 @@ impl ActionKind {
             | ActionKind::TotalDefense
             | ActionKind::Ready
             | ActionKind::Cleave => Slot::Standard,
+            ActionKind::AidAnother => Slot::Standard,
+            // A draw may be free instead (`Episode::slot_of`).
             ActionKind::Move
             | ActionKind::StandUp
             | ActionKind::RetrieveWeapon
-            | ActionKind::RepairWeapon => Slot::Move,
+            | ActionKind::RepairWeapon
+            | ActionKind::DrawWeapon
+            | ActionKind::SheatheWeapon => Slot::Move,
             ActionKind::FullAttack
             | ActionKind::Charge
             | ActionKind::Withdraw
             | ActionKind::Run
             | ActionKind::SpringAttack
             | ActionKind::ShotOnTheRun => Slot::FullRound,
+            ActionKind::CoupDeGrace => Slot::FullRound,
             ActionKind::FiveFootStep
             | ActionKind::EndTurn
             | ActionKind::DropProne
@@ -499,6 +621,10 @@ impl ActionKind {
             ActionKind::StandStill => "stand_still",
             ActionKind::ActivateDeadlyAim => "activate_deadly_aim",
             ActionKind::ActivateCombatExpertise => "activate_combat_expertise",
+            ActionKind::AidAnother => "aid_another",
+            ActionKind::CoupDeGrace => "coup_de_grace",
+            ActionKind::DrawWeapon => "draw_weapon",
+            ActionKind::SheatheWeapon => "sheathe_weapon",
         }
     }
 }

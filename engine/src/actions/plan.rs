@@ -81,6 +81,22 @@ pub(crate) enum Plan {
         speed: u32,
     },
     Lunge,
+    AidAnother {
+        opponent: CombatantId,
+        ally: CombatantId,
+        weapon: usize,
+        mode: crate::actions::AidMode,
+    },
+    CoupDeGrace {
+        target: CombatantId,
+        weapon: usize,
+    },
+    DrawWeapon {
+        weapon: usize,
+    },
+    SheatheWeapon {
+        weapon: usize,
+    },
 }
 
 /// Execute a checked plan of `a`.
@@ -94,8 +110,13 @@ pub(crate) fn execute(ep: &mut Episode, a: CombatantId, plan: Plan) {
             weapon,
             path,
         } => charge::execute(ep, a, target, weapon, path),
-        Plan::Move { path } => movement::execute_walk(ep, a, path, "move", false),
+        // A regular move: a draw after it may be free (CRB — Draw or Sheathe a Weapon).
+        Plan::Move { path } => {
+            regular_move(ep);
+            movement::execute_walk(ep, a, path, "move", false)
+        }
         Plan::MoveTo { dest, budget } => {
+            regular_move(ep);
             movement::execute_walk_to(ep, a, dest, budget, "move", false)
         }
         Plan::Withdraw { dest, budget } => {
@@ -132,5 +153,23 @@ pub(crate) fn execute(ep: &mut Episode, a: CombatantId, plan: Plan) {
             let path = crate::geometry::los::straight_line(ep.position(a), dest);
             crate::rules::run::run(ep, a, path)
         }
+        Plan::AidAnother {
+            opponent,
+            ally,
+            weapon,
+            mode,
+        } => crate::rules::aid::aid_another(ep, a, opponent, ally, weapon, mode),
+        Plan::CoupDeGrace { target, weapon } => {
+            crate::rules::coup_de_grace::start(ep, a, target, weapon)
+        }
+        Plan::DrawWeapon { weapon } => crate::rules::items::draw_weapon(ep, a, weapon),
+        Plan::SheatheWeapon { weapon } => crate::rules::items::sheathe_weapon(ep, a, weapon),
     }
+}
+
+/// A `move` action of the turn: one draw after it may be free (at BAB +1 or higher —
+/// `Episode::draw_free_with_move`).
+fn regular_move(ep: &mut Episode) {
+    ep.turn.regular_move = true;
+    ep.turn.free_draw_used = false;
 }

@@ -33,6 +33,10 @@ pub enum TargetIssue {
     NotTheProvoker,
     /// A `decline` names a target: declining takes none.
     DeclineTakesNone,
+    /// The `ally` of an aid another is not a friend of the aider (an enemy).
+    NotAnAlly,
+    /// A coup de grace names a dead combatant.
+    Dead,
 }
 
 impl TargetIssue {
@@ -48,6 +52,8 @@ impl TargetIssue {
             TargetIssue::NotTheGrappler => "not the grappler",
             TargetIssue::NotTheProvoker => "not the provoker",
             TargetIssue::DeclineTakesNone => "a decline names no target",
+            TargetIssue::NotAnAlly => "not an ally",
+            TargetIssue::Dead => "dead",
         }
     }
 }
@@ -184,6 +190,29 @@ pub enum Reject {
     /// Ours: `activate_combat_expertise` without the Combat Expertise feat.
     #[serde(rename = "no_combat_expertise")]
     NoCombatExpertise,
+    /// Ours: aid another needs an opponent engaging the ally in melee — one of the two
+    /// threatens the other (CRB — Combat: Aid Another).
+    #[serde(rename = "not_engaged")]
+    NotEngaged,
+    /// Ours: a coup de grace needs a helpless target (unconscious — dying or stable —,
+    /// paralyzed, asleep, helpless…; CRB — Combat: Helpless Defenders).
+    #[serde(rename = "not_helpless")]
+    NotHelpless,
+    /// Ours: a coup de grace against a creature immune to critical hits (CRB — Combat:
+    /// Coup de Grace).
+    #[serde(rename = "immune_to_critical_hits")]
+    ImmuneToCriticalHits,
+    /// Ours: drawing or picking up a weapon needs free hands (see `rules::items::hands`).
+    #[serde(rename = "hands_full")]
+    HandsFull,
+    /// Ours: a coup de grace against a target with total concealment (a blinded attacker):
+    /// the SRD's two consecutive full-round actions are not modelled.
+    #[serde(rename = "target_concealed")]
+    TargetConcealed,
+    /// Ours: a bull rush `direction` that is not straight away from the attacker, or a
+    /// direction on a kind or maneuver that takes none.
+    #[serde(rename = "invalid_direction")]
+    InvalidDirection,
 }
 
 /// What is wrong with a `ready` action (the detail of [`Reject::InvalidReady`]).
@@ -264,6 +293,12 @@ impl Reject {
             Reject::FeatNotApplicable => "feat_not_applicable",
             Reject::NoDeadlyAim => "no_deadly_aim",
             Reject::NoCombatExpertise => "no_combat_expertise",
+            Reject::NotEngaged => "not_engaged",
+            Reject::NotHelpless => "not_helpless",
+            Reject::ImmuneToCriticalHits => "immune_to_critical_hits",
+            Reject::HandsFull => "hands_full",
+            Reject::TargetConcealed => "target_concealed",
+            Reject::InvalidDirection => "invalid_direction",
         }
     }
 

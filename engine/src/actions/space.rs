@@ -37,10 +37,16 @@
 //! | `stand_still`  | 1     | — (reaction: a maneuver check instead of the AoO) |
 //! | `activate_deadly_aim` | 1 | — (a toggle)                            |
 //! | `activate_combat_expertise` | 1 | — (a toggle)                      |
+//! | `aid_another`  | N × N × 2 | (opponent × N + ally) × 2 + mode (0 attack, 1 ac) |
+//! | `coup_de_grace` | N × W | target × W + weapon                        |
+//! | `draw_weapon`  | W     | weapon                                     |
+//! | `sheathe_weapon` | W   | weapon                                     |
+//! | `run_toward`   | N     | target (the straight line toward it, stopping adjacent) |
 //!
 //! The blocks after `withdraw` were appended later: earlier ids never move. A maneuver id
 //! uses the first usable melee weapon that reaches the target (escape: the target is the
-//! grappler) and, for reposition, the default square (see `maneuvers.rs`).
+//! grappler) and, for reposition, the default square, for bull rush the default direction
+//! (see `maneuvers.rs`): a maneuver with a `destination` or a `direction` has no id.
 //!
 //! Target indices are absolute combatant indices (list order), so an id means the same thing
 //! at every decision of the episode; the 5-foot step is relative to the actor's square.
@@ -63,7 +69,7 @@ pub const STEP_DIRECTIONS: [(i32, i32); 8] = [
 ];
 
 /// Number of blocks of the action space.
-pub const BLOCKS: usize = 31;
+pub const BLOCKS: usize = 36;
 
 /// Sizes of the action space blocks of an encounter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,6 +140,11 @@ impl ActionSpace {
             ("stand_still", 1),
             ("activate_deadly_aim", 1),
             ("activate_combat_expertise", 1),
+            ("aid_another", self.n * self.n * 2),
+            ("coup_de_grace", self.n * self.w),
+            ("draw_weapon", self.w),
+            ("sheathe_weapon", self.w),
+            ("run_toward", self.n),
         ];
         let mut out = [("", 0, 0); BLOCKS];
         let mut start = 0;
@@ -256,10 +267,34 @@ impl ActionSpace {
             27 => Action::new(ActionKind::ActivateLunge),
             28 => Action::new(ActionKind::StandStill),
             29 => Action::new(ActionKind::ActivateDeadlyAim),
-            _ => Action::new(ActionKind::ActivateCombatExpertise),
+            30 => Action::new(ActionKind::ActivateCombatExpertise),
+            31 => {
+                let mut a = Action::new(ActionKind::AidAnother);
+                let pair = k / 2;
+                a.target = Some(CombatantId((pair / self.n) as u16));
+                a.ally = Some(CombatantId((pair % self.n) as u16));
+                a.aid_mode = Some(crate::actions::AidMode::ALL[(k % 2) as usize]);
+                a
+            }
+            32 => {
+                let mut a = Action::new(ActionKind::CoupDeGrace);
+                a.target = Some(CombatantId((k / self.w) as u16));
+                a.weapon = Some((k % self.w) as usize);
+                a
+            }
+            33 | 34 => {
+                let mut a = Action::new(if bi == 33 {
+                    ActionKind::DrawWeapon
+                } else {
+                    ActionKind::SheatheWeapon
+                });
+                a.weapon = Some(k as usize);
+                a
+            }
+            _ => Action::new(ActionKind::Run),
         };
         match bi {
-            3 | 4 => a.target = Some(CombatantId(k as u16)),
+            3 | 4 | 35 => a.target = Some(CombatantId(k as u16)),
             5 | 7 | 14 => a.destination = Some(self.cell_of(k)),
             6 => {
                 let (dr, dc) = STEP_DIRECTIONS[k as usize];
@@ -310,7 +345,10 @@ impl ActionSpace {
         let bare_at = |blk: usize| if bare { at(blk, 0) } else { None };
         let no_target_no_square = a.target.is_none() && a.destination.is_none();
         let no_target_no_weapon = a.target.is_none() && a.weapon.is_none();
-        if a.kind != ActionKind::Maneuver && a.maneuver.is_some() {
+        if (a.kind != ActionKind::Maneuver && a.maneuver.is_some()) || a.direction.is_some() {
+            return None;
+        }
+        if a.kind != ActionKind::AidAnother && (a.ally.is_some() || a.aid_mode.is_some()) {
             return None;
         }
         // Only `ready` carries a readied action and a trigger.
@@ -351,6 +389,13 @@ impl ActionSpace {
                 );
                 let k = STEP_DIRECTIONS.iter().position(|x| *x == delta)?;
                 at(6, u32::try_from(k).ok()?)
+            }
+            ActionKind::Run if a.destination.is_none() => {
+                let t = target?;
+                if a.weapon.is_some() || t >= self.n {
+                    return None;
+                }
+                at(35, t)
             }
             ActionKind::Withdraw | ActionKind::Run => {
                 let d = a.destination?;
@@ -460,6 +505,34 @@ impl ActionSpace {
             ActionKind::StandStill => bare_at(28),
             ActionKind::ActivateDeadlyAim => bare_at(29),
             ActionKind::ActivateCombatExpertise => bare_at(30),
+            ActionKind::AidAnother => {
+                let (t, f) = (target?, u32::from(a.ally?.0));
+                let m = a.aid_mode?;
+                if t >= self.n || f >= self.n || a.weapon.is_some() || a.destination.is_some() {
+                    return None;
+                }
+                let mi = u32::from(m == crate::actions::AidMode::Ac);
+                at(31, per_target(per_target(t, f, self.n)?, mi, 2)?)
+            }
+            ActionKind::CoupDeGrace => {
+                let (t, w) = (target?, weapon()?);
+                if t >= self.n || a.destination.is_some() {
+                    return None;
+                }
+                at(32, per_target(t, w, self.w)?)
+            }
+            ActionKind::DrawWeapon | ActionKind::SheatheWeapon => {
+                let w = weapon()?;
+                if !no_target_no_square {
+                    return None;
+                }
+                let blk = if a.kind == ActionKind::DrawWeapon {
+                    33
+                } else {
+                    34
+                };
+                at(blk, w)
+            }
         }
     }
 }

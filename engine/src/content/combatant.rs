@@ -261,6 +261,12 @@ pub struct AttackSpec {
     /// Hit points of the item for sunder; default 10 for two-handed weapons, 5 otherwise.
     #[serde(default)]
     pub item_hp: Option<i32>,
+    /// A manufactured weapon that starts the combat sheathed: not in hand, so it neither
+    /// attacks nor threatens until drawn (`draw_weapon`; CRB — Actions in Combat: Draw or
+    /// Sheathe a Weapon). Default `false`: every weapon of a stat block starts in hand. Not
+    /// allowed on a natural attack.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sheathed: bool,
 }
 
 fn default_crit_range() -> i32 {
@@ -926,6 +932,12 @@ impl CombatantSpec {
             }
             if a.secondary && !a.natural {
                 return err(p("secondary"), "only natural attacks can be secondary");
+            }
+            if a.sheathed && a.natural {
+                return err(
+                    p("sheathed"),
+                    "a natural attack is always ready: it cannot start sheathed",
+                );
             }
             if a.ammunition.is_some() && !a.is_ranged() {
                 return err(p("ammunition"), "only ranged attacks use ammunition");

@@ -92,6 +92,15 @@ pub(crate) enum Frame {
     /// The attack in the middle of a Spring Attack / Shot on the Run, then the rest of the
     /// move ([`crate::rules::feats_movement`]).
     MoveAttack(crate::rules::feats_movement::MoveAttack),
+    /// Sheathe a weapon after the opportunity it provoked (if still conscious).
+    Sheathe { actor: CombatantId, weapon: usize },
+    /// A coup de grace after the opportunities it provoked (if the attacker still stands and
+    /// the target is still helpless): `rules::coup_de_grace::deliver`.
+    CoupDeGrace {
+        attacker: CombatantId,
+        target: CombatantId,
+        weapon: usize,
+    },
 }
 
 /// A combatant's turn (the bottom frame while it acts).
@@ -338,6 +347,16 @@ impl Episode {
             Frame::ImmediateWindow(w) => self.step_immediate_window(w),
             Frame::Cleave(c) => crate::rules::feats_movement::step_cleave(self, c),
             Frame::MoveAttack(m) => crate::rules::feats_movement::step_move_attack(self, m),
+            Frame::Sheathe { actor, weapon } => {
+                if self.conscious(actor) {
+                    self.st[idx(actor)].weapons[weapon].sheathed = true;
+                }
+            }
+            Frame::CoupDeGrace {
+                attacker,
+                target,
+                weapon,
+            } => crate::rules::coup_de_grace::deliver(self, attacker, target, weapon),
         }
     }
 
@@ -816,6 +835,7 @@ pub(crate) fn check_frames(
                             && l.history.is_none_or(|h| h < history_len)
                             && l.actions.iter().all(|a| {
                                 a.target.is_none_or(who)
+                                    && a.ally.is_none_or(who)
                                     && a.destination.as_ref().is_none_or(|d| {
                                         d.row.abs() < 1 << 20 && d.col.abs() < 1 << 20
                                     })
@@ -886,7 +906,9 @@ pub(crate) fn check_frames(
                 ..
             } => who(*attacker) && who(*target) && cell(land),
             Frame::StandUp { actor } => who(*actor),
-            Frame::PickUp { actor, weapon: w } => weapon(*actor, *w),
+            Frame::PickUp { actor, weapon: w } | Frame::Sheathe { actor, weapon: w } => {
+                weapon(*actor, *w)
+            }
             Frame::ReadyWindow(w) => {
                 who(w.by)
                     && (w.next as usize) <= n
@@ -910,6 +932,11 @@ pub(crate) fn check_frames(
                     && m.rest.iter().all(cell)
                     && m.spared.is_none_or(who)
             }
+            Frame::CoupDeGrace {
+                attacker,
+                target,
+                weapon: w,
+            } => who(*target) && weapon(*attacker, *w),
         };
         if !ok {
             return Err("a pending frame does not fit the encounter");

@@ -31,8 +31,8 @@ mod turn;
 
 pub use history::{HistoryEntry, ReplayError};
 pub use snapshot::SnapshotError;
+pub(crate) use state::{AidBonus, CState, Readied, TurnState};
 pub use state::{Attrition, LifeState, LogLine};
-pub(crate) use state::{CState, Readied, TurnState};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -274,6 +274,7 @@ impl Episode {
                 deadly_aim: false,
                 combat_expertise: false,
                 combat_expertise_ac: 0,
+                aid: Vec::new(),
             })
             .collect();
         let mut ctl: Vec<Controller> = controllers.iter().copied().take(n).collect();

@@ -189,7 +189,11 @@ impl Episode {
             let cells = crate::geometry::grid::footprint(c.pos, spec.size.footprint_side());
             let in_map = cells.iter().all(|x| encounter.grid.in_bounds(*x));
             let hp_ok = c.hp <= spec.max_hp() + 1000 && c.hp >= -100_000;
-            let grapple_ok = c.grapple.is_none_or(|g| (g.with.0 as usize) < n);
+            let grapple_ok = c.grapple.is_none_or(|g| (g.with.0 as usize) < n)
+                && c.aid.len() <= 1024
+                && c.aid
+                    .iter()
+                    .all(|b| (b.aider.0 as usize) < n && (b.opponent.0 as usize) < n);
             if !in_map
                 || c.ammo.len() != spec.attacks.len()
                 || c.weapons.len() != spec.attacks.len()

@@ -137,6 +137,11 @@ pub(crate) struct CState {
     /// melee attack action until the start of its next turn (0: not in effect).
     #[serde(default)]
     pub combat_expertise_ac: i32,
+    /// The aid another bonuses this combatant holds, +2 each, stacking (CRB — Combat: Aid
+    /// Another): spent by the attack they apply to, gone at the start of the aider's next
+    /// turn.
+    #[serde(default)]
+    pub aid: Vec<AidBonus>,
 }
 
 /// A readied action (see [`crate::actions::ActionKind::Ready`]).
@@ -147,6 +152,16 @@ pub(crate) struct Readied {
     pub trigger: crate::actions::ReadyTrigger,
     /// The round it was readied in.
     pub round: u32,
+}
+
+/// One successful aid another held by the aided combatant (CRB — Combat: Aid Another): +2 on
+/// its next attack roll against `opponent` ([`AidMode::Attack`]) or +2 to its AC against
+/// `opponent`'s next attack ([`AidMode::Ac`]), until the start of `aider`'s next turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct AidBonus {
+    pub aider: crate::actions::CombatantId,
+    pub opponent: crate::actions::CombatantId,
+    pub mode: crate::actions::AidMode,
 }
 
 /// Per-turn bookkeeping of the acting combatant.
@@ -176,6 +191,13 @@ pub(crate) struct TurnState {
     /// Where the delayed turn comes back: after this combatant (`None`: the round's end).
     #[serde(default)]
     pub delay_after: Option<crate::actions::CombatantId>,
+    /// A `move` action was taken this turn: at BAB +1 or higher one draw may be free with it
+    /// (CRB — Actions in Combat: Draw or Sheathe a Weapon).
+    #[serde(default)]
+    pub regular_move: bool,
+    /// The free draw of that move is spent.
+    #[serde(default)]
+    pub free_draw_used: bool,
     pub results: Vec<ActionResult>,
 }
 

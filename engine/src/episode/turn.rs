@@ -80,6 +80,11 @@ impl Episode {
         self.st[i].stood_still = false;
         // Combat Expertise's effect lasts until the start of its next turn.
         self.st[i].combat_expertise_ac = 0;
+        // Aid another lasts until the start of the aider's next turn (CRB — Combat: Aid
+        // Another: "as long as that attack comes before the beginning of your next turn").
+        for s in &mut self.st {
+            s.aid.retain(|b| b.aider != actor);
+        }
         if self.st[i].life == LifeState::Dying {
             self.stabilization_check(actor);
         }
@@ -321,8 +326,27 @@ impl Episode {
     pub(crate) fn slot_of(&self, actor: CombatantId, kind: ActionKind) -> Slot {
         match kind {
             ActionKind::Withdraw if self.single_action(actor) => Slot::Standard,
+            // Quick Draw: a free action (CRB — Feats: Quick Draw); at BAB +1 or higher, a
+            // free action combined with a regular move (CRB — Actions in Combat: Draw or
+            // Sheathe a Weapon).
+            ActionKind::DrawWeapon
+                if self
+                    .spec(actor)
+                    .has_feat(crate::content::feats::Feat::QuickDraw)
+                    || self.draw_free_with_move(actor) =>
+            {
+                Slot::Free
+            }
             k => k.slot(),
         }
+    }
+
+    /// Whether a draw of `actor` now is the free draw of a regular move (CRB — Actions in
+    /// Combat: Draw or Sheathe a Weapon: at BAB +1 or higher, "a free action combined with a
+    /// regular move"): it took a `move` action this turn, the draw comes after it, and that
+    /// move's draw is not spent yet (one draw per move; a charge's draw is not modelled).
+    pub(crate) fn draw_free_with_move(&self, actor: CombatantId) -> bool {
+        self.spec(actor).bab >= 1 && self.turn.regular_move && !self.turn.free_draw_used
     }
 
     /// How many times its speed a withdraw of `actor` moves, from its slot

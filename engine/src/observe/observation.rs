@@ -74,6 +74,9 @@ pub struct AttackObs {
     pub dropped_at: Option<Cell>,
     /// Destroyed by a sunder: unusable for good.
     pub weapon_destroyed: bool,
+    /// Sheathed (not in hand): it neither attacks nor threatens until `draw_weapon` (CRB —
+    /// Actions in Combat: Draw or Sheathe a Weapon).
+    pub weapon_sheathed: bool,
     /// Item hit points left (sunder).
     pub item_hp: i32,
 }
@@ -178,6 +181,12 @@ pub struct CombatantObs {
     /// Combat Expertise in effect until its next turn: its +X dodge AC (−X melee attack and
     /// CMB); 0 when not in effect.
     pub combat_expertise_ac_bonus: i32,
+    /// Aid another bonus (+2 per success, stacking) on its next attack roll, summed over the
+    /// opponents it applies to (the seed's key; CRB — Combat: Aid Another).
+    pub aid_attack_bonus: i32,
+    /// Aid another bonus (+2 per success, stacking) to its AC against the next attack of the
+    /// opponents it applies to, summed (the seed's key).
+    pub aid_ac_bonus: i32,
     /// Any of its weapons is broken / dropped (summaries of `attacks`).
     pub weapon_broken: bool,
     pub weapon_dropped: bool,
@@ -336,6 +345,8 @@ pub(crate) fn build(
                 deadly_aim: st.deadly_aim,
                 combat_expertise: st.combat_expertise,
                 combat_expertise_ac_bonus: st.combat_expertise_ac,
+                aid_attack_bonus: rules::aid::sum(ep, c, crate::actions::AidMode::Attack, None),
+                aid_ac_bonus: rules::aid::sum(ep, c, crate::actions::AidMode::Ac, None),
                 weapon_broken: st.weapons.iter().any(|w| w.broken),
                 weapon_dropped: st.weapons.iter().any(|w| w.dropped_at.is_some()),
                 index: c.0,
@@ -411,6 +422,7 @@ pub(crate) fn build(
                         weapon_dropped: st.weapons.get(k).is_some_and(|x| x.dropped_at.is_some()),
                         dropped_at: st.weapons.get(k).and_then(|x| x.dropped_at),
                         weapon_destroyed: st.weapons.get(k).is_some_and(|x| x.destroyed),
+                        weapon_sheathed: ep.weapon_sheathed(c, k),
                         item_hp: st.weapons.get(k).map_or(0, |x| x.hp),
                     })
                     .collect(),

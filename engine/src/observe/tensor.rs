@@ -26,7 +26,7 @@ pub const PLANE_NAMES: [&str; 10] = [
 ];
 
 /// Names of the per-combatant features, in order.
-pub const FEATURE_NAMES: [&str; 47] = [
+pub const FEATURE_NAMES: [&str; 50] = [
     "present",
     "is_me",
     "is_ally",
@@ -74,6 +74,9 @@ pub const FEATURE_NAMES: [&str; 47] = [
     "deadly_aim",
     "combat_expertise",
     "combat_expertise_ac_bonus_div_4",
+    "aid_attack_bonus_div_4",
+    "aid_ac_bonus_div_4",
+    "weapon_sheathed",
 ];
 
 /// Per plane: every value of plane `p` is an integer 0–255 divided by `PLANE_DIVISORS[p]`
@@ -261,6 +264,10 @@ pub(crate) fn build(ep: &Episode, viewer: CombatantId) -> TensorObservation {
         f[44] = b(st.deadly_aim);
         f[45] = b(st.combat_expertise);
         f[46] = st.combat_expertise_ac as f32 / 4.0;
+        let aid = |m| crate::rules::aid::sum(ep, x, m, None) as f32 / 4.0;
+        f[47] = aid(crate::actions::AidMode::Attack);
+        f[48] = aid(crate::actions::AidMode::Ac);
+        f[49] = b(st.weapons.iter().any(|w| w.sheathed));
     }
     TensorObservation {
         plane_shape: [PLANES, rows, cols],

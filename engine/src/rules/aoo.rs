@@ -105,6 +105,10 @@ pub enum Provocation {
     PickUp,
     /// Entering an opponent's square (CRB — Combat: Moving Through a Square).
     Entering,
+    /// Sheathing a weapon (CRB — Table: Actions in Combat).
+    Sheathe,
+    /// Delivering a coup de grace (CRB — Combat: Coup de Grace).
+    CoupDeGrace,
 }
 
 impl Provocation {
@@ -117,6 +121,8 @@ impl Provocation {
             Provocation::Maneuver => "maneuver",
             Provocation::PickUp => "pick_up",
             Provocation::Entering => "entering",
+            Provocation::Sheathe => "sheathe",
+            Provocation::CoupDeGrace => "coup_de_grace",
         }
     }
 
@@ -129,6 +135,8 @@ impl Provocation {
             Provocation::Maneuver => "attempts a combat maneuver",
             Provocation::PickUp => "picks up an item",
             Provocation::Entering => "enters its square",
+            Provocation::Sheathe => "sheathes a weapon",
+            Provocation::CoupDeGrace => "delivers a coup de grace",
         }
     }
 }

@@ -134,6 +134,12 @@ pub(crate) fn attack_roll(
             mods.push(sit(Stat::Damage, -(s - s / 2), "off hand 1/2 Str"));
         }
     }
+    // Aid another (CRB — Combat: Aid Another): the attacker's attack-mode bonuses against
+    // this target, spent by this roll.
+    let aid = crate::rules::aid::spend(ep, a, crate::actions::AidMode::Attack, t);
+    if aid > 0 {
+        mods.push(sit(Stat::Attack, aid, "aid another"));
+    }
     let broken = ep.weapon_broken(a, w);
     let res = crate::effects::resolve(&mods, Stat::Attack, &ctx);
     let bonus = weapon.attack_bonus + opts.penalty + res.total;
@@ -164,6 +170,12 @@ pub(crate) fn attack_roll(
     if mobility != 0 {
         ac += mobility;
         notes.push(format!("target Mobility dodge +{mobility}"));
+    }
+    // Aid another: the target's AC-mode bonuses against this attacker, spent by this roll.
+    let aid_ac = crate::rules::aid::spend(ep, t, crate::actions::AidMode::Ac, a);
+    if aid_ac > 0 {
+        ac += aid_ac;
+        notes.push(format!("aid another AC +{aid_ac}"));
     }
     let cover = cover_bonus(ep, a, from, t, ranged);
     if cover > 0 {

@@ -24,27 +24,86 @@ pub struct WeaponState {
     pub broken: bool,
     /// Destroyed by a sunder: unusable for good.
     pub destroyed: bool,
+    /// Sheathed (not in hand): it neither attacks nor threatens until drawn (CRB — Actions
+    /// in Combat: Draw or Sheathe a Weapon). Never true of a natural attack.
+    #[serde(default)]
+    pub sheathed: bool,
 }
 
 impl WeaponState {
-    /// A whole item.
+    /// A whole item, in hand unless the stat block says it starts sheathed.
     pub fn new(w: &AttackSpec) -> WeaponState {
         WeaponState {
             dropped_at: None,
             hp: w.item_hit_points(),
             broken: false,
             destroyed: false,
+            sheathed: w.sheathed && !w.natural,
         }
     }
 }
 
+/// The hands a manufactured weapon takes in hand: 2 for a two-handed weapon and for a bow or
+/// a crossbow (but a hand crossbow: CRB — Equipment: Table: Weapons lists bows and heavy and
+/// light crossbows among two-handed ranged weapons), else 1; a natural attack takes none.
+pub(crate) fn hands_of(w: &AttackSpec) -> u32 {
+    let name = w.name.to_lowercase();
+    if w.natural {
+        0
+    } else if w.two_handed || (w.is_ranged() && name.contains("bow") && !name.contains("hand")) {
+        2
+    } else {
+        1
+    }
+}
+
+/// The hands of a combatant (ours: the SRD gives a humanoid two hands and no rule for a
+/// stat block's loadout): 2, or the hands its starting in-hand weapons take when that is more
+/// — a stat block lists its weapons as ready (a goblin's short sword and short bow), and
+/// the engine keeps them so. Drawing or picking up a weapon must fit in them.
+pub(crate) fn hands(spec: &crate::content::combatant::CombatantSpec) -> u32 {
+    let start: u32 = spec
+        .attacks
+        .iter()
+        .filter(|w| !w.sheathed)
+        .map(hands_of)
+        .sum();
+    start.max(2)
+}
+
 impl Episode {
-    /// Whether attack `w` of `c` can be used (not dropped, not destroyed).
+    /// The hands the weapons `c` holds take now: its manufactured weapons neither sheathed,
+    /// dropped nor destroyed ([`hands_of`]).
+    pub(crate) fn hands_in_use(&self, c: CombatantId) -> u32 {
+        let spec = self.spec(c);
+        spec.attacks
+            .iter()
+            .zip(&self.st[idx(c)].weapons)
+            .filter(|(_, s)| !s.sheathed && s.dropped_at.is_none() && !s.destroyed)
+            .map(|(w, _)| hands_of(w))
+            .sum()
+    }
+
+    /// Whether weapon `w` of `c` fits in its free hands ([`hands`]).
+    pub(crate) fn fits_in_hands(&self, c: CombatantId, w: usize) -> bool {
+        let spec = self.spec(c);
+        self.hands_in_use(c) + hands_of(&spec.attacks[w]) <= hands(spec)
+    }
+
+    /// Whether weapon `w` of `c` is sheathed.
+    pub(crate) fn weapon_sheathed(&self, c: CombatantId, w: usize) -> bool {
+        self.st[idx(c)].weapons.get(w).is_some_and(|s| s.sheathed)
+    }
+}
+
+impl Episode {
+    /// Whether attack `w` of `c` can be used: in hand (not dropped, not sheathed), not
+    /// destroyed.
     pub(crate) fn weapon_usable(&self, c: CombatantId, w: usize) -> bool {
         self.st[idx(c)]
             .weapons
             .get(w)
-            .is_none_or(|s| s.dropped_at.is_none() && !s.destroyed)
+            .is_none_or(|s| s.dropped_at.is_none() && !s.destroyed && !s.sheathed)
     }
 
     /// Whether attack `w` of `c` is broken.
@@ -68,7 +127,8 @@ pub(crate) fn drop_weapon(ep: &mut Episode, c: CombatantId, w: usize) {
     ep.log_turn(c, format!("drops its {name} at {pos}"));
 }
 
-/// Whether `a` can pick up its dropped weapon `w`: it lies in or next to `a`'s space.
+/// Whether `a` can pick up its dropped weapon `w`: it lies in or next to `a`'s space (its
+/// hands: [`Episode::fits_in_hands`], checked by the action).
 pub(crate) fn can_retrieve(ep: &Episode, a: CombatantId, w: usize) -> bool {
     let Some(at) = ep.st[idx(a)].weapons.get(w).and_then(|s| s.dropped_at) else {
         return false;
@@ -85,6 +145,34 @@ pub(crate) fn retrieve_weapon(ep: &mut Episode, a: CombatantId, w: usize) {
         weapon: w,
     });
     ep.open_window(a, Provocation::PickUp, None);
+}
+
+/// `draw_weapon`: the sheathed weapon `w` is in hand now (no attack of opportunity — CRB —
+/// Table: Actions in Combat). A free draw combined with a move spends that move's free draw.
+pub(crate) fn draw_weapon(ep: &mut Episode, a: CombatantId, w: usize) {
+    let how = if ep.spec(a).has_feat(crate::content::feats::Feat::QuickDraw) {
+        "free action, Quick Draw"
+    } else if ep.draw_free_with_move(a) {
+        ep.turn.free_draw_used = true;
+        "free action with its move"
+    } else {
+        "move action"
+    };
+    ep.st[idx(a)].weapons[w].sheathed = false;
+    let name = ep.spec(a).attacks[w].name.clone();
+    ep.log_turn(a, format!("draws its {name} ({how})"));
+}
+
+/// `sheathe_weapon`: put weapon `w` away — a move action that provokes (CRB — Table:
+/// Actions in Combat); it is sheathed once the opportunity is resolved, if `a` still stands.
+pub(crate) fn sheathe_weapon(ep: &mut Episode, a: CombatantId, w: usize) {
+    let name = ep.spec(a).attacks[w].name.clone();
+    ep.log_turn(a, format!("sheathes its {name} (move action)"));
+    ep.frames.push(Frame::Sheathe {
+        actor: a,
+        weapon: w,
+    });
+    ep.open_window(a, Provocation::Sheathe, None);
 }
 
 /// `repair_weapon` (the seed's): the item is whole again.

@@ -50,6 +50,9 @@ pub(crate) struct ManeuverPlan {
     pub maintain: bool,
     /// Reposition: the wanted square (anchor) of the target.
     pub destination: Option<Cell>,
+    /// Bull rush: the chosen push direction (`None`: straight away, [`direction`]).
+    #[serde(default)]
+    pub direction: Option<crate::actions::Direction>,
 }
 
 /// AC bonus types that also add to CMD (CRB — Combat Maneuver Defense).
@@ -259,6 +262,10 @@ pub(crate) fn plan_maneuver(
     act: &Action,
 ) -> Result<ManeuverPlan, Reject> {
     let m = act.maneuver.ok_or(Reject::MissingManeuver)?;
+    // Only a bull rush takes a direction.
+    if act.direction.is_some() && m != Maneuver::BullRush {
+        return Err(Reject::InvalidDirection);
+    }
     let link = ep.st[idx(a)].grapple;
     if m == Maneuver::Escape {
         let Some(g) = link else {
@@ -280,6 +287,7 @@ pub(crate) fn plan_maneuver(
             weapon: None,
             maintain: false,
             destination: None,
+            direction: None,
         });
     }
     let t = crate::actions::check::target_check(ep, a, act.target)?;
@@ -337,6 +345,13 @@ pub(crate) fn plan_maneuver(
                 return Err(Reject::UnreachableDestination);
             }
         }
+        Maneuver::BullRush => {
+            if let Some(d) = act.direction {
+                if !bull_rush_directions(ep, a, t).contains(&d.delta()) {
+                    return Err(Reject::InvalidDirection);
+                }
+            }
+        }
         Maneuver::Reposition => {
             if let Some(d) = act.destination {
                 if !ep.enc.grid.in_bounds(d) || !free_for(ep, t, d, &[]) {
@@ -352,6 +367,7 @@ pub(crate) fn plan_maneuver(
         weapon: Some(w),
         maintain,
         destination: act.destination,
+        direction: act.direction,
     })
 }
 
@@ -505,6 +521,7 @@ pub(crate) fn step_maneuver(
         weapon,
         maintain,
         destination,
+        direction,
     } = p;
     let mut penalty = 0;
     if provoked {
@@ -521,7 +538,48 @@ pub(crate) fn step_maneuver(
         return;
     }
     let r = roll_maneuver(ep, a, t, m, weapon, penalty, maintain);
-    apply_effect(ep, a, t, m, weapon, maintain, destination, r);
+    let target_square = match (m, direction) {
+        (Maneuver::BullRush, Some(d)) => Aim::Direction(d.delta()),
+        _ => destination.map_or(Aim::Default, Aim::Square),
+    };
+    apply_effect(ep, a, t, m, weapon, maintain, target_square, r);
+}
+
+/// Where a maneuver moves its target, when the attacker chose: a reposition's square, a bull
+/// rush's direction.
+#[derive(Debug, Clone, Copy)]
+enum Aim {
+    Default,
+    Square(Cell),
+    Direction((i32, i32)),
+}
+
+/// The directions a bull rush may push `t` (CRB — Combat: Bull Rush: "push an opponent
+/// straight back"), first the default: straight away from `a` — the unit step of the line
+/// from the centre of `a`'s space to the centre of `t`'s. When that line runs between two
+/// grid directions (not along a row, a column or a diagonal: a reach or a larger attacker),
+/// both neighbouring directions are "straight back" on the grid and the attacker chooses;
+/// otherwise there is one. (APG — Reposition moves the target to a chosen square instead:
+/// the maneuver's `destination`.)
+pub(crate) fn bull_rush_directions(
+    ep: &Episode,
+    a: CombatantId,
+    t: CombatantId,
+) -> Vec<(i32, i32)> {
+    let (pa, sa) = (ep.st[idx(a)].pos, ep.fp_side(a));
+    let (pt, st) = (ep.st[idx(t)].pos, ep.fp_side(t));
+    let dr = (2 * pt.row + st) - (2 * pa.row + sa);
+    let dc = (2 * pt.col + st) - (2 * pa.col + sa);
+    let diag = (dr.signum(), dc.signum());
+    let mut out = vec![diag];
+    if dr != 0 && dc != 0 && dr.abs() != dc.abs() {
+        out.push(if dr.abs() > dc.abs() {
+            (dr.signum(), 0)
+        } else {
+            (0, dc.signum())
+        });
+    }
+    out
 }
 
 /// An overrun's move through its target after the opportunity of leaving its square, then
@@ -579,7 +637,7 @@ pub(crate) fn free_trip(ep: &mut Episode, a: CombatantId, t: CombatantId, w: usi
         return;
     }
     let r = roll_maneuver(ep, a, t, Maneuver::Trip, Some(w), 0, false);
-    apply_effect(ep, a, t, Maneuver::Trip, Some(w), false, None, r);
+    apply_effect(ep, a, t, Maneuver::Trip, Some(w), false, Aim::Default, r);
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -590,9 +648,13 @@ fn apply_effect(
     m: Maneuver,
     weapon: Option<usize>,
     maintain: bool,
-    destination: Option<Cell>,
+    aim: Aim,
     r: Roll,
 ) {
+    let destination = match aim {
+        Aim::Square(c) => Some(c),
+        _ => None,
+    };
     let tid = ep.id_of(t).to_string();
     if !r.success {
         match m {
@@ -634,7 +696,10 @@ fn apply_effect(
             }
         }
         Maneuver::BullRush => {
-            let dir = direction(ep, a, t);
+            let dir = match aim {
+                Aim::Direction(d) => d,
+                _ => direction(ep, a, t),
+            };
             let squares = 1 + r.margin.max(0) / 5;
             let moved = push(ep, t, dir, squares, &[]);
             ep.log_turn(a, format!("pushes {tid} back {} ft", moved * SQUARE_FT));

@@ -27,11 +27,14 @@
 //! | `life` | injury and death |
 //! | `saves` | saving throws |
 //! | `sneak_attack` | sneak attack dice |
+//! | `aid` | aid another |
+//! | `coup_de_grace` | coup de grace, helpless defenders |
 
 use crate::actions::CombatantId;
 use crate::episode::{Episode, LifeState};
 use crate::geometry::grid::{self, Cell, SQUARE_FT};
 
+pub(crate) mod aid;
 pub(crate) mod aoo;
 pub(crate) mod attack_feats;
 pub(crate) mod attack_list;
@@ -40,6 +43,7 @@ pub(crate) mod charge;
 pub(crate) mod concealment;
 pub(crate) mod conditions;
 pub(crate) mod confusion;
+pub(crate) mod coup_de_grace;
 pub(crate) mod cover;
 pub(crate) mod damage;
 pub(crate) mod feats_movement;

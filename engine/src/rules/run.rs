@@ -101,6 +101,83 @@ fn run_line_ok<P: Fn(Cell) -> grid::Passage + ?Sized>(
     Ok(())
 }
 
+/// The destination of a run of `a` toward `t` (the seed's U5e; CRB — Actions in Combat: Run,
+/// "in a straight line"): along the straight line from `a`'s square toward `t`'s, the first
+/// square adjacent to `t` (footprints one square apart); where the line is blocked, or longer
+/// than the run distance, or ends on a square `a` cannot stop in, the farthest square of the
+/// line before that which `dest_ok` (the run-destination check) accepts.
+///
+/// # Errors
+/// `invalid_target` (no such combatant, `a` itself); `unreachable_destination`: already
+/// adjacent, or no square of the line can be run to.
+pub(crate) fn toward_target(
+    ep: &Episode,
+    a: CombatantId,
+    t: CombatantId,
+    dest_ok: &dyn Fn(Cell) -> Result<(), Reject>,
+) -> Result<Cell, Reject> {
+    use crate::actions::reject::TargetIssue;
+    let why = if t.0 as usize >= ep.n() {
+        Some(TargetIssue::NoSuchCombatant)
+    } else if t == a {
+        Some(TargetIssue::Itself)
+    } else {
+        None
+    };
+    if let Some(why) = why {
+        return Err(Reject::InvalidTarget {
+            target: Some(t),
+            why,
+        });
+    }
+    let (start, side) = (ep.st[idx(a)].pos, ep.fp_side(a));
+    let (tpos, tside) = (ep.st[idx(t)].pos, ep.fp_side(t));
+    let adjacent = |c: Cell| grid::footprint_distance_squares(c, side, tpos, tside) <= 1;
+    if adjacent(start) {
+        return Err(Reject::UnreachableDestination);
+    }
+    let max_sq = rules::movement::budget_squares(ep, a, run_multiplier(ep, a)) as i32;
+    let mut best = None;
+    for c in crate::geometry::los::straight_line_iter(start, tpos) {
+        if grid::distance_squares(start, c) > max_sq {
+            break;
+        }
+        match dest_ok(c) {
+            Ok(()) => best = Some(c),
+            // A square the runner may pass but not stop in (an ally's): go on.
+            Err(_) if ep.enc.grid.in_bounds(c) && ep.enc.grid.passable(c) => {
+                if !passable_line(ep, a, start, c) {
+                    break;
+                }
+            }
+            Err(_) => break,
+        }
+        if adjacent(c) {
+            break;
+        }
+    }
+    best.ok_or(Reject::UnreachableDestination)
+}
+
+/// Whether the straight line from `start` to `c` is one a run may pass (terrain and
+/// creatures), whether or not `a` can stop at `c`.
+fn passable_line(ep: &Episode, a: CombatantId, start: Cell, c: Cell) -> bool {
+    let side = ep.fp_side(a);
+    let grid = &ep.enc.grid;
+    let map = ep.passage_map(a);
+    crate::geometry::los::straight_line_iter(start, c).all(|x| {
+        grid::footprint_iter(x, side).all(|y| {
+            grid.in_bounds(y)
+                && grid.passable(y)
+                && !grid.is_difficult(y)
+                && grid
+                    .index(y)
+                    .and_then(|i| map.get(i))
+                    .is_none_or(|p| *p != grid::Passage::Blocked)
+        })
+    })
+}
+
 /// Execute a run: endurance check beyond Con rounds (DC 10 + checks made, Constitution check,
 /// no automatic 20/1; failure: stops, then 10 turns of rest); then the walk, provoking as a
 /// move; the runner is denied its Dex bonus to AC until its next turn unless it has Run.

@@ -297,13 +297,8 @@ pub fn end_turn(ep: &mut Episode) {
 
 pub fn attack(t: CombatantId) -> Action {
     Action {
-        kind: ActionKind::Attack,
         target: Some(t),
-        destination: None,
-        weapon: None,
-        maneuver: None,
-        readied: None,
-        trigger: None,
+        ..Action::new(ActionKind::Attack)
     }
 }
 
@@ -337,13 +332,8 @@ pub fn charge(t: CombatantId) -> Action {
 
 pub fn to(kind: ActionKind, row: i32, col: i32) -> Action {
     Action {
-        kind,
-        target: None,
         destination: Some(Cell::new(row, col)),
-        weapon: None,
-        maneuver: None,
-        readied: None,
-        trigger: None,
+        ..Action::new(kind)
     }
 }
 

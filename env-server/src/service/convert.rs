@@ -12,7 +12,7 @@ use super::sessions::Session;
 use super::ServiceError;
 use crate::proto;
 use crate::scenarios::{InlineCombatant, InlineScenario, InlineSide, ScenarioInfo, ScenarioSource};
-use pf1e_engine::actions::{Note, ReadyTrigger, Reject};
+use pf1e_engine::actions::{AidMode, Direction, Note, ReadyTrigger, Reject};
 use pf1e_engine::reward::RewardConfig;
 use pf1e_engine::DecisionKind;
 use pf1e_engine::{
@@ -196,6 +196,66 @@ pub(super) fn action_from_proto(
             }
         },
     };
+    let aid_mode = match a.aid_mode {
+        None => None,
+        Some(m) => match proto::AidMode::try_from(m) {
+            Ok(proto::AidMode::Unspecified) => None,
+            Ok(proto::AidMode::Attack) => Some(AidMode::Attack),
+            Ok(proto::AidMode::Ac) => Some(AidMode::Ac),
+            Err(_) => {
+                return Err(ServiceError::invalid(
+                    format!("{field}.aid_mode"),
+                    format!("unknown aid mode {m}"),
+                ))
+            }
+        },
+    };
+    let ally = match a.ally {
+        None => None,
+        Some(f) => {
+            let n = enc.combatants.len();
+            if (f as usize) >= n {
+                return Err(ServiceError::invalid(
+                    format!("{field}.ally"),
+                    format!("no combatant with index {f} (the encounter has {n}: 0..{n})"),
+                ));
+            }
+            let f = u16::try_from(f)
+                .map_err(|_| ServiceError::invalid(format!("{field}.ally"), "too large"))?;
+            Some(CombatantId(f))
+        }
+    };
+    let direction = match a.direction {
+        None => None,
+        Some(d) => match proto::Direction::try_from(d) {
+            Ok(proto::Direction::Unspecified) => None,
+            Ok(d) => Some(direction_from_proto(d)),
+            Err(_) => {
+                return Err(ServiceError::invalid(
+                    format!("{field}.direction"),
+                    format!("unknown direction {d}"),
+                ))
+            }
+        },
+    };
+    if (aid_mode.is_some() || ally.is_some()) && kind != ActionKind::AidAnother {
+        return Err(ServiceError::invalid(
+            format!("{field}.aid_mode"),
+            format!(
+                "only an `aid_another` action takes an aid mode or an ally, not `{}`",
+                kind.name()
+            ),
+        ));
+    }
+    if direction.is_some() && kind != ActionKind::Maneuver {
+        return Err(ServiceError::invalid(
+            format!("{field}.direction"),
+            format!(
+                "only a `maneuver` (bull rush) takes a direction, not `{}`",
+                kind.name()
+            ),
+        ));
+    }
     if maneuver.is_some() && kind != ActionKind::Maneuver {
         return Err(ServiceError::invalid(
             format!("{field}.maneuver"),
@@ -242,6 +302,9 @@ pub(super) fn action_from_proto(
         maneuver,
         readied,
         trigger,
+        aid_mode,
+        ally,
+        direction,
     })
 }
 
@@ -302,6 +365,34 @@ pub fn trigger_to_proto(t: &ReadyTrigger) -> proto::ReadyTrigger {
         event: event as i32,
         by: t.by().map(|b| u32::from(b.0)),
         within_ft,
+    }
+}
+
+/// Proto direction (not UNSPECIFIED) → engine direction.
+fn direction_from_proto(d: proto::Direction) -> Direction {
+    match d {
+        proto::Direction::Unspecified | proto::Direction::N => Direction::N,
+        proto::Direction::Ne => Direction::Ne,
+        proto::Direction::E => Direction::E,
+        proto::Direction::Se => Direction::Se,
+        proto::Direction::S => Direction::S,
+        proto::Direction::Sw => Direction::Sw,
+        proto::Direction::W => Direction::W,
+        proto::Direction::Nw => Direction::Nw,
+    }
+}
+
+/// Engine direction → proto direction.
+fn direction_to_proto(d: Direction) -> proto::Direction {
+    match d {
+        Direction::N => proto::Direction::N,
+        Direction::Ne => proto::Direction::Ne,
+        Direction::E => proto::Direction::E,
+        Direction::Se => proto::Direction::Se,
+        Direction::S => proto::Direction::S,
+        Direction::Sw => proto::Direction::Sw,
+        Direction::W => proto::Direction::W,
+        Direction::Nw => proto::Direction::Nw,
     }
 }
 
@@ -393,6 +484,10 @@ pub fn kind_from_proto(k: proto::ActionKind) -> Option<ActionKind> {
         proto::ActionKind::StandStill => ActionKind::StandStill,
         proto::ActionKind::ActivateDeadlyAim => ActionKind::ActivateDeadlyAim,
         proto::ActionKind::ActivateCombatExpertise => ActionKind::ActivateCombatExpertise,
+        proto::ActionKind::AidAnother => ActionKind::AidAnother,
+        proto::ActionKind::CoupDeGrace => ActionKind::CoupDeGrace,
+        proto::ActionKind::DrawWeapon => ActionKind::DrawWeapon,
+        proto::ActionKind::SheatheWeapon => ActionKind::SheatheWeapon,
     })
 }
 
@@ -428,6 +523,10 @@ impl From<ActionKind> for proto::ActionKind {
             ActionKind::StandStill => proto::ActionKind::StandStill,
             ActionKind::ActivateDeadlyAim => proto::ActionKind::ActivateDeadlyAim,
             ActionKind::ActivateCombatExpertise => proto::ActionKind::ActivateCombatExpertise,
+            ActionKind::AidAnother => proto::ActionKind::AidAnother,
+            ActionKind::CoupDeGrace => proto::ActionKind::CoupDeGrace,
+            ActionKind::DrawWeapon => proto::ActionKind::DrawWeapon,
+            ActionKind::SheatheWeapon => proto::ActionKind::SheatheWeapon,
         }
     }
 }
@@ -454,6 +553,12 @@ impl From<&Action> for proto::Action {
                 .as_deref()
                 .map(|r| Box::new(proto::Action::from(r))),
             trigger: a.trigger.as_ref().map(trigger_to_proto),
+            aid_mode: a.aid_mode.map(|m| match m {
+                AidMode::Attack => proto::AidMode::Attack as i32,
+                AidMode::Ac => proto::AidMode::Ac as i32,
+            }),
+            ally: a.ally.map(|f| u32::from(f.0)),
+            direction: a.direction.map(|d| direction_to_proto(d) as i32),
         }
     }
 }
@@ -510,6 +615,12 @@ pub fn result_code(reason: Option<&Reject>) -> proto::ResultCode {
         Reject::FeatNotApplicable => C::FeatNotApplicable,
         Reject::NoDeadlyAim => C::NoDeadlyAim,
         Reject::NoCombatExpertise => C::NoCombatExpertise,
+        Reject::NotEngaged => C::NotEngaged,
+        Reject::NotHelpless => C::NotHelpless,
+        Reject::ImmuneToCriticalHits => C::ImmuneToCriticalHits,
+        Reject::HandsFull => C::HandsFull,
+        Reject::TargetConcealed => C::TargetConcealed,
+        Reject::InvalidDirection => C::InvalidDirection,
     }
 }
 

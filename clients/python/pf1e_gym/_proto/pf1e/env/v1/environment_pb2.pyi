@@ -46,6 +46,28 @@ class ActionKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ACTION_KIND_STAND_STILL: _ClassVar[ActionKind]
     ACTION_KIND_ACTIVATE_DEADLY_AIM: _ClassVar[ActionKind]
     ACTION_KIND_ACTIVATE_COMBAT_EXPERTISE: _ClassVar[ActionKind]
+    ACTION_KIND_AID_ANOTHER: _ClassVar[ActionKind]
+    ACTION_KIND_COUP_DE_GRACE: _ClassVar[ActionKind]
+    ACTION_KIND_DRAW_WEAPON: _ClassVar[ActionKind]
+    ACTION_KIND_SHEATHE_WEAPON: _ClassVar[ActionKind]
+
+class AidMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    AID_MODE_UNSPECIFIED: _ClassVar[AidMode]
+    AID_MODE_ATTACK: _ClassVar[AidMode]
+    AID_MODE_AC: _ClassVar[AidMode]
+
+class Direction(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    DIRECTION_UNSPECIFIED: _ClassVar[Direction]
+    DIRECTION_N: _ClassVar[Direction]
+    DIRECTION_NE: _ClassVar[Direction]
+    DIRECTION_E: _ClassVar[Direction]
+    DIRECTION_SE: _ClassVar[Direction]
+    DIRECTION_S: _ClassVar[Direction]
+    DIRECTION_SW: _ClassVar[Direction]
+    DIRECTION_W: _ClassVar[Direction]
+    DIRECTION_NW: _ClassVar[Direction]
 
 class ManeuverType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -122,6 +144,12 @@ class ResultCode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     RESULT_CODE_FEAT_NOT_APPLICABLE: _ClassVar[ResultCode]
     RESULT_CODE_NO_DEADLY_AIM: _ClassVar[ResultCode]
     RESULT_CODE_NO_COMBAT_EXPERTISE: _ClassVar[ResultCode]
+    RESULT_CODE_NOT_ENGAGED: _ClassVar[ResultCode]
+    RESULT_CODE_NOT_HELPLESS: _ClassVar[ResultCode]
+    RESULT_CODE_IMMUNE_TO_CRITICAL_HITS: _ClassVar[ResultCode]
+    RESULT_CODE_HANDS_FULL: _ClassVar[ResultCode]
+    RESULT_CODE_TARGET_CONCEALED: _ClassVar[ResultCode]
+    RESULT_CODE_INVALID_DIRECTION: _ClassVar[ResultCode]
 
 class EvaluateMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -164,6 +192,22 @@ ACTION_KIND_ACTIVATE_LUNGE: ActionKind
 ACTION_KIND_STAND_STILL: ActionKind
 ACTION_KIND_ACTIVATE_DEADLY_AIM: ActionKind
 ACTION_KIND_ACTIVATE_COMBAT_EXPERTISE: ActionKind
+ACTION_KIND_AID_ANOTHER: ActionKind
+ACTION_KIND_COUP_DE_GRACE: ActionKind
+ACTION_KIND_DRAW_WEAPON: ActionKind
+ACTION_KIND_SHEATHE_WEAPON: ActionKind
+AID_MODE_UNSPECIFIED: AidMode
+AID_MODE_ATTACK: AidMode
+AID_MODE_AC: AidMode
+DIRECTION_UNSPECIFIED: Direction
+DIRECTION_N: Direction
+DIRECTION_NE: Direction
+DIRECTION_E: Direction
+DIRECTION_SE: Direction
+DIRECTION_S: Direction
+DIRECTION_SW: Direction
+DIRECTION_W: Direction
+DIRECTION_NW: Direction
 MANEUVER_TYPE_UNSPECIFIED: ManeuverType
 MANEUVER_TYPE_TRIP: ManeuverType
 MANEUVER_TYPE_DISARM: ManeuverType
@@ -231,6 +275,12 @@ RESULT_CODE_STOOD_STILL: ResultCode
 RESULT_CODE_FEAT_NOT_APPLICABLE: ResultCode
 RESULT_CODE_NO_DEADLY_AIM: ResultCode
 RESULT_CODE_NO_COMBAT_EXPERTISE: ResultCode
+RESULT_CODE_NOT_ENGAGED: ResultCode
+RESULT_CODE_NOT_HELPLESS: ResultCode
+RESULT_CODE_IMMUNE_TO_CRITICAL_HITS: ResultCode
+RESULT_CODE_HANDS_FULL: ResultCode
+RESULT_CODE_TARGET_CONCEALED: ResultCode
+RESULT_CODE_INVALID_DIRECTION: ResultCode
 EVALUATE_MODE_UNSPECIFIED: EvaluateMode
 EVALUATE_MODE_REPORT: EvaluateMode
 EVALUATE_MODE_PARTIAL: EvaluateMode
@@ -1037,7 +1087,7 @@ class Cell(_message.Message):
     def __init__(self, row: _Optional[int] = ..., col: _Optional[int] = ...) -> None: ...
 
 class Action(_message.Message):
-    __slots__ = ("kind", "target", "destination", "weapon", "maneuver", "readied", "trigger")
+    __slots__ = ("kind", "target", "destination", "weapon", "maneuver", "readied", "trigger", "aid_mode", "ally", "direction")
     KIND_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
     DESTINATION_FIELD_NUMBER: _ClassVar[int]
@@ -1045,6 +1095,9 @@ class Action(_message.Message):
     MANEUVER_FIELD_NUMBER: _ClassVar[int]
     READIED_FIELD_NUMBER: _ClassVar[int]
     TRIGGER_FIELD_NUMBER: _ClassVar[int]
+    AID_MODE_FIELD_NUMBER: _ClassVar[int]
+    ALLY_FIELD_NUMBER: _ClassVar[int]
+    DIRECTION_FIELD_NUMBER: _ClassVar[int]
     kind: ActionKind
     target: int
     destination: Cell
@@ -1052,7 +1105,10 @@ class Action(_message.Message):
     maneuver: ManeuverType
     readied: Action
     trigger: ReadyTrigger
-    def __init__(self, kind: _Optional[_Union[ActionKind, str]] = ..., target: _Optional[int] = ..., destination: _Optional[_Union[Cell, _Mapping]] = ..., weapon: _Optional[int] = ..., maneuver: _Optional[_Union[ManeuverType, str]] = ..., readied: _Optional[_Union[Action, _Mapping]] = ..., trigger: _Optional[_Union[ReadyTrigger, _Mapping]] = ...) -> None: ...
+    aid_mode: AidMode
+    ally: int
+    direction: Direction
+    def __init__(self, kind: _Optional[_Union[ActionKind, str]] = ..., target: _Optional[int] = ..., destination: _Optional[_Union[Cell, _Mapping]] = ..., weapon: _Optional[int] = ..., maneuver: _Optional[_Union[ManeuverType, str]] = ..., readied: _Optional[_Union[Action, _Mapping]] = ..., trigger: _Optional[_Union[ReadyTrigger, _Mapping]] = ..., aid_mode: _Optional[_Union[AidMode, str]] = ..., ally: _Optional[int] = ..., direction: _Optional[_Union[Direction, str]] = ...) -> None: ...
 
 class ReadyTrigger(_message.Message):
     __slots__ = ("event", "by", "within_ft")
