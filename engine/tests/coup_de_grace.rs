@@ -194,3 +194,26 @@ fn crb_coup_de_grace_with_a_bow_only_when_adjacent() {
     );
     assert_eq!(dice_left(&ep), 0);
 }
+
+#[test]
+fn bestiary_undead_take_the_damage_but_make_no_fortitude_save() {
+    // Break-it finding: undead are immune to "any effect that requires a Fortitude save
+    // (unless the effect also works on objects)" (Bestiary — Creature Types: Undead): the
+    // automatic critical (3 + 4 = 7) stands, no save is rolled, it does not die of it.
+    let undead = set(
+        paralyzed(creature("victim")),
+        "creature_type",
+        serde_json::json!("undead"),
+    );
+    let (mut ep, _h, v) = duel(creature("hero"), undead, &[3, 4]);
+    assert_all_ok(&submit(&mut ep, &[cdg(v)]));
+    let l = log(&ep);
+    assert!(l.contains("CRIT x2 7 damage (victim hp 30->23)"), "{l}");
+    assert!(
+        l.contains("victim: no Fortitude save (immune to Fortitude effects)"),
+        "{l}"
+    );
+    assert!(!l.contains("Fort save"), "{l}");
+    assert_ne!(ep.life_state(v), LifeState::Dead);
+    assert_eq!(dice_left(&ep), 0);
+}

@@ -475,3 +475,39 @@ fn readied_state_survives_a_snapshot_and_restore() {
         ep.observation(None).combatants[h.0 as usize].readied
     );
 }
+
+#[test]
+fn crb_ready_a_readied_5_foot_step_away_from_a_charger_makes_it_lose_its_attack() {
+    // Break-it finding: the charge attack followed the hero out of reach. The hero readies a
+    // 5-foot step to (1,1) on an enemy entering its reach; the guard's charge ends at (2,3)
+    // next to (2,2), the hero steps away: the charge attack is lost (no die rolled for it).
+    let mut ep = yard(creature("hero"), creature("guard"), (2, 8), [20, 1], &[]);
+    let (h, g) = (cid(&ep, "hero"), cid(&ep, "guard"));
+    turn_of(&mut ep, "hero");
+    let step_away = Action {
+        readied: Some(Box::new(step(1, 1))),
+        trigger: Some(on_entry()),
+        ..Action::new(ActionKind::Ready)
+    };
+    assert!(submit(&mut ep, &[step_away])[0].ok);
+    end_turn(&mut ep);
+    turn_of(&mut ep, "guard");
+    ep.submit(decision(&ep).decision_id, &[charge(h)]).unwrap();
+    let d = decision(&ep);
+    assert!(
+        matches!(d.kind, DecisionKind::ReadiedTrigger { .. }),
+        "{d:?}"
+    );
+    ep.submit(d.decision_id, &[fire()]).unwrap();
+    ep.advance();
+    assert_eq!(ep.position(h), pf1e_engine::Cell::new(1, 1));
+    assert_eq!(ep.position(g), pf1e_engine::Cell::new(2, 3));
+    assert!(
+        log(&ep).contains("charge attack lost (hero out of reach)"),
+        "{}",
+        log(&ep)
+    );
+    assert!(!log(&ep).contains("longsword vs hero"), "{}", log(&ep));
+    assert_eq!(ep.hp(h), 30);
+    assert_eq!(dice_left(&ep), 0);
+}

@@ -322,6 +322,13 @@ impl Reject {
                 format!("{} action in the surprise round", slot.name())
             }
             Reject::InvalidReady { why } => why.describe().to_string(),
+            Reject::InvalidDelay => {
+                "the combatant named does not act later this round (or nobody does)".into()
+            }
+            Reject::InvalidDirection => {
+                "a bull rush pushes straight back from the attacker; other kinds take no direction"
+                    .into()
+            }
             Reject::CannotAct { condition: Some(c) }
             | Reject::PreventedByCondition { condition: c } => c.name().to_string(),
             Reject::CannotAct { condition: None } => "not conscious".into(),

@@ -302,12 +302,17 @@ impl Episode {
                 target,
                 weapon,
             } => {
-                // The charge's movement is over: it was completed unless the charger fell
-                // (or Stand Still stopped it out of reach).
-                if self.conscious(attacker)
-                    && self.conscious(target)
-                    && self.charge_attack_allowed(attacker, target, weapon)
-                {
+                // The charge's movement is over: it was completed unless the charger fell.
+                // The attack needs the target still in reach: Stand Still may have stopped
+                // the charger short, a readied move or 5-foot step may have taken the target
+                // away (CRB — Charge: "you can't do anything else until your next turn").
+                if !(self.conscious(attacker) && self.conscious(target)) {
+                    return;
+                }
+                if !self.charge_attack_allowed(attacker, target, weapon) {
+                    let tid = self.id_of(target).to_string();
+                    self.log_turn(attacker, format!("charge attack lost ({tid} out of reach)"));
+                } else {
                     self.frames.push(Frame::Swing {
                         attacker,
                         target,

@@ -184,6 +184,20 @@ pub(crate) fn deliver(ep: &mut Episode, a: CombatantId, t: CombatantId, w: usize
     if ep.life_state(t) == LifeState::Dead {
         return;
     }
+    // Undead and constructs are immune to "any effect that requires a Fortitude save (unless
+    // the effect also works on objects)" (Bestiary — Creature Types: Undead, Construct): the
+    // damage stands, no save or death.
+    if matches!(
+        ep.spec(t).creature_type.as_deref(),
+        Some("undead") | Some("construct")
+    ) {
+        let tid = ep.id_of(t).to_string();
+        ep.log_turn(
+            a,
+            format!("{tid}: no Fortitude save (immune to Fortitude effects)"),
+        );
+        return;
+    }
     let dc = 10 + dmg.total;
     let save = ep.roll_save(t, crate::rules::saves::SaveKind::Fort, dc, &[]);
     if !save.success {

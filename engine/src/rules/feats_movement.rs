@@ -218,23 +218,23 @@ impl Episode {
         }
     }
 
-    /// Whether a charge's attack follows its movement: always, unless Stand Still stopped
-    /// the charger out of reach of the target.
+    /// Whether a charge's attack follows its movement: the weapon can still attack the target
+    /// from where the charger stands (Stand Still may have stopped it short; a readied move or
+    /// 5-foot step may have taken the target out of reach).
     pub(crate) fn charge_attack_allowed(
         &self,
         attacker: CombatantId,
         target: CombatantId,
         weapon: usize,
     ) -> bool {
-        !self.stood_still(attacker)
-            || crate::rules::weapons::can_weapon_attack(
-                self,
-                attacker,
-                self.st[idx(attacker)].pos,
-                weapon,
-                target,
-            )
-            .is_ok()
+        crate::rules::weapons::can_weapon_attack(
+            self,
+            attacker,
+            self.st[idx(attacker)].pos,
+            weapon,
+            target,
+        )
+        .is_ok()
     }
 }
 

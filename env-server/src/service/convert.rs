@@ -328,13 +328,21 @@ fn trigger_from_proto(
         }
     };
     use proto::ReadyTriggerEvent as E;
+    if t.within_ft != 0 && t.event != E::EnemyWithin as i32 {
+        return Err(ServiceError::invalid(
+            format!("{field}.within_ft"),
+            "only READY_TRIGGER_EVENT_ENEMY_WITHIN takes a distance",
+        ));
+    }
     Ok(match E::try_from(t.event) {
         Ok(E::EnemyEntersReach) => ReadyTrigger::EnemyEntersReach { by },
+        // Out of u16 is out of 5–120 too: the engine refuses it (`invalid_ready`), as any
+        // other bad distance.
         Ok(E::EnemyWithin) => ReadyTrigger::EnemyWithin {
-            ft: u16::try_from(t.within_ft)
-                .map_err(|_| ServiceError::invalid(format!("{field}.within_ft"), "5 to 120 ft"))?,
+            ft: u16::try_from(t.within_ft).unwrap_or(u16::MAX),
             by,
         },
+
         Ok(E::EnemyAttacks) => ReadyTrigger::EnemyAttacks { by },
         Ok(E::AllyActs) => ReadyTrigger::AllyActs { by },
         Ok(E::Unspecified) => {
