@@ -24,11 +24,12 @@ Observation (a ``Dict``, see :mod:`pf1e_gym._codec`):
   observation snapshot as JSON with the seed's key names (``observation="json"``);
 - ``action_mask``: ``MultiBinary(n)`` (``int8``), 1 = legal now. ``"auto"`` (the default) picks
   tensors when the server offers them;
-- with ``reaction_obs=True``: ``decision_kind`` (``Discrete(2)``, 1 at an attack-of-opportunity
-  decision) and ``provoker`` (``Discrete(combatants + 1)``, the provoker's index, else
-  ``combatants``). Off by default: the kind is already in the mask (a reaction mask has only
-  reaction ids), but the tensors do not say *who* provoked — a learning agent that should
-  judge the provoker wants this key.
+- with ``reaction_obs=True``: ``decision_kind`` (``Discrete(4)``: 0 turn action, 1 attack of
+  opportunity, 2 readied trigger, 3 Step Up) and ``provoker`` (``Discrete(combatants + 1)``, the
+  index of the combatant whose action caused the reaction, else ``combatants``). Off by
+  default: the kind is already in the mask (a reaction mask has only reaction ids), but the
+  tensors do not say *who* provoked — a learning agent that should judge the provoker wants
+  this key.
 
 Info (after ``reset`` and each ``step``):
 
