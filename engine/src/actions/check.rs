@@ -241,6 +241,41 @@ pub(crate) fn kind_check(cx: &Ctx<'_>, a: &Action) -> Result<Plan, Reject> {
 ///   a standard action for a staggered or disabled actor (CRB — Combat: Withdraw,
 ///   Restricted Withdraw).
 pub(crate) fn preconditions(cx: &Ctx<'_>, a: &Action) -> Result<(), Reject> {
+    forbidden(cx, a)?;
+    if a.kind == ActionKind::EndTurn {
+        return Ok(());
+    }
+    let slot = cx.slot(a.kind);
+    let b = &cx.budget;
+    let free = match slot {
+        Slot::Standard => b.standard,
+        Slot::Move => b.move_action,
+        Slot::Swift => b.swift,
+        Slot::FullRound => b.full_round,
+        Slot::Free => true,
+    };
+    if !free {
+        // Which limit spent the slot, the seed's `downgraded:*` reasons: the surprise round,
+        // disabled, staggered, nauseated (its single move action), else the turn's budget.
+        return Err(if cx.surprise && slot != Slot::Free {
+            Reject::DowngradedSurprise { slot }
+        } else if cx.disabled && slot != Slot::Free {
+            Reject::DowngradedDisabled { slot }
+        } else if cx.staggered && slot != Slot::Free {
+            Reject::DowngradedStaggered { slot }
+        } else if cx.forbid.single_move.is_some() && slot == Slot::Move {
+            Reject::DowngradedNauseated { slot }
+        } else {
+            Reject::DowngradedActionEconomy { slot }
+        });
+    }
+    Ok(())
+}
+
+/// The part of [`preconditions`] that does not read the budget: consciousness, the decision
+/// kind, the conditions and fighting defensively. A readied action is checked with it alone
+/// when readied (its slot was paid by `ready`).
+pub(crate) fn forbidden(cx: &Ctx<'_>, a: &Action) -> Result<(), Reject> {
     if !cx.conscious {
         return Err(Reject::CannotAct { condition: None });
     }
@@ -327,30 +362,6 @@ pub(crate) fn preconditions(cx: &Ctx<'_>, a: &Action) -> Result<(), Reject> {
         )
     {
         return Err(Reject::FightingDefensively);
-    }
-    let slot = cx.slot(a.kind);
-    let b = &cx.budget;
-    let free = match slot {
-        Slot::Standard => b.standard,
-        Slot::Move => b.move_action,
-        Slot::Swift => b.swift,
-        Slot::FullRound => b.full_round,
-        Slot::Free => true,
-    };
-    if !free {
-        // Which limit spent the slot, the seed's `downgraded:*` reasons: the surprise round,
-        // disabled, staggered, nauseated (its single move action), else the turn's budget.
-        return Err(if cx.surprise && slot != Slot::Free {
-            Reject::DowngradedSurprise { slot }
-        } else if cx.disabled && slot != Slot::Free {
-            Reject::DowngradedDisabled { slot }
-        } else if cx.staggered && slot != Slot::Free {
-            Reject::DowngradedStaggered { slot }
-        } else if f.single_move.is_some() && slot == Slot::Move {
-            Reject::DowngradedNauseated { slot }
-        } else {
-            Reject::DowngradedActionEconomy { slot }
-        });
     }
     Ok(())
 }

@@ -3,7 +3,7 @@
 //! [`crate::rules::ready`]; the new place in the initiative order of a delay in
 //! [`crate::rules::ready::execute_delay`].
 
-use super::check::{preconditions, Ctx};
+use super::check::{forbidden, Ctx};
 use super::plan::Plan;
 use super::{Action, ActionKind, Maneuver, ReadyIssue, ReadyTrigger, Reject, TargetIssue};
 use crate::actions::CombatantId;
@@ -140,7 +140,7 @@ pub(super) fn check_ready(cx: &Ctx<'_>, a: &Action) -> Result<Plan, Reject> {
     }
     // A condition that forbids the readied kind now forbids readying it (nauseated,
     // pinned, panicked: no attack; grappled: no movement).
-    preconditions(&Ctx::off_turn(ep, me), payload)?;
+    forbidden(cx, payload)?;
     Ok(Plan::Ready {
         action: payload.clone(),
         trigger,

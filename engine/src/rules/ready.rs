@@ -210,8 +210,9 @@ impl Episode {
     }
 
     /// The action `x`'s readied action would be on this occurrence, if its trigger matches
-    /// and the action is possible now (checked as an off-turn action: [`Ctx::off_turn`]).
-    pub(crate) fn readied_answer(&self, x: CombatantId, w: &ReadyWindow) -> Option<Action> {
+    /// and the action is possible now (checked as an off-turn action: [`Ctx::off_turn`]),
+    /// with its checked plan.
+    pub(crate) fn readied_answer(&self, x: CombatantId, w: &ReadyWindow) -> Option<(Action, Plan)> {
         let r = self.st[idx(x)].readied.as_ref()?;
         let by = w.by;
         if x == by || !self.conscious(x) || !self.conscious(by) || self.is_turn_of(x) {
@@ -243,8 +244,8 @@ impl Episode {
         if matches!(a.kind, ActionKind::Attack | ActionKind::Maneuver) && a.target.is_none() {
             a.target = Some(by);
         }
-        check(&Ctx::off_turn(self, x), &a).ok().flatten()?;
-        Some(a)
+        let plan = check(&Ctx::off_turn(self, x), &a).ok().flatten()?;
+        Some((a, plan))
     }
 
     /// Whether `by` stands where `x`'s readied action reaches it: a square `x` threatens
@@ -282,12 +283,12 @@ impl Episode {
         let n = self.n() as u16;
         while w.next < n {
             let x = CombatantId(w.next);
-            let Some(action) = self.readied_answer(x, &w) else {
+            let Some((action, plan)) = self.readied_answer(x, &w) else {
                 w.next += 1;
                 continue;
             };
             match self.controllers[idx(x)] {
-                Controller::DefaultPolicy => self.fire_readied(w, x),
+                Controller::DefaultPolicy => self.fire_readied(w, x, action, plan),
                 Controller::External => {
                     let trigger = self.st[idx(x)].readied.as_ref().map(|r| r.trigger);
                     w.asking = true;
@@ -311,7 +312,10 @@ impl Episode {
     /// window goes on with the next readier.
     pub(crate) fn answer_ready_window(&mut self, mut w: ReadyWindow, x: CombatantId, fire: bool) {
         if fire {
-            self.fire_readied(w, x);
+            let (action, plan) = self
+                .readied_answer(x, &w)
+                .expect("a readied action is offered only when it answers the window");
+            self.fire_readied(w, x, action, plan);
         } else {
             w.asking = false;
             w.next = x.0 + 1;
@@ -321,10 +325,7 @@ impl Episode {
         }
     }
 
-    fn fire_readied(&mut self, mut w: ReadyWindow, x: CombatantId) {
-        let action = self
-            .readied_answer(x, &w)
-            .expect("a readied action fires only when it answers the window");
+    fn fire_readied(&mut self, mut w: ReadyWindow, x: CombatantId, action: Action, plan: Plan) {
         w.asking = false;
         w.next = x.0 + 1;
         let by = w.by;
@@ -335,10 +336,6 @@ impl Episode {
         let bid = self.id_of(by).to_string();
         self.log_turn(x, format!("readied action fires: {what} ({on}: {bid})"));
         self.shift_initiative_before(x, by);
-        let plan = check(&Ctx::off_turn(self, x), &action)
-            .ok()
-            .flatten()
-            .expect("checked by readied_answer");
         self.execute_off_turn(x, plan);
     }
 
