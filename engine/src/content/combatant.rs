@@ -14,6 +14,7 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
 
 /// Error while loading a combatant JSON file. Display names the file, the field path and why.
 #[derive(Debug, thiserror::Error)]
@@ -35,7 +36,7 @@ pub enum DataError {
 }
 
 impl DataError {
-    fn field(file: &str, field: impl Into<String>, reason: impl Into<String>) -> Self {
+    pub(crate) fn field(file: &str, field: impl Into<String>, reason: impl Into<String>) -> Self {
         DataError::Field {
             file: file.to_string(),
             field: field.into(),
@@ -379,10 +380,121 @@ pub struct CombatantSpec {
     /// Escape Artist skill bonus, used to escape a grapple when better than the CMB.
     #[serde(default)]
     pub escape_artist: Option<i32>,
+    /// Caster level for its spells and spell-like abilities (CRB — Magic: Caster Level);
+    /// absent = `level`.
+    #[serde(default)]
+    pub caster_level: Option<i32>,
+    /// The class list its spells' levels are read from (`cleric`, `wizard`, `sorcerer`,
+    /// `druid`, `bard`, `witch`, `magus`…); absent = each spell's lowest level.
+    #[serde(default)]
+    pub caster_class: Option<String>,
+    /// The ability of its spell DCs and concentration checks: `int`, `wis` or `cha`.
+    #[serde(default)]
+    pub casting_ability: Option<CastingAbility>,
+    /// Spells known or prepared, by name (see [`KnownSpell`]); `data/spells/<key>.json`.
+    #[serde(default)]
+    pub spells: Vec<KnownSpell>,
+    /// Spell slots per encounter by spell level (`{"1": 4, "2": 3}`): final values, bonus
+    /// spells included by the file's author (the seed's convention); level 0 is unlimited.
+    #[serde(default)]
+    pub spell_slots: BTreeMap<String, u32>,
+    /// Printed concentration bonus (the stat block's "concentration +N"); absent = caster
+    /// level + casting ability modifier (CRB — Magic: Concentration).
+    #[serde(default)]
+    pub concentration_bonus: Option<i32>,
+    /// Spell-like abilities (Bestiary: Universal Monster Rules — Spell-Like Abilities).
+    #[serde(default)]
+    pub spell_like_abilities: Vec<SpellLikeAbility>,
+    /// Class features the engine does not model yet (channel energy, bardic performance,
+    /// hexes…): reported as not modelled, like unknown feats.
+    #[serde(default)]
+    pub class_features: Vec<String>,
+    /// The spells of `spells` then `spell_like_abilities`, resolved against a spell registry
+    /// ([`CombatantSpec::resolve_spells`]).
+    #[serde(skip)]
+    spellbook: Option<Vec<CasterSpell>>,
     /// What the rules read of the names above, resolved once (on first use): see
     /// [`CombatantSpec::resolved`].
     #[serde(skip)]
     resolved: std::sync::OnceLock<Resolved>,
+}
+
+/// A casting ability (CRB — Magic: Spells; the spell DC is 10 + spell level + its modifier).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CastingAbility {
+    Int,
+    Wis,
+    Cha,
+}
+
+/// A spell a caster knows or has prepared.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KnownSpell {
+    /// The spell's name ("magic missile").
+    pub name: String,
+    /// Its level for this caster; absent = the level on `caster_class`'s list.
+    #[serde(default)]
+    pub level: Option<u8>,
+    /// Prepared copies (prepared casters: each cast spends one, no slot); absent = cast from
+    /// `spell_slots` of its level (spontaneous casters; level 0 unlimited).
+    #[serde(default)]
+    pub prepared: Option<u32>,
+    /// Printed save DC (a stat block's); absent = 10 + level + casting ability modifier.
+    #[serde(default)]
+    pub dc: Option<i32>,
+}
+
+/// A spell-like ability: a spell cast without slots or components, `per_day` times (or at
+/// will), at its own caster level (Bestiary: Spell-Like Abilities).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpellLikeAbility {
+    pub name: String,
+    /// Uses per day (per encounter here); absent with `at_will` false = 1.
+    #[serde(default)]
+    pub per_day: Option<u32>,
+    #[serde(default)]
+    pub at_will: bool,
+    /// Absent = the creature's `caster_level`.
+    #[serde(default)]
+    pub caster_level: Option<i32>,
+    /// Printed save DC; absent = 10 + spell level + Cha modifier.
+    #[serde(default)]
+    pub dc: Option<i32>,
+    /// Its level; absent = the spell's lowest level.
+    #[serde(default)]
+    pub level: Option<u8>,
+}
+
+/// How a caster's spell is paid for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SpellUses {
+    /// A slot of its level (level 0: unlimited).
+    Slot,
+    /// Prepared copies or a spell-like ability's uses per day.
+    Counted(u32),
+    /// A cantrip or an at-will spell-like ability.
+    Unlimited,
+}
+
+/// One spell of a caster's spellbook, resolved: the spell, its level, DC, caster level and
+/// what a cast costs. Its index is the spell's index in the action space's `cast_spell`
+/// blocks.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CasterSpell {
+    pub spell: Arc<crate::content::spells::SpellSpec>,
+    /// Spell level for this caster (0–9).
+    pub level: u8,
+    /// Caster level.
+    pub caster_level: i32,
+    /// Save DC.
+    pub dc: i32,
+    pub uses: SpellUses,
+    /// A spell-like ability (no slot, no components; concentration and AoO still apply).
+    pub spell_like: bool,
 }
 
 /// The rule traits of a stat block (`traits`), as flags.
@@ -695,7 +807,141 @@ impl CombatantSpec {
             file: file.clone(),
             source,
         })?;
-        Self::from_json_str(&text, &file)
+        let mut spec = Self::from_json_str(&text, &file)?;
+        if spec.has_spells() {
+            let reg = crate::content::spells::SpellRegistry::for_combatant_file(path)?;
+            spec.resolve_spells(&reg, &file)?;
+        }
+        Ok(spec)
+    }
+
+    /// Whether it names any spell or spell-like ability.
+    pub fn has_spells(&self) -> bool {
+        !self.spells.is_empty() || !self.spell_like_abilities.is_empty()
+    }
+
+    /// Caster level (`caster_level`, else `level`).
+    pub fn caster_level(&self) -> i32 {
+        self.caster_level.unwrap_or(self.level)
+    }
+
+    /// The casting ability's modifier (0 without one).
+    pub fn casting_modifier(&self) -> i32 {
+        let a = &self.abilities;
+        ability_modifier(match self.casting_ability {
+            Some(CastingAbility::Int) => a.int_score,
+            Some(CastingAbility::Wis) => a.wis_score,
+            Some(CastingAbility::Cha) => a.cha_score,
+            None => None,
+        })
+    }
+
+    /// Concentration check bonus (CRB — Magic: Concentration): the printed one, else caster
+    /// level + casting ability modifier.
+    pub fn concentration(&self) -> i32 {
+        self.concentration_bonus
+            .unwrap_or_else(|| self.caster_level() + self.casting_modifier())
+    }
+
+    /// Its resolved spells (`spells`, then `spell_like_abilities`); empty until
+    /// [`CombatantSpec::resolve_spells`].
+    pub fn spellbook(&self) -> &[CasterSpell] {
+        self.spellbook.as_deref().unwrap_or(&[])
+    }
+
+    /// Whether its spell names were resolved (or it has none).
+    pub fn spells_resolved(&self) -> bool {
+        self.spellbook.is_some() || !self.has_spells()
+    }
+
+    /// Slots of spell level `level` (0: unlimited = `None`).
+    pub fn slots_of(&self, level: u8) -> Option<u32> {
+        if level == 0 {
+            return None;
+        }
+        Some(
+            self.spell_slots
+                .get(&level.to_string())
+                .copied()
+                .unwrap_or(0),
+        )
+    }
+
+    /// Resolve `spells` and `spell_like_abilities` against `reg` (DC = 10 + level + casting
+    /// ability modifier, or the printed one; Cha for spell-like abilities without a casting
+    /// ability). `origin` names the file in errors.
+    ///
+    /// # Errors
+    /// [`DataError::Field`] naming `spells[i].name` for an unknown spell.
+    pub fn resolve_spells(
+        &mut self,
+        reg: &crate::content::spells::SpellRegistry,
+        origin: &str,
+    ) -> Result<(), DataError> {
+        let unknown = |f: String, name: &str| {
+            DataError::field(
+                origin,
+                f,
+                format!(
+                    "unknown spell `{name}`: no {}.json in the spell registry ({} spells)",
+                    crate::content::spells::spell_key(name),
+                    reg.len()
+                ),
+            )
+        };
+        let cl = self.caster_level();
+        let mut book = Vec::new();
+        for (i, k) in self.spells.iter().enumerate() {
+            let spell = reg
+                .get(&k.name)
+                .ok_or_else(|| unknown(format!("spells[{i}].name"), &k.name))?
+                .clone();
+            let level = k
+                .level
+                .unwrap_or_else(|| spell.level_for(self.caster_class.as_deref()));
+            let uses = match (k.prepared, level) {
+                (Some(n), _) => SpellUses::Counted(n),
+                (None, 0) => SpellUses::Unlimited,
+                (None, _) => SpellUses::Slot,
+            };
+            book.push(CasterSpell {
+                dc: k
+                    .dc
+                    .unwrap_or(10 + i32::from(level) + self.casting_modifier()),
+                spell,
+                level,
+                caster_level: cl,
+                uses,
+                spell_like: false,
+            });
+        }
+        for (i, k) in self.spell_like_abilities.iter().enumerate() {
+            let spell = reg
+                .get(&k.name)
+                .ok_or_else(|| unknown(format!("spell_like_abilities[{i}].name"), &k.name))?
+                .clone();
+            let level = k.level.unwrap_or_else(|| spell.min_level());
+            let cha = if self.casting_ability.is_some() {
+                self.casting_modifier()
+            } else {
+                ability_modifier(self.abilities.cha_score)
+            };
+            book.push(CasterSpell {
+                dc: k.dc.unwrap_or(10 + i32::from(level) + cha),
+                spell,
+                level,
+                caster_level: k.caster_level.unwrap_or(cl),
+                uses: if k.at_will {
+                    SpellUses::Unlimited
+                } else {
+                    SpellUses::Counted(k.per_day.unwrap_or(1))
+                },
+                spell_like: true,
+            });
+        }
+        self.spellbook = Some(book);
+        self.resolved = std::sync::OnceLock::new();
+        Ok(())
     }
 
     /// Semantic checks beyond types: ranges of numbers, dice formulas, weapon ids.
@@ -757,7 +1003,63 @@ impl CombatantSpec {
         for (t, v) in &self.resistances {
             bounded(&format!("resistances.{t}"), (*v).into(), 1, 1000)?;
         }
+        if let Some(v) = self.caster_level {
+            bounded("caster_level", v.into(), 0, 40)?;
+        }
+        if let Some(v) = self.concentration_bonus {
+            bounded("concentration_bonus", v.into(), -100, 200)?;
+        }
+        for (k, v) in &self.spell_slots {
+            match k.parse::<u8>() {
+                Ok(1..=9) => bounded(&format!("spell_slots.{k}"), (*v).into(), 0, 100)?,
+                _ => return err(format!("spell_slots.{k}"), "spell level must be 1 to 9"),
+            }
+        }
+        for (i, k) in self.spells.iter().enumerate() {
+            if let Some(l) = k.level {
+                bounded(&format!("spells[{i}].level"), l.into(), 0, 9)?;
+            }
+            if let Some(n) = k.prepared {
+                bounded(&format!("spells[{i}].prepared"), n.into(), 0, 100)?;
+            }
+            if let Some(d) = k.dc {
+                bounded(&format!("spells[{i}].dc"), d.into(), 1, 100)?;
+            }
+        }
+        for (i, k) in self.spell_like_abilities.iter().enumerate() {
+            if let Some(l) = k.level {
+                bounded(&format!("spell_like_abilities[{i}].level"), l.into(), 0, 9)?;
+            }
+            if let Some(n) = k.per_day {
+                bounded(
+                    &format!("spell_like_abilities[{i}].per_day"),
+                    n.into(),
+                    0,
+                    100,
+                )?;
+            }
+            if let Some(v) = k.caster_level {
+                bounded(
+                    &format!("spell_like_abilities[{i}].caster_level"),
+                    v.into(),
+                    0,
+                    40,
+                )?;
+            }
+            if let Some(d) = k.dc {
+                bounded(&format!("spell_like_abilities[{i}].dc"), d.into(), 1, 100)?;
+            }
+        }
+        if (self.has_spells()) && self.casting_ability.is_none() && !self.spells.is_empty() {
+            return err(
+                "casting_ability".into(),
+                "a caster with `spells` needs one (int, wis or cha)",
+            );
+        }
         for (name, len) in [
+            ("spells", self.spells.len()),
+            ("spell_like_abilities", self.spell_like_abilities.len()),
+            ("class_features", self.class_features.len()),
             ("attacks", self.attacks.len()),
             ("feats", self.feats.len()),
             ("features", self.features.len()),

@@ -111,6 +111,19 @@ impl Encounter {
                 ));
             }
         }
+        for (side, members) in &sides {
+            for (id, spec) in members {
+                if !spec.spells_resolved() {
+                    return Err(err(
+                        &format!("side {side}"),
+                        format!(
+                            "combatant `{id}`: its spells were not resolved against a spell \
+                             registry (CombatantSpec::resolve_spells)"
+                        ),
+                    ));
+                }
+            }
+        }
         let grid = Grid::from_map(&map);
         let mut occupied: std::collections::BTreeSet<Cell> = Default::default();
         let mut combatants = Vec::new();

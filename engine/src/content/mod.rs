@@ -6,3 +6,4 @@ pub mod combatant;
 pub mod encounter;
 pub mod feats;
 pub mod map;
+pub mod spells;

@@ -51,6 +51,7 @@ pub(crate) mod flanking;
 pub(crate) mod grapple;
 pub(crate) mod items;
 pub(crate) mod life;
+pub mod magic;
 pub(crate) mod maneuvers;
 pub(crate) mod movement;
 pub(crate) mod power_attack;
