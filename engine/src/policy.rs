@@ -296,7 +296,219 @@ fn plan(ep: &Episode, a: CombatantId) -> PolicyPlan {
         };
     }
     let p = attack_plan(ep, a, t, threatened);
+    if !ep.spec(a).spellbook().is_empty() {
+        let attacks = plan_attacks(ep, a, t, &p);
+        if let Some(cast) = spell_plan(ep, a, threatened, attacks) {
+            return vec![cast].into();
+        }
+    }
     menu_rules(ep, a, t, threatened, p)
+}
+
+/// What a spell does, as far as the policy's choice goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SpellRole {
+    Heal,
+    Buff,
+    Offence,
+    Other,
+}
+
+fn role(spell: &crate::content::spells::SpellSpec) -> SpellRole {
+    use crate::content::spells::{CreatureFilter, SpellEffect};
+    if spell.effects.iter().any(|e| {
+        matches!(e, SpellEffect::Heal { creatures, .. } if *creatures != CreatureFilter::Undead)
+    }) {
+        return SpellRole::Heal;
+    }
+    if spell.effects.iter().any(|e| {
+        matches!(
+            e,
+            SpellEffect::Damage { .. } | SpellEffect::Condition { .. } | SpellEffect::Dispel { .. }
+        ) || matches!(e, SpellEffect::Special { name } if name == "slow")
+    }) {
+        return SpellRole::Offence;
+    }
+    if spell.effects.iter().any(|e| {
+        matches!(e, SpellEffect::Buff { modifiers, .. } if modifiers.iter().all(|m| m.value > 0))
+            || matches!(e, SpellEffect::MirrorImage { .. })
+            || matches!(e, SpellEffect::Special { name } if name != "slow")
+    }) {
+        return SpellRole::Buff;
+    }
+    SpellRole::Other
+}
+
+/// The default policy's spell choice (the seed's, in its order; ours in the details): with
+/// its standard action free, (1) **heal** the most wounded ally in range (itself included)
+/// at half its hit points or less, or dying; (2) an **area** spell aimed at an enemy's
+/// square (or toward it) that affects at least two enemies and no ally; (3) a **buff** not
+/// already on it, before melee (no enemy threatens it); (4) **offence**: the highest-level
+/// spell that can affect the nearest enemy it can reach — cantrips only when its weapons
+/// attack no one this turn (`attacks`). Slots are spent on a creature only when the spell
+/// can affect it as far as the observation tells (creature type, energy immunity,
+/// mind-affecting vs undead and constructs — `rules::magic::can_affect`). Long casting
+/// times are never chosen (they are refused anyway).
+fn spell_plan(ep: &Episode, a: CombatantId, threatened: bool, attacks: bool) -> Option<Action> {
+    use crate::content::spells::Targeting;
+    use rules::magic::can_affect;
+    let book = ep.spec(a).spellbook();
+    let cast = |si: usize, target: Option<CombatantId>, at: Option<Cell>| Action {
+        spell: Some(si),
+        target,
+        target_pos: at,
+        ..Action::new(ActionKind::CastSpell)
+    };
+    let ok = |x: &Action| ep.check(a, x).is_ok();
+    // Spells by level, highest first (ties: spellbook order).
+    let mut order: Vec<usize> = (0..book.len()).collect();
+    order.sort_by_key(|&i| (std::cmp::Reverse(book[i].level), i));
+    let allies: Vec<CombatantId> = ep
+        .ids()
+        .filter(|&x| !ep.enemies(a, x) && ep.life_state(x) != crate::episode::LifeState::Dead)
+        .collect();
+    let enemies: Vec<CombatantId> = ep
+        .ids()
+        .filter(|&x| ep.enemies(a, x) && ep.conscious(x))
+        .collect();
+    // (1) Heal.
+    let mut wounded: Vec<CombatantId> = allies
+        .iter()
+        .copied()
+        .filter(|&x| {
+            let max = ep.spec(x).max_hp();
+            ep.st[rules::idx(x)].hp * 2 <= max
+        })
+        .collect();
+    wounded.sort_by_key(|&x| (ep.st[rules::idx(x)].hp, x.0));
+    for &x in &wounded {
+        for &si in &order {
+            if role(&book[si].spell) == SpellRole::Heal && can_affect(ep, &book[si].spell, x) {
+                let act = cast(si, Some(x), None);
+                if ok(&act) {
+                    return Some(act);
+                }
+            }
+        }
+    }
+    // (2) Areas on clustered enemies.
+    let mut best: Option<(usize, Action)> = None;
+    for &si in &order {
+        let spell = &book[si].spell;
+        if spell.targeting != Targeting::Area || role(spell) != SpellRole::Offence {
+            continue;
+        }
+        let aims: Vec<Action> = if rules::magic::area_needs_square(spell) {
+            enemies
+                .iter()
+                .map(|&e| cast(si, None, Some(ep.position(e))))
+                .collect()
+        } else {
+            vec![cast(si, Some(a), None)]
+        };
+        for act in aims {
+            if !ok(&act) {
+                continue;
+            }
+            let cells: std::collections::BTreeSet<Cell> =
+                rules::magic::area_cells(ep, a, spell, act.target, act.target_pos)
+                    .into_iter()
+                    .collect();
+            let inside = |x: CombatantId| ep.cells_iter(x).any(|c| cells.contains(&c));
+            let includes_caster = spell.area.is_some_and(|s| s.includes_caster);
+            let affects_allies = spell
+                .area
+                .is_none_or(|s| s.affects != crate::content::spells::Affects::Enemies);
+            if affects_allies
+                && allies
+                    .iter()
+                    .any(|&x| inside(x) && ep.conscious(x) && (x != a || includes_caster))
+            {
+                continue;
+            }
+            let n = enemies
+                .iter()
+                .filter(|&&x| inside(x) && can_affect(ep, spell, x))
+                .count();
+            if n >= 2 && best.as_ref().is_none_or(|(m, _)| n > *m) {
+                best = Some((n, act));
+            }
+        }
+    }
+    if let Some((_, act)) = best {
+        return Some(act);
+    }
+    // (3) A buff before melee.
+    if !threatened {
+        for &si in &order {
+            let spell = &book[si].spell;
+            if role(spell) != SpellRole::Buff
+                || ep.st[rules::idx(a)]
+                    .spell_effects
+                    .iter()
+                    .any(|e| e.spell == spell.name)
+                || (spell.effects.iter().any(|e| {
+                    matches!(e, crate::content::spells::SpellEffect::MirrorImage { .. })
+                }) && ep.st[rules::idx(a)].mirror_images > 0)
+            {
+                continue;
+            }
+            let act = match spell.targeting {
+                Targeting::Area if !rules::magic::area_needs_square(spell) => {
+                    cast(si, Some(a), None)
+                }
+                Targeting::Area => continue,
+                _ => cast(si, Some(a), None),
+            };
+            if ok(&act) {
+                return Some(act);
+            }
+        }
+    }
+    // (4) Offence on the nearest enemy it can reach with a spell.
+    let mut by_distance = enemies.clone();
+    by_distance.sort_by_key(|&x| (rules::magic::distance_ft(ep, a, x), x.0));
+    for &si in &order {
+        let cs = &book[si];
+        if role(&cs.spell) != SpellRole::Offence || cs.spell.targeting == Targeting::Area {
+            continue;
+        }
+        if cs.level == 0 && attacks {
+            continue;
+        }
+        for &x in &by_distance {
+            if !can_affect(ep, &cs.spell, x) || already_affected(ep, &cs.spell, x) {
+                continue;
+            }
+            let act = cast(si, Some(x), None);
+            if ok(&act) {
+                return Some(act);
+            }
+        }
+    }
+    None
+}
+
+/// Whether `t` already has every condition `spell` would give (no point casting it again).
+fn already_affected(ep: &Episode, spell: &crate::content::spells::SpellSpec, t: CombatantId) -> bool {
+    use crate::content::spells::SpellEffect;
+    let conds: Vec<&str> = spell
+        .effects
+        .iter()
+        .filter_map(|e| match e {
+            SpellEffect::Condition { condition, .. } => Some(condition.as_str()),
+            _ => None,
+        })
+        .collect();
+    let only_conditions = spell
+        .effects
+        .iter()
+        .all(|e| matches!(e, SpellEffect::Condition { .. }));
+    only_conditions
+        && !conds.is_empty()
+        && conds.iter().all(|c| {
+            Condition::from_name(c).is_some_and(|c| ep.has_condition(t, c))
+        })
 }
 
 /// Whether plan `p` of `a` against `t` attacks this turn: an attack, a full attack or a

@@ -402,25 +402,19 @@ fn a_maneuver_asks_its_target() {
     assert_eq!(dice_left(&ep), 0);
 }
 
-/// A snapshot of an older format (format 3: before frames and history; format 4: before the
-/// start dice; format 5: before total defense and fighting defensively; format 6: before
-/// readied actions, delay, immediate actions and the movement feats' state) is refused with
-/// an error that says so, never misread.
-/// start dice; format 5: before total defense and fighting defensively; format 6: before the
-/// attack list's entries, Deadly Aim and Combat Expertise) is refused with an error that says
-/// so, never misread.
-/// start dice; format 5: before total defense and fighting defensively; format 6: before aid
-/// another, coup de grace and weapons in hand) is refused with an error that says so, never
-/// misread.
+/// A snapshot of an older format (format 3: before frames and history; 4: before the start
+/// dice; 5: before total defense and fighting defensively; 6: before readied actions, delay,
+/// immediate actions, the movement feats, the attack list, aid another and weapons in hand;
+/// 7: before spellcasting) is refused with an error that says so, never misread.
 #[test]
 fn an_older_snapshot_format_is_refused_clearly() {
     let mut ep = guard_room(two_weapons(), &[]);
     turn_of(&mut ep, "hero");
     submit_raw(&mut ep, &[move_to(1, 6)]);
     let text = String::from_utf8(ep.snapshot()).unwrap();
-    assert!(text.starts_with("{\"format\":7,"), "{}", &text[..40]);
-    for old in [3, 4, 5, 6] {
-        let bytes = text.replacen("{\"format\":7,", &format!("{{\"format\":{old},"), 1);
+    assert!(text.starts_with("{\"format\":8,"), "{}", &text[..40]);
+    for old in [3, 4, 5, 6, 7] {
+        let bytes = text.replacen("{\"format\":8,", &format!("{{\"format\":{old},"), 1);
         let e = Episode::restore(ep.encounter().clone(), bytes.as_bytes()).unwrap_err();
         assert!(e.to_string().contains(&format!("format {old}")), "{e}");
     }

@@ -120,10 +120,10 @@ impl<'a> Ctx<'a> {
         self.speed_ft
     }
 
-    /// The budget slot an action of `kind` takes for the actor ([`Episode::slot_of`]: a
+    /// The budget slot action `a` takes for the actor ([`Episode::slot_of`]: a
     /// withdraw is a standard action for a staggered or disabled actor).
-    pub(crate) fn slot(&self, kind: ActionKind) -> Slot {
-        self.ep.slot_of(self.actor, kind)
+    pub(crate) fn slot(&self, a: &Action) -> Slot {
+        self.ep.slot_of(self.actor, a)
     }
 
     /// The movement budget in squares of `mult` × speed (1: a move action or a restricted
@@ -219,6 +219,8 @@ pub(crate) fn kind_check(cx: &Ctx<'_>, a: &Action) -> Result<Plan, Reject> {
         ActionKind::CoupDeGrace => coup_de_grace::check(cx, a),
         ActionKind::DrawWeapon => items::check_draw(cx, a),
         ActionKind::SheatheWeapon => items::check_sheathe(cx, a),
+        ActionKind::CastSpell => cast::check(cx, a),
+        ActionKind::CastDefensively => cast::check_cast_defensively(cx, a),
     }
 }
 
@@ -245,7 +247,7 @@ pub(crate) fn preconditions(cx: &Ctx<'_>, a: &Action) -> Result<(), Reject> {
     if a.kind == ActionKind::EndTurn {
         return Ok(());
     }
-    let slot = cx.slot(a.kind);
+    let slot = cx.slot(a);
     let b = &cx.budget;
     let free = match slot {
         Slot::Standard => b.standard,
@@ -306,6 +308,8 @@ pub(crate) fn forbidden(cx: &Ctx<'_>, a: &Action) -> Result<(), Reject> {
             | ActionKind::ActivateLunge
             | ActionKind::AidAnother
             | ActionKind::CoupDeGrace
+            | ActionKind::CastSpell
+            | ActionKind::CastDefensively
     ) || (a.kind == ActionKind::Maneuver && !escape);
     let moves = matches!(
         a.kind,
@@ -326,7 +330,7 @@ pub(crate) fn forbidden(cx: &Ctx<'_>, a: &Action) -> Result<(), Reject> {
     } else {
         None
     }
-    .or(if cx.slot(a.kind) != Slot::Move {
+    .or(if cx.slot(a) != Slot::Move {
         // Nauseated: a single move action is the only action (no 5-foot step, no free
         // action); `end_turn` returned above.
         prevented(f.single_move)
@@ -367,7 +371,7 @@ pub(crate) fn forbidden(cx: &Ctx<'_>, a: &Action) -> Result<(), Reject> {
 }
 
 /// The turn-action kinds in enumeration order (the free toggles last).
-pub(crate) const ENUMERATION_ORDER: [ActionKind; 28] = [
+pub(crate) const ENUMERATION_ORDER: [ActionKind; 30] = [
     ActionKind::FiveFootStep,
     ActionKind::Move,
     ActionKind::Attack,
@@ -389,12 +393,14 @@ pub(crate) const ENUMERATION_ORDER: [ActionKind; 28] = [
     ActionKind::CoupDeGrace,
     ActionKind::DrawWeapon,
     ActionKind::SheatheWeapon,
+    ActionKind::CastSpell,
     ActionKind::DropProne,
     ActionKind::ActivatePowerAttack,
     ActionKind::FightDefensively,
     ActionKind::ActivateLunge,
     ActionKind::ActivateDeadlyAim,
     ActionKind::ActivateCombatExpertise,
+    ActionKind::CastDefensively,
     ActionKind::EndTurn,
 ];
 
@@ -439,6 +445,8 @@ pub(crate) fn candidates(
         ActionKind::ActivateCombatExpertise => {
             emit(Action::new(ActionKind::ActivateCombatExpertise))
         }
+        ActionKind::CastSpell => cast::candidates(cx, emit),
+        ActionKind::CastDefensively => emit(Action::new(ActionKind::CastDefensively)),
     }
 }
 

@@ -44,6 +44,19 @@ pub fn reaction_label(ep: &Episode, d: &Decision, a: &Action) -> String {
 /// Readable label of an action ("full_attack orc-2 with falchion").
 pub fn label(ep: &Episode, actor: CombatantId, a: &Action) -> String {
     let mut s = a.kind.name().to_string();
+    if let Some(cs) = a.spell.and_then(|i| ep.spec(actor).spellbook().get(i)) {
+        s.push(' ');
+        s.push_str(&cs.spell.name);
+        if a.target.is_some() {
+            s.push_str(" on");
+        }
+    }
+    if let Some(p) = a.target_pos {
+        s.push_str(&format!(" at {p}"));
+    }
+    if a.defensively {
+        s.push_str(" defensively");
+    }
     if let Some(t) = a.target {
         if (t.0 as usize) < ep.n() {
             if matches!(a.kind, ActionKind::Move | ActionKind::Run) {
@@ -102,6 +115,7 @@ fn each_legal(cx: &Ctx<'_>, probe: bool, sink: &mut dyn FnMut(Action) -> bool) {
                 | ActionKind::ActivateLunge
                 | ActionKind::ActivateDeadlyAim
                 | ActionKind::ActivateCombatExpertise
+                | ActionKind::CastDefensively
                 | ActionKind::DrawWeapon
                 | ActionKind::SheatheWeapon
         );

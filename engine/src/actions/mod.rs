@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 mod aid;
 mod attack;
+mod cast;
 mod charge;
 pub(crate) mod check;
 mod coup_de_grace;
@@ -135,6 +136,19 @@ pub enum ActionKind {
     /// Move action: sheathe the manufactured `weapon` in hand; provokes (CRB — Actions in
     /// Combat: Table: Actions in Combat, Sheathe a weapon).
     SheatheWeapon,
+    /// Cast spell `spell` (an index of the caster's spellbook, `CombatantSpec::spellbook`) at
+    /// `target` (a creature, or the caster) or at `target_pos` (an area's grid intersection:
+    /// the top-left corner of that square; a cone's or line's direction). Its budget slot is
+    /// its casting time's (CRB — Magic: Casting Time): standard, full-round (and 1 round:
+    /// the effect comes just before the caster's next turn), swift, immediate (the swift
+    /// action), free; longer ones are refused (`downgraded:cast_time`). Provokes unless cast
+    /// defensively (`defensively`, or a `cast_defensively` declaration this turn). With a
+    /// held touch charge of `spell`, it delivers the charge instead (a touch attack, no slot).
+    CastSpell,
+    /// Free declaration before a cast this turn: cast defensively — no attack of
+    /// opportunity, a concentration check DC 15 + 2 × spell level or the spell is lost (CRB —
+    /// Magic: Concentration, Casting Defensively).
+    CastDefensively,
 }
 
 /// What triggers a readied action (CRB — Special Initiative Actions: Ready, "you can specify
@@ -458,6 +472,17 @@ pub struct Action {
     /// from the attacker; see `rules::maneuvers::bull_rush_directions`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub direction: Option<Direction>,
+    /// `cast_spell` only: the index of the spell in the caster's spellbook.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spell: Option<usize>,
+    /// `cast_spell` only: the square whose top-left corner is an area's point of origin (a
+    /// burst, spread, cylinder), or toward which a cone or line is aimed (the seed's
+    /// `target_pos`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_pos: Option<Cell>,
+    /// `cast_spell` only: cast defensively (CRB — Magic: Concentration).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub defensively: bool,
 }
 
 impl Action {
@@ -474,6 +499,9 @@ impl Action {
             aid_mode: None,
             ally: None,
             direction: None,
+            spell: None,
+            target_pos: None,
+            defensively: false,
         }
     }
 }
@@ -505,7 +533,7 @@ impl Slot {
 
 impl ActionKind {
     /// Every kind, in declaration order (the order of the action space's blocks).
-    pub const ALL: [ActionKind; 32] = [
+    pub const ALL: [ActionKind; 34] = [
         ActionKind::EndTurn,
         ActionKind::Attack,
         ActionKind::FullAttack,
@@ -538,6 +566,8 @@ impl ActionKind {
         ActionKind::CoupDeGrace,
         ActionKind::DrawWeapon,
         ActionKind::SheatheWeapon,
+        ActionKind::CastSpell,
+        ActionKind::CastDefensively,
     ];
 
     /// Whether this kind answers a reaction decision (not a turn action).
@@ -575,6 +605,9 @@ impl ActionKind {
             | ActionKind::SpringAttack
             | ActionKind::ShotOnTheRun => Slot::FullRound,
             ActionKind::CoupDeGrace => Slot::FullRound,
+            // Its casting time's slot (`Episode::slot_of`); standard by default.
+            ActionKind::CastSpell => Slot::Standard,
+            ActionKind::CastDefensively => Slot::Free,
             ActionKind::FiveFootStep
             | ActionKind::EndTurn
             | ActionKind::DropProne
@@ -625,6 +658,8 @@ impl ActionKind {
             ActionKind::CoupDeGrace => "coup_de_grace",
             ActionKind::DrawWeapon => "draw_weapon",
             ActionKind::SheatheWeapon => "sheathe_weapon",
+            ActionKind::CastSpell => "cast_spell",
+            ActionKind::CastDefensively => "cast_defensively",
         }
     }
 }

@@ -97,6 +97,8 @@ pub(crate) enum Plan {
     SheatheWeapon {
         weapon: usize,
     },
+    CastSpell(crate::rules::magic::CastPlan),
+    CastDefensively,
 }
 
 /// Execute a checked plan of `a`.
@@ -164,6 +166,8 @@ pub(crate) fn execute(ep: &mut Episode, a: CombatantId, plan: Plan) {
         }
         Plan::DrawWeapon { weapon } => crate::rules::items::draw_weapon(ep, a, weapon),
         Plan::SheatheWeapon { weapon } => crate::rules::items::sheathe_weapon(ep, a, weapon),
+        Plan::CastSpell(p) => crate::rules::magic::start(ep, a, p),
+        Plan::CastDefensively => cast::execute_cast_defensively(ep, a),
     }
 }
 

@@ -37,6 +37,8 @@ pub enum TargetIssue {
     NotAnAlly,
     /// A coup de grace names a dead combatant.
     Dead,
+    /// A personal spell names another creature than the caster.
+    NotTheCaster,
 }
 
 impl TargetIssue {
@@ -54,6 +56,7 @@ impl TargetIssue {
             TargetIssue::DeclineTakesNone => "a decline names no target",
             TargetIssue::NotAnAlly => "not an ally",
             TargetIssue::Dead => "dead",
+            TargetIssue::NotTheCaster => "a personal spell targets the caster",
         }
     }
 }
@@ -213,6 +216,26 @@ pub enum Reject {
     /// direction on a kind or maneuver that takes none.
     #[serde(rename = "invalid_direction")]
     InvalidDirection,
+    /// Ours: a `cast_spell` without `spell`.
+    #[serde(rename = "missing_spell")]
+    MissingSpell,
+    /// Ours: `spell` is not an index of the caster's spellbook.
+    #[serde(rename = "unknown_spell")]
+    UnknownSpell { spell: usize },
+    /// The seed's reason: a casting time of 1 minute or more cannot be cast in combat
+    /// (CRB — Magic: Casting Time).
+    #[serde(rename = "downgraded:cast_time")]
+    DowngradedCastTime,
+    /// The seed's reason: no spell slot of the spell's level, prepared copy or use per day
+    /// left (CRB — Magic: Spell Slots).
+    #[serde(rename = "no_slot")]
+    NoSlot { level: u8 },
+    /// Ours: `cast_defensively` by a combatant without spells.
+    #[serde(rename = "no_spells")]
+    NoSpells,
+    /// Ours: a declaration (`cast_defensively`) already made this turn.
+    #[serde(rename = "already_declared")]
+    AlreadyDeclared,
 }
 
 /// What is wrong with a `ready` action (the detail of [`Reject::InvalidReady`]).
@@ -299,6 +322,12 @@ impl Reject {
             Reject::HandsFull => "hands_full",
             Reject::TargetConcealed => "target_concealed",
             Reject::InvalidDirection => "invalid_direction",
+            Reject::MissingSpell => "missing_spell",
+            Reject::UnknownSpell { .. } => "unknown_spell",
+            Reject::DowngradedCastTime => "downgraded:cast_time",
+            Reject::NoSlot { .. } => "no_slot",
+            Reject::NoSpells => "no_spells",
+            Reject::AlreadyDeclared => "already_declared",
         }
     }
 
@@ -332,6 +361,9 @@ impl Reject {
             Reject::CannotAct { condition: Some(c) }
             | Reject::PreventedByCondition { condition: c } => c.name().to_string(),
             Reject::CannotAct { condition: None } => "not conscious".into(),
+            Reject::UnknownSpell { spell } => format!("spell {spell}"),
+            Reject::NoSlot { level } => format!("spell level {level}"),
+            Reject::DowngradedCastTime => "its casting time is 1 minute or more".into(),
             _ => String::new(),
         }
     }

@@ -42,6 +42,9 @@
 //! | `draw_weapon`  | W     | weapon                                     |
 //! | `sheathe_weapon` | W   | weapon                                     |
 //! | `run_toward`   | N     | target (the straight line toward it, stopping adjacent) |
+//! | `cast_spell`   | S × N | spell × N + target (S = most spells of any spellbook; a personal spell or an area centred on the caster: the caster's own index; a cone or line: aimed at the target's square) |
+//! | `cast_spell_at` | S × C | spell × C + square (an area's point of origin: the square's top-left corner; a cone's or line's direction) |
+//! | `cast_defensively` | 1 | — (a declaration before the cast)          |
 //!
 //! The blocks after `withdraw` were appended later: earlier ids never move. A maneuver id
 //! uses the first usable melee weapon that reaches the target (escape: the target is the
@@ -69,7 +72,7 @@ pub const STEP_DIRECTIONS: [(i32, i32); 8] = [
 ];
 
 /// Number of blocks of the action space.
-pub const BLOCKS: usize = 36;
+pub const BLOCKS: usize = 39;
 
 /// Sizes of the action space blocks of an encounter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,6 +85,8 @@ pub struct ActionSpace {
     pub rows: u32,
     /// Map columns.
     pub cols: u32,
+    /// Most spells (spellbook entries: spells and spell-like abilities) of any combatant.
+    pub s: u32,
 }
 
 impl ActionSpace {
@@ -98,6 +103,12 @@ impl ActionSpace {
                 .max(1),
             rows: enc.map.rows as u32,
             cols: enc.map.cols as u32,
+            s: enc
+                .combatants
+                .iter()
+                .map(|c| c.spec.spellbook().len() as u32)
+                .max()
+                .unwrap_or(0),
         }
     }
 
@@ -145,6 +156,9 @@ impl ActionSpace {
             ("draw_weapon", self.w),
             ("sheathe_weapon", self.w),
             ("run_toward", self.n),
+            ("cast_spell", self.s * self.n),
+            ("cast_spell_at", self.s * self.cells()),
+            ("cast_defensively", 1),
         ];
         let mut out = [("", 0, 0); BLOCKS];
         let mut start = 0;
@@ -291,6 +305,17 @@ impl ActionSpace {
                 a.weapon = Some(k as usize);
                 a
             }
+            36 => Action {
+                spell: Some((k / self.n) as usize),
+                target: Some(CombatantId((k % self.n) as u16)),
+                ..Action::new(ActionKind::CastSpell)
+            },
+            37 => Action {
+                spell: Some((k / self.cells()) as usize),
+                target_pos: Some(self.cell_of(k % self.cells())),
+                ..Action::new(ActionKind::CastSpell)
+            },
+            38 => Action::new(ActionKind::CastDefensively),
             _ => Action::new(ActionKind::Run),
         };
         match bi {
@@ -349,6 +374,14 @@ impl ActionSpace {
             return None;
         }
         if a.kind != ActionKind::AidAnother && (a.ally.is_some() || a.aid_mode.is_some()) {
+            return None;
+        }
+        // Only `cast_spell` carries a spell and a target square; a defensive cast has no id
+        // (declare `cast_defensively` first).
+        if a.kind != ActionKind::CastSpell && (a.spell.is_some() || a.target_pos.is_some()) {
+            return None;
+        }
+        if a.defensively {
             return None;
         }
         // Only `ready` carries a readied action and a trigger.
@@ -533,6 +566,18 @@ impl ActionSpace {
                 };
                 at(blk, w)
             }
+            ActionKind::CastSpell => {
+                let s = u32::try_from(a.spell?).ok()?;
+                if s >= self.s || a.weapon.is_some() || a.destination.is_some() || !plain(a) {
+                    return None;
+                }
+                match (target, a.target_pos) {
+                    (Some(t), None) if t < self.n => at(36, per_target(s, t, self.n)?),
+                    (None, Some(c)) => at(37, per_target(s, self.cell_index(c)?, self.cells())?),
+                    _ => None,
+                }
+            }
+            ActionKind::CastDefensively => bare_at(38),
         }
     }
 }

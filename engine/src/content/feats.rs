@@ -98,11 +98,23 @@ pub enum Feat {
     VitalStrike,
     WeaponFinesse,
     WeaponFocus,
+    CombatCasting,
+    EmpowerSpell,
+    ExtendSpell,
+    HeightenSpell,
+    MaximizeSpell,
+    QuickenSpell,
+    SilentSpell,
+    StillSpell,
+    SpellFocus,
+    GreaterSpellFocus,
+    SpellPenetration,
+    GreaterSpellPenetration,
 }
 
 impl Feat {
     /// Every feat, in table order.
-    pub const ALL: [Feat; 50] = [
+    pub const ALL: [Feat; 62] = [
         Feat::Alertness,
         Feat::Cleave,
         Feat::CombatExpertise,
@@ -153,6 +165,18 @@ impl Feat {
         Feat::VitalStrike,
         Feat::WeaponFinesse,
         Feat::WeaponFocus,
+        Feat::CombatCasting,
+        Feat::EmpowerSpell,
+        Feat::ExtendSpell,
+        Feat::HeightenSpell,
+        Feat::MaximizeSpell,
+        Feat::QuickenSpell,
+        Feat::SilentSpell,
+        Feat::StillSpell,
+        Feat::SpellFocus,
+        Feat::GreaterSpellFocus,
+        Feat::SpellPenetration,
+        Feat::GreaterSpellPenetration,
     ];
 
     /// The feat's SRD name (`Power Attack`).
@@ -435,6 +459,66 @@ pub const FEATS: &[(&str, FeatKind, &str)] = &[
         FeatKind::Static,
         "+1 attack with the named weapon (in the printed bonus)",
     ),
+    (
+        "Combat Casting",
+        FeatKind::Applied,
+        "+4 on concentration checks to cast defensively or while grappled",
+    ),
+    (
+        "Empower Spell",
+        FeatKind::NotModelled,
+        "not modelled yet: metamagic per cast (docs/conformance.md)",
+    ),
+    (
+        "Extend Spell",
+        FeatKind::NotModelled,
+        "not modelled yet: metamagic per cast (docs/conformance.md)",
+    ),
+    (
+        "Heighten Spell",
+        FeatKind::NotModelled,
+        "not modelled yet: metamagic per cast (docs/conformance.md)",
+    ),
+    (
+        "Maximize Spell",
+        FeatKind::NotModelled,
+        "not modelled yet: metamagic per cast (docs/conformance.md)",
+    ),
+    (
+        "Quicken Spell",
+        FeatKind::NotModelled,
+        "not modelled yet: metamagic per cast (docs/conformance.md)",
+    ),
+    (
+        "Silent Spell",
+        FeatKind::NotModelled,
+        "not modelled yet: metamagic per cast (docs/conformance.md)",
+    ),
+    (
+        "Still Spell",
+        FeatKind::NotModelled,
+        "not modelled yet: metamagic per cast (docs/conformance.md)",
+    ),
+    (
+        "Spell Focus",
+        FeatKind::Applied,
+        "+1 to the save DCs of its school's spells (Spell Focus (school))",
+    ),
+    (
+        "Greater Spell Focus",
+        FeatKind::Applied,
+        "+1 more to the save DCs of its school's spells",
+    ),
+    (
+        "Spell Penetration",
+        FeatKind::Applied,
+        "+2 on caster level checks to overcome spell resistance",
+    ),
+    (
+        "Greater Spell Penetration",
+        FeatKind::Applied,
+        "+2 more on caster level checks against spell resistance",
+    ),
 ];
 
 /// Split `"Weapon Focus (longsword)"` into `("Weapon Focus", Some("longsword"))`.
@@ -623,4 +707,18 @@ mod tests {
             assert_eq!(Feat::from_base_name(f.name()), Some(f));
         }
     }
+}
+
+/// Whether `f` is a metamagic feat (CRB — Feats: Metamagic Feats).
+pub fn is_metamagic(f: Feat) -> bool {
+    matches!(
+        f,
+        Feat::EmpowerSpell
+            | Feat::ExtendSpell
+            | Feat::HeightenSpell
+            | Feat::MaximizeSpell
+            | Feat::QuickenSpell
+            | Feat::SilentSpell
+            | Feat::StillSpell
+    )
 }

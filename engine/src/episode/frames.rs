@@ -101,6 +101,13 @@ pub(crate) enum Frame {
         target: CombatantId,
         weapon: usize,
     },
+    /// A cast after the opportunities it provoked (`hp_before`: the caster's hp before them,
+    /// `None` when it did not provoke): `rules::magic::complete`.
+    Cast {
+        caster: CombatantId,
+        plan: crate::rules::magic::CastPlan,
+        hp_before: Option<i32>,
+    },
 }
 
 /// A combatant's turn (the bottom frame while it acts).
@@ -362,6 +369,11 @@ impl Episode {
                 target,
                 weapon,
             } => crate::rules::coup_de_grace::deliver(self, attacker, target, weapon),
+            Frame::Cast {
+                caster,
+                plan,
+                hp_before,
+            } => crate::rules::magic::complete(self, caster, plan, hp_before),
         }
     }
 
@@ -632,7 +644,7 @@ impl Episode {
                         if !list.signalled {
                             self.record_result(&list, result(&a, None));
                         }
-                        let slot = self.slot_of(actor, a.kind);
+                        let slot = self.slot_of(actor, &a);
                         self.consume_slot(actor, slot);
                         list.executing = Some(slot);
                         t.list = Some(list);
@@ -942,6 +954,12 @@ pub(crate) fn check_frames(
                 target,
                 weapon: w,
             } => who(*target) && weapon(*attacker, *w),
+            Frame::Cast { caster, plan, .. } => {
+                who(*caster)
+                    && plan.spell < enc.combatants[caster.0 as usize].spec.spellbook().len()
+                    && plan.target.is_none_or(who)
+                    && plan.at.as_ref().is_none_or(cell)
+            }
         };
         if !ok {
             return Err("a pending frame does not fit the encounter");

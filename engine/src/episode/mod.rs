@@ -275,6 +275,24 @@ impl Episode {
                 combat_expertise: false,
                 combat_expertise_ac: 0,
                 aid: Vec::new(),
+                slots_left: (0..10u8)
+                    .map(|l| p.spec.slots_of(l).unwrap_or(0))
+                    .collect(),
+                spell_uses: p
+                    .spec
+                    .spellbook()
+                    .iter()
+                    .map(|s| match s.uses {
+                        crate::content::combatant::SpellUses::Counted(n) => Some(n),
+                        _ => None,
+                    })
+                    .collect(),
+                cast_defensively: false,
+                pending_cast: None,
+                held_charge: None,
+                spell_effects: Vec::new(),
+                recurring: Vec::new(),
+                mirror_images: 0,
             })
             .collect();
         let mut ctl: Vec<Controller> = controllers.iter().copied().take(n).collect();

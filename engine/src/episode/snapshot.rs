@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// Version of the snapshot byte format.
-const SNAPSHOT_FORMAT: u32 = 7;
+const SNAPSHOT_FORMAT: u32 = 8;
 
 /// Error of [`Episode::restore`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -194,7 +194,25 @@ impl Episode {
                 && c.aid
                     .iter()
                     .all(|b| (b.aider.0 as usize) < n && (b.opponent.0 as usize) < n);
+            let book = spec.spellbook().len();
+            let who = |x: CombatantId| (x.0 as usize) < n;
+            let magic_ok = c.slots_left.len() == 10
+                && c.spell_uses.len() == book
+                && c.pending_cast.is_none_or(|p| {
+                    p.spell < book
+                        && p.target.is_none_or(who)
+                        && p.at.is_none_or(|x| encounter.grid.in_bounds(x))
+                })
+                && c.held_charge.is_none_or(|h| h.spell < book)
+                && c.spell_effects.len() <= 256
+                && c.spell_effects.iter().all(|e| who(e.caster))
+                && c.recurring.len() <= 256
+                && c.recurring.iter().all(|r| {
+                    who(r.caster) && r.dice.parse::<crate::dice::DiceExpr>().is_ok()
+                })
+                && c.mirror_images <= 20;
             if !in_map
+                || !magic_ok
                 || c.ammo.len() != spec.attacks.len()
                 || c.weapons.len() != spec.attacks.len()
                 || !hp_ok

@@ -142,6 +142,33 @@ pub(crate) struct CState {
     /// turn.
     #[serde(default)]
     pub aid: Vec<AidBonus>,
+    /// Spell slots left by spell level (index 0 unused: cantrips are unlimited — CRB —
+    /// Magic: Spell Slots; the seed's `spell_slots_left`).
+    #[serde(default)]
+    pub slots_left: Vec<u32>,
+    /// Uses left per spellbook entry with counted uses (prepared copies, a spell-like
+    /// ability's uses per day); `None` for the others.
+    #[serde(default)]
+    pub spell_uses: Vec<Option<u32>>,
+    /// Declared `cast_defensively` this turn: its next cast is defensive.
+    #[serde(default)]
+    pub cast_defensively: bool,
+    /// A 1-round casting in progress (CRB — Magic: Casting Time), resolved just before its
+    /// next turn.
+    #[serde(default)]
+    pub pending_cast: Option<crate::rules::magic::PendingCast>,
+    /// A touch spell's charge held after a miss (CRB — Magic: Holding the Charge).
+    #[serde(default)]
+    pub held_charge: Option<crate::rules::magic::HeldCharge>,
+    /// Spell effects with a duration on this combatant: buffs and debuffs.
+    #[serde(default)]
+    pub spell_effects: Vec<crate::rules::magic::ActiveSpell>,
+    /// Recurring spell damage (acid arrow), dealt at the start of its turns.
+    #[serde(default)]
+    pub recurring: Vec<crate::rules::magic::RecurringDamage>,
+    /// Mirror images left (CRB — Spells: Mirror Image).
+    #[serde(default)]
+    pub mirror_images: u32,
 }
 
 /// A readied action (see [`crate::actions::ActionKind::Ready`]).

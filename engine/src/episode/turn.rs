@@ -53,6 +53,9 @@ impl Episode {
             self.log_turn(actor, "acts after delaying".into());
             return false;
         }
+        // A 1-round casting takes effect just before its turn (CRB — Magic: Casting Time).
+        crate::rules::magic::before_turn(self, actor);
+        self.st[i].cast_defensively = false;
         // An unfired readied action lapses (CRB — Ready: "If you come to your next action
         // and have not yet performed your readied action, you don't get to take the readied
         // action").
@@ -95,6 +98,13 @@ impl Episode {
         if self.has_condition(actor, Condition::Bleeding) {
             self.log_turn(actor, "bleeds: loses 1 hp".into());
             self.lose_hp(actor, 1);
+            if !self.st[i].life.is_conscious() {
+                return true;
+            }
+        }
+        // Recurring spell damage (acid arrow).
+        if !self.st[i].recurring.is_empty() {
+            crate::rules::magic::start_of_turn(self, actor);
             if !self.st[i].life.is_conscious() {
                 return true;
             }
@@ -213,6 +223,7 @@ impl Episode {
             s.stood_still = false;
         }
         self.tick_conditions(actor);
+        crate::rules::magic::end_of_turn(self, actor);
         self.next_turn();
     }
 
@@ -323,8 +334,24 @@ impl Episode {
     /// each round you can withdraw as a standard action." The one function that both the
     /// preconditions (and so validate, submit and the action mask) and the turn frames that
     /// consume the budget read, so the two cannot diverge.
-    pub(crate) fn slot_of(&self, actor: CombatantId, kind: ActionKind) -> Slot {
-        match kind {
+    pub(crate) fn slot_of(&self, actor: CombatantId, a: &crate::actions::Action) -> Slot {
+        match a.kind {
+            // Its casting time's slot (CRB — Magic: Casting Time); delivering a held charge
+            // is a standard action (CRB — Magic: Holding the Charge).
+            ActionKind::CastSpell => {
+                let book = self.spec(actor).spellbook();
+                match a.spell.and_then(|s| book.get(s)) {
+                    Some(_)
+                        if self.st[actor.0 as usize]
+                            .held_charge
+                            .is_some_and(|h| Some(h.spell) == a.spell) =>
+                    {
+                        Slot::Standard
+                    }
+                    Some(cs) => crate::rules::magic::cast_slot(cs),
+                    None => Slot::Standard,
+                }
+            }
             ActionKind::Withdraw if self.single_action(actor) => Slot::Standard,
             // Quick Draw: a free action (CRB — Feats: Quick Draw); at BAB +1 or higher, a
             // free action combined with a regular move (CRB — Actions in Combat: Draw or
@@ -354,7 +381,7 @@ impl Episode {
     /// move up to double your speed"), 1 as a standard action (Restricted Withdraw: "In this
     /// case, you may move up to your speed").
     pub(crate) fn withdraw_speed_multiple(&self, actor: CombatantId) -> i32 {
-        if self.slot_of(actor, ActionKind::Withdraw) == Slot::Standard {
+        if self.slot_of(actor, &crate::actions::Action::new(ActionKind::Withdraw)) == Slot::Standard {
             1
         } else {
             2

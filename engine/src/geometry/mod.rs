@@ -2,5 +2,6 @@
 //! paths (`grid`), line of effect and terrain cover (`los`). Every distance here is in squares
 //! unless a name says feet.
 
+pub mod areas;
 pub mod grid;
 pub mod los;

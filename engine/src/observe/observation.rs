@@ -190,6 +190,105 @@ pub struct CombatantObs {
     /// Any of its weapons is broken / dropped (summaries of `attacks`).
     pub weapon_broken: bool,
     pub weapon_dropped: bool,
+    /// Its spells and spell-like abilities (the spellbook; its index is the `spell` of a
+    /// `cast_spell` action) — the seed's `spells`.
+    pub spells: Vec<SpellObs>,
+    /// Spell slots left by spell level (`"1": 3`; levels with slots only).
+    pub spell_slots_left: BTreeMap<String, u32>,
+    /// The casting ability (`int`, `wis`, `cha`), if a caster.
+    pub casting_ability: Option<String>,
+    /// Caster level (0 without spells).
+    pub caster_level: i32,
+    /// Concentration check bonus.
+    pub concentration_bonus: i32,
+    /// Metamagic feats it has (per-cast metamagic is not modelled yet).
+    pub metamagic_feats: Vec<String>,
+    /// The 1-round casting in progress (the seed's `pending_cast`: `{spell_name, target_id,
+    /// target_pos}`), `null` without.
+    pub pending_cast: Option<PendingCastObs>,
+    /// The touch spell whose charge it holds (CRB — Holding the Charge), `null` without.
+    pub held_charge: Option<String>,
+    /// Spell effects on it with rounds left (the seed's `active_buffs`: buffs and debuffs).
+    pub active_buffs: BTreeMap<String, u32>,
+    /// Recurring spell damage on it (the seed's `recurring_damage`).
+    pub recurring_damage: Vec<RecurringObs>,
+    /// Mirror images left.
+    pub mirror_images: u32,
+    /// Declared `cast_defensively` this turn.
+    pub cast_defensively: bool,
+    /// Class features the engine does not model yet (reported, like unknown feats).
+    pub class_features_not_modelled: Vec<String>,
+}
+
+/// One spell of a spellbook, as observed (the seed's summary keys).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SpellObs {
+    /// Index in the spellbook (the `spell` of a `cast_spell` action).
+    pub index: usize,
+    pub name: String,
+    pub level: u8,
+    pub school: String,
+    /// Range in feet at its caster level (0: personal; touch: the caster's reach).
+    pub range_ft: i32,
+    /// `personal`, `touch`, `close`, `medium`, `long` or `feet`.
+    pub range: String,
+    /// `caster`, `creature` or `area`.
+    pub targeting: String,
+    /// `{shape, size_ft, origin, affects}` of its area, `null` without.
+    pub area: Option<AreaObs>,
+    /// `fort`, `ref` or `will`, `null` without a save.
+    pub save: Option<String>,
+    /// What a successful save does: `negates`, `half`, `partial`, `none`.
+    pub save_effect: Option<String>,
+    /// A successful save negates it (the seed's `save_negates`).
+    pub save_negates: bool,
+    /// Half damage on a successful save (the seed's `half_on_save`).
+    pub half_on_save: bool,
+    pub dc: i32,
+    /// Spell resistance applies.
+    pub spell_resistance: bool,
+    /// The seed's casting-time code (`standard`, `one_round`…).
+    pub cast_time: String,
+    pub harmless: bool,
+    /// `none`, `melee_touch` or `ranged_touch`.
+    pub attack: String,
+    pub caster_level: i32,
+    /// A spell-like ability.
+    pub spell_like: bool,
+    /// Casts left: slots of its level, prepared copies or uses per day; `null`: unlimited.
+    pub uses_left: Option<u32>,
+    pub summary: String,
+    pub not_modelled: Vec<String>,
+}
+
+/// An area template, as observed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AreaObs {
+    pub shape: String,
+    pub size_ft: u32,
+    /// `point` or `caster`.
+    pub origin: String,
+    /// `all`, `allies` or `enemies`.
+    pub affects: String,
+    /// The seed's `centered_on_caster`.
+    pub centered_on_caster: bool,
+}
+
+/// A 1-round casting in progress, as observed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PendingCastObs {
+    pub spell_name: String,
+    pub target_id: Option<String>,
+    pub target_pos: Option<Cell>,
+}
+
+/// Recurring spell damage, as observed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RecurringObs {
+    pub spell: String,
+    pub formula: String,
+    pub types: Vec<String>,
+    pub rounds_left: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -349,6 +448,53 @@ pub(crate) fn build(
                 aid_ac_bonus: rules::aid::sum(ep, c, crate::actions::AidMode::Ac, None),
                 weapon_broken: st.weapons.iter().any(|w| w.broken),
                 weapon_dropped: st.weapons.iter().any(|w| w.dropped_at.is_some()),
+                spells: spells_obs(ep, c),
+                spell_slots_left: (1..10usize)
+                    .filter(|&l| s.slots_of(l as u8).unwrap_or(0) > 0)
+                    .map(|l| (l.to_string(), st.slots_left.get(l).copied().unwrap_or(0)))
+                    .collect(),
+                casting_ability: s
+                    .casting_ability
+                    .map(|a| format!("{a:?}").to_lowercase()),
+                caster_level: if s.has_spells() { s.caster_level() } else { 0 },
+                concentration_bonus: if s.has_spells() { s.concentration() } else { 0 },
+                metamagic_feats: s
+                    .feats
+                    .iter()
+                    .filter(|f| {
+                        crate::content::feats::Feat::from_base_name(
+                            crate::content::feats::split_name(f).0,
+                        )
+                        .is_some_and(crate::content::feats::is_metamagic)
+                    })
+                    .cloned()
+                    .collect(),
+                pending_cast: st.pending_cast.map(|pc| PendingCastObs {
+                    spell_name: s.spellbook()[pc.spell].spell.name.clone(),
+                    target_id: pc.target.map(|t| ep.id_of(t).to_string()),
+                    target_pos: pc.at,
+                }),
+                held_charge: st
+                    .held_charge
+                    .map(|h| s.spellbook()[h.spell].spell.name.clone()),
+                active_buffs: st
+                    .spell_effects
+                    .iter()
+                    .map(|e| (e.spell.clone(), e.rounds))
+                    .collect(),
+                recurring_damage: st
+                    .recurring
+                    .iter()
+                    .map(|r| RecurringObs {
+                        spell: r.spell.clone(),
+                        formula: r.dice.clone(),
+                        types: r.types.clone(),
+                        rounds_left: r.rounds,
+                    })
+                    .collect(),
+                mirror_images: st.mirror_images,
+                cast_defensively: st.cast_defensively,
+                class_features_not_modelled: s.class_features.clone(),
                 index: c.0,
                 id: p.id.clone(),
                 name: s.name.clone(),
@@ -556,4 +702,69 @@ pub(crate) fn build(
             })
             .collect(),
     }
+}
+
+/// The spellbook of `c`, as observed.
+fn spells_obs(ep: &crate::episode::Episode, c: crate::actions::CombatantId) -> Vec<SpellObs> {
+    use crate::content::combatant::SpellUses;
+    let s = ep.spec(c);
+    let st = &ep.st[c.0 as usize];
+    let snake = |x: String| {
+        let mut o = String::new();
+        for (i, ch) in x.chars().enumerate() {
+            if ch.is_ascii_uppercase() && i > 0 {
+                o.push('_');
+            }
+            o.push(ch.to_ascii_lowercase());
+        }
+        o
+    };
+    s.spellbook()
+        .iter()
+        .enumerate()
+        .map(|(i, cs)| {
+            let sp = &cs.spell;
+            SpellObs {
+                index: i,
+                name: sp.name.clone(),
+                level: cs.level,
+                school: sp.school.clone(),
+                range_ft: crate::rules::magic::range_ft(ep, c, cs),
+                range: match sp.range {
+                    crate::content::spells::SpellRange::Feet(_) => "feet".into(),
+                    r => snake(format!("{r:?}")),
+                },
+                targeting: snake(format!("{:?}", sp.targeting)),
+                area: sp.area.map(|a| AreaObs {
+                    shape: snake(format!("{:?}", a.shape)),
+                    size_ft: a.size_ft,
+                    origin: snake(format!("{:?}", a.origin)),
+                    affects: snake(format!("{:?}", a.affects)),
+                    centered_on_caster: a.origin == crate::content::spells::AreaOrigin::Caster,
+                }),
+                save: sp.save.map(|x| snake(format!("{:?}", x.kind))),
+                save_effect: sp.save.map(|x| snake(format!("{:?}", x.on_success))),
+                save_negates: sp
+                    .save
+                    .is_some_and(|x| x.on_success == crate::content::spells::OnSave::Negates),
+                half_on_save: sp
+                    .save
+                    .is_some_and(|x| x.on_success == crate::content::spells::OnSave::Half),
+                dc: cs.dc,
+                spell_resistance: sp.spell_resistance,
+                cast_time: sp.cast_time.name().to_string(),
+                harmless: sp.harmless,
+                attack: snake(format!("{:?}", sp.attack)),
+                caster_level: cs.caster_level,
+                spell_like: cs.spell_like,
+                uses_left: match cs.uses {
+                    SpellUses::Unlimited => None,
+                    SpellUses::Counted(_) => Some(st.spell_uses.get(i).copied().flatten().unwrap_or(0)),
+                    SpellUses::Slot => Some(st.slots_left.get(cs.level as usize).copied().unwrap_or(0)),
+                },
+                summary: sp.summary.clone(),
+                not_modelled: sp.not_modelled.clone(),
+            }
+        })
+        .collect()
 }

@@ -109,6 +109,9 @@ pub enum Provocation {
     Sheathe,
     /// Delivering a coup de grace (CRB — Combat: Coup de Grace).
     CoupDeGrace,
+    /// Casting a spell (CRB — Magic: Casting Spells; Combat: Attacks of Opportunity):
+    /// unless cast defensively.
+    CastSpell,
 }
 
 impl Provocation {
@@ -123,6 +126,7 @@ impl Provocation {
             Provocation::Entering => "entering",
             Provocation::Sheathe => "sheathe",
             Provocation::CoupDeGrace => "coup_de_grace",
+            Provocation::CastSpell => "cast_spell",
         }
     }
 
@@ -137,6 +141,7 @@ impl Provocation {
             Provocation::Entering => "enters its square",
             Provocation::Sheathe => "sheathes a weapon",
             Provocation::CoupDeGrace => "delivers a coup de grace",
+            Provocation::CastSpell => "casts a spell",
         }
     }
 }

@@ -50,6 +50,8 @@ pub(crate) enum EntryTag {
     RapidShot,
     /// The first attack of a bow's full attack with Manyshot: two arrows.
     Manyshot,
+    /// Haste's extra attack at the full bonus (CRB — Spells: Haste).
+    Haste,
 }
 
 impl EntryTag {
@@ -150,12 +152,19 @@ pub(crate) fn full_attack_entries(
                 out.push(entry(i, penalty, tag));
             }
         }
+        if crate::rules::magic::hasted(ep, a) {
+            out.insert(1.min(out.len()), entry(w, 0, EntryTag::Haste));
+        }
         return out;
     }
     for k in 0..iteratives(spec.bab) {
         for _ in 0..weapon.count {
             out.push(entry(w, -5 * k, EntryTag::Iterative(k as u8)));
         }
+    }
+    // Haste (CRB — Spells: Haste): one extra attack at the full base attack bonus.
+    if crate::rules::magic::hasted(ep, a) {
+        out.insert(1, entry(w, 0, EntryTag::Haste));
     }
     if weapon.is_ranged() && spec.has_feat(Feat::RapidShot) {
         out.insert(1, entry(w, 0, EntryTag::RapidShot));

@@ -227,6 +227,11 @@ pub(crate) fn attack_roll(
         ep.log_turn(a, format!("{head} -> MISS"));
         return;
     }
+    // Mirror image (CRB — Spells: Mirror Image): the hit may strike an image instead.
+    if let Some(image) = crate::rules::magic::mirror_image_takes(ep, t) {
+        ep.log_turn(a, format!("{head} -> HIT {image}"));
+        return;
+    }
     // Critical threat and confirmation: the confirmation is an attack roll with the same
     // bonus against the same AC; natural 20 confirms, natural 1 fails (CRB — Combat: Critical
     // Hits). A creature "not subject to critical hits" (trait `immune_critical`) takes a normal

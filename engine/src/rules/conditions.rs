@@ -194,6 +194,8 @@ impl Episode {
             ));
         }
         crate::rules::feats_movement::ac_mods(self, c, &mut out);
+        // Spell effects (buffs and debuffs — `rules::magic`).
+        crate::rules::magic::effect_modifiers(self, c, &mut out);
         out
     }
 

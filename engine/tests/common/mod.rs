@@ -63,9 +63,70 @@ pub fn creature(name: &str) -> Value {
     })
 }
 
-/// Parse a combatant JSON value.
+/// Parse a combatant JSON value; its spells resolve against [`registry`].
 pub fn spec(v: &Value) -> CombatantSpec {
-    CombatantSpec::from_json_str(&v.to_string(), "inline").unwrap_or_else(|e| panic!("{e}"))
+    let mut s =
+        CombatantSpec::from_json_str(&v.to_string(), "inline").unwrap_or_else(|e| panic!("{e}"));
+    if s.has_spells() {
+        s.resolve_spells(&registry(), "inline")
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    s
+}
+
+/// The spells of `data/spells/` plus the test spells of [`TEST_SPELLS`].
+pub fn registry() -> pf1e_engine::content::spells::SpellRegistry {
+    use pf1e_engine::content::spells::{SpellRegistry, SpellSpec};
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/spells");
+    let mut reg = SpellRegistry::load_dir(&dir).unwrap_or_else(|e| panic!("{e}"));
+    for (i, s) in TEST_SPELLS.iter().enumerate() {
+        let spell = SpellSpec::from_json_str(s, &format!("TEST_SPELLS[{i}]"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        reg.insert(spell);
+    }
+    reg
+}
+
+/// Spells of the tests (not SRD data): shapes the rules tests need whatever `data/spells`
+/// holds.
+pub const TEST_SPELLS: &[&str] = &[
+    r#"{"name": "test long spell", "source": "PF1e SRD test fixture", "school": "universal",
+        "levels": {"cleric": 1}, "cast_time": "1 minute", "range": "personal",
+        "targeting": "caster", "effects": [{"kind": "heal", "dice": "1"}], "summary": "t"}"#,
+    r#"{"name": "test shock", "source": "PF1e SRD test fixture", "school": "evocation",
+        "levels": {"sorcerer/wizard": 1}, "range": "touch", "targeting": "creature",
+        "attack": "melee_touch", "effects": [{"kind": "damage", "dice": "1d6",
+        "dice_scaling": {"amount": 1, "per_levels": 1, "from_level": 1, "max": 4},
+        "types": ["electricity"]}], "summary": "t"}"#,
+    r#"{"name": "test ray", "source": "PF1e SRD test fixture", "school": "evocation",
+        "levels": {"sorcerer/wizard": 0}, "range": "close", "targeting": "creature",
+        "attack": "ranged_touch", "effects": [{"kind": "damage", "dice": "1d3",
+        "types": ["cold"]}], "summary": "t"}"#,
+    r#"{"name": "test slumber", "source": "PF1e SRD test fixture", "school": "enchantment",
+        "descriptors": ["mind-affecting"], "levels": {"sorcerer/wizard": 1},
+        "cast_time": "1 round", "range": "medium", "targeting": "creature",
+        "save": {"kind": "will", "on_success": "negates"},
+        "effects": [{"kind": "condition", "condition": "asleep", "duration": {"rounds": 5}}],
+        "summary": "t"}"#,
+    r#"{"name": "test images", "source": "PF1e SRD test fixture", "school": "illusion",
+        "levels": {"sorcerer/wizard": 2}, "range": "personal", "targeting": "caster",
+        "duration": {"per_level": 1},
+        "effects": [{"kind": "mirror_image", "dice": "1d4",
+        "scaling": {"amount": 1, "per_levels": 3}, "max": 8}], "summary": "t"}"#,
+];
+
+/// A caster: [`creature`] with Int 16 (+3), caster level `cl`, `spells` (names) from
+/// spontaneous slots `slots` (`{"1": 2}`).
+pub fn caster(name: &str, cl: i32, spells: &[&str], slots: Value) -> Value {
+    let mut v = creature(name);
+    v["abilities"]["int_score"] = json!(16);
+    v["level"] = json!(cl);
+    v["caster_level"] = json!(cl);
+    v["caster_class"] = json!("wizard");
+    v["casting_ability"] = json!("int");
+    v["spells"] = json!(spells.iter().map(|s| json!({"name": s})).collect::<Vec<_>>());
+    v["spell_slots"] = slots;
+    v
 }
 
 /// One combatant to place: side, base id, stat block, exact starting square.
