@@ -238,7 +238,11 @@ fn every_area_spell_has_an_area_and_touch_attacks_have_touch_range() {
         }
         if let Some(a) = &s.area {
             if matches!(a.shape, AreaShape::Cone | AreaShape::Line) {
-                assert_eq!(a.origin, AreaOrigin::Caster, "{key}: a cone or line starts at the caster");
+                assert_eq!(
+                    a.origin,
+                    AreaOrigin::Caster,
+                    "{key}: a cone or line starts at the caster"
+                );
             }
         }
         assert!(
@@ -324,9 +328,15 @@ fn projectiles_magic_missile_and_scorching_ray() {
         panic!("{name} has no projectiles")
     };
     // Magic missile: one, +1 per two levels beyond 1st, max 5.
-    assert_eq!([1, 3, 5, 9, 20].map(|cl| count("magic missile", cl)), [1, 2, 3, 5, 5]);
+    assert_eq!(
+        [1, 3, 5, 9, 20].map(|cl| count("magic missile", cl)),
+        [1, 2, 3, 5, 5]
+    );
     // Scorching ray: one, +1 per four levels beyond 3rd, max 3 (at 11th).
-    assert_eq!([3, 6, 7, 10, 11, 20].map(|cl| count("scorching ray", cl)), [1, 1, 2, 2, 3, 3]);
+    assert_eq!(
+        [3, 6, 7, 10, 11, 20].map(|cl| count("scorching ray", cl)),
+        [1, 1, 2, 2, 3, 3]
+    );
 }
 
 #[test]
@@ -381,14 +391,26 @@ fn saves_harmless_and_spell_resistance() {
 #[test]
 fn areas_and_multi_target_spells() {
     let bh = spell("burning hands").area.unwrap();
-    assert_eq!((bh.shape, bh.size_ft, bh.origin), (AreaShape::Cone, 15, AreaOrigin::Caster));
+    assert_eq!(
+        (bh.shape, bh.size_ft, bh.origin),
+        (AreaShape::Cone, 15, AreaOrigin::Caster)
+    );
     let lb = spell("lightning bolt").area.unwrap();
     assert_eq!((lb.shape, lb.size_ft), (AreaShape::Line, 120));
     // "No two more than 30 ft. apart": a 15-ft.-radius burst at a point.
     for name in ["haste", "slow", "scare", "good hope"] {
-        let a = spell(name).area.unwrap_or_else(|| panic!("{name} has an area"));
-        assert_eq!((a.shape, a.size_ft, a.origin), (AreaShape::Burst, 15, AreaOrigin::Point), "{name}");
-        assert!(spell(name).not_modelled.iter().any(|n| n.contains("30 ft")), "{name} says so");
+        let a = spell(name)
+            .area
+            .unwrap_or_else(|| panic!("{name} has an area"));
+        assert_eq!(
+            (a.shape, a.size_ft, a.origin),
+            (AreaShape::Burst, 15, AreaOrigin::Point),
+            "{name}"
+        );
+        assert!(
+            spell(name).not_modelled.iter().any(|n| n.contains("30 ft")),
+            "{name} says so"
+        );
     }
 }
 
@@ -405,11 +427,17 @@ fn mirror_image_summons_dispel_and_specials() {
         ("summon monster iii", "dire_bat"),
     ] {
         assert!(
-            spell(name).effects.iter().any(|e| matches!(e, SpellEffect::Summon { creature: c, .. } if c == creature)),
+            spell(name)
+                .effects
+                .iter()
+                .any(|e| matches!(e, SpellEffect::Summon { creature: c, .. } if c == creature)),
             "{name} summons a {creature}"
         );
     }
-    assert!(matches!(spell("dispel magic").effects[0], SpellEffect::Dispel { max_cl: 10 }));
+    assert!(matches!(
+        spell("dispel magic").effects[0],
+        SpellEffect::Dispel { max_cl: 10 }
+    ));
     for (name, special) in [
         ("haste", "haste"),
         ("slow", "slow"),
@@ -418,7 +446,10 @@ fn mirror_image_summons_dispel_and_specials() {
         ("invisibility", "invisibility"),
     ] {
         assert!(
-            spell(name).effects.iter().any(|e| matches!(e, SpellEffect::Special { name: n } if n == special)),
+            spell(name)
+                .effects
+                .iter()
+                .any(|e| matches!(e, SpellEffect::Special { name: n } if n == special)),
             "{name} names the special {special}"
         );
     }
