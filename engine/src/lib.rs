@@ -23,7 +23,7 @@ pub mod reward;
 pub mod rules;
 
 pub use actions::{
-    Action, ActionKind, ActionResult, AidMode, Budget, CombatantId, Direction, Maneuver,
+    Action, ActionKind, ActionResult, AidMode, Budget, CombatantId, Direction, Maneuver, Metamagic,
 };
 pub use content::combatant::CombatantSpec;
 pub use content::encounter::{Encounter, EncounterError, RulesOptions};

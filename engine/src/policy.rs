@@ -447,9 +447,11 @@ fn spell_plan(ep: &Episode, a: CombatantId, threatened: bool, attacks: bool) -> 
                     .spell_effects
                     .iter()
                     .any(|e| e.spell == spell.name)
-                || (spell.effects.iter().any(|e| {
-                    matches!(e, crate::content::spells::SpellEffect::MirrorImage { .. })
-                }) && ep.st[rules::idx(a)].mirror_images > 0)
+                || (spell
+                    .effects
+                    .iter()
+                    .any(|e| matches!(e, crate::content::spells::SpellEffect::MirrorImage { .. }))
+                    && ep.st[rules::idx(a)].mirror_images > 0)
             {
                 continue;
             }
@@ -490,7 +492,11 @@ fn spell_plan(ep: &Episode, a: CombatantId, threatened: bool, attacks: bool) -> 
 }
 
 /// Whether `t` already has every condition `spell` would give (no point casting it again).
-fn already_affected(ep: &Episode, spell: &crate::content::spells::SpellSpec, t: CombatantId) -> bool {
+fn already_affected(
+    ep: &Episode,
+    spell: &crate::content::spells::SpellSpec,
+    t: CombatantId,
+) -> bool {
     use crate::content::spells::SpellEffect;
     let conds: Vec<&str> = spell
         .effects
@@ -506,9 +512,9 @@ fn already_affected(ep: &Episode, spell: &crate::content::spells::SpellSpec, t: 
         .all(|e| matches!(e, SpellEffect::Condition { .. }));
     only_conditions
         && !conds.is_empty()
-        && conds.iter().all(|c| {
-            Condition::from_name(c).is_some_and(|c| ep.has_condition(t, c))
-        })
+        && conds
+            .iter()
+            .all(|c| Condition::from_name(c).is_some_and(|c| ep.has_condition(t, c)))
 }
 
 /// Whether plan `p` of `a` against `t` attacks this turn: an attack, a full attack or a

@@ -53,9 +53,18 @@ fn crb_magic_missile_one_missile_per_two_levels_beyond_first_no_attack_roll_slot
     let (mut ep, m, f) = duel(3, &["magic missile"], json!({"1": 2}), (1, 7), &[3, 2]);
     assert_all_ok(&submit(&mut ep, &[cast(0, f)]));
     let l = log(&ep);
-    assert!(l.contains("casts magic missile on foe (level 1 slot)"), "{l}");
-    assert!(l.contains("magic missile hits foe: 1d4+1=4 -> 4 damage (foe hp 30->26)"), "{l}");
-    assert!(l.contains("magic missile hits foe: 1d4+1=3 -> 3 damage (foe hp 26->23)"), "{l}");
+    assert!(
+        l.contains("casts magic missile on foe (level 1 slot)"),
+        "{l}"
+    );
+    assert!(
+        l.contains("magic missile hits foe: 1d4+1=4 -> 4 damage (foe hp 30->26)"),
+        "{l}"
+    );
+    assert!(
+        l.contains("magic missile hits foe: 1d4+1=3 -> 3 damage (foe hp 26->23)"),
+        "{l}"
+    );
     let obs = ep.observation(None);
     let mage = &obs.combatants[m.0 as usize];
     assert_eq!(mage.spell_slots_left.get("1"), Some(&1));
@@ -93,7 +102,12 @@ fn crb_range_medium_is_100_ft_plus_10_per_level_and_line_of_effect_is_needed() {
             "##########".to_string(),
         ],
         vec![
-            unit("a", "mage", caster("mage", 1, &["magic missile", "test shock"], json!({"1": 2})), (1, 1)),
+            unit(
+                "a",
+                "mage",
+                caster("mage", 1, &["magic missile", "test shock"], json!({"1": 2})),
+                (1, 1),
+            ),
             unit("b", "foe", creature("foe"), (1, 6)),
         ],
     );
@@ -123,9 +137,17 @@ fn crb_casting_provokes_an_attack_of_opportunity_and_damage_calls_for_concentrat
     assert!(aoo.kind.is_reaction(), "{aoo:?}");
     ep.submit(aoo.decision_id, &[take_aoo(&aoo)]).unwrap();
     let l = log(&ep);
-    assert!(l.contains("concentration (damaged while casting) d20=10+4=14 vs DC 17 -> failure"), "{l}");
+    assert!(
+        l.contains("concentration (damaged while casting) d20=10+4=14 vs DC 17 -> failure"),
+        "{l}"
+    );
     assert!(l.contains("loses magic missile (the spell fizzles)"), "{l}");
-    assert_eq!(ep.observation(None).combatants[m.0 as usize].spell_slots_left.get("1"), Some(&0));
+    assert_eq!(
+        ep.observation(None).combatants[m.0 as usize]
+            .spell_slots_left
+            .get("1"),
+        Some(&0)
+    );
     assert_eq!(dice_left(&ep), 0);
 }
 
@@ -134,11 +156,20 @@ fn crb_casting_defensively_does_not_provoke_concentration_15_plus_twice_the_leve
     // Declared with `cast_defensively` (free): DC 15 + 2 = 17; d20 13 + 4 = 17 succeeds; no
     // attack of opportunity; then the missile (d4 = 4).
     let (mut ep, _m, f) = duel(1, &["magic missile"], json!({"1": 1}), (1, 2), &[13, 4]);
-    let r = submit(&mut ep, &[Action::new(ActionKind::CastDefensively), cast(0, f)]);
+    let r = submit(
+        &mut ep,
+        &[Action::new(ActionKind::CastDefensively), cast(0, f)],
+    );
     assert_all_ok(&r);
     let l = log(&ep);
-    assert!(l.contains("casts magic missile on foe (level 1 slot), defensively"), "{l}");
-    assert!(l.contains("concentration (casting defensively) d20=13+4=17 vs DC 17 -> success"), "{l}");
+    assert!(
+        l.contains("casts magic missile on foe (level 1 slot), defensively"),
+        "{l}"
+    );
+    assert!(
+        l.contains("concentration (casting defensively) d20=13+4=17 vs DC 17 -> success"),
+        "{l}"
+    );
     assert!(!l.contains("attack of opportunity"), "{l}");
     assert!(l.contains("(foe hp 30->25)"), "{l}");
     assert_eq!(dice_left(&ep), 0);
@@ -155,7 +186,12 @@ fn crb_casting_defensively_failed_loses_the_spell_and_its_slot() {
     let l = log(&ep);
     assert!(l.contains("d20=2+4=6 vs DC 17 -> failure"), "{l}");
     assert!(l.contains("loses magic missile"), "{l}");
-    assert_eq!(ep.observation(None).combatants[m.0 as usize].spell_slots_left.get("1"), Some(&0));
+    assert_eq!(
+        ep.observation(None).combatants[m.0 as usize]
+            .spell_slots_left
+            .get("1"),
+        Some(&0)
+    );
     assert_eq!(dice_left(&ep), 0);
 }
 
@@ -165,7 +201,10 @@ fn crb_combat_casting_adds_4_to_defensive_casting() {
     v["feats"] = json!(["Combat Casting"]);
     let enc = encounter(
         &room(3, 10),
-        vec![unit("a", "mage", v, (1, 1)), unit("b", "foe", creature("foe"), (1, 2))],
+        vec![
+            unit("a", "mage", v, (1, 1)),
+            unit("b", "foe", creature("foe"), (1, 2)),
+        ],
     );
     let mut ep = episode(enc, &[20, 1, 9, 1]);
     turn_of(&mut ep, "mage");
@@ -176,7 +215,10 @@ fn crb_combat_casting_adds_4_to_defensive_casting() {
     };
     assert_all_ok(&submit(&mut ep, &[a]));
     let l = log(&ep);
-    assert!(l.contains("d20=9+8=17 vs DC 17 [Combat Casting +4] -> success"), "{l}");
+    assert!(
+        l.contains("d20=9+8=17 vs DC 17 [Combat Casting +4] -> success"),
+        "{l}"
+    );
     assert_eq!(dice_left(&ep), 0);
 }
 
@@ -189,7 +231,10 @@ fn crb_one_round_casting_takes_effect_before_the_next_turn() {
     assert!(ok(&r[0]));
     assert_eq!(code(&r[1]), Some("downgraded:action_economy"));
     let obs = ep.observation(None);
-    let pc = obs.combatants[m.0 as usize].pending_cast.clone().expect("a pending cast");
+    let pc = obs.combatants[m.0 as usize]
+        .pending_cast
+        .clone()
+        .expect("a pending cast");
     assert_eq!(pc.spell_name, "test slumber");
     assert!(!ep.has_condition(f, pf1e_engine::effects::conditions::Condition::Asleep));
     // The foe's turn, then the mage's: the spell takes effect first.
@@ -213,7 +258,10 @@ fn crb_one_round_casting_interrupted_by_damage_needs_concentration() {
     assert_all_ok(&submit(&mut ep, &[move_to(1, 2), attack(m)]));
     turn_of(&mut ep, "mage");
     let l = log(&ep);
-    assert!(l.contains("concentration (damaged while casting) d20=3+4=7 vs DC 16 -> failure"), "{l}");
+    assert!(
+        l.contains("concentration (damaged while casting) d20=3+4=7 vs DC 16 -> failure"),
+        "{l}"
+    );
     assert!(l.contains("loses test slumber"), "{l}");
     assert_eq!(dice_left(&ep), 0);
 }
@@ -224,20 +272,34 @@ fn crb_cantrips_are_unlimited() {
     assert_all_ok(&submit(&mut ep, &[cast(0, f)]));
     let obs = ep.observation(None);
     assert_eq!(obs.combatants[m.0 as usize].spells[0].uses_left, None);
-    assert!(log(&ep).contains("ranged touch vs foe d20=15+1=16 touch AC 10 -> HIT"), "{}", log(&ep));
+    assert!(
+        log(&ep).contains("ranged touch vs foe d20=15+1=16 touch AC 10 -> HIT"),
+        "{}",
+        log(&ep)
+    );
 }
 
 #[test]
 fn legal_actions_list_casts_the_checks_accept() {
-    let (ep, _m, f) = duel(3, &["magic missile", "fireball"], json!({"1": 1, "3": 1}), (1, 7), &[]);
+    let (ep, _m, f) = duel(
+        3,
+        &["magic missile", "fireball"],
+        json!({"1": 1, "3": 1}),
+        (1, 7),
+        &[],
+    );
     let legal = ep.legal_actions();
     let casts: Vec<_> = legal
         .iter()
         .filter(|la| la.action.kind == ActionKind::CastSpell)
         .collect();
-    assert!(casts.iter().any(|la| la.action.spell == Some(0) && la.action.target == Some(f)));
+    assert!(casts
+        .iter()
+        .any(|la| la.action.spell == Some(0) && la.action.target == Some(f)));
     // Fireball is aimed at squares: every square within range and line of effect.
-    assert!(casts.iter().any(|la| la.action.spell == Some(1) && la.action.target_pos.is_some()));
+    assert!(casts
+        .iter()
+        .any(|la| la.action.spell == Some(1) && la.action.target_pos.is_some()));
     for la in &casts {
         assert!(ep.validate(&la.action).unwrap().ok, "{:?}", la.action);
     }

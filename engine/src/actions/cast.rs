@@ -32,7 +32,10 @@ pub(crate) fn check_cast(
 ) -> Result<CastPlan, Reject> {
     let spec = ep.spec(actor);
     let si = a.spell.ok_or(Reject::MissingSpell)?;
-    let cs = spec.spellbook().get(si).ok_or(Reject::UnknownSpell { spell: si })?;
+    let cs = spec
+        .spellbook()
+        .get(si)
+        .ok_or(Reject::UnknownSpell { spell: si })?;
     let spell = &cs.spell;
     let held = ep.st[actor.0 as usize]
         .held_charge
@@ -40,8 +43,39 @@ pub(crate) fn check_cast(
     if spell.cast_time == CastTime::Long {
         return Err(Reject::DowngradedCastTime);
     }
-    if !held && !magic::has_use(ep, actor, si) {
-        return Err(Reject::NoSlot { level: cs.level });
+    // Metamagic (CRB — Feats: Metamagic Feats): feats it has; only a spell cast from a slot
+    // (a spontaneous caster, or a cantrip raised into a slot) — prepared copies and
+    // spell-like abilities are prepared or fixed as they are; Quicken not on a spell of a
+    // full round or more; the raised level at most 9.
+    let mm = if held {
+        magic::MetamagicSet::default()
+    } else {
+        magic::MetamagicSet::of(&a.metamagic).with(ep.st[actor.0 as usize].metamagic_next)
+    };
+    if !mm.is_empty() {
+        if mm.list().iter().any(|m| !spec.has_feat(m.feat())) {
+            return Err(Reject::MissingFeat);
+        }
+        let from_slot = matches!(
+            cs.uses,
+            crate::content::combatant::SpellUses::Slot
+                | crate::content::combatant::SpellUses::Unlimited
+        ) && !cs.spell_like;
+        let quicken_too_long = mm.has(crate::actions::Metamagic::Quicken)
+            && matches!(spell.cast_time, CastTime::FullRound | CastTime::OneRound);
+        if !from_slot || quicken_too_long {
+            return Err(Reject::MetamagicNotApplicable);
+        }
+        if cs.level + mm.level_increase() > 9 {
+            return Err(Reject::NoSlot {
+                level: cs.level + mm.level_increase(),
+            });
+        }
+    }
+    if !held && !magic::has_use(ep, actor, si, mm.level_increase()) {
+        return Err(Reject::NoSlot {
+            level: cs.level + mm.level_increase(),
+        });
     }
     let defensively = a.defensively;
     let plan = |target, at| CastPlan {
@@ -50,6 +84,7 @@ pub(crate) fn check_cast(
         at,
         defensively,
         deliver: held,
+        metamagic: mm,
     };
     match spell.targeting {
         Targeting::Caster => {
@@ -173,7 +208,7 @@ pub(super) fn candidates(cx: &Ctx<'_>, emit: &mut dyn FnMut(Action) -> bool) -> 
                 }
             }
             Targeting::Area => {
-                let (rows, cols) = (ep.enc.map.rows as i32, ep.enc.map.cols as i32);
+                let (rows, cols) = (ep.enc.map.rows, ep.enc.map.cols);
                 for row in 0..rows {
                     for col in 0..cols {
                         if emit(Action {
@@ -205,4 +240,47 @@ pub(super) fn check_cast_defensively(cx: &Ctx<'_>, _a: &Action) -> Result<Plan, 
 pub(super) fn execute_cast_defensively(ep: &mut Episode, a: crate::actions::CombatantId) {
     ep.st[a.0 as usize].cast_defensively = true;
     ep.log_turn(a, "will cast defensively".into());
+}
+
+/// `activate_metamagic`: one metamagic feat (`metamagic[0]`) the caster has, not declared
+/// yet this turn; it applies to the next cast this turn.
+pub(super) fn check_activate_metamagic(cx: &Ctx<'_>, a: &Action) -> Result<Plan, Reject> {
+    let ep = cx.ep;
+    let spec = ep.spec(cx.actor);
+    if spec.spellbook().is_empty() {
+        return Err(Reject::NoSpells);
+    }
+    let [m] = a.metamagic.as_slice() else {
+        return Err(Reject::MetamagicNotApplicable);
+    };
+    if !spec.has_feat(m.feat()) {
+        return Err(Reject::MissingFeat);
+    }
+    if ep.st[cx.actor.0 as usize].metamagic_next.has(*m) {
+        return Err(Reject::AlreadyDeclared);
+    }
+    Ok(Plan::ActivateMetamagic(*m))
+}
+
+/// The seven `activate_metamagic` candidates.
+pub(super) fn candidates_metamagic(emit: &mut dyn FnMut(Action) -> bool) -> bool {
+    crate::actions::Metamagic::ALL.into_iter().any(|m| {
+        emit(Action {
+            metamagic: vec![m],
+            ..Action::new(ActionKind::ActivateMetamagic)
+        })
+    })
+}
+
+pub(super) fn execute_activate_metamagic(
+    ep: &mut Episode,
+    a: crate::actions::CombatantId,
+    m: crate::actions::Metamagic,
+) {
+    let st = &mut ep.st[a.0 as usize];
+    st.metamagic_next = st.metamagic_next.with(magic::MetamagicSet::of(&[m]));
+    ep.log_turn(
+        a,
+        format!("will apply {} to its next spell", m.feat().name()),
+    );
 }

@@ -221,6 +221,7 @@ pub(crate) fn kind_check(cx: &Ctx<'_>, a: &Action) -> Result<Plan, Reject> {
         ActionKind::SheatheWeapon => items::check_sheathe(cx, a),
         ActionKind::CastSpell => cast::check(cx, a),
         ActionKind::CastDefensively => cast::check_cast_defensively(cx, a),
+        ActionKind::ActivateMetamagic => cast::check_activate_metamagic(cx, a),
     }
 }
 
@@ -310,6 +311,7 @@ pub(crate) fn forbidden(cx: &Ctx<'_>, a: &Action) -> Result<(), Reject> {
             | ActionKind::CoupDeGrace
             | ActionKind::CastSpell
             | ActionKind::CastDefensively
+            | ActionKind::ActivateMetamagic
     ) || (a.kind == ActionKind::Maneuver && !escape);
     let moves = matches!(
         a.kind,
@@ -371,7 +373,7 @@ pub(crate) fn forbidden(cx: &Ctx<'_>, a: &Action) -> Result<(), Reject> {
 }
 
 /// The turn-action kinds in enumeration order (the free toggles last).
-pub(crate) const ENUMERATION_ORDER: [ActionKind; 30] = [
+pub(crate) const ENUMERATION_ORDER: [ActionKind; 31] = [
     ActionKind::FiveFootStep,
     ActionKind::Move,
     ActionKind::Attack,
@@ -401,6 +403,7 @@ pub(crate) const ENUMERATION_ORDER: [ActionKind; 30] = [
     ActionKind::ActivateDeadlyAim,
     ActionKind::ActivateCombatExpertise,
     ActionKind::CastDefensively,
+    ActionKind::ActivateMetamagic,
     ActionKind::EndTurn,
 ];
 
@@ -447,6 +450,7 @@ pub(crate) fn candidates(
         }
         ActionKind::CastSpell => cast::candidates(cx, emit),
         ActionKind::CastDefensively => emit(Action::new(ActionKind::CastDefensively)),
+        ActionKind::ActivateMetamagic => cast::candidates_metamagic(emit),
     }
 }
 

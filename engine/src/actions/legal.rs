@@ -57,6 +57,10 @@ pub fn label(ep: &Episode, actor: CombatantId, a: &Action) -> String {
     if a.defensively {
         s.push_str(" defensively");
     }
+    for m in &a.metamagic {
+        s.push(' ');
+        s.push_str(m.name());
+    }
     if let Some(t) = a.target {
         if (t.0 as usize) < ep.n() {
             if matches!(a.kind, ActionKind::Move | ActionKind::Run) {
@@ -116,6 +120,7 @@ fn each_legal(cx: &Ctx<'_>, probe: bool, sink: &mut dyn FnMut(Action) -> bool) {
                 | ActionKind::ActivateDeadlyAim
                 | ActionKind::ActivateCombatExpertise
                 | ActionKind::CastDefensively
+                | ActionKind::ActivateMetamagic
                 | ActionKind::DrawWeapon
                 | ActionKind::SheatheWeapon
         );

@@ -149,6 +149,9 @@ pub enum ActionKind {
     /// opportunity, a concentration check DC 15 + 2 × spell level or the spell is lost (CRB —
     /// Magic: Concentration, Casting Defensively).
     CastDefensively,
+    /// Free declaration before a cast this turn: apply the metamagic feat `metamagic[0]`
+    /// (one the caster has) to its next cast (CRB — Feats: Metamagic Feats).
+    ActivateMetamagic,
 }
 
 /// What triggers a readied action (CRB — Special Initiative Actions: Ready, "you can specify
@@ -223,6 +226,78 @@ impl AidMode {
         match self {
             AidMode::Attack => "attack",
             AidMode::Ac => "ac",
+        }
+    }
+}
+
+/// A metamagic feat applied to one cast (CRB — Feats: Metamagic Feats): the spell takes a
+/// slot `level_increase` levels higher.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Metamagic {
+    /// Variable numeric effects ×1.5 (+2 levels).
+    Empower,
+    /// Duration ×2 (+1 level).
+    Extend,
+    /// The spell's level raised by one, its DC with it (+1 level; a higher heightening is
+    /// not offered).
+    Heighten,
+    /// Variable numeric effects maximized (+3 levels).
+    Maximize,
+    /// Cast as a swift action, without provoking (+4 levels).
+    Quicken,
+    /// No verbal component (+1 level; components are not modelled, so no other effect).
+    Silent,
+    /// No somatic component (+1 level; components are not modelled, so no other effect).
+    Still,
+}
+
+impl Metamagic {
+    /// Every metamagic feat, in action-space order.
+    pub const ALL: [Metamagic; 7] = [
+        Metamagic::Empower,
+        Metamagic::Extend,
+        Metamagic::Heighten,
+        Metamagic::Maximize,
+        Metamagic::Quicken,
+        Metamagic::Silent,
+        Metamagic::Still,
+    ];
+
+    /// The `snake_case` name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Metamagic::Empower => "empower",
+            Metamagic::Extend => "extend",
+            Metamagic::Heighten => "heighten",
+            Metamagic::Maximize => "maximize",
+            Metamagic::Quicken => "quicken",
+            Metamagic::Silent => "silent",
+            Metamagic::Still => "still",
+        }
+    }
+
+    /// Spell levels added to the slot (CRB — Feats: each metamagic feat).
+    pub fn level_increase(self) -> u8 {
+        match self {
+            Metamagic::Empower => 2,
+            Metamagic::Maximize => 3,
+            Metamagic::Quicken => 4,
+            Metamagic::Extend | Metamagic::Heighten | Metamagic::Silent | Metamagic::Still => 1,
+        }
+    }
+
+    /// The feat it needs.
+    pub fn feat(self) -> crate::content::feats::Feat {
+        use crate::content::feats::Feat;
+        match self {
+            Metamagic::Empower => Feat::EmpowerSpell,
+            Metamagic::Extend => Feat::ExtendSpell,
+            Metamagic::Heighten => Feat::HeightenSpell,
+            Metamagic::Maximize => Feat::MaximizeSpell,
+            Metamagic::Quicken => Feat::QuickenSpell,
+            Metamagic::Silent => Feat::SilentSpell,
+            Metamagic::Still => Feat::StillSpell,
         }
     }
 }
@@ -483,6 +558,10 @@ pub struct Action {
     /// `cast_spell` only: cast defensively (CRB — Magic: Concentration).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub defensively: bool,
+    /// `cast_spell`: metamagic feats applied to this cast; `activate_metamagic`: the one
+    /// declared (CRB — Feats: Metamagic Feats).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub metamagic: Vec<Metamagic>,
 }
 
 impl Action {
@@ -502,6 +581,7 @@ impl Action {
             spell: None,
             target_pos: None,
             defensively: false,
+            metamagic: Vec::new(),
         }
     }
 }
@@ -533,7 +613,7 @@ impl Slot {
 
 impl ActionKind {
     /// Every kind, in declaration order (the order of the action space's blocks).
-    pub const ALL: [ActionKind; 34] = [
+    pub const ALL: [ActionKind; 35] = [
         ActionKind::EndTurn,
         ActionKind::Attack,
         ActionKind::FullAttack,
@@ -568,6 +648,7 @@ impl ActionKind {
         ActionKind::SheatheWeapon,
         ActionKind::CastSpell,
         ActionKind::CastDefensively,
+        ActionKind::ActivateMetamagic,
     ];
 
     /// Whether this kind answers a reaction decision (not a turn action).
@@ -607,7 +688,7 @@ impl ActionKind {
             ActionKind::CoupDeGrace => Slot::FullRound,
             // Its casting time's slot (`Episode::slot_of`); standard by default.
             ActionKind::CastSpell => Slot::Standard,
-            ActionKind::CastDefensively => Slot::Free,
+            ActionKind::CastDefensively | ActionKind::ActivateMetamagic => Slot::Free,
             ActionKind::FiveFootStep
             | ActionKind::EndTurn
             | ActionKind::DropProne
@@ -660,6 +741,7 @@ impl ActionKind {
             ActionKind::SheatheWeapon => "sheathe_weapon",
             ActionKind::CastSpell => "cast_spell",
             ActionKind::CastDefensively => "cast_defensively",
+            ActionKind::ActivateMetamagic => "activate_metamagic",
         }
     }
 }

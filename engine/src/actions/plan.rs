@@ -99,6 +99,7 @@ pub(crate) enum Plan {
     },
     CastSpell(crate::rules::magic::CastPlan),
     CastDefensively,
+    ActivateMetamagic(crate::actions::Metamagic),
 }
 
 /// Execute a checked plan of `a`.
@@ -168,6 +169,7 @@ pub(crate) fn execute(ep: &mut Episode, a: CombatantId, plan: Plan) {
         Plan::SheatheWeapon { weapon } => crate::rules::items::sheathe_weapon(ep, a, weapon),
         Plan::CastSpell(p) => crate::rules::magic::start(ep, a, p),
         Plan::CastDefensively => cast::execute_cast_defensively(ep, a),
+        Plan::ActivateMetamagic(m) => cast::execute_activate_metamagic(ep, a, m),
     }
 }
 

@@ -236,6 +236,10 @@ pub enum Reject {
     /// Ours: a declaration (`cast_defensively`) already made this turn.
     #[serde(rename = "already_declared")]
     AlreadyDeclared,
+    /// Ours: metamagic on a prepared spell or a spell-like ability, Quicken on a spell of a
+    /// full round or more, or `activate_metamagic` without exactly one feat.
+    #[serde(rename = "metamagic_not_applicable")]
+    MetamagicNotApplicable,
 }
 
 /// What is wrong with a `ready` action (the detail of [`Reject::InvalidReady`]).
@@ -328,6 +332,7 @@ impl Reject {
             Reject::NoSlot { .. } => "no_slot",
             Reject::NoSpells => "no_spells",
             Reject::AlreadyDeclared => "already_declared",
+            Reject::MetamagicNotApplicable => "metamagic_not_applicable",
         }
     }
 

@@ -45,6 +45,7 @@
 //! | `cast_spell`   | S × N | spell × N + target (S = most spells of any spellbook; a personal spell or an area centred on the caster: the caster's own index; a cone or line: aimed at the target's square) |
 //! | `cast_spell_at` | S × C | spell × C + square (an area's point of origin: the square's top-left corner; a cone's or line's direction) |
 //! | `cast_defensively` | 1 | — (a declaration before the cast)          |
+//! | `activate_metamagic` | 7 | metamagic feat ([`crate::actions::Metamagic::ALL`] order), declared for the next cast |
 //!
 //! The blocks after `withdraw` were appended later: earlier ids never move. A maneuver id
 //! uses the first usable melee weapon that reaches the target (escape: the target is the
@@ -72,7 +73,7 @@ pub const STEP_DIRECTIONS: [(i32, i32); 8] = [
 ];
 
 /// Number of blocks of the action space.
-pub const BLOCKS: usize = 39;
+pub const BLOCKS: usize = 40;
 
 /// Sizes of the action space blocks of an encounter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -159,6 +160,10 @@ impl ActionSpace {
             ("cast_spell", self.s * self.n),
             ("cast_spell_at", self.s * self.cells()),
             ("cast_defensively", 1),
+            (
+                "activate_metamagic",
+                crate::actions::Metamagic::ALL.len() as u32,
+            ),
         ];
         let mut out = [("", 0, 0); BLOCKS];
         let mut start = 0;
@@ -316,6 +321,10 @@ impl ActionSpace {
                 ..Action::new(ActionKind::CastSpell)
             },
             38 => Action::new(ActionKind::CastDefensively),
+            39 => Action {
+                metamagic: vec![crate::actions::Metamagic::ALL[k as usize]],
+                ..Action::new(ActionKind::ActivateMetamagic)
+            },
             _ => Action::new(ActionKind::Run),
         };
         match bi {
@@ -381,7 +390,7 @@ impl ActionSpace {
         if a.kind != ActionKind::CastSpell && (a.spell.is_some() || a.target_pos.is_some()) {
             return None;
         }
-        if a.defensively {
+        if a.defensively || (a.kind != ActionKind::ActivateMetamagic && !a.metamagic.is_empty()) {
             return None;
         }
         // Only `ready` carries a readied action and a trigger.
@@ -578,6 +587,16 @@ impl ActionSpace {
                 }
             }
             ActionKind::CastDefensively => bare_at(38),
+            ActionKind::ActivateMetamagic => {
+                let [m] = a.metamagic.as_slice() else {
+                    return None;
+                };
+                if !bare || !plain(a) {
+                    return None;
+                }
+                let mi = crate::actions::Metamagic::ALL.iter().position(|x| x == m)?;
+                at(39, u32::try_from(mi).ok()?)
+            }
         }
     }
 }

@@ -673,6 +673,20 @@ pub fn crit_range(spec: &CombatantSpec, w: &crate::content::combatant::AttackSpe
     }
 }
 
+/// Whether `f` is a metamagic feat (CRB — Feats: Metamagic Feats).
+pub fn is_metamagic(f: Feat) -> bool {
+    matches!(
+        f,
+        Feat::EmpowerSpell
+            | Feat::ExtendSpell
+            | Feat::HeightenSpell
+            | Feat::MaximizeSpell
+            | Feat::QuickenSpell
+            | Feat::SilentSpell
+            | Feat::StillSpell
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -707,18 +721,4 @@ mod tests {
             assert_eq!(Feat::from_base_name(f.name()), Some(f));
         }
     }
-}
-
-/// Whether `f` is a metamagic feat (CRB — Feats: Metamagic Feats).
-pub fn is_metamagic(f: Feat) -> bool {
-    matches!(
-        f,
-        Feat::EmpowerSpell
-            | Feat::ExtendSpell
-            | Feat::HeightenSpell
-            | Feat::MaximizeSpell
-            | Feat::QuickenSpell
-            | Feat::SilentSpell
-            | Feat::StillSpell
-    )
 }

@@ -743,10 +743,8 @@ impl SpellSpec {
                         }
                     }
                 }
-                SpellEffect::Buff { modifiers, .. } => {
-                    if modifiers.is_empty() {
-                        return err(&format!("{f}.modifiers"), "lists no modifier".into());
-                    }
+                SpellEffect::Buff { modifiers, .. } if modifiers.is_empty() => {
+                    return err(&format!("{f}.modifiers"), "lists no modifier".into());
                 }
                 SpellEffect::MirrorImage { dice: d, max, .. } => {
                     dice(&format!("{f}.dice"), d)?;
@@ -763,16 +761,16 @@ impl SpellSpec {
                 SpellEffect::Terrain {
                     condition: Some(c), ..
                 } => condition(&format!("{f}.condition"), c)?,
-                SpellEffect::Special { name } => {
-                    if !crate::rules::magic::SPECIALS.contains(&name.as_str()) {
-                        return err(
-                            &format!("{f}.name"),
-                            format!(
-                                "unknown special behaviour `{name}`: the engine implements {}",
-                                crate::rules::magic::SPECIALS.join(", ")
-                            ),
-                        );
-                    }
+                SpellEffect::Special { name }
+                    if !crate::rules::magic::SPECIALS.contains(&name.as_str()) =>
+                {
+                    return err(
+                        &format!("{f}.name"),
+                        format!(
+                            "unknown special behaviour `{name}`: the engine implements {}",
+                            crate::rules::magic::SPECIALS.join(", ")
+                        ),
+                    );
                 }
                 _ => {}
             }

@@ -275,9 +275,7 @@ impl Episode {
                 combat_expertise: false,
                 combat_expertise_ac: 0,
                 aid: Vec::new(),
-                slots_left: (0..10u8)
-                    .map(|l| p.spec.slots_of(l).unwrap_or(0))
-                    .collect(),
+                slots_left: (0..10u8).map(|l| p.spec.slots_of(l).unwrap_or(0)).collect(),
                 spell_uses: p
                     .spec
                     .spellbook()
@@ -288,6 +286,7 @@ impl Episode {
                     })
                     .collect(),
                 cast_defensively: false,
+                metamagic_next: Default::default(),
                 pending_cast: None,
                 held_charge: None,
                 spell_effects: Vec::new(),

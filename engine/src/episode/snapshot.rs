@@ -207,9 +207,9 @@ impl Episode {
                 && c.spell_effects.len() <= 256
                 && c.spell_effects.iter().all(|e| who(e.caster))
                 && c.recurring.len() <= 256
-                && c.recurring.iter().all(|r| {
-                    who(r.caster) && r.dice.parse::<crate::dice::DiceExpr>().is_ok()
-                })
+                && c.recurring
+                    .iter()
+                    .all(|r| who(r.caster) && r.dice.parse::<crate::dice::DiceExpr>().is_ok())
                 && c.mirror_images <= 20;
             if !in_map
                 || !magic_ok

@@ -153,6 +153,9 @@ pub(crate) struct CState {
     /// Declared `cast_defensively` this turn: its next cast is defensive.
     #[serde(default)]
     pub cast_defensively: bool,
+    /// Metamagic declared (`activate_metamagic`) this turn for its next cast.
+    #[serde(default)]
+    pub metamagic_next: crate::rules::magic::MetamagicSet,
     /// A 1-round casting in progress (CRB — Magic: Casting Time), resolved just before its
     /// next turn.
     #[serde(default)]

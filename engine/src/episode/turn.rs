@@ -56,6 +56,7 @@ impl Episode {
         // A 1-round casting takes effect just before its turn (CRB — Magic: Casting Time).
         crate::rules::magic::before_turn(self, actor);
         self.st[i].cast_defensively = false;
+        self.st[i].metamagic_next = Default::default();
         // An unfired readied action lapses (CRB — Ready: "If you come to your next action
         // and have not yet performed your readied action, you don't get to take the readied
         // action").
@@ -348,7 +349,11 @@ impl Episode {
                     {
                         Slot::Standard
                     }
-                    Some(cs) => crate::rules::magic::cast_slot(cs),
+                    Some(cs) => crate::rules::magic::cast_slot(
+                        cs,
+                        crate::rules::magic::MetamagicSet::of(&a.metamagic)
+                            .with(self.st[actor.0 as usize].metamagic_next),
+                    ),
                     None => Slot::Standard,
                 }
             }
@@ -381,7 +386,8 @@ impl Episode {
     /// move up to double your speed"), 1 as a standard action (Restricted Withdraw: "In this
     /// case, you may move up to your speed").
     pub(crate) fn withdraw_speed_multiple(&self, actor: CombatantId) -> i32 {
-        if self.slot_of(actor, &crate::actions::Action::new(ActionKind::Withdraw)) == Slot::Standard {
+        if self.slot_of(actor, &crate::actions::Action::new(ActionKind::Withdraw)) == Slot::Standard
+        {
             1
         } else {
             2
@@ -402,7 +408,9 @@ impl Episode {
                 }
             }
             Slot::FullRound => self.turn.full_round_used = true,
-            Slot::Swift | Slot::Free => {}
+            // One swift action a turn (CRB — Actions in Combat: Swift Actions).
+            Slot::Swift => self.turn.swift_used = true,
+            Slot::Free => {}
         }
         if disabled && matches!(slot, Slot::Standard | Slot::Move | Slot::FullRound) {
             self.turn.disabled_acted = true;

@@ -453,9 +453,7 @@ pub(crate) fn build(
                     .filter(|&l| s.slots_of(l as u8).unwrap_or(0) > 0)
                     .map(|l| (l.to_string(), st.slots_left.get(l).copied().unwrap_or(0)))
                     .collect(),
-                casting_ability: s
-                    .casting_ability
-                    .map(|a| format!("{a:?}").to_lowercase()),
+                casting_ability: s.casting_ability.map(|a| format!("{a:?}").to_lowercase()),
                 caster_level: if s.has_spells() { s.caster_level() } else { 0 },
                 concentration_bonus: if s.has_spells() { s.concentration() } else { 0 },
                 metamagic_feats: s
@@ -759,8 +757,12 @@ fn spells_obs(ep: &crate::episode::Episode, c: crate::actions::CombatantId) -> V
                 spell_like: cs.spell_like,
                 uses_left: match cs.uses {
                     SpellUses::Unlimited => None,
-                    SpellUses::Counted(_) => Some(st.spell_uses.get(i).copied().flatten().unwrap_or(0)),
-                    SpellUses::Slot => Some(st.slots_left.get(cs.level as usize).copied().unwrap_or(0)),
+                    SpellUses::Counted(_) => {
+                        Some(st.spell_uses.get(i).copied().flatten().unwrap_or(0))
+                    }
+                    SpellUses::Slot => {
+                        Some(st.slots_left.get(cs.level as usize).copied().unwrap_or(0))
+                    }
                 },
                 summary: sp.summary.clone(),
                 not_modelled: sp.not_modelled.clone(),

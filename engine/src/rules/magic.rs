@@ -19,7 +19,7 @@
 //!   slot) and dissipates when another spell is cast; touching something else by accident
 //!   is not modelled.
 
-use crate::actions::CombatantId;
+use crate::actions::{CombatantId, Metamagic};
 use crate::content::combatant::{CasterSpell, SpellUses};
 use crate::content::spells::{
     AreaOrigin, AreaShape, CastTime, CreatureFilter, OnSave, PartialDamage, SpellAttack,
@@ -31,7 +31,10 @@ use crate::geometry::grid::Cell;
 use crate::rules::idx;
 use serde::{Deserialize, Serialize};
 
-/// The behaviours a spell's `special` effect may name, each implemented here.
+/// The behaviours a spell's `special` effect may name, each implemented here: `haste` gives
+/// its bearer the extra attack of a full attack (`hasted`); the others mark the spell effect
+/// (their modifiers and conditions are the spell file's `buff` and `condition` effects) —
+/// `invisibility` ends the invisible condition when dispelled.
 pub const SPECIALS: [&str; 5] = [
     "haste",
     "slow",
@@ -39,6 +42,44 @@ pub const SPECIALS: [&str; 5] = [
     "reduce_person",
     "invisibility",
 ];
+
+/// A set of metamagic feats applied to one cast (a bit per [`Metamagic::ALL`] entry).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct MetamagicSet(pub u8);
+
+impl MetamagicSet {
+    /// The set of `list`.
+    pub fn of(list: &[Metamagic]) -> MetamagicSet {
+        MetamagicSet(list.iter().fold(0, |b, m| b | Self::bit(*m)))
+    }
+    fn bit(m: Metamagic) -> u8 {
+        1 << Metamagic::ALL.iter().position(|x| *x == m).unwrap_or(0)
+    }
+    /// Whether `m` is in the set.
+    pub fn has(self, m: Metamagic) -> bool {
+        self.0 & Self::bit(m) != 0
+    }
+    /// Whether the set is empty.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+    /// The union.
+    pub fn with(self, other: MetamagicSet) -> MetamagicSet {
+        MetamagicSet(self.0 | other.0)
+    }
+    /// Its feats, in [`Metamagic::ALL`] order.
+    pub fn list(self) -> Vec<Metamagic> {
+        Metamagic::ALL
+            .into_iter()
+            .filter(|m| self.has(*m))
+            .collect()
+    }
+    /// Spell levels added to the slot.
+    pub fn level_increase(self) -> u8 {
+        self.list().iter().map(|m| m.level_increase()).sum()
+    }
+}
 
 /// A checked cast (every choice made, nothing rolled).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -53,6 +94,9 @@ pub(crate) struct CastPlan {
     pub defensively: bool,
     /// Deliver the held charge of this touch spell (no new cast).
     pub deliver: bool,
+    /// Metamagic applied (the slot is that many levels higher).
+    #[serde(default)]
+    pub metamagic: MetamagicSet,
 }
 
 /// A 1-round casting in progress (the seed's `pending_cast`).
@@ -64,6 +108,8 @@ pub struct PendingCast {
     pub at: Option<Cell>,
     /// Hit points when the casting began (damage since then calls for concentration).
     pub hp_at_cast: i32,
+    #[serde(default)]
+    pub metamagic: MetamagicSet,
 }
 
 /// A touch spell's held charge (CRB — Magic: Holding the Charge).
@@ -71,6 +117,8 @@ pub struct PendingCast {
 pub struct HeldCharge {
     /// Spellbook index.
     pub spell: usize,
+    #[serde(default)]
+    pub metamagic: MetamagicSet,
 }
 
 /// A spell effect with a duration on its bearer (a buff or a debuff).
@@ -102,8 +150,17 @@ pub struct RecurringDamage {
 /// The budget slot of casting `cs` (CRB — Magic: Casting Time): 1 round and full-round are
 /// full-round actions; immediate is the turn's swift action (off-turn casting is not
 /// offered); `long` has none (refused before).
-pub(crate) fn cast_slot(cs: &CasterSpell) -> crate::actions::Slot {
+pub(crate) fn cast_slot(cs: &CasterSpell, mm: MetamagicSet) -> crate::actions::Slot {
     use crate::actions::Slot;
+    // Quicken Spell: a swift action (CRB — Feats: Quicken Spell). A spontaneous caster
+    // (casting from slots) takes a full-round action for any other metamagic spell of a
+    // standard action (CRB — Magic: Spontaneous Casting and Metamagic Feats).
+    if mm.has(Metamagic::Quicken) {
+        return Slot::Swift;
+    }
+    if !mm.is_empty() && cs.uses == SpellUses::Slot && cs.spell.cast_time == CastTime::Standard {
+        return Slot::FullRound;
+    }
     match cs.spell.cast_time {
         CastTime::Standard | CastTime::Long => Slot::Standard,
         CastTime::FullRound | CastTime::OneRound => Slot::FullRound,
@@ -112,21 +169,28 @@ pub(crate) fn cast_slot(cs: &CasterSpell) -> crate::actions::Slot {
     }
 }
 
-/// Whether `c` can pay for spellbook entry `si` now (slot, prepared copy, use per day).
-pub(crate) fn has_use(ep: &Episode, c: CombatantId, si: usize) -> bool {
+/// Whether `c` can pay for spellbook entry `si` now (slot, prepared copy, use per day), at
+/// `extra` levels above the spell's (metamagic).
+pub(crate) fn has_use(ep: &Episode, c: CombatantId, si: usize, extra: u8) -> bool {
     let Some(cs) = ep.spec(c).spellbook().get(si) else {
         return false;
     };
     let st = &ep.st[idx(c)];
+    let level = (cs.level + extra) as usize;
     match cs.uses {
-        SpellUses::Unlimited => true,
+        SpellUses::Unlimited if extra == 0 => true,
+        SpellUses::Unlimited => st.slots_left.get(level).copied().unwrap_or(0) > 0,
         SpellUses::Counted(_) => st.spell_uses.get(si).copied().flatten().unwrap_or(0) > 0,
-        SpellUses::Slot => st.slots_left.get(cs.level as usize).copied().unwrap_or(0) > 0,
+        SpellUses::Slot => st.slots_left.get(level).copied().unwrap_or(0) > 0,
     }
 }
 
-fn spend_use(ep: &mut Episode, c: CombatantId, si: usize) {
-    let cs = ep.spec(c).spellbook()[si].clone();
+fn spend_use(ep: &mut Episode, c: CombatantId, si: usize, extra: u8) {
+    let mut cs = ep.spec(c).spellbook()[si].clone();
+    cs.level += extra;
+    if extra > 0 && cs.uses == SpellUses::Unlimited {
+        cs.uses = SpellUses::Slot;
+    }
     let st = &mut ep.st[idx(c)];
     match cs.uses {
         SpellUses::Unlimited => {}
@@ -183,9 +247,9 @@ pub(crate) fn line_of_effect(ep: &Episode, c: CombatantId, t: CombatantId) -> bo
 /// Whether the area of `spell` is aimed from the caster (a cone, a line, a burst or
 /// emanation centred on the caster).
 pub(crate) fn area_from_caster(spell: &SpellSpec) -> bool {
-    spell
-        .area
-        .is_some_and(|a| a.origin == AreaOrigin::Caster || matches!(a.shape, AreaShape::Cone | AreaShape::Line))
+    spell.area.is_some_and(|a| {
+        a.origin == AreaOrigin::Caster || matches!(a.shape, AreaShape::Cone | AreaShape::Line)
+    })
 }
 
 /// Whether the area of `spell` needs a square (a point of origin or a direction).
@@ -223,8 +287,8 @@ fn effect_applies(ep: &Episode, e: &SpellEffect, t: CombatantId) -> bool {
         SpellEffect::Damage {
             creatures, types, ..
         } => {
-            filter_ok(ep, *creatures, t)
-                && !(!types.is_empty() && types.iter().all(|ty| ep.spec(t).immunities.contains(ty)))
+            let immune = types.iter().all(|ty| ep.spec(t).immunities.contains(ty));
+            filter_ok(ep, *creatures, t) && (types.is_empty() || !immune)
         }
         SpellEffect::Heal { creatures, .. } | SpellEffect::Buff { creatures, .. } => {
             filter_ok(ep, *creatures, t)
@@ -252,14 +316,16 @@ fn hit_dice(ep: &Episode, t: CombatantId) -> i32 {
 /// stunning (Bestiary — Creature Types: Undead, Construct).
 fn immune_to_spell(ep: &Episode, spell: &SpellSpec, t: CombatantId) -> bool {
     let ty = creature_type(ep, t);
-    (ty == "undead" || ty == "construct")
-        && spell.descriptors.iter().any(|d| d == "mind-affecting")
+    (ty == "undead" || ty == "construct") && spell.descriptors.iter().any(|d| d == "mind-affecting")
 }
 
 fn immune_to_condition(ep: &Episode, condition: &str, t: CombatantId) -> bool {
     let ty = creature_type(ep, t);
     (ty == "undead" || ty == "construct")
-        && matches!(condition, "paralyzed" | "asleep" | "stunned" | "nauseated" | "sickened")
+        && matches!(
+            condition,
+            "paralyzed" | "asleep" | "stunned" | "nauseated" | "sickened"
+        )
 }
 
 /// Start a cast (the plan's checks passed): a held charge delivered, or the spell paid for,
@@ -270,7 +336,10 @@ pub(crate) fn start(ep: &mut Episode, a: CombatantId, p: CastPlan) {
     let name = cs.spell.name.clone();
     if p.deliver {
         ep.log_turn(a, format!("touches with the held charge of {name}"));
-        resolve(ep, a, p.spell, p.target, p.at, true);
+        let mm = ep.st[idx(a)]
+            .held_charge
+            .map_or(p.metamagic, |h| h.metamagic);
+        resolve(ep, a, p.spell, p.target, p.at, true, mm);
         return;
     }
     // A new spell dissipates a held charge (CRB — Holding the Charge).
@@ -278,8 +347,9 @@ pub(crate) fn start(ep: &mut Episode, a: CombatantId, p: CastPlan) {
         let old = ep.spec(a).spellbook()[h.spell].spell.name.clone();
         ep.log_turn(a, format!("the held charge of {old} dissipates"));
     }
-    spend_use(ep, a, p.spell);
+    spend_use(ep, a, p.spell, p.metamagic.level_increase());
     let defensively = p.defensively || std::mem::take(&mut ep.st[idx(a)].cast_defensively);
+    ep.st[idx(a)].metamagic_next = MetamagicSet::default();
     let at = match (p.target, p.at) {
         (_, Some(c)) => format!(" at {c}"),
         (Some(t), None) if t != a => format!(" on {}", ep.id_of(t)),
@@ -290,9 +360,18 @@ pub(crate) fn start(ep: &mut Episode, a: CombatantId, p: CastPlan) {
     } else {
         "casts"
     };
+    let raised = cs.level + p.metamagic.level_increase();
     let slot = match cs.uses {
-        SpellUses::Slot => format!(" (level {} slot)", cs.level),
+        SpellUses::Slot => format!(" (level {raised} slot)"),
+        SpellUses::Unlimited if raised > cs.level => format!(" (level {raised} slot)"),
         _ => String::new(),
+    };
+    let mm = p.metamagic.list();
+    let slot = if mm.is_empty() {
+        slot
+    } else {
+        let names: Vec<&str> = mm.iter().map(|m| m.name()).collect();
+        format!("{slot} [{}]", names.join(", "))
     };
     let mode = if defensively { ", defensively" } else { "" };
     ep.log_turn(a, format!("{how} {name}{at}{slot}{mode}"));
@@ -318,7 +397,8 @@ pub(crate) fn start(ep: &mut Episode, a: CombatantId, p: CastPlan) {
             return lose(ep, a, &name);
         }
     }
-    let provokes = !defensively && grappled.is_none();
+    // A quickened spell does not provoke (CRB — Feats: Quicken Spell).
+    let provokes = !defensively && grappled.is_none() && !p.metamagic.has(Metamagic::Quicken);
     ep.frames.push(crate::episode::frames::Frame::Cast {
         caster: a,
         plan: p,
@@ -359,6 +439,7 @@ pub(crate) fn complete(ep: &mut Episode, a: CombatantId, p: CastPlan, hp_before:
             target: p.target,
             at: p.at,
             hp_at_cast: ep.st[idx(a)].hp,
+            metamagic: p.metamagic,
         });
         ep.log_turn(
             a,
@@ -366,7 +447,7 @@ pub(crate) fn complete(ep: &mut Episode, a: CombatantId, p: CastPlan, hp_before:
         );
         return;
     }
-    resolve(ep, a, p.spell, p.target, p.at, false);
+    resolve(ep, a, p.spell, p.target, p.at, false, p.metamagic);
 }
 
 /// Just before `a`'s turn: a 1-round casting in progress takes effect (CRB — Magic: Casting
@@ -394,7 +475,7 @@ pub(crate) fn before_turn(ep: &mut Episode, a: CombatantId) {
         return lose(ep, a, &name);
     }
     ep.log_turn(a, format!("finishes casting {name}"));
-    resolve(ep, a, pc.spell, pc.target, pc.at, false);
+    resolve(ep, a, pc.spell, pc.target, pc.at, false, pc.metamagic);
 }
 
 /// At the start of `c`'s turn: its recurring spell damage (CRB — e.g. Acid Arrow).
@@ -443,7 +524,11 @@ pub(crate) fn end_of_turn(ep: &mut Episode, c: CombatantId) {
 }
 
 /// The modifiers of `c`'s spell effects (for `Episode::modifiers_for`).
-pub(crate) fn effect_modifiers(ep: &Episode, c: CombatantId, out: &mut Vec<crate::effects::Modifier>) {
+pub(crate) fn effect_modifiers(
+    ep: &Episode,
+    c: CombatantId,
+    out: &mut Vec<crate::effects::Modifier>,
+) {
     for e in &ep.st[idx(c)].spell_effects {
         out.extend(e.modifiers.iter().cloned());
     }
@@ -533,11 +618,12 @@ pub(crate) fn resolve(
     target: Option<CombatantId>,
     at: Option<Cell>,
     delivering: bool,
+    mm: MetamagicSet,
 ) {
     let cs = ep.spec(a).spellbook()[si].clone();
     let spell = cs.spell.clone();
     match spell.targeting {
-        Targeting::Caster => affect(ep, a, a, si, 1, &mut None, true, None),
+        Targeting::Caster => affect(ep, a, a, si, 1, &mut None, true, None, mm),
         Targeting::Creature => {
             let Some(t) = target else { return };
             if ep.life_state(t) == crate::episode::LifeState::Dead {
@@ -555,7 +641,10 @@ pub(crate) fn resolve(
                         Some(m) => m,
                         None => {
                             if spell.attack == SpellAttack::MeleeTouch {
-                                ep.st[idx(a)].held_charge = Some(HeldCharge { spell: si });
+                                ep.st[idx(a)].held_charge = Some(HeldCharge {
+                                    spell: si,
+                                    metamagic: mm,
+                                });
                                 ep.log_turn(a, format!("holds the charge of {}", spell.name));
                             }
                             continue;
@@ -567,7 +656,7 @@ pub(crate) fn resolve(
                 if delivering || spell.attack == SpellAttack::MeleeTouch {
                     ep.st[idx(a)].held_charge = None;
                 }
-                affect(ep, a, t, si, mult, &mut None, i == 0, None);
+                affect(ep, a, t, si, mult, &mut None, i == 0, None, mm);
             }
         }
         Targeting::Area => {
@@ -588,7 +677,9 @@ pub(crate) fn resolve(
                 .collect();
             // A Hit Dice pool (sleep) goes to the lowest Hit Dice first.
             let mut pool = spell.effects.iter().find_map(|e| match e {
-                SpellEffect::Condition { total_hd: Some(h), .. } => Some(*h as i32),
+                SpellEffect::Condition {
+                    total_hd: Some(h), ..
+                } => Some(*h as i32),
                 _ => None,
             });
             if pool.is_some() {
@@ -602,11 +693,15 @@ pub(crate) fn resolve(
                     "{}: {} squares, affects {}",
                     spell.name,
                     cells.len(),
-                    if ids.is_empty() { "no one".into() } else { ids.join(", ") }
+                    if ids.is_empty() {
+                        "no one".into()
+                    } else {
+                        ids.join(", ")
+                    }
                 ),
             );
             for t in hit {
-                affect(ep, a, t, si, 1, &mut pool, true, origin);
+                affect(ep, a, t, si, 1, &mut pool, true, origin, mm);
             }
         }
     }
@@ -629,8 +724,12 @@ pub(crate) fn area_cells(
     let side = ep.fp_side(a);
     let toward = at.or(target.map(|t| ep.st[idx(t)].pos));
     match area.shape {
-        AreaShape::Cone => toward.map_or(Vec::new(), |to| areas::cone(grid, pos, side, to, area.size_ft)),
-        AreaShape::Line => toward.map_or(Vec::new(), |to| areas::line(grid, pos, side, to, area.size_ft)),
+        AreaShape::Cone => toward.map_or(Vec::new(), |to| {
+            areas::cone(grid, pos, side, to, area.size_ft)
+        }),
+        AreaShape::Line => toward.map_or(Vec::new(), |to| {
+            areas::line(grid, pos, side, to, area.size_ft)
+        }),
         shape => {
             let Some(origin) = area_origin(ep, a, spell, target, at) else {
                 return Vec::new();
@@ -744,7 +843,11 @@ fn spell_attack(ep: &mut Episode, a: CombatantId, t: CombatantId, ranged: bool) 
     } else {
         format!(" [{}]", notes.join(", "))
     };
-    let what = if ranged { "ranged touch" } else { "melee touch" };
+    let what = if ranged {
+        "ranged touch"
+    } else {
+        "melee touch"
+    };
     let head = format!("{what} vs {tid} d20={d}{bonus:+}={total} touch AC {ac}{note}");
     if !hit {
         ep.log_turn(a, format!("{head} -> MISS"));
@@ -791,7 +894,10 @@ fn energy_adjust(ep: &Episode, t: CombatantId, amount: i32, types: &[String]) ->
     if let Some(r) = types.iter().filter_map(|ty| spec.resistances.get(ty)).max() {
         let cut = (*r).min(amount);
         if cut > 0 {
-            return (amount - cut, format!(" [resist {} -{cut}]", types.join("/")));
+            return (
+                amount - cut,
+                format!(" [resist {} -{cut}]", types.join("/")),
+            );
         }
     }
     (amount, String::new())
@@ -799,7 +905,74 @@ fn energy_adjust(ep: &Episode, t: CombatantId, amount: i32, types: &[String]) ->
 
 /// Roll `dice` plus `extra` more dice of its first dice term, `mult` times (a critical
 /// ray), plus `flat`.
-fn roll_spell_dice(ep: &mut Episode, dice: &str, extra: u32, flat: i32, mult: i32) -> (i32, String) {
+fn roll_spell_dice(
+    ep: &mut Episode,
+    dice: &str,
+    extra: u32,
+    flat: i32,
+    mult: i32,
+) -> (i32, String) {
+    roll_spell_dice_mm(ep, dice, extra, flat, mult, MetamagicSet::default())
+}
+
+/// [`roll_spell_dice`] with Maximize Spell (the dice at their maximum) and Empower Spell
+/// (the dice ×1.5, rounded down; with Maximize: the maximum plus half a normal roll) —
+/// CRB — Feats: Empower Spell, Maximize Spell. Constants are not variable: never changed.
+fn roll_spell_dice_mm(
+    ep: &mut Episode,
+    dice: &str,
+    extra: u32,
+    flat: i32,
+    mult: i32,
+    mm: MetamagicSet,
+) -> (i32, String) {
+    if mm.has(Metamagic::Empower) || mm.has(Metamagic::Maximize) {
+        let Ok(mut expr) = dice.parse::<crate::dice::DiceExpr>() else {
+            return (0, dice.to_string());
+        };
+        if extra > 0 {
+            if let Some(crate::dice::Term::Dice { count, .. }) = expr
+                .terms
+                .iter_mut()
+                .find(|t| matches!(t, crate::dice::Term::Dice { .. }))
+            {
+                *count = count.saturating_add(extra);
+            }
+        }
+        let constant: i32 = expr
+            .terms
+            .iter()
+            .map(|t| match t {
+                crate::dice::Term::Flat(v) => *v,
+                _ => 0,
+            })
+            .sum();
+        let mut total = 0;
+        for _ in 0..mult.max(1) {
+            let variable = if mm.has(Metamagic::Maximize) {
+                let max = expr.max() - constant;
+                if mm.has(Metamagic::Empower) {
+                    max + (expr.roll(&mut ep.dice).total - constant) / 2
+                } else {
+                    max
+                }
+            } else {
+                (expr.roll(&mut ep.dice).total - constant) * 3 / 2
+            };
+            total += variable + constant;
+        }
+        let tag = match (mm.has(Metamagic::Maximize), mm.has(Metamagic::Empower)) {
+            (true, true) => "maximized+empowered ",
+            (true, false) => "maximized ",
+            _ => "empowered ",
+        };
+        let text = if flat != 0 {
+            format!("{tag}{expr}{flat:+}")
+        } else {
+            format!("{tag}{expr}")
+        };
+        return ((total + flat).max(0), text);
+    }
     let Ok(mut expr) = dice.parse::<crate::dice::DiceExpr>() else {
         return (0, dice.to_string());
     };
@@ -838,6 +1011,7 @@ fn affect(
     pool: &mut Option<i32>,
     first: bool,
     origin: Option<crate::geometry::areas::Corner>,
+    mm: MetamagicSet,
 ) {
     let again = (!first).then_some(());
     let cs = ep.spec(a).spellbook()[si].clone();
@@ -845,7 +1019,10 @@ fn affect(
     let tid = ep.id_of(t).to_string();
     let hostile = ep.enemies(a, t);
     if immune_to_spell(ep, &spell, t) {
-        ep.log_turn(a, format!("{}: {tid} is immune (mind-affecting)", spell.name));
+        ep.log_turn(
+            a,
+            format!("{}: {tid} is immune (mind-affecting)", spell.name),
+        );
         return;
     }
     if again.is_none()
@@ -860,7 +1037,13 @@ fn affect(
     if let Some(p) = pool {
         let hd = hit_dice(ep, t);
         if hd > *p {
-            ep.log_turn(a, format!("{}: {tid} ({hd} HD) is beyond the Hit Dice left", spell.name));
+            ep.log_turn(
+                a,
+                format!(
+                    "{}: {tid} ({hd} HD) is beyond the Hit Dice left",
+                    spell.name
+                ),
+            );
             return;
         }
     }
@@ -868,7 +1051,9 @@ fn affect(
     if let Some(save) = spell.save {
         let willing = !hostile && spell.harmless;
         if !willing && again.is_none() {
-            let dc = save_dc(ep, a, &cs);
+            // Heighten Spell: the DC of the raised level (CRB — Feats: Heighten Spell); other
+            // metamagic leaves it at the spell's own level.
+            let dc = save_dc(ep, a, &cs) + i32::from(mm.has(Metamagic::Heighten));
             let descriptors: Vec<String> = spell
                 .descriptors
                 .iter()
@@ -890,7 +1075,10 @@ fn affect(
                 _ => 0,
             };
             if cover > 0 {
-                ep.log_turn(t, format!("cover from the area's origin: +{cover} on its Reflex save"));
+                ep.log_turn(
+                    t,
+                    format!("cover from the area's origin: +{cover} on its Reflex save"),
+                );
             }
             let r = ep.roll_save(t, save.kind, dc - cover, &descriptors);
             saved = r.success;
@@ -925,7 +1113,7 @@ fn affect(
             } => {
                 let extra = dice_scaling.map_or(0, |s| s.at(cl));
                 let flat = flat_scaling.map_or(0, |s| s.at(cl)) as i32;
-                let (rolled, text) = roll_spell_dice(ep, dice, extra, flat, mult);
+                let (rolled, text) = roll_spell_dice_mm(ep, dice, extra, flat, mult, mm);
                 let amount = match (saved, on_success) {
                     (true, Some(OnSave::Half)) => rolled / 2,
                     (true, Some(OnSave::Partial)) => match partial {
@@ -960,7 +1148,7 @@ fn affect(
                 dice, flat_scaling, ..
             } => {
                 let flat = flat_scaling.map_or(0, |s| s.at(cl)) as i32;
-                let (rolled, text) = roll_spell_dice(ep, dice, 0, flat, 1);
+                let (rolled, text) = roll_spell_dice_mm(ep, dice, 0, flat, 1, mm);
                 heal(ep, a, t, rolled, &format!("{}: {text}", spell.name));
             }
             SpellEffect::Condition {
@@ -972,7 +1160,9 @@ fn affect(
             } => {
                 let (name, dur) = if saved {
                     match (on_success, partial) {
-                        (Some(OnSave::Partial), Some(p)) => (p.condition.as_str(), p.duration.clone()),
+                        (Some(OnSave::Partial), Some(p)) => {
+                            (p.condition.as_str(), p.duration.clone())
+                        }
                         _ => continue,
                     }
                 } else {
@@ -984,7 +1174,8 @@ fn affect(
                     let (r, _) = roll_spell_dice(ep, d, 0, 0, 1);
                     rounds += r.max(0) as u32;
                 }
-                let rounds = rounds.max(1);
+                // Extend Spell: the duration doubled (CRB — Feats: Extend Spell).
+                let rounds = rounds.max(1) * if mm.has(Metamagic::Extend) { 2 } else { 1 };
                 if let Some(c) = Condition::from_name(name) {
                     if immune_to_condition(ep, name, t) {
                         continue;
@@ -1010,12 +1201,9 @@ fn affect(
                 }));
                 has_buff = true;
             }
-            SpellEffect::MirrorImage {
-                dice,
-                scaling,
-                max,
-            } => {
-                let (n, _) = roll_spell_dice(ep, dice, 0, scaling.map_or(0, |s| s.at(cl)) as i32, 1);
+            SpellEffect::MirrorImage { dice, scaling, max } => {
+                let (n, _) =
+                    roll_spell_dice(ep, dice, 0, scaling.map_or(0, |s| s.at(cl)) as i32, 1);
                 let n = (n.max(1) as u32).min(*max);
                 ep.st[idx(t)].mirror_images = n;
                 ep.log_turn(t, format!("has {n} mirror images"));
@@ -1032,7 +1220,8 @@ fn affect(
         }
     }
     if has_buff {
-        let rounds = spell.duration.fixed_rounds(cl).max(1);
+        let rounds =
+            spell.duration.fixed_rounds(cl).max(1) * if mm.has(Metamagic::Extend) { 2 } else { 1 };
         add_effect(ep, t, &spell.name, a, cl, rounds, buff, special);
     }
 }
@@ -1077,7 +1266,13 @@ pub(crate) fn heal(ep: &mut Episode, by: CombatantId, t: CombatantId, amount: i3
     let after = (before + amount.max(0)).min(max).max(before);
     ep.st[i].hp = after;
     let tid = ep.id_of(t).to_string();
-    ep.log_turn(by, format!("{what} heals {tid} {} hp (hp {before}->{after})", after - before));
+    ep.log_turn(
+        by,
+        format!(
+            "{what} heals {tid} {} hp (hp {before}->{after})",
+            after - before
+        ),
+    );
     let new = if after > 0 {
         LifeState::Healthy
     } else if after == 0 {

@@ -124,7 +124,10 @@ pub fn caster(name: &str, cl: i32, spells: &[&str], slots: Value) -> Value {
     v["caster_level"] = json!(cl);
     v["caster_class"] = json!("wizard");
     v["casting_ability"] = json!("int");
-    v["spells"] = json!(spells.iter().map(|s| json!({"name": s})).collect::<Vec<_>>());
+    v["spells"] = json!(spells
+        .iter()
+        .map(|s| json!({"name": s}))
+        .collect::<Vec<_>>());
     v["spell_slots"] = slots;
     v
 }
