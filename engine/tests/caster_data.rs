@@ -5,9 +5,7 @@
 //! Bonus Spells); spell DCs are 10 + spell level + the casting ability modifier (CRB — Magic:
 //! Saving Throw). The Bestiary casters keep their printed DCs, SR and caster levels.
 
-use pf1e_engine::content::combatant::{
-    ability_modifier, CastingAbility, CombatantSpec, SpellUses,
-};
+use pf1e_engine::content::combatant::{ability_modifier, CastingAbility, CombatantSpec, SpellUses};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -125,7 +123,11 @@ fn every_pc_file_loads_as_a_player_character() {
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .collect();
     files.sort();
-    assert!(files.len() >= 6, "expected at least 6 PCs, found {}", files.len());
+    assert!(
+        files.len() >= 6,
+        "expected at least 6 PCs, found {}",
+        files.len()
+    );
     for path in &files {
         let spec = CombatantSpec::load(path).unwrap_or_else(|e| panic!("{e}"));
         let file = path.display();
@@ -140,15 +142,31 @@ fn every_pc_file_loads_as_a_player_character() {
         assert!((1..=5).contains(&spec.level), "{file}: level 1-5");
         assert!(spec.spells_resolved(), "{file}: spells resolved");
         assert!(!spec.spellbook().is_empty(), "{file}: a caster");
-        assert!(spec.caster_class.is_some() && spec.casting_ability.is_some(), "{file}");
-        assert_eq!(spec.caster_level(), spec.level, "{file}: caster level = class level");
-        assert!(!spec.class_features.is_empty(), "{file}: class features listed");
+        assert!(
+            spec.caster_class.is_some() && spec.casting_ability.is_some(),
+            "{file}"
+        );
+        assert_eq!(
+            spec.caster_level(),
+            spec.level,
+            "{file}: caster level = class level"
+        );
+        assert!(
+            !spec.class_features.is_empty(),
+            "{file}: class features listed"
+        );
         assert!(!spec.attacks.is_empty(), "{file}: weapons");
         let notes = spec.notes.as_deref().unwrap_or("");
-        assert!(notes.contains("20-point buy"), "{file}: notes name the ability method");
+        assert!(
+            notes.contains("20-point buy"),
+            "{file}: notes name the ability method"
+        );
         for a in &spec.attacks {
             assert!(a.id.is_some(), "{file}: `{}` has an id", a.name);
-            assert!(a.damage.iter().all(|d| !d.types.is_empty()), "{file}: types");
+            assert!(
+                a.damage.iter().all(|d| !d.types.is_empty()),
+                "{file}: types"
+            );
         }
     }
 }
@@ -205,7 +223,11 @@ fn pc_spells_match_their_class_tables_and_bonus_spells() {
                 }
                 for lv in 1..4u8 {
                     let base = table[usize::from(lv)];
-                    let want = if base == 0 { 0 } else { base + bonus_spells(m, lv) };
+                    let want = if base == 0 {
+                        0
+                    } else {
+                        base + bonus_spells(m, lv)
+                    };
                     assert_eq!(s.slots_of(lv), Some(want), "{file}: slots of level {lv}");
                 }
                 assert!(
@@ -221,7 +243,10 @@ fn pc_spells_match_their_class_tables_and_bonus_spells() {
             _ => {
                 // Prepared: cantrips (unlimited once prepared) = the table's count; each level
                 // 1+ = table + bonus spells + domain/school slot.
-                assert!(s.spell_slots.is_empty(), "{file}: a prepared caster has no spell_slots");
+                assert!(
+                    s.spell_slots.is_empty(),
+                    "{file}: a prepared caster has no spell_slots"
+                );
                 for lv in 0..4u8 {
                     let base = table[usize::from(lv)];
                     let want = if lv == 0 || base == 0 {
@@ -314,7 +339,10 @@ fn drow_noble_matches_the_srd() {
     assert_eq!(dc(&d, "cause fear"), 14);
     assert_eq!(dc(&d, "bleed"), 13);
     assert_eq!((d.ac.total, d.ac.touch, d.ac.flat_footed), (21, 13, 18));
-    assert!(d.spellbook().iter().any(|s| s.spell.name == "dispel magic" && s.spell_like));
+    assert!(d
+        .spellbook()
+        .iter()
+        .any(|s| s.spell.name == "dispel magic" && s.spell_like));
 }
 
 #[test]
@@ -325,7 +353,10 @@ fn lich_matches_the_srd() {
     assert_eq!(dc(&l, "fireball"), 19);
     assert_eq!(dc(&l, "bleed"), 16);
     let dr = l.dr.as_ref().unwrap();
-    assert_eq!((dr.amount, dr.bypass.clone()), (15, vec!["bludgeoning".into(), "magic".into()]));
+    assert_eq!(
+        (dr.amount, dr.bypass.clone()),
+        (15, vec!["bludgeoning".into(), "magic".into()])
+    );
     assert_eq!(l.abilities.con_score, None);
     assert!(l.immunities.contains(&"cold".to_string()));
 }
@@ -336,7 +367,10 @@ fn spirit_naga_matches_the_srd() {
     assert_eq!(n.caster_level(), 7);
     assert_eq!(dc(&n, "fireball"), 16);
     assert_eq!(dc(&n, "daze"), 13);
-    assert_eq!((n.slots_of(1), n.slots_of(2), n.slots_of(3)), (Some(7), Some(7), Some(5)));
+    assert_eq!(
+        (n.slots_of(1), n.slots_of(2), n.slots_of(3)),
+        (Some(7), Some(7), Some(5))
+    );
     assert_eq!(n.hp_max, 95);
 }
 
@@ -355,7 +389,10 @@ fn green_hag_matches_the_srd() {
     let h = monster("green_hag.json");
     assert_eq!(h.spell_resistance, 16);
     let inv = &h.spellbook()[0];
-    assert_eq!((inv.spell.name.as_str(), inv.caster_level), ("invisibility", 9));
+    assert_eq!(
+        (inv.spell.name.as_str(), inv.caster_level),
+        ("invisibility", 9)
+    );
     assert_eq!(inv.uses, SpellUses::Unlimited);
     assert_eq!(h.attacks[0].count, 2);
 }
@@ -368,7 +405,11 @@ fn imp_and_quasit_match_the_srd() {
     assert!(i.immunities.contains(&"fire".to_string()));
     let q = monster("demon_quasit.json");
     assert_eq!(dc(&q, "cause fear"), 11);
-    let fear = q.spellbook().iter().find(|s| s.spell.name == "cause fear").unwrap();
+    let fear = q
+        .spellbook()
+        .iter()
+        .find(|s| s.spell.name == "cause fear")
+        .unwrap();
     assert_eq!((fear.uses, fear.caster_level), (SpellUses::Counted(1), 6));
     assert_eq!(q.initiative_mod, 6);
 }
@@ -378,7 +419,10 @@ fn pixie_matches_the_srd() {
     let p = monster("pixie.json");
     assert_eq!(p.spell_resistance, 15);
     assert_eq!(dc(&p, "entangle"), 14);
-    assert!(p.spellbook().iter().all(|s| s.spell_like && s.caster_level == 8));
+    assert!(p
+        .spellbook()
+        .iter()
+        .all(|s| s.spell_like && s.caster_level == 8));
     assert_eq!(p.spellbook().len(), 3);
 }
 
@@ -390,4 +434,46 @@ fn dire_bat_matches_the_srd() {
     assert_eq!(b.speed_fly_ft, Some(40));
     assert_eq!(b.attacks[0].damage[0].formula, "1d8+4");
     assert!(!b.has_spells());
+}
+
+#[test]
+fn casters_scenario_names_existing_files_and_fits_its_zones() {
+    use pf1e_engine::content::map::MapSpec;
+    let text = std::fs::read_to_string(data_dir().join("scenarios/casters.yaml")).unwrap();
+    let v: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
+    let map_name = v["map"].as_str().unwrap();
+    let map = MapSpec::load(&data_dir().join("maps").join(format!("{map_name}.yaml")))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let sides = v["sides"].as_mapping().unwrap();
+    assert_eq!(sides.len(), 2);
+    let mut xp = 0;
+    for (side, names) in sides {
+        let side = side.as_str().unwrap();
+        let letter = map
+            .deployment
+            .iter()
+            .find(|(s, _)| s == side)
+            .unwrap_or_else(|| panic!("side {side} not deployed"))
+            .1;
+        let mut squares = 0;
+        for n in names.as_sequence().unwrap() {
+            let n = n.as_str().unwrap();
+            let (dir, spec) = ["pcs", "monsters"]
+                .iter()
+                .find_map(|d| {
+                    let p = data_dir().join(d).join(format!("{n}.json"));
+                    p.exists().then(|| (*d, CombatantSpec::load(&p).unwrap()))
+                })
+                .unwrap_or_else(|| panic!("{n}: no pcs/ or monsters/ file"));
+            assert_eq!(spec.player_character, side == "players", "{n} in {dir}");
+            squares += spec.size.footprint_side().pow(2);
+            xp += spec.xp.unwrap_or(0);
+        }
+        assert!(
+            map.zone_cells(letter).len() as i32 >= 2 * squares,
+            "zone {letter} is roomy enough for {side}"
+        );
+    }
+    // Drow noble 800 + dire bat 600: between CR 4 and CR 5 for the party of APL 4.
+    assert_eq!(xp, 1400);
 }
