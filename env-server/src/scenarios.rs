@@ -644,7 +644,7 @@ mod tests {
     fn bundled_scenarios_parse() {
         let store = ScenarioStore::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../data"));
         let list = store.list();
-        for name in ["mirror_duel", "sample_arena"] {
+        for name in ["casters", "mirror_duel", "sample_arena"] {
             let info = list
                 .iter()
                 .find(|s| s.name == name)
