@@ -495,6 +495,10 @@ pub struct CasterSpell {
     pub uses: SpellUses,
     /// A spell-like ability (no slot, no components; concentration and AoO still apply).
     pub spell_like: bool,
+    /// The creature its `summon` effect brings and how many at most (the count's maximum):
+    /// the encounter reserves that many combatant slots for it.
+    #[serde(skip)]
+    pub summon: Option<(Arc<CombatantSpec>, u32)>,
 }
 
 /// The rule traits of a stat block (`traits`), as flags.
@@ -891,6 +895,31 @@ impl CombatantSpec {
         };
         let cl = self.caster_level();
         let mut book = Vec::new();
+        let summon_of = |spell: &crate::content::spells::SpellSpec,
+                         f: String|
+         -> Result<Option<(Arc<CombatantSpec>, u32)>, DataError> {
+            for e in &spell.effects {
+                if let crate::content::spells::SpellEffect::Summon { creature, count } = e {
+                    let spec = reg.summon(creature).ok_or_else(|| {
+                        DataError::field(
+                            origin,
+                            f.clone(),
+                            format!(
+                                "{}: the summoned creature `{creature}` is not loaded (no monsters/{creature}.json)",
+                                spell.name
+                            ),
+                        )
+                    })?;
+                    let max = count
+                        .parse::<crate::dice::DiceExpr>()
+                        .map(|d| d.max())
+                        .unwrap_or(1)
+                        .clamp(1, 4) as u32;
+                    return Ok(Some((spec.clone(), max)));
+                }
+            }
+            Ok(None)
+        };
         for (i, k) in self.spells.iter().enumerate() {
             let spell = reg
                 .get(&k.name)
@@ -905,6 +934,7 @@ impl CombatantSpec {
                 (None, _) => SpellUses::Slot,
             };
             book.push(CasterSpell {
+                summon: summon_of(&spell, format!("spells[{i}].name"))?,
                 dc: k
                     .dc
                     .unwrap_or(10 + i32::from(level) + self.casting_modifier()),
@@ -927,6 +957,7 @@ impl CombatantSpec {
                 ability_modifier(self.abilities.cha_score)
             };
             book.push(CasterSpell {
+                summon: summon_of(&spell, format!("spell_like_abilities[{i}].name"))?,
                 dc: k.dc.unwrap_or(10 + i32::from(level) + cha),
                 spell,
                 level,

@@ -41,6 +41,9 @@ pub struct Placed {
     pub spec: Arc<CombatantSpec>,
     /// Anchor (top-left) square at the start.
     pub start: Cell,
+    /// A slot reserved for a creature that a spell summons (absent until summoned): the
+    /// summoner's index and the spellbook entry. `None` for the combatants deployed.
+    pub summoned_by: Option<(usize, usize)>,
 }
 
 /// A validated encounter, shared (immutable) by every episode played on it.
@@ -177,7 +180,34 @@ impl Encounter {
                     side: side.clone(),
                     spec: Arc::new(spec.clone()),
                     start: anchor,
+                    summoned_by: None,
                 });
+            }
+        }
+        // Summoning (CRB — Spells: Summon Monster I): the creatures a caster's spells may
+        // summon get combatant slots now, absent until summoned, so the action space and the
+        // tensor shapes stay fixed for the whole episode.
+        let deployed = combatants.len();
+        for i in 0..deployed {
+            let caster = combatants[i].clone();
+            for (si, cs) in caster.spec.spellbook().iter().enumerate() {
+                let Some((spec, count)) = &cs.summon else {
+                    continue;
+                };
+                for k in 1..=*count {
+                    combatants.push(Placed {
+                        id: format!(
+                            "{}-{}-{}",
+                            caster.id,
+                            crate::content::spells::spell_key(&spec.name),
+                            si * 4 + k as usize
+                        ),
+                        side: caster.side.clone(),
+                        spec: spec.clone(),
+                        start: caster.start,
+                        summoned_by: Some((i, si)),
+                    });
+                }
             }
         }
         if combatants.len() > u16::MAX as usize {
@@ -286,6 +316,13 @@ impl Encounter {
             if moved[i] {
                 return Err(err(id, "start given twice".into()));
             }
+            if self.combatants[i].summoned_by.is_some() {
+                return Err(err(
+                    id,
+                    "a slot reserved for a summoned creature has no start (it appears when summoned)"
+                        .into(),
+                ));
+            }
             if let Some(problem) = self.start_problem(i, anchor) {
                 return Err(err(id, format!("start {anchor}: {problem}")));
             }
@@ -294,6 +331,9 @@ impl Encounter {
         }
         let mut owner: std::collections::BTreeMap<Cell, usize> = Default::default();
         for (i, c) in out.combatants.iter().enumerate() {
+            if c.summoned_by.is_some() {
+                continue;
+            }
             for cell in crate::geometry::grid::footprint(c.start, c.spec.size.footprint_side()) {
                 if let Some(&j) = owner.get(&cell) {
                     // Name a moved one: an unmoved pair cannot overlap (built by `build`).

@@ -820,10 +820,12 @@ fn read_bounded(path: &Path, max: usize) -> Result<String, DataError> {
         .map_err(|_| DataError::field(&file, "<root>", "the file is not UTF-8".to_string()))
 }
 
-/// The spells of a data directory (`<data>/spells/*.json`), by key.
+/// The spells of a data directory (`<data>/spells/*.json`), by key, and the creatures their
+/// `summon` effects name (`<data>/monsters/<creature>.json`).
 #[derive(Debug, Clone, Default)]
 pub struct SpellRegistry {
     spells: BTreeMap<String, Arc<SpellSpec>>,
+    summons: BTreeMap<String, Arc<crate::content::combatant::CombatantSpec>>,
 }
 
 impl SpellRegistry {
@@ -874,13 +876,66 @@ impl SpellRegistry {
     }
 
     /// The registry of the data directory that holds `combatant_file`
-    /// (`<data>/monsters/x.json` → `<data>/spells/`).
+    /// (`<data>/monsters/x.json` → `<data>/spells/`, summons from `<data>/monsters/`).
+    ///
+    /// # Errors
+    /// As [`SpellRegistry::load_dir`] and [`SpellRegistry::load_summons`].
     pub fn for_combatant_file(combatant_file: &Path) -> Result<SpellRegistry, DataError> {
         let data = combatant_file
             .parent()
             .and_then(Path::parent)
             .unwrap_or(Path::new("."));
-        Self::load_dir(&data.join("spells"))
+        Self::for_data_dir(data)
+    }
+
+    /// The registry of a data directory: its spells and their summoned creatures.
+    ///
+    /// # Errors
+    /// As [`SpellRegistry::load_dir`] and [`SpellRegistry::load_summons`].
+    pub fn for_data_dir(data: &Path) -> Result<SpellRegistry, DataError> {
+        let mut reg = Self::load_dir(&data.join("spells"))?;
+        reg.load_summons(&data.join("monsters"))?;
+        Ok(reg)
+    }
+
+    /// Load the creature of every `summon` effect from `monsters_dir/<creature>.json` (a
+    /// summoned creature casts no spells of its own here).
+    ///
+    /// # Errors
+    /// [`DataError`] of a creature file that does not load, or names spells.
+    pub fn load_summons(&mut self, monsters_dir: &Path) -> Result<(), DataError> {
+        let names: std::collections::BTreeSet<String> = self
+            .spells
+            .values()
+            .flat_map(|s| s.effects.iter())
+            .filter_map(|e| match e {
+                SpellEffect::Summon { creature, .. } => Some(creature.clone()),
+                _ => None,
+            })
+            .collect();
+        for name in names {
+            if self.summons.contains_key(&name) {
+                continue;
+            }
+            let path = monsters_dir.join(format!("{name}.json"));
+            let file = path.display().to_string();
+            let text = read_bounded(&path, crate::content::combatant::MAX_TEXT_BYTES)?;
+            let spec = crate::content::combatant::CombatantSpec::from_json_str(&text, &file)?;
+            if spec.has_spells() {
+                return Err(DataError::field(
+                    &file,
+                    "spells",
+                    "a summoned creature cannot cast spells here",
+                ));
+            }
+            self.summons.insert(name, Arc::new(spec));
+        }
+        Ok(())
+    }
+
+    /// The creature a `summon` effect names, if loaded.
+    pub fn summon(&self, creature: &str) -> Option<&Arc<crate::content::combatant::CombatantSpec>> {
+        self.summons.get(creature)
     }
 
     /// Add (or replace) a spell.

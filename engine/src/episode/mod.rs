@@ -215,85 +215,11 @@ impl Episode {
         controllers: &[Controller],
     ) -> Episode {
         let n = encounter.combatants.len();
-        let st = encounter
-            .combatants
-            .iter()
-            .map(|p| CState {
-                pos: p.start,
-                hp: p.spec.max_hp(),
-                life: LifeState::Healthy,
-                conditions: std::iter::once(ActiveCondition {
-                    condition: Condition::FlatFooted,
-                    rounds: None,
-                })
-                .chain(p.spec.conditions.iter().filter_map(|c| {
-                    // Validated when the combatant was loaded.
-                    Condition::from_name(&c.name).map(|condition| ActiveCondition {
-                        condition,
-                        rounds: c.rounds,
-                    })
-                }))
-                .fold(Vec::new(), |mut v, c| {
-                    if !v
-                        .iter()
-                        .any(|x: &ActiveCondition| x.condition == c.condition)
-                    {
-                        v.push(c);
-                    }
-                    v
-                }),
-                charging: false,
-                aoo_used: 0,
-                initiative_total: 0,
-                last_turn_results: Vec::new(),
-                ammo: p.spec.attacks.iter().map(|a| a.ammunition).collect(),
-                power_attack: false,
-                weapons: p
-                    .spec
-                    .attacks
-                    .iter()
-                    .map(crate::rules::items::WeaponState::new)
-                    .collect(),
-                grapple: None,
-                running: false,
-                run_rounds: 0,
-                run_checks: 0,
-                run_rest: 0,
-                total_defense: false,
-                fight_defensively: false,
-                defensive_ac_bonus: 0,
-                readied: None,
-                delayed_round: None,
-                resume_delayed: false,
-                acted_round: None,
-                immediate_used: false,
-                stepped_up: false,
-                cleaving: false,
-                lunge: false,
-                stood_still: false,
-                deadly_aim: false,
-                combat_expertise: false,
-                combat_expertise_ac: 0,
-                aid: Vec::new(),
-                slots_left: (0..10u8).map(|l| p.spec.slots_of(l).unwrap_or(0)).collect(),
-                spell_uses: p
-                    .spec
-                    .spellbook()
-                    .iter()
-                    .map(|s| match s.uses {
-                        crate::content::combatant::SpellUses::Counted(n) => Some(n),
-                        _ => None,
-                    })
-                    .collect(),
-                cast_defensively: false,
-                metamagic_next: Default::default(),
-                pending_cast: None,
-                held_charge: None,
-                spell_effects: Vec::new(),
-                recurring: Vec::new(),
-                mirror_images: 0,
-            })
-            .collect();
+        let st: Vec<CState> = encounter.combatants.iter().map(initial_state).collect();
+        let mut st = st;
+        for s in st.iter_mut().filter(|s| s.absent) {
+            s.life = LifeState::Dead;
+        }
         let mut ctl: Vec<Controller> = controllers.iter().copied().take(n).collect();
         ctl.resize(n, Controller::DefaultPolicy);
         Episode {
@@ -633,5 +559,88 @@ impl Episode {
             Ok(()) => ActionResult::accepted(action.kind),
             Err(r) => ActionResult::refused(action.kind, r),
         })
+    }
+}
+
+/// A combatant's state at the start of an episode (a summoned creature's when it appears):
+/// full hit points, flat-footed until it acts, its initial conditions, weapons in hand,
+/// slots and uses per day full.
+pub(crate) fn initial_state(p: &crate::content::encounter::Placed) -> CState {
+    CState {
+        pos: p.start,
+        hp: p.spec.max_hp(),
+        life: LifeState::Healthy,
+        conditions: std::iter::once(ActiveCondition {
+            condition: Condition::FlatFooted,
+            rounds: None,
+        })
+        .chain(p.spec.conditions.iter().filter_map(|c| {
+            // Validated when the combatant was loaded.
+            Condition::from_name(&c.name).map(|condition| ActiveCondition {
+                condition,
+                rounds: c.rounds,
+            })
+        }))
+        .fold(Vec::new(), |mut v, c| {
+            if !v
+                .iter()
+                .any(|x: &ActiveCondition| x.condition == c.condition)
+            {
+                v.push(c);
+            }
+            v
+        }),
+        charging: false,
+        aoo_used: 0,
+        initiative_total: 0,
+        last_turn_results: Vec::new(),
+        ammo: p.spec.attacks.iter().map(|a| a.ammunition).collect(),
+        power_attack: false,
+        weapons: p
+            .spec
+            .attacks
+            .iter()
+            .map(crate::rules::items::WeaponState::new)
+            .collect(),
+        grapple: None,
+        running: false,
+        run_rounds: 0,
+        run_checks: 0,
+        run_rest: 0,
+        total_defense: false,
+        fight_defensively: false,
+        defensive_ac_bonus: 0,
+        readied: None,
+        delayed_round: None,
+        resume_delayed: false,
+        acted_round: None,
+        immediate_used: false,
+        stepped_up: false,
+        cleaving: false,
+        lunge: false,
+        stood_still: false,
+        deadly_aim: false,
+        combat_expertise: false,
+        combat_expertise_ac: 0,
+        aid: Vec::new(),
+        slots_left: (0..10u8).map(|l| p.spec.slots_of(l).unwrap_or(0)).collect(),
+        spell_uses: p
+            .spec
+            .spellbook()
+            .iter()
+            .map(|s| match s.uses {
+                crate::content::combatant::SpellUses::Counted(n) => Some(n),
+                _ => None,
+            })
+            .collect(),
+        cast_defensively: false,
+        metamagic_next: Default::default(),
+        pending_cast: None,
+        held_charge: None,
+        spell_effects: Vec::new(),
+        recurring: Vec::new(),
+        mirror_images: 0,
+        absent: p.summoned_by.is_some(),
+        summon_rounds: 0,
     }
 }

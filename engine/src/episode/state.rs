@@ -172,6 +172,14 @@ pub(crate) struct CState {
     /// Mirror images left (CRB — Spells: Mirror Image).
     #[serde(default)]
     pub mirror_images: u32,
+    /// A reserved summon slot not summoned (or gone again): not on the map, no turn; its
+    /// life state reads `dead` (Placed::summoned_by).
+    #[serde(default)]
+    pub absent: bool,
+    /// A summoned creature's turns left before it vanishes (CRB — Spells: Summon Monster:
+    /// 1 round per level).
+    #[serde(default)]
+    pub summon_rounds: u32,
 }
 
 /// A readied action (see [`crate::actions::ActionKind::Ready`]).

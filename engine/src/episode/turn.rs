@@ -225,6 +225,7 @@ impl Episode {
         }
         self.tick_conditions(actor);
         crate::rules::magic::end_of_turn(self, actor);
+        crate::rules::magic::summon_end_of_turn(self, actor);
         self.next_turn();
     }
 

@@ -218,6 +218,13 @@ pub struct CombatantObs {
     pub cast_defensively: bool,
     /// Class features the engine does not model yet (reported, like unknown feats).
     pub class_features_not_modelled: Vec<String>,
+    /// A slot reserved for a summoned creature, not on the map now (never summoned, or
+    /// gone): it reads `dead` too.
+    pub absent: bool,
+    /// The id of its summoner, for a summoned creature's slot.
+    pub summoned_by: Option<String>,
+    /// A summoned creature's turns left before it vanishes (0 otherwise).
+    pub summon_rounds_left: u32,
 }
 
 /// One spell of a spellbook, as observed (the seed's summary keys).
@@ -493,6 +500,9 @@ pub(crate) fn build(
                 mirror_images: st.mirror_images,
                 cast_defensively: st.cast_defensively,
                 class_features_not_modelled: s.class_features.clone(),
+                absent: st.absent,
+                summoned_by: p.summoned_by.map(|(c, _)| enc.combatants[c].id.clone()),
+                summon_rounds_left: st.summon_rounds,
                 index: c.0,
                 id: p.id.clone(),
                 name: s.name.clone(),

@@ -30,6 +30,13 @@ impl Episode {
         }
     }
 
+    /// Test-only (feature `testing`): set `c`'s hit points and its life state from them.
+    #[cfg(feature = "testing")]
+    pub fn set_hp_for_tests(&mut self, c: CombatantId, hp: i32) {
+        self.st[c.0 as usize].hp = hp;
+        self.update_life(c);
+    }
+
     /// Lose hit points (no attacker) and update the life state.
     pub(crate) fn lose_hp(&mut self, c: CombatantId, amount: i32) {
         crate::rules::damage::take_damage(self, None, c, amount, None);

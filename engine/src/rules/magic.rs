@@ -265,7 +265,11 @@ pub(crate) fn can_affect(ep: &Episode, spell: &SpellSpec, t: CombatantId) -> boo
     if immune_to_spell(ep, spell, t) {
         return false;
     }
-    spell.effects.iter().any(|e| effect_applies(ep, e, t))
+    spell.effects.iter().any(|e| {
+        effect_applies(ep, e, t)
+            && !matches!(e, SpellEffect::Damage { types, .. }
+                if !types.is_empty() && types.iter().all(|ty| ep.spec(t).immunities.contains(ty)))
+    })
 }
 
 fn creature_type(ep: &Episode, t: CombatantId) -> &str {
@@ -284,12 +288,7 @@ fn filter_ok(ep: &Episode, f: CreatureFilter, t: CombatantId) -> bool {
 
 fn effect_applies(ep: &Episode, e: &SpellEffect, t: CombatantId) -> bool {
     match e {
-        SpellEffect::Damage {
-            creatures, types, ..
-        } => {
-            let immune = types.iter().all(|ty| ep.spec(t).immunities.contains(ty));
-            filter_ok(ep, *creatures, t) && (types.is_empty() || !immune)
-        }
+        SpellEffect::Damage { creatures, .. } => filter_ok(ep, *creatures, t),
         SpellEffect::Heal { creatures, .. } | SpellEffect::Buff { creatures, .. } => {
             filter_ok(ep, *creatures, t)
         }
@@ -623,7 +622,7 @@ pub(crate) fn resolve(
     let cs = ep.spec(a).spellbook()[si].clone();
     let spell = cs.spell.clone();
     match spell.targeting {
-        Targeting::Caster => affect(ep, a, a, si, 1, &mut None, true, None, mm),
+        Targeting::Caster => affect(ep, a, a, si, 1, &mut None, true, None, mm, &mut Vec::new()),
         Targeting::Creature => {
             let Some(t) = target else { return };
             if ep.life_state(t) == crate::episode::LifeState::Dead {
@@ -656,7 +655,18 @@ pub(crate) fn resolve(
                 if delivering || spell.attack == SpellAttack::MeleeTouch {
                     ep.st[idx(a)].held_charge = None;
                 }
-                affect(ep, a, t, si, mult, &mut None, i == 0, None, mm);
+                affect(
+                    ep,
+                    a,
+                    t,
+                    si,
+                    mult,
+                    &mut None,
+                    i == 0,
+                    None,
+                    mm,
+                    &mut Vec::new(),
+                );
             }
         }
         Targeting::Area => {
@@ -700,8 +710,10 @@ pub(crate) fn resolve(
                     }
                 ),
             );
+            // One damage roll for the whole area (every creature takes the same roll).
+            let mut rolls = Vec::new();
             for t in hit {
-                affect(ep, a, t, si, 1, &mut pool, true, origin, mm);
+                affect(ep, a, t, si, 1, &mut pool, true, origin, mm, &mut rolls);
             }
         }
     }
@@ -1012,6 +1024,7 @@ fn affect(
     first: bool,
     origin: Option<crate::geometry::areas::Corner>,
     mm: MetamagicSet,
+    rolls: &mut Vec<Option<(i32, String)>>,
 ) {
     let again = (!first).then_some(());
     let cs = ep.spec(a).spellbook()[si].clone();
@@ -1094,7 +1107,10 @@ fn affect(
     let mut buff: Vec<crate::effects::Modifier> = Vec::new();
     let mut special: Option<String> = None;
     let mut has_buff = false;
-    for e in &spell.effects {
+    if rolls.len() < spell.effects.len() {
+        rolls.resize(spell.effects.len(), None);
+    }
+    for (ei, e) in spell.effects.iter().enumerate() {
         if !effect_applies(ep, e, t) {
             continue;
         }
@@ -1113,7 +1129,14 @@ fn affect(
             } => {
                 let extra = dice_scaling.map_or(0, |s| s.at(cl));
                 let flat = flat_scaling.map_or(0, |s| s.at(cl)) as i32;
-                let (rolled, text) = roll_spell_dice_mm(ep, dice, extra, flat, mult, mm);
+                let (rolled, text) = match &rolls[ei] {
+                    Some(r) => r.clone(),
+                    None => {
+                        let r = roll_spell_dice_mm(ep, dice, extra, flat, mult, mm);
+                        rolls[ei] = Some(r.clone());
+                        r
+                    }
+                };
                 let amount = match (saved, on_success) {
                     (true, Some(OnSave::Half)) => rolled / 2,
                     (true, Some(OnSave::Partial)) => match partial {
@@ -1216,7 +1239,12 @@ fn affect(
                 special = Some(name.clone());
                 has_buff = true;
             }
-            SpellEffect::Summon { .. } | SpellEffect::Terrain { .. } => {}
+            SpellEffect::Summon { count, .. } => {
+                let rounds = spell.duration.fixed_rounds(cl).max(1)
+                    * if mm.has(Metamagic::Extend) { 2 } else { 1 };
+                summon(ep, a, si, count, rounds, cl);
+            }
+            SpellEffect::Terrain { .. } => {}
         }
     }
     if has_buff {
@@ -1337,4 +1365,127 @@ pub(crate) fn mirror_image_takes(ep: &mut Episode, t: CombatantId) -> Option<Str
         n + 1,
         n - 1
     ))
+}
+
+/// Summon (CRB — Spells: Summon Monster I, Summon Nature's Ally I): `count` creatures of the
+/// spell into the summoner's reserved slots that are free (absent), each on the nearest
+/// free square to the summoner within close range (25 ft + 5 ft per 2 levels), acting
+/// right after the summoner in the initiative order, for `rounds` of its own turns.
+/// Simplifications: the engine picks the square (nearest, then row-major); a slot still
+/// in use (its creature present or dead) is not reused.
+fn summon(ep: &mut Episode, a: CombatantId, si: usize, count: &str, rounds: u32, cl: i32) {
+    let (n, _) = roll_spell_dice(ep, count, 0, 0, 1);
+    let mut left = n.max(1) as usize;
+    let range_sq = (25 + 5 * (cl.max(1) / 2)) / crate::geometry::grid::SQUARE_FT;
+    let slots: Vec<usize> = (0..ep.n())
+        .filter(|&j| ep.enc.combatants[j].summoned_by == Some((idx(a), si)) && ep.st[j].absent)
+        .collect();
+    if slots.is_empty() {
+        ep.log_turn(a, "no free summon slot: nothing is summoned".into());
+        return;
+    }
+    for j in slots {
+        if left == 0 {
+            break;
+        }
+        let side = ep.enc.combatants[j].spec.size.footprint_side();
+        let Some(at) = summon_square(ep, a, side, range_sq) else {
+            ep.log_turn(a, "no room to summon within range".into());
+            break;
+        };
+        let placed = ep.enc.combatants[j].clone();
+        let mut st = crate::episode::initial_state(&placed);
+        st.pos = at;
+        st.absent = false;
+        st.summon_rounds = rounds;
+        st.initiative_total = ep.st[idx(a)].initiative_total;
+        // Summoned creatures act at once on the summoner's initiative: not flat-footed.
+        st.conditions
+            .retain(|c| c.condition != Condition::FlatFooted);
+        ep.st[j] = st;
+        let id = CombatantId(j as u16);
+        move_after(ep, id, a);
+        let sid = ep.id_of(id).to_string();
+        ep.log_turn(a, format!("summons {sid} at {at} ({rounds} rounds)"));
+        left -= 1;
+    }
+}
+
+/// The nearest free anchor square for a creature of footprint `side` within `range_sq`
+/// squares of `a` (ties: row-major).
+fn summon_square(ep: &Episode, a: CombatantId, side: i32, range_sq: i32) -> Option<Cell> {
+    let grid = &ep.enc.grid;
+    let occupied: std::collections::BTreeSet<Cell> = ep
+        .ids()
+        .filter(|&c| !ep.st[idx(c)].absent && ep.life_state(c) != crate::episode::LifeState::Dead)
+        .flat_map(|c| ep.cells_of(c))
+        .collect();
+    let (pos, aside) = (ep.st[idx(a)].pos, ep.fp_side(a));
+    let mut best: Option<(i32, Cell)> = None;
+    for row in pos.row - range_sq - side..=pos.row + range_sq + aside {
+        for col in pos.col - range_sq - side..=pos.col + range_sq + aside {
+            let at = Cell::new(row, col);
+            let d = crate::geometry::grid::footprint_distance_squares(pos, aside, at, side);
+            if d == 0 || d > range_sq {
+                continue;
+            }
+            let cells = crate::geometry::grid::footprint(at, side);
+            if !cells
+                .iter()
+                .all(|c| grid.in_bounds(*c) && grid.passable(*c) && !occupied.contains(c))
+            {
+                continue;
+            }
+            if !crate::geometry::los::has_line_of_effect(grid, pos, aside, at, side) {
+                continue;
+            }
+            if best.is_none_or(|(bd, bc)| (d, at) < (bd, bc)) {
+                best = Some((d, at));
+            }
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+/// Move `who` to just after `after` in the initiative order (the current turn keeps its
+/// place).
+fn move_after(ep: &mut Episode, who: CombatantId, after: CombatantId) {
+    let Some(j) = ep.order.iter().position(|&c| c == who) else {
+        return;
+    };
+    ep.order.remove(j);
+    if j < ep.turn_pos {
+        ep.turn_pos -= 1;
+    }
+    let k = ep
+        .order
+        .iter()
+        .position(|&c| c == after)
+        .map_or(ep.order.len(), |k| k + 1);
+    ep.order.insert(k, who);
+    if k <= ep.turn_pos {
+        ep.turn_pos += 1;
+    }
+}
+
+/// At the end of a summoned creature's turn: one round less; at none, it vanishes.
+pub(crate) fn summon_end_of_turn(ep: &mut Episode, c: CombatantId) {
+    if ep.enc.combatants[idx(c)].summoned_by.is_none() || ep.st[idx(c)].absent {
+        return;
+    }
+    let st = &mut ep.st[idx(c)];
+    st.summon_rounds = st.summon_rounds.saturating_sub(1);
+    if st.summon_rounds == 0 && st.life != crate::episode::LifeState::Dead {
+        vanish(ep, c);
+    }
+}
+
+fn vanish(ep: &mut Episode, c: CombatantId) {
+    if ep.st[idx(c)].grapple.is_some() {
+        crate::rules::grapple::end_grapple(ep, c);
+    }
+    let st = &mut ep.st[idx(c)];
+    st.absent = true;
+    st.life = crate::episode::LifeState::Dead;
+    ep.log_turn(c, "vanishes (the summoning ends)".into());
 }

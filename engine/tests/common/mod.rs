@@ -77,8 +77,8 @@ pub fn spec(v: &Value) -> CombatantSpec {
 /// The spells of `data/spells/` plus the test spells of [`TEST_SPELLS`].
 pub fn registry() -> pf1e_engine::content::spells::SpellRegistry {
     use pf1e_engine::content::spells::{SpellRegistry, SpellSpec};
-    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/spells");
-    let mut reg = SpellRegistry::load_dir(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let data = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data");
+    let mut reg = SpellRegistry::for_data_dir(&data).unwrap_or_else(|e| panic!("{e}"));
     for (i, s) in TEST_SPELLS.iter().enumerate() {
         let spell = SpellSpec::from_json_str(s, &format!("TEST_SPELLS[{i}]"))
             .unwrap_or_else(|e| panic!("{e}"));

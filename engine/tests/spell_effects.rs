@@ -1,0 +1,414 @@
+//! Spell targeting and effects (CRB — Magic: Aiming a Spell, Saving Throw, Spell
+//! Resistance; Combat: Touch Spells in Combat, Energy Resistance, Damage Reduction, Injury
+//! and Death; the spell entries named in each test): touch attacks and the held charge,
+//! rays, areas with saves for half, spell resistance per creature, healing (cure harms
+//! undead; dying healed), partial saves, buffs through the bonus stacking, mirror image,
+//! recurring damage, dispel magic, haste, summoning.
+
+mod common;
+
+use common::*;
+use pf1e_engine::episode::LifeState;
+use pf1e_engine::{Action, ActionKind, CombatantId, Episode};
+use serde_json::{json, Value};
+
+fn cast(spell: usize, t: CombatantId) -> Action {
+    Action {
+        spell: Some(spell),
+        target: Some(t),
+        ..Action::new(ActionKind::CastSpell)
+    }
+}
+
+fn cast_at(spell: usize, row: i32, col: i32) -> Action {
+    Action {
+        spell: Some(spell),
+        target_pos: Some(pf1e_engine::Cell::new(row, col)),
+        ..Action::new(ActionKind::CastSpell)
+    }
+}
+
+/// Units in a 7 × 14 room: the first acts first (its d20 20, the others 1); then `faces`.
+fn fight(units: Vec<Unit>, faces: &[u32]) -> Episode {
+    let first = units[0].id;
+    let n = units.len();
+    let enc = encounter(&room(7, 14), units);
+    let mut all = vec![20];
+    all.extend(std::iter::repeat_n(1, n - 1));
+    // Reserved summon slots roll initiative too.
+    let extra = enc.combatants.len() - n;
+    all.extend(std::iter::repeat_n(1, extra));
+    all.extend_from_slice(faces);
+    let mut ep = episode(enc, &all);
+    turn_of(&mut ep, first);
+    ep
+}
+
+fn mage(cl: i32, spells: &[&str]) -> Value {
+    caster("mage", cl, spells, json!({"1": 4, "2": 3, "3": 2}))
+}
+
+fn hp(ep: &Episode, c: CombatantId) -> i32 {
+    ep.observation(None).combatants[c.0 as usize].hp
+}
+
+#[test]
+fn crb_fireball_one_roll_reflex_half_per_creature_spell_resistance_per_creature() {
+    // CL 5: 5d6 rolled once (1+2+3+4+5 = 15). foe-a fails its Reflex (d20 3 vs DC 16: 15),
+    // foe-b saves (d20 19: 7, half rounded down); foe-c has SR 30: the caster level check
+    // d20 10 + 5 = 15 fails, no effect.
+    let sr = set(creature("foe-c"), "spell_resistance", json!(30));
+    let mut ep = fight(
+        vec![
+            unit("a", "mage", mage(5, &["fireball"]), (3, 1)),
+            unit("b", "foe-a", creature("foe-a"), (2, 10)),
+            unit("b", "foe-b", creature("foe-b"), (3, 10)),
+            unit("b", "foe-c", sr, (4, 10)),
+        ],
+        &[3, 1, 2, 3, 4, 5, 19, 10],
+    );
+    assert_all_ok(&submit(&mut ep, &[cast_at(0, 3, 10)]));
+    let (a, b, c) = (cid(&ep, "foe-a"), cid(&ep, "foe-b"), cid(&ep, "foe-c"));
+    let l = log(&ep);
+    assert_eq!(hp(&ep, a), 15, "{l}");
+    assert_eq!(hp(&ep, b), 23, "{l}");
+    assert_eq!(hp(&ep, c), 30, "{l}");
+    assert!(l.contains("resisted"), "{l}");
+    assert_eq!(dice_left(&ep), 0);
+}
+
+#[test]
+fn crb_spell_damage_ignores_dr_energy_resistance_and_immunity_apply() {
+    // Magic missile (force) against DR 10/—: 4 damage; burning-hands-like fire against
+    // fire resistance 5: test ray (cold) against immunity to cold: 0.
+    let tough = set(creature("tough"), "dr", json!({"amount": 10}));
+    let mut ep = fight(
+        vec![
+            unit("a", "mage", mage(1, &["magic missile", "test ray"]), (3, 1)),
+            unit(
+                "b",
+                "tough",
+                set(tough, "immunities", json!(["cold"])),
+                (3, 4),
+            ),
+        ],
+        &[3, 15, 3],
+    );
+    let t = cid(&ep, "tough");
+    assert_all_ok(&submit(&mut ep, &[cast(0, t)]));
+    assert_eq!(hp(&ep, t), 26, "{}", log(&ep));
+    end_turn(&mut ep);
+    turn_of(&mut ep, "mage");
+    let r = submit(&mut ep, &[cast(1, t)]);
+    assert!(ok(&r[0]));
+    assert_eq!(hp(&ep, t), 26);
+    assert!(log(&ep).contains("[immune cold]"), "{}", log(&ep));
+}
+
+#[test]
+fn crb_touch_spell_miss_holds_the_charge_delivered_later_without_a_slot() {
+    // Test shock (melee touch): touch attack d20 2 + 1 misses touch AC 10: the charge is
+    // held; next turn the touch (d20 18 hits) deals 1d6 = 4, no slot spent.
+    let mut ep = fight(
+        vec![
+            unit("a", "mage", mage(1, &["test shock"]), (3, 1)),
+            unit("b", "foe", creature("foe"), (3, 2)),
+        ],
+        &[2, 18, 4],
+    );
+    let (m, f) = (cid(&ep, "mage"), cid(&ep, "foe"));
+    assert_all_ok(&submit(&mut ep, &[cast(0, f)]));
+    let obs = ep.observation(None);
+    assert_eq!(
+        obs.combatants[m.0 as usize].held_charge.as_deref(),
+        Some("test shock")
+    );
+    assert_eq!(obs.combatants[m.0 as usize].spell_slots_left["1"], 3);
+    end_turn(&mut ep);
+    turn_of(&mut ep, "foe");
+    end_turn(&mut ep);
+    turn_of(&mut ep, "mage");
+    assert_all_ok(&submit(&mut ep, &[cast(0, f)]));
+    let l = log(&ep);
+    assert!(
+        l.contains("touches with the held charge of test shock"),
+        "{l}"
+    );
+    assert_eq!(hp(&ep, f), 26, "{l}");
+    let obs = ep.observation(None);
+    assert_eq!(obs.combatants[m.0 as usize].held_charge, None);
+    assert_eq!(obs.combatants[m.0 as usize].spell_slots_left["1"], 3);
+    assert_eq!(dice_left(&ep), 0);
+}
+
+#[test]
+fn crb_ray_critical_on_a_natural_20_confirmed_doubles_the_dice() {
+    // Test ray 1d3: natural 20, confirmation 15 hits: 1d3 twice (2 + 3).
+    let mut ep = fight(
+        vec![
+            unit("a", "mage", mage(1, &["test ray"]), (3, 1)),
+            unit("b", "foe", creature("foe"), (3, 5)),
+        ],
+        &[20, 15, 2, 3],
+    );
+    let f = cid(&ep, "foe");
+    assert_all_ok(&submit(&mut ep, &[cast(0, f)]));
+    assert_eq!(hp(&ep, f), 25, "{}", log(&ep));
+    assert!(log(&ep).contains("-> CRIT x2"), "{}", log(&ep));
+}
+
+#[test]
+fn crb_cure_light_wounds_heals_an_ally_without_a_roll_and_harms_undead_will_half() {
+    let cleric = |name: &str| {
+        let mut v = caster(name, 3, &["cure light wounds"], json!({"1": 3}));
+        v["caster_class"] = json!("cleric");
+        v["casting_ability"] = json!("wis");
+        v["abilities"]["wis_score"] = json!(14);
+        v
+    };
+    let hurt = set(creature("ally"), "hp_max", json!(30));
+    let zombie = set(
+        set(creature("zombie"), "creature_type", json!("undead")),
+        "abilities",
+        json!({
+        "str_score": 10, "dex_score": 10, "con_score": null,
+        "int_score": null, "wis_score": 10, "cha_score": 10}),
+    );
+    let mut ep = fight(
+        vec![
+            unit("a", "cleric", cleric("cleric"), (3, 1)),
+            unit("a", "ally", hurt, (3, 2)),
+            unit("b", "zombie", zombie, (4, 1)),
+        ],
+        // heal 1d8 = 5 (+3) ; then touch vs zombie d20 15 hits, Will d20 20 saves: 1d8 6 + 3 = 9 → 4.
+        &[5, 15, 20, 6],
+    );
+    let (al, z) = (cid(&ep, "ally"), cid(&ep, "zombie"));
+    // Wound the ally first (test state).
+    ep.set_hp_for_tests(al, 10);
+    assert_all_ok(&submit(&mut ep, &[cast(0, al)]));
+    assert_eq!(hp(&ep, al), 18, "{}", log(&ep));
+    end_turn(&mut ep);
+    turn_of(&mut ep, "cleric");
+    // The cast provokes from the zombie (no longer flat-footed): it declines.
+    submit_raw(&mut ep, &[cast(0, z)]);
+    let d = decision(&ep);
+    assert!(d.kind.is_reaction());
+    ep.submit(d.decision_id, &[Action::new(ActionKind::Decline)])
+        .unwrap();
+    assert_eq!(hp(&ep, z), 26, "{}", log(&ep));
+    assert_eq!(dice_left(&ep), 0);
+}
+
+#[test]
+fn crb_healing_a_dying_creature_to_zero_or_more_makes_it_conscious() {
+    let mut v = caster("cleric", 1, &["cure light wounds"], json!({"1": 1}));
+    v["casting_ability"] = json!("wis");
+    let mut ep = fight(
+        vec![
+            unit("a", "cleric", v, (3, 1)),
+            unit("a", "ally", creature("ally"), (3, 2)),
+            unit("b", "foe", creature("foe"), (5, 10)),
+        ],
+        &[4],
+    );
+    let al = cid(&ep, "ally");
+    ep.set_hp_for_tests(al, -3);
+    assert_eq!(ep.life_state(al), LifeState::Dying);
+    assert_all_ok(&submit(&mut ep, &[cast(0, al)]));
+    // 1d8 4 + 1 = 5: −3 → 2, conscious.
+    assert_eq!(hp(&ep, al), 2);
+    assert_eq!(ep.life_state(al), LifeState::Healthy);
+}
+
+#[test]
+fn crb_cause_fear_partial_save_shaken_one_round_instead_of_frightened() {
+    use pf1e_engine::effects::conditions::Condition;
+    let mut ep = fight(
+        vec![
+            unit("a", "mage", mage(1, &["cause fear"]), (3, 1)),
+            unit("b", "foe", creature("foe"), (3, 5)),
+            unit("b", "foe-2", creature("foe-2"), (4, 5)),
+        ],
+        // foe saves (d20 18 vs DC 14): shaken 1 round; then foe-2 fails (d20 2): 1d4 = 3 rounds.
+        &[18, 2, 3],
+    );
+    let (f, g) = (cid(&ep, "foe"), cid(&ep, "foe-2"));
+    assert_all_ok(&submit(&mut ep, &[cast(0, f)]));
+    assert!(ep.has_condition(f, Condition::Shaken));
+    assert!(!ep.has_condition(f, Condition::Frightened));
+    end_turn(&mut ep);
+    turn_of(&mut ep, "mage");
+    assert_all_ok(&submit(&mut ep, &[cast(0, g)]));
+    let obs = ep.observation(None);
+    assert_eq!(
+        obs.combatants[g.0 as usize].conditions.get("frightened"),
+        Some(&Some(3))
+    );
+    assert_eq!(dice_left(&ep), 0);
+}
+
+#[test]
+fn crb_bless_morale_bonus_on_attack_rolls_of_allies_in_the_burst_not_stacking_with_itself() {
+    let mut v = caster("cleric", 1, &["bless"], json!({"1": 2}));
+    v["casting_ability"] = json!("wis");
+    v["caster_class"] = json!("cleric");
+    let mut ep = fight(
+        vec![
+            unit("a", "cleric", v, (3, 1)),
+            unit("a", "ally", creature("ally"), (3, 3)),
+            unit("b", "foe", creature("foe"), (3, 5)),
+        ],
+        &[],
+    );
+    let (c, al, f) = (cid(&ep, "cleric"), cid(&ep, "ally"), cid(&ep, "foe"));
+    assert_all_ok(&submit(&mut ep, &[cast(0, c)]));
+    let obs = ep.observation(None);
+    assert_eq!(
+        obs.combatants[al.0 as usize].active_buffs.get("bless"),
+        Some(&10)
+    );
+    assert_eq!(
+        obs.combatants[c.0 as usize].active_buffs.get("bless"),
+        Some(&10)
+    );
+    assert!(obs.combatants[f.0 as usize].active_buffs.is_empty());
+}
+
+#[test]
+fn crb_mirror_image_a_hit_strikes_an_image_with_probability_images_over_images_plus_one() {
+    // CL 1: 1d4 = 2 images. The foe's hit (d20 15): d3 = 1 → an image is destroyed.
+    let mut ep = fight(
+        vec![
+            unit("a", "mage", mage(3, &["test images"]), (3, 1)),
+            unit("b", "foe", creature("foe"), (3, 2)),
+        ],
+        &[1, 15, 1],
+    );
+    let m = cid(&ep, "mage");
+    assert_all_ok(&submit(&mut ep, &[cast(0, m)]));
+    assert_eq!(
+        ep.observation(None).combatants[m.0 as usize].mirror_images,
+        2,
+        "{}",
+        log(&ep)
+    );
+    end_turn(&mut ep);
+    turn_of(&mut ep, "foe");
+    assert_all_ok(&submit(&mut ep, &[attack(m)]));
+    let l = log(&ep);
+    assert!(
+        l.contains("a mirror image (d3=1): the image is destroyed, 1 left"),
+        "{l}"
+    );
+    assert_eq!(hp(&ep, m), 30);
+    assert_eq!(dice_left(&ep), 0);
+}
+
+#[test]
+fn crb_acid_arrow_recurring_damage_at_the_start_of_the_targets_turns() {
+    // CL 3: 2d4 now, then 2d4 at the start of the target's next turn (1 more round).
+    let mut ep = fight(
+        vec![
+            unit("a", "mage", mage(3, &["acid arrow"]), (3, 1)),
+            unit("b", "foe", creature("foe"), (3, 6)),
+        ],
+        &[15, 1, 2, 3, 4],
+    );
+    let f = cid(&ep, "foe");
+    assert_all_ok(&submit(&mut ep, &[cast(0, f)]));
+    assert_eq!(hp(&ep, f), 27);
+    end_turn(&mut ep);
+    turn_of(&mut ep, "foe");
+    assert_eq!(hp(&ep, f), 20, "{}", log(&ep));
+    assert!(ep.observation(None).combatants[f.0 as usize]
+        .recurring_damage
+        .is_empty());
+}
+
+#[test]
+fn crb_dispel_magic_ends_a_spell_effect_on_a_caster_level_check() {
+    let mut v = caster(
+        "mage",
+        5,
+        &["bless", "dispel magic"],
+        json!({"1": 2, "3": 1}),
+    );
+    v["caster_class"] = json!("cleric");
+    let mut ep = fight(
+        vec![
+            unit("a", "mage", v, (3, 1)),
+            unit("b", "foe", creature("foe"), (3, 6)),
+        ],
+        // Dispel check d20 12 + 5 = 17 vs 11 + 5 = 16: dispelled.
+        &[12],
+    );
+    let (m, _f) = (cid(&ep, "mage"), cid(&ep, "foe"));
+    assert_all_ok(&submit(&mut ep, &[cast(0, m)]));
+    end_turn(&mut ep);
+    turn_of(&mut ep, "mage");
+    assert_all_ok(&submit(&mut ep, &[cast(1, m)]));
+    assert!(
+        ep.observation(None).combatants[m.0 as usize]
+            .active_buffs
+            .is_empty(),
+        "{}",
+        log(&ep)
+    );
+}
+
+#[test]
+fn crb_haste_gives_one_extra_attack_at_the_full_bonus_in_a_full_attack() {
+    let mut ep = fight(
+        vec![
+            unit("a", "mage", mage(5, &["haste"]), (3, 1)),
+            unit("b", "foe", creature("foe"), (3, 2)),
+        ],
+        &[1, 1],
+    );
+    let (m, f) = (cid(&ep, "mage"), cid(&ep, "foe"));
+    assert_all_ok(&submit(&mut ep, &[cast_at(0, 3, 1)]));
+    assert!(ep.observation(None).combatants[m.0 as usize]
+        .active_buffs
+        .contains_key("haste"));
+    end_turn(&mut ep);
+    turn_of(&mut ep, "mage");
+    let _ = submit(&mut ep, &[full_attack(f)]);
+    // BAB +1: one iterative attack, plus haste's: two rolls (both natural 1s, misses).
+    assert_eq!(lines_with(&ep, "longsword vs foe").len(), 2, "{}", log(&ep));
+}
+
+#[test]
+fn crb_summon_monster_brings_a_creature_next_to_the_caster_for_one_round_per_level() {
+    // Summon monster I takes 1 round: the dire rat appears just before the mage's next turn,
+    // acts after it, and vanishes after 1 of its turns (CL 1).
+    let mut ep = fight(
+        vec![
+            unit("a", "mage", mage(1, &["summon monster i"]), (3, 1)),
+            unit("b", "foe", creature("foe"), (3, 12)),
+        ],
+        &[],
+    );
+    let m = cid(&ep, "mage");
+    let slots = ep.encounter().combatants.len();
+    assert_eq!(slots, 3, "one reserved slot for the rat");
+    let rat = CombatantId(2);
+    assert!(ep.observation(None).combatants[2].absent);
+    assert_all_ok(&submit(&mut ep, &[cast(0, m)]));
+    end_turn(&mut ep);
+    turn_of(&mut ep, "mage");
+    let obs = ep.observation(None);
+    assert!(!obs.combatants[2].absent, "{}", log(&ep));
+    assert!(obs.combatants[2].active);
+    assert_eq!(obs.combatants[2].summoned_by.as_deref(), Some("mage"));
+    end_turn(&mut ep);
+    // The rat acts right after the mage.
+    match ep.advance() {
+        pf1e_engine::Status::Decision(d) => assert_eq!(d.actor, rat),
+        s => panic!("{s:?}"),
+    }
+    end_turn(&mut ep);
+    turn_of(&mut ep, "mage");
+    assert!(ep.observation(None).combatants[2].absent, "{}", log(&ep));
+    assert!(log(&ep).contains("vanishes (the summoning ends)"));
+}
