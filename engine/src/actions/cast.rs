@@ -169,8 +169,9 @@ pub(crate) fn check_cast(
 }
 
 /// The candidates of the `cast_spell` blocks: each spell of the spellbook at each creature
-/// (creature-targeted spells; the caster for personal ones; a cone or line toward each
-/// creature), and each area spell aimed at a square at each square of the map.
+/// (creature-targeted spells; the caster for personal ones and areas centred on it; an
+/// area aimed at a square: at each other creature's square), and each area spell aimed at a
+/// square at each square of the map.
 pub(super) fn candidates(cx: &Ctx<'_>, emit: &mut dyn FnMut(Action) -> bool) -> bool {
     let ep = cx.ep;
     let book = ep.spec(cx.actor).spellbook();
@@ -208,6 +209,17 @@ pub(super) fn candidates(cx: &Ctx<'_>, emit: &mut dyn FnMut(Action) -> bool) -> 
                 }
             }
             Targeting::Area => {
+                // Aimed at a creature's square (its anchor), or at any square.
+                for t in ep.ids() {
+                    if t != cx.actor
+                        && emit(Action {
+                            target: Some(t),
+                            ..base.clone()
+                        })
+                    {
+                        return true;
+                    }
+                }
                 let (rows, cols) = (ep.enc.map.rows, ep.enc.map.cols);
                 for row in 0..rows {
                     for col in 0..cols {

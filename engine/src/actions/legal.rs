@@ -128,8 +128,9 @@ fn each_legal(cx: &Ctx<'_>, probe: bool, sink: &mut dyn FnMut(Action) -> bool) {
             continue;
         }
         // The preconditions depend on the kind alone (but for a maneuver, whether it is an
-        // escape): checked once for the kind, then each candidate's own rules.
-        let stopped = if kind == ActionKind::Maneuver {
+        // escape, and for a cast, its casting time's slot): checked once for the kind, then
+        // each candidate's own rules.
+        let stopped = if matches!(kind, ActionKind::Maneuver | ActionKind::CastSpell) {
             candidates(cx, kind, &mut |a| check(cx, &a).is_ok() && sink(a))
         } else {
             if preconditions(cx, &Action::new(kind)).is_err() {
@@ -146,10 +147,12 @@ fn each_legal(cx: &Ctx<'_>, probe: bool, sink: &mut dyn FnMut(Action) -> bool) {
 /// Whether `actor` has any legal action besides `end_turn` now (cheap: stops at the first).
 pub(crate) fn any_besides_end_turn(ep: &Episode, actor: CombatantId) -> bool {
     // Every candidate kind but the free toggles (never probed) needs one of these slots
-    // (`ActionKind::slot`, `Episode::slot_free`): with none left the answer is no, without
-    // searching — the common case at the end of a turn.
+    // (`ActionKind::slot`, `Episode::slot_free`; a caster's swift spells the swift one):
+    // with none left the answer is no, without searching — the common case at the end of
+    // a turn.
     let b = ep.budget(actor);
-    if !(b.standard || b.move_action || b.full_round || b.five_foot_step) {
+    let swift_cast = b.swift && !ep.spec(actor).spellbook().is_empty();
+    if !(b.standard || b.move_action || b.full_round || b.five_foot_step || swift_cast) {
         return false;
     }
     let space = ActionSpace::of(&ep.enc);
