@@ -642,5 +642,6 @@ pub(crate) fn initial_state(p: &crate::content::encounter::Placed) -> CState {
         mirror_images: 0,
         absent: p.summoned_by.is_some(),
         summon_rounds: 0,
+        zones: Vec::new(),
     }
 }

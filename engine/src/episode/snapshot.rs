@@ -210,7 +210,11 @@ impl Episode {
                 && c.recurring
                     .iter()
                     .all(|r| who(r.caster) && r.dice.parse::<crate::dice::DiceExpr>().is_ok())
-                && c.mirror_images <= 20;
+                && c.mirror_images <= 20
+                && c.zones.len() <= 64
+                && c.zones.iter().all(|z| {
+                    z.cells.len() <= 100_000 && z.cells.iter().all(|x| encounter.grid.in_bounds(*x))
+                });
             if !in_map
                 || !magic_ok
                 || c.ammo.len() != spec.attacks.len()

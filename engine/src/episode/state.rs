@@ -180,6 +180,9 @@ pub(crate) struct CState {
     /// 1 round per level).
     #[serde(default)]
     pub summon_rounds: u32,
+    /// The persistent areas of its spells on the map (web, fog cloud…).
+    #[serde(default)]
+    pub zones: Vec<crate::rules::magic::Zone>,
 }
 
 /// A readied action (see [`crate::actions::ActionKind::Ready`]).

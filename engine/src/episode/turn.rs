@@ -103,6 +103,10 @@ impl Episode {
                 return true;
             }
         }
+        // Persistent spell areas it stands in (web, entangle…).
+        if self.st.iter().any(|s| !s.zones.is_empty()) {
+            crate::rules::magic::zones_at_start_of_turn(self, actor);
+        }
         // Recurring spell damage (acid arrow).
         if !self.st[i].recurring.is_empty() {
             crate::rules::magic::start_of_turn(self, actor);

@@ -373,6 +373,24 @@ pub struct Observation {
     pub enemies_threatening_me: Vec<String>,
     pub initiative_order: Vec<String>,
     pub terrain_semantics: BTreeMap<String, TerrainSemantics>,
+    /// Persistent spell areas on the map (web, fog cloud…): `rules::magic::Zone`.
+    pub spell_areas: Vec<SpellAreaObs>,
+}
+
+/// A persistent spell area, as observed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SpellAreaObs {
+    pub spell: String,
+    /// Id of its caster.
+    pub caster: String,
+    /// Its squares (row, col).
+    pub cells: Vec<Cell>,
+    /// Its caster's turns left.
+    pub rounds_left: u32,
+    /// The condition it gives a creature inside at the start of its turn, if any.
+    pub condition: Option<String>,
+    /// It gives concealment (20 % adjacent, 50 % farther).
+    pub concealment: bool,
 }
 
 /// Build the observation of an episode for `viewer` (the pending decision's actor, or the
@@ -675,7 +693,21 @@ pub(crate) fn build(
             }
         }
     }
+    let spell_areas = ep
+        .ids()
+        .flat_map(|c| {
+            ep.st[c.0 as usize].zones.iter().map(move |z| SpellAreaObs {
+                spell: z.spell.clone(),
+                caster: ep.id_of(c).to_string(),
+                cells: z.cells.clone(),
+                rounds_left: z.rounds,
+                condition: z.condition.clone(),
+                concealment: z.concealment,
+            })
+        })
+        .collect();
     Observation {
+        spell_areas,
         round: ep.round(),
         surprise_round: ep.in_surprise_round(),
         acting_combatant: acting.map(|a| ep.id_of(a).to_string()),

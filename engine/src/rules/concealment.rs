@@ -9,8 +9,16 @@ use crate::episode::Episode;
 impl Episode {
     /// Concealment miss chance of `t` against attacker `a`: the best of `t`'s conditions
     /// (concealments do not stack — CRB — Combat: Concealment), and 50 when `a` is blinded.
+    /// Test-only (feature `testing`): [`Episode::miss_chance`].
+    #[cfg(feature = "testing")]
+    pub fn miss_chance_for_tests(&self, a: CombatantId, t: CombatantId) -> u32 {
+        self.miss_chance(a, t)
+    }
+
     pub(crate) fn miss_chance(&self, a: CombatantId, t: CombatantId) -> u32 {
         let own = self.cond_defs(t).map(|d| d.miss_chance).max().unwrap_or(0);
+        // Fog and darkness areas (`rules::magic::Zone`).
+        let own = own.max(crate::rules::magic::zone_miss_chance(self, a, t));
         if self.has_condition(a, Condition::Blinded) {
             own.max(50)
         } else {

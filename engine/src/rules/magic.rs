@@ -136,6 +136,28 @@ pub struct ActiveSpell {
     pub special: Option<String>,
 }
 
+/// A persistent area of a spell (web, grease, entangle, fog cloud, stinking cloud,
+/// silence, darkness…) on its squares for `rounds` of its caster's turns: a creature in it
+/// at the start of its turn gets `condition` until the end of its next turn (a save each
+/// turn when the spell allows one), and attacks against or from a creature in a
+/// concealment area are at 20 % miss chance (adjacent) or 50 % (farther) — CRB — Spells:
+/// Web, Grease, Entangle, Fog Cloud, Obscuring Mist. Simplified: the difficult terrain of
+/// these spells and their blocking of sight for line of effect are not modelled (the map's
+/// grid is fixed for an episode).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Zone {
+    pub spell: String,
+    pub cells: Vec<Cell>,
+    pub rounds: u32,
+    #[serde(default)]
+    pub condition: Option<String>,
+    #[serde(default)]
+    pub concealment: bool,
+    #[serde(default)]
+    pub save: Option<crate::content::spells::SaveSpec>,
+    pub dc: i32,
+}
+
 /// Recurring spell damage (acid arrow): `dice` at the start of the bearer's next `rounds`
 /// turns.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -505,8 +527,78 @@ pub(crate) fn start_of_turn(ep: &mut Episode, c: CombatantId) {
     ep.st[idx(c)].recurring = keep;
 }
 
-/// At the end of `c`'s turn: its spell effects count down; expired ones end.
+/// At the start of `c`'s turn: every persistent area it stands in with a condition gives it
+/// that condition until the end of its next turn, unless it saves.
+pub(crate) fn zones_at_start_of_turn(ep: &mut Episode, c: CombatantId) {
+    let cells = ep.cells_of(c);
+    let hits: Vec<Zone> = ep
+        .st
+        .iter()
+        .flat_map(|s| s.zones.iter())
+        .filter(|z| z.condition.is_some() && z.cells.iter().any(|x| cells.contains(x)))
+        .cloned()
+        .collect();
+    for z in hits {
+        let Some(name) = z.condition.as_deref() else {
+            continue;
+        };
+        let Some(cond) = Condition::from_name(name) else {
+            continue;
+        };
+        if immune_to_condition(ep, name, c) {
+            continue;
+        }
+        if let Some(save) = z.save {
+            let r = ep.roll_save(c, save.kind, z.dc, &[]);
+            if r.success {
+                continue;
+            }
+        }
+        ep.log_turn(c, format!("is in the {}", z.spell));
+        ep.add_condition(c, cond, Some(2));
+    }
+}
+
+/// The concealment miss chance, in percent, that persistent areas give an attack of `a` on
+/// `t`: 20 % adjacent, 50 % farther, when either stands in a concealment area (fog).
+pub(crate) fn zone_miss_chance(ep: &Episode, a: CombatantId, t: CombatantId) -> u32 {
+    if !ep.st.iter().any(|s| s.zones.iter().any(|z| z.concealment)) {
+        return 0;
+    }
+    let inside = |c: CombatantId| {
+        let cells = ep.cells_of(c);
+        ep.st
+            .iter()
+            .flat_map(|s| s.zones.iter())
+            .any(|z| z.concealment && z.cells.iter().any(|x| cells.contains(x)))
+    };
+    if inside(a) || inside(t) {
+        if distance_ft(ep, a, t) <= crate::geometry::grid::SQUARE_FT {
+            20
+        } else {
+            50
+        }
+    } else {
+        0
+    }
+}
+
+/// At the end of `c`'s turn: its persistent areas and spell effects count down; expired ones
+/// end.
 pub(crate) fn end_of_turn(ep: &mut Episode, c: CombatantId) {
+    let mut gone = Vec::new();
+    ep.st[idx(c)].zones.retain_mut(|z| {
+        z.rounds = z.rounds.saturating_sub(1);
+        if z.rounds == 0 {
+            gone.push(z.spell.clone());
+            false
+        } else {
+            true
+        }
+    });
+    for s in gone {
+        ep.log_turn(c, format!("the {s} ends"));
+    }
     let mut ended = Vec::new();
     ep.st[idx(c)].spell_effects.retain_mut(|e| {
         e.rounds = e.rounds.saturating_sub(1);
@@ -710,6 +802,31 @@ pub(crate) fn resolve(
                     }
                 ),
             );
+            // A persistent area stays on its squares.
+            if let Some(SpellEffect::Terrain {
+                condition,
+                concealment,
+                ..
+            }) = spell
+                .effects
+                .iter()
+                .find(|e| matches!(e, SpellEffect::Terrain { .. }))
+            {
+                let rounds = spell.duration.fixed_rounds(cs.caster_level).max(1)
+                    * if mm.has(Metamagic::Extend) { 2 } else { 1 };
+                let dc = save_dc(ep, a, &cs) + i32::from(mm.has(Metamagic::Heighten));
+                let zones = &mut ep.st[idx(a)].zones;
+                zones.retain(|z| z.spell != spell.name);
+                zones.push(Zone {
+                    spell: spell.name.clone(),
+                    cells: cells.clone(),
+                    rounds,
+                    condition: condition.clone(),
+                    concealment: *concealment,
+                    save: spell.save,
+                    dc,
+                });
+            }
             // One damage roll for the whole area (every creature takes the same roll).
             let mut rolls = Vec::new();
             for t in hit {
@@ -740,7 +857,15 @@ pub(crate) fn area_cells(
             areas::cone(grid, pos, side, to, area.size_ft)
         }),
         AreaShape::Line => toward.map_or(Vec::new(), |to| {
-            areas::line(grid, pos, side, to, area.size_ft)
+            // The line runs from the caster toward the square, to its full length: aim
+            // through a point as far as the length in that direction, so that a square
+            // next to the caster gives a straight line (not the ray through its centre).
+            let (dr, dc) = (to.row - pos.row, to.col - pos.col);
+            let k = (area.size_ft as i32 / crate::geometry::grid::SQUARE_FT + 1)
+                / dr.abs().max(dc.abs()).max(1)
+                + 1;
+            let far = Cell::new(pos.row + dr * k, pos.col + dc * k);
+            areas::line(grid, pos, side, far, area.size_ft)
         }),
         shape => {
             let Some(origin) = area_origin(ep, a, spell, target, at) else {
@@ -1243,6 +1368,18 @@ fn affect(
                 let rounds = spell.duration.fixed_rounds(cl).max(1)
                     * if mm.has(Metamagic::Extend) { 2 } else { 1 };
                 summon(ep, a, si, count, rounds, cl);
+            }
+            SpellEffect::Terrain {
+                condition: Some(c), ..
+            } => {
+                if saved {
+                    continue;
+                }
+                if let Some(cond) = Condition::from_name(c) {
+                    if !immune_to_condition(ep, c, t) {
+                        ep.add_condition(t, cond, Some(2));
+                    }
+                }
             }
             SpellEffect::Terrain { .. } => {}
         }
