@@ -21,14 +21,16 @@ use crate::episode::Episode;
 use crate::rules::magic::{self, CastPlan};
 
 pub(super) fn check(cx: &Ctx<'_>, a: &Action) -> Result<Plan, Reject> {
-    check_cast(cx.ep, cx.actor, a).map(Plan::CastSpell)
+    check_cast(cx.ep, cx.actor, a, &|c| cx.loe_to_cell(c)).map(Plan::CastSpell)
 }
 
-/// The checks of a cast of `actor` (the budget aside: [`super::check::preconditions`]).
+/// The checks of a cast of `actor` (the budget aside: [`super::check::preconditions`]);
+/// `loe(square)`: line of effect from the actor to that square.
 pub(crate) fn check_cast(
     ep: &Episode,
     actor: crate::actions::CombatantId,
     a: &Action,
+    loe: &dyn Fn(crate::geometry::grid::Cell) -> bool,
 ) -> Result<CastPlan, Reject> {
     let spec = ep.spec(actor);
     let si = a.spell.ok_or(Reject::MissingSpell)?;
@@ -152,14 +154,7 @@ pub(crate) fn check_cast(
                 if magic::distance_to_cell_ft(ep, actor, at) > magic::range_ft(ep, actor, cs) {
                     return Err(Reject::OutOfRange);
                 }
-                let pos = ep.position(actor);
-                if !crate::geometry::los::has_line_of_effect(
-                    &ep.enc.grid,
-                    pos,
-                    ep.fp_side(actor),
-                    at,
-                    1,
-                ) {
+                if !loe(at) {
                     return Err(Reject::NoLineOfEffect);
                 }
             }

@@ -55,6 +55,9 @@ pub(crate) struct Ctx<'a> {
     run_check: OnceCell<Box<dyn Fn(Cell) -> Result<(), Reject> + 'a>>,
     /// Spring Attack / Shot on the Run tables, per `(target, weapon, spring)`.
     pub(crate) move_attack: crate::rules::feats_movement::MoveAttackMemo,
+    /// Line of effect from the actor to each square (row-major), computed once per square:
+    /// the `cast_spell_at` candidates ask it for every square of the map.
+    cell_loe: RefCell<Vec<Option<bool>>>,
 }
 
 impl<'a> Ctx<'a> {
@@ -85,6 +88,7 @@ impl<'a> Ctx<'a> {
             weapon_ok: RefCell::new(Vec::new()),
             run_check: OnceCell::new(),
             move_attack: Default::default(),
+            cell_loe: RefCell::new(Vec::new()),
         }
     }
 
@@ -153,6 +157,28 @@ impl<'a> Ctx<'a> {
         }
         *memo[i].get_or_insert_with(|| {
             crate::rules::weapons::can_weapon_attack(self.ep, self.actor, self.pos, w, t)
+        })
+    }
+
+    /// Whether the actor has line of effect to square `c` (in bounds), computed once per
+    /// square ([`crate::geometry::los::has_line_of_effect`]).
+    pub(crate) fn loe_to_cell(&self, c: Cell) -> bool {
+        let grid = &self.ep.enc.grid;
+        let Some(i) = grid.index(c) else {
+            return false;
+        };
+        let mut memo = self.cell_loe.borrow_mut();
+        if memo.is_empty() {
+            memo.resize((grid.rows.max(0) * grid.cols.max(0)) as usize, None);
+        }
+        *memo[i].get_or_insert_with(|| {
+            crate::geometry::los::has_line_of_effect(
+                grid,
+                self.pos,
+                self.ep.fp_side(self.actor),
+                c,
+                1,
+            )
         })
     }
 
