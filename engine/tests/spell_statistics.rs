@@ -32,7 +32,10 @@ fn crb_fireball_reflex_half_mean_damage_within_3_sigma_over_10000_casts() {
     let target = set(creature("target"), "hp_max", json!(1000));
     let enc = encounter(
         &room(5, 14),
-        vec![unit("a", "mage", mage, (2, 1)), unit("b", "target", target, (2, 10))],
+        vec![
+            unit("a", "mage", mage, (2, 1)),
+            unit("b", "target", target, (2, 10)),
+        ],
     );
     let p_save = 0.25;
     let dist = nd6(5);

@@ -954,7 +954,8 @@ pub fn check_decision(
         // The legal square-aimed casts (up to thousands) are submitted one in
         // CAST_AT_SAMPLE, the other legal ids all.
         for &id in legal.iter().filter(|&&id| {
-            !cast_at.contains(&id) || (u64::from(id) + d.decision_id) % u64::from(CAST_AT_SAMPLE) == 0
+            !cast_at.contains(&id)
+                || (u64::from(id) + d.decision_id) % u64::from(CAST_AT_SAMPLE) == 0
         }) {
             let a = ep.action_from_id(id).expect("a legal id decodes");
             let mut c = ep.clone();
