@@ -156,9 +156,9 @@ async fn magic_features_are_within_0_and_1_and_read_the_casters() {
         tensors.features[c * FEATURES + k]
     };
     for c in 0..n {
-        for k in FIRST_MAGIC_FEATURE..FEATURES {
-            let v = tensors.features[c * FEATURES + k];
-            assert!((0.0..=1.0).contains(&v), "{} of {c}: {v}", FEATURE_NAMES[k]);
+        let row = &tensors.features[c * FEATURES..(c + 1) * FEATURES];
+        for (name, v) in FEATURE_NAMES.iter().zip(row).skip(FIRST_MAGIC_FEATURE) {
+            assert!((0.0..=1.0).contains(v), "{name} of {c}: {v}");
         }
     }
     let wizard = index(&spec, "wizard_5") as usize;

@@ -24,9 +24,9 @@ import gymnasium
 
 from pf1e_gym._proto.pf1e.env.v1 import environment_pb2 as pb
 from pf1e_gym.client import (
+    METAMAGIC,
     DecisionKind,
     Pf1eClient,
-    METAMAGIC,
     action_block,
     activate_metamagic_action,
     aoo_action,

@@ -187,9 +187,7 @@ def test_gym_env_cast_defensively_then_a_cast(server_address: str) -> None:
                 assert obs["features"][me, feature] == 1.0
                 assert obs["action_mask"][defensive_id] == 0
                 mask = obs["action_mask"]
-                casts = _cast_ids(spec, mask, "cast_spell") + _cast_ids(
-                    spec, mask, "cast_spell_at"
-                )
+                casts = _cast_ids(spec, mask, "cast_spell") + _cast_ids(spec, mask, "cast_spell_at")
                 assert casts
                 obs, _, _, _, info = env.step(casts[0])
                 res = info["action_results"]
