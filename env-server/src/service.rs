@@ -45,8 +45,8 @@ mod stream;
 mod transcript;
 pub use convert::{
     action_to_proto, kind_from_proto, kind_to_proto, maneuver_from_proto, maneuver_to_proto,
-    note_code, result_code, trigger_to_proto, DEFAULT_DAMAGE_WEIGHT, DEFAULT_KILL_WEIGHT,
-    MAX_REWARD_WEIGHT,
+    metamagic_from_proto, metamagic_to_proto, note_code, result_code, trigger_to_proto,
+    DEFAULT_DAMAGE_WEIGHT, DEFAULT_KILL_WEIGHT, MAX_REWARD_WEIGHT,
 };
 pub use error::ServiceError;
 pub use evaluate::{DEFAULT_MAX_EVALUATIONS, MAX_ORIGIN_LEN, PROGRESS_INTERVAL};

@@ -276,6 +276,13 @@ fn every_engine_reason_has_its_own_code() {
         R::HandsFull,
         R::TargetConcealed,
         R::InvalidDirection,
+        R::MissingSpell,
+        R::UnknownSpell { spell: 9 },
+        R::DowngradedCastTime,
+        R::NoSlot { level: 1 },
+        R::NoSpells,
+        R::AlreadyDeclared,
+        R::MetamagicNotApplicable,
     ];
     for r in &all {
         match r {
@@ -320,6 +327,13 @@ fn every_engine_reason_has_its_own_code() {
             | R::HandsFull
             | R::TargetConcealed
             | R::InvalidDirection => {}
+            R::MissingSpell
+            | R::UnknownSpell { .. }
+            | R::DowngradedCastTime
+            | R::NoSlot { .. }
+            | R::NoSpells
+            | R::AlreadyDeclared
+            | R::MetamagicNotApplicable => {}
         }
     }
     let mut codes = std::collections::BTreeSet::new();
@@ -2003,8 +2017,17 @@ fn decision_kind_column_equals_the_items_in_full_and_compact_columns() {
     assert_eq!(decline.start, aoo.end);
     assert_eq!(block("fire_readied").end, block("cleave").start);
     assert_eq!(block("stand_still").end, block("activate_deadly_aim").start);
-    // Every block after `decline` is accounted for, the last one `run_toward`.
-    assert_eq!(block("run_toward").end, spec.action_space_size);
+    // Every block after `decline` is accounted for: `run_toward`, then the casts (empty
+    // without casters, as here) and the two cast declarations, the last `activate_metamagic`.
+    assert_eq!(block("run_toward").end, block("cast_spell").start);
+    assert!(block("cast_spell").is_empty() && block("cast_spell_at").is_empty());
+    assert_eq!(block("cast_spell_at").end, block("cast_defensively").start);
+    assert_eq!(
+        block("cast_defensively").end,
+        block("activate_metamagic").start
+    );
+    assert_eq!(block("activate_metamagic").len(), 7);
+    assert_eq!(block("activate_metamagic").end, spec.action_space_size);
     let reset = |seed: u64| {
         let mut r = reset_req("sample_arena", seed, &["players"]);
         r.observation = tensors_only();

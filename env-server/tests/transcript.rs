@@ -49,7 +49,7 @@ fn pick(s: &proto::EpisodeState) -> Vec<u32> {
         return vec![attacks[(r >> 8) as usize % attacks.len()]];
     }
     // The kinds added after these seeds were chosen (total_defense, fight_defensively, delay,
-    // ready, the menu kinds, a run toward a target) are never picked, so the games stay those
+    // ready, the menu kinds, a run toward a target, the casts) are never picked, so the games stay those
     // the tests were written for.
     let legal: Vec<&proto::LegalAction> = s
         .legal_actions
@@ -65,6 +65,9 @@ fn pick(s: &proto::EpisodeState) -> Vec<u32> {
                     K::SheatheWeapon,
                     K::Delay,
                     K::Ready,
+                    K::CastSpell,
+                    K::CastDefensively,
+                    K::ActivateMetamagic,
                 ]
                 .iter()
                 .any(|k| a.kind == *k as i32);

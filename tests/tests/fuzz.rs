@@ -152,6 +152,11 @@ fn arbitrary_action(x: u32, space: &ActionSpace, pos: Cell, reaction: bool) -> A
         aid_mode,
         ally,
         direction,
+        // The cast fields are not drawn (the corpus' draws stay those it was found with).
+        spell: None,
+        target_pos: None,
+        defensively: false,
+        metamagic: Vec::new(),
     }
 }
 

@@ -6,7 +6,10 @@
   :func:`decline_action`, :func:`fire_readied_action`, :func:`action_block`: telling a turn
   decision from a reaction (an attack of opportunity offered mid-action, a readied action's
   trigger, Step Up) and answering it; :func:`ready_action`, :func:`delay_action` build the
-  special initiative actions.
+  special initiative actions; :func:`cast_spell_action`, :func:`cast_defensively_action`,
+  :func:`activate_metamagic_action` (:data:`METAMAGIC`) build casts, and
+  :func:`cast_of_action_id` decodes a ``cast_spell`` / ``cast_spell_at`` id with the spec's
+  spellbooks (``Spec.combatants[i].spells``).
 - :class:`Pf1eEnv`: a Gymnasium environment, masked discrete actions.
 - :class:`Pf1eVectorEnv`: a Gymnasium ``VectorEnv`` of many episodes (batched stepping).
 - :class:`Pf1eAECEnv`: a PettingZoo AEC environment, one agent per controlled combatant.
@@ -21,10 +24,15 @@ import gymnasium
 
 from pf1e_gym._proto.pf1e.env.v1 import environment_pb2 as pb
 from pf1e_gym.client import (
+    METAMAGIC,
     DecisionKind,
     Pf1eClient,
     action_block,
+    activate_metamagic_action,
     aoo_action,
+    cast_defensively_action,
+    cast_of_action_id,
+    cast_spell_action,
     decision_kind,
     decline_action,
     delay_action,
@@ -37,13 +45,18 @@ from pf1e_gym.client import (
 from pf1e_gym.env import Pf1eEnv
 
 __all__ = [
+    "METAMAGIC",
     "DecisionKind",
     "Pf1eAECEnv",
     "Pf1eClient",
     "Pf1eEnv",
     "Pf1eVectorEnv",
     "action_block",
+    "activate_metamagic_action",
     "aoo_action",
+    "cast_defensively_action",
+    "cast_of_action_id",
+    "cast_spell_action",
     "decision_kind",
     "decline_action",
     "delay_action",

@@ -154,10 +154,10 @@ def reaction_info(d: pb.Decision, spec: pb.Spec | None = None) -> dict[str, Any]
     ``decline_id``. By kind:
 
     - ``attack_of_opportunity``: ``provocation`` (``leaving``, ``ranged_attack``,
-      ``stand_up``, ``maneuver``, ``pick_up``, ``entering``), ``weapons`` (the offered weapon
-      indices) and with ``spec`` ``take_ids`` (one per offered weapon, same order); where the
-      reactor has Stand Still and the provoker leaves a square adjacent to it, the
-      ``stand_still`` block's id is legal too (CRB — Feats: Stand Still);
+      ``stand_up``, ``maneuver``, ``pick_up``, ``entering``, ``cast_spell``…), ``weapons``
+      (the offered weapon indices) and with ``spec`` ``take_ids`` (one per offered weapon,
+      same order); where the reactor has Stand Still and the provoker leaves a square
+      adjacent to it, the ``stand_still`` block's id is legal too (CRB — Feats: Stand Still);
     - ``readied_trigger``: ``trigger`` (its event name), ``readied`` (the readied
       ``pb.Action`` as it would resolve now) and with ``spec`` ``fire_id``;
     - ``step_up``: ``squares`` (``(row, col)`` the actor may step to) — answered with a

@@ -189,6 +189,96 @@ def delay_action(after: int | None = None) -> pb.Action:
     return a
 
 
+METAMAGIC = {
+    "empower": pb.METAMAGIC_EMPOWER,
+    "extend": pb.METAMAGIC_EXTEND,
+    "heighten": pb.METAMAGIC_HEIGHTEN,
+    "maximize": pb.METAMAGIC_MAXIMIZE,
+    "quicken": pb.METAMAGIC_QUICKEN,
+    "silent": pb.METAMAGIC_SILENT,
+    "still": pb.METAMAGIC_STILL,
+}
+"""The metamagic feats by name (engine order: the ``activate_metamagic`` block's ids)."""
+
+
+def _metamagic_value(m: str | int) -> int:
+    if isinstance(m, str):
+        if m not in METAMAGIC:
+            raise ValueError(f"unknown metamagic {m!r}: one of {list(METAMAGIC)}")
+        return METAMAGIC[m]
+    return int(m)
+
+
+def cast_spell_action(
+    spell: int,
+    target: int | None = None,
+    target_pos: tuple[int, int] | None = None,
+    defensively: bool = False,
+    metamagic: Iterable[str | int] = (),
+) -> pb.Action:
+    """A ``cast_spell`` action (CRB — Magic): cast the caster's spell ``spell`` (an index of
+    its spellbook: ``Spec.combatants[i].spells`` or the observation's ``spells``) at the
+    creature ``target`` (an index; the caster's own index for a personal spell) or at the
+    square ``target_pos`` ``(row, col)`` (an area's point of origin: its top-left corner; a
+    cone's or line's direction). ``defensively``: cast defensively (no attack of opportunity,
+    a concentration check). ``metamagic``: names (``"empower"``…) or ``pb.METAMAGIC_*`` values
+    of feats the caster has, applied to this cast (a defensive cast or one with metamagic has
+    no action id: send it as an action).
+
+    Raises ``ValueError`` for an unknown metamagic name, or both ``target`` and
+    ``target_pos``."""
+    if target is not None and target_pos is not None:
+        raise ValueError("a cast takes a target creature or a target square, not both")
+    a = pb.Action(kind=pb.ACTION_KIND_CAST_SPELL, spell=int(spell))
+    if target is not None:
+        a.target = int(target)
+    if target_pos is not None:
+        row, col = target_pos
+        a.target_pos.row = int(row)
+        a.target_pos.col = int(col)
+    a.defensively = bool(defensively)
+    a.metamagic.extend(_metamagic_value(m) for m in metamagic)
+    return a
+
+
+def cast_defensively_action() -> pb.Action:
+    """The free declaration ``cast_defensively``: the actor's next cast this turn is defensive
+    (no attack of opportunity; concentration DC 15 + 2 x spell level or the spell is lost)."""
+    return pb.Action(kind=pb.ACTION_KIND_CAST_DEFENSIVELY)
+
+
+def activate_metamagic_action(metamagic: str | int) -> pb.Action:
+    """The free declaration ``activate_metamagic``: apply the metamagic feat ``metamagic`` (a
+    name or a ``pb.METAMAGIC_*`` value; one the caster has) to its next cast this turn.
+
+    Raises ``ValueError`` for an unknown name."""
+    a = pb.Action(kind=pb.ACTION_KIND_ACTIVATE_METAMAGIC)
+    a.metamagic.append(_metamagic_value(metamagic))
+    return a
+
+
+def cast_of_action_id(
+    spec: pb.Spec, action_id: int
+) -> tuple[int, int | None, tuple[int, int] | None] | None:
+    """Decode an id of the ``cast_spell`` / ``cast_spell_at`` blocks offline: ``(spell,
+    target, target_pos)`` — ``cast_spell`` is spell x N + target (``target_pos`` ``None``),
+    ``cast_spell_at`` spell x C + square (``target`` ``None``, ``target_pos`` ``(row, col)``).
+    ``spell`` indexes the actor's ``Spec.combatants[i].spells``. ``None`` for another id."""
+    n = len(spec.combatants)
+    cols = spec.map.cols
+    cells = spec.map.rows * cols
+    creature = action_block(spec, "cast_spell")
+    if action_id in creature and n:
+        k = action_id - creature.start
+        return (k // n, k % n, None)
+    square = action_block(spec, "cast_spell_at")
+    if action_id in square and cells:
+        k = action_id - square.start
+        c = k % cells
+        return (k // cells, None, (c // cols, c % cols))
+    return None
+
+
 def action_block(spec: pb.Spec, name: str) -> range:
     """The action ids of a block of the spec's action space, e.g. ``"attack_of_opportunity"``
     (one id per weapon index: ``action_block(spec, "attack_of_opportunity")[w]``) or

@@ -26,7 +26,7 @@ pub const PLANE_NAMES: [&str; 10] = [
 ];
 
 /// Names of the per-combatant features, in order.
-pub const FEATURE_NAMES: [&str; 50] = [
+pub const FEATURE_NAMES: [&str; 61] = [
     "present",
     "is_me",
     "is_ally",
@@ -77,7 +77,22 @@ pub const FEATURE_NAMES: [&str; 50] = [
     "aid_attack_bonus_div_4",
     "aid_ac_bonus_div_4",
     "weapon_sheathed",
+    "caster_level_div_20",
+    "spell_slots_left_fraction",
+    "spell_uses_left_fraction",
+    "pending_cast",
+    "held_charge",
+    "active_buffs_div_10",
+    "mirror_images_div_8",
+    "absent",
+    "summon_rounds_left_div_20",
+    "cast_defensively",
+    "spell_resistance_div_40",
 ];
+
+/// The first feature of the magic group (`caster_level_div_20` … `spell_resistance_div_40`):
+/// each of these is exactly within `[0, 1]` (ratios clamped).
+pub const FIRST_MAGIC_FEATURE: usize = 50;
 
 /// Per plane: every value of plane `p` is an integer 0–255 divided by `PLANE_DIVISORS[p]`
 /// (float32 division): cover bonus / 8, elevation level / 9, the other planes 0 or 1. So a
@@ -268,6 +283,45 @@ pub(crate) fn build(ep: &Episode, viewer: CombatantId) -> TensorObservation {
         f[47] = aid(crate::actions::AidMode::Attack);
         f[48] = aid(crate::actions::AidMode::Ac);
         f[49] = b(st.weapons.iter().any(|w| w.sheathed));
+        // Magic (CRB — Magic): every value within [0, 1].
+        let ratio = |num: f32, den: f32| {
+            if den > 0.0 {
+                (num / den).clamp(0.0, 1.0)
+            } else {
+                0.0
+            }
+        };
+        f[50] = if spec.has_spells() {
+            ratio(spec.caster_level() as f32, 20.0)
+        } else {
+            0.0
+        };
+        let (slots_left, slots_max) = (1..10u8).fold((0u32, 0u32), |(l, m), lvl| {
+            let max = spec.slots_of(lvl).unwrap_or(0);
+            let left = st.slots_left.get(usize::from(lvl)).copied().unwrap_or(0);
+            (l + left.min(max), m + max)
+        });
+        f[51] = ratio(slots_left as f32, slots_max as f32);
+        let (uses_left, uses_max) =
+            spec.spellbook()
+                .iter()
+                .enumerate()
+                .fold((0u32, 0u32), |(l, m), (k, cs)| match cs.uses {
+                    crate::content::combatant::SpellUses::Counted(max) => {
+                        let left = st.spell_uses.get(k).copied().flatten().unwrap_or(0);
+                        (l + left.min(max), m + max)
+                    }
+                    _ => (l, m),
+                });
+        f[52] = ratio(uses_left as f32, uses_max as f32);
+        f[53] = b(st.pending_cast.is_some());
+        f[54] = b(st.held_charge.is_some());
+        f[55] = ratio(st.spell_effects.len() as f32, 10.0);
+        f[56] = ratio(st.mirror_images as f32, 8.0);
+        f[57] = b(st.absent);
+        f[58] = ratio(st.summon_rounds as f32, 20.0);
+        f[59] = b(st.cast_defensively);
+        f[60] = ratio(spec.spell_resistance as f32, 40.0);
     }
     TensorObservation {
         plane_shape: [PLANES, rows, cols],

@@ -12,7 +12,7 @@ use super::sessions::Session;
 use super::ServiceError;
 use crate::proto;
 use crate::scenarios::{InlineCombatant, InlineScenario, InlineSide, ScenarioInfo, ScenarioSource};
-use pf1e_engine::actions::{AidMode, Direction, Note, ReadyTrigger, Reject};
+use pf1e_engine::actions::{AidMode, Direction, Metamagic, Note, ReadyTrigger, Reject};
 use pf1e_engine::reward::RewardConfig;
 use pf1e_engine::DecisionKind;
 use pf1e_engine::{
@@ -294,6 +294,76 @@ pub(super) fn action_from_proto(
             ),
         ));
     }
+    let spell = a.spell.map(|s| s as usize);
+    let target_pos = match &a.target_pos {
+        None => None,
+        Some(c) => {
+            let (rows, cols) = (enc.map.rows, enc.map.cols);
+            if c.row < 0 || c.col < 0 || c.row >= rows || c.col >= cols {
+                return Err(ServiceError::invalid(
+                    format!("{field}.target_pos"),
+                    format!(
+                        "({},{}) is off the map ({rows} rows × {cols} columns)",
+                        c.row, c.col
+                    ),
+                ));
+            }
+            Some(Cell::new(c.row, c.col))
+        }
+    };
+    let mut metamagic = Vec::with_capacity(a.metamagic.len());
+    for (i, &m) in a.metamagic.iter().enumerate() {
+        let m = match proto::Metamagic::try_from(m) {
+            Ok(proto::Metamagic::Unspecified) => {
+                return Err(ServiceError::invalid(
+                    format!("{field}.metamagic[{i}]"),
+                    "must be set (METAMAGIC_UNSPECIFIED is not a metamagic feat)",
+                ))
+            }
+            Ok(m) => metamagic_from_proto(m)
+                .ok_or_else(|| ServiceError::Internal("unmapped metamagic".into()))?,
+            Err(_) => {
+                return Err(ServiceError::invalid(
+                    format!("{field}.metamagic[{i}]"),
+                    format!("unknown metamagic {m}"),
+                ))
+            }
+        };
+        if metamagic.contains(&m) {
+            return Err(ServiceError::invalid(
+                format!("{field}.metamagic[{i}]"),
+                format!("`{}` given twice", m.name()),
+            ));
+        }
+        metamagic.push(m);
+    }
+    if (spell.is_some() || target_pos.is_some() || a.defensively) && kind != ActionKind::CastSpell {
+        let f = if spell.is_some() {
+            "spell"
+        } else if target_pos.is_some() {
+            "target_pos"
+        } else {
+            "defensively"
+        };
+        return Err(ServiceError::invalid(
+            format!("{field}.{f}"),
+            format!(
+                "only a `cast_spell` action takes a spell, a target square or `defensively`, not `{}`",
+                kind.name()
+            ),
+        ));
+    }
+    if !metamagic.is_empty()
+        && !matches!(kind, ActionKind::CastSpell | ActionKind::ActivateMetamagic)
+    {
+        return Err(ServiceError::invalid(
+            format!("{field}.metamagic"),
+            format!(
+                "only `cast_spell` and `activate_metamagic` take metamagic, not `{}`",
+                kind.name()
+            ),
+        ));
+    }
     Ok(Action {
         spell: None,
         target_pos: None,
@@ -309,7 +379,47 @@ pub(super) fn action_from_proto(
         aid_mode,
         ally,
         direction,
+        spell,
+        target_pos,
+        defensively: a.defensively,
+        metamagic,
     })
+}
+
+/// Proto metamagic → engine metamagic (`None` for UNSPECIFIED): one exhaustive match.
+pub fn metamagic_from_proto(m: proto::Metamagic) -> Option<Metamagic> {
+    use proto::Metamagic as P;
+    Some(match m {
+        P::Unspecified => return None,
+        P::Empower => Metamagic::Empower,
+        P::Extend => Metamagic::Extend,
+        P::Heighten => Metamagic::Heighten,
+        P::Maximize => Metamagic::Maximize,
+        P::Quicken => Metamagic::Quicken,
+        P::Silent => Metamagic::Silent,
+        P::Still => Metamagic::Still,
+    })
+}
+
+/// Engine metamagic → proto metamagic.
+impl From<Metamagic> for proto::Metamagic {
+    fn from(m: Metamagic) -> Self {
+        use proto::Metamagic as P;
+        match m {
+            Metamagic::Empower => P::Empower,
+            Metamagic::Extend => P::Extend,
+            Metamagic::Heighten => P::Heighten,
+            Metamagic::Maximize => P::Maximize,
+            Metamagic::Quicken => P::Quicken,
+            Metamagic::Silent => P::Silent,
+            Metamagic::Still => P::Still,
+        }
+    }
+}
+
+/// Engine metamagic → proto metamagic (`proto::Metamagic::from`).
+pub fn metamagic_to_proto(m: Metamagic) -> proto::Metamagic {
+    m.into()
 }
 
 /// The engine trigger of a proto `ReadyTrigger` (`field` names it).
@@ -500,6 +610,9 @@ pub fn kind_from_proto(k: proto::ActionKind) -> Option<ActionKind> {
         proto::ActionKind::CoupDeGrace => ActionKind::CoupDeGrace,
         proto::ActionKind::DrawWeapon => ActionKind::DrawWeapon,
         proto::ActionKind::SheatheWeapon => ActionKind::SheatheWeapon,
+        proto::ActionKind::CastSpell => ActionKind::CastSpell,
+        proto::ActionKind::CastDefensively => ActionKind::CastDefensively,
+        proto::ActionKind::ActivateMetamagic => ActionKind::ActivateMetamagic,
     })
 }
 
@@ -542,6 +655,9 @@ impl From<ActionKind> for proto::ActionKind {
             ActionKind::CoupDeGrace => proto::ActionKind::CoupDeGrace,
             ActionKind::DrawWeapon => proto::ActionKind::DrawWeapon,
             ActionKind::SheatheWeapon => proto::ActionKind::SheatheWeapon,
+            ActionKind::CastSpell => proto::ActionKind::CastSpell,
+            ActionKind::CastDefensively => proto::ActionKind::CastDefensively,
+            ActionKind::ActivateMetamagic => proto::ActionKind::ActivateMetamagic,
         }
     }
 }
@@ -574,6 +690,17 @@ impl From<&Action> for proto::Action {
             }),
             ally: a.ally.map(|f| u32::from(f.0)),
             direction: a.direction.map(|d| direction_to_proto(d) as i32),
+            spell: a.spell.map(|s| u32::try_from(s).unwrap_or(u32::MAX)),
+            target_pos: a.target_pos.map(|c| proto::Cell {
+                row: c.row,
+                col: c.col,
+            }),
+            defensively: a.defensively,
+            metamagic: a
+                .metamagic
+                .iter()
+                .map(|&m| metamagic_to_proto(m) as i32)
+                .collect(),
         }
     }
 }
@@ -643,6 +770,13 @@ pub fn result_code(reason: Option<&Reject>) -> proto::ResultCode {
         Reject::HandsFull => C::HandsFull,
         Reject::TargetConcealed => C::TargetConcealed,
         Reject::InvalidDirection => C::InvalidDirection,
+        Reject::MissingSpell => C::MissingSpell,
+        Reject::UnknownSpell { .. } => C::UnknownSpell,
+        Reject::DowngradedCastTime => C::DowngradedCastTime,
+        Reject::NoSlot { .. } => C::NoSlot,
+        Reject::NoSpells => C::NoSpells,
+        Reject::AlreadyDeclared => C::AlreadyDeclared,
+        Reject::MetamagicNotApplicable => C::MetamagicNotApplicable,
     }
 }
 
@@ -1016,5 +1150,16 @@ mod tests {
             assert_eq!(maneuver_to_proto(m) as i32, i + 1);
         }
         assert_eq!(maneuver_from_proto(proto::ManeuverType::Unspecified), None);
+        for m in Metamagic::ALL {
+            assert_eq!(metamagic_from_proto(metamagic_to_proto(m)), Some(m));
+            // Same order as the engine's `activate_metamagic` block.
+            let i = Metamagic::ALL.iter().position(|x| *x == m).unwrap() as i32;
+            assert_eq!(metamagic_to_proto(m) as i32, i + 1);
+            assert_eq!(
+                metamagic_to_proto(m).as_str_name(),
+                format!("METAMAGIC_{}", m.name().to_uppercase())
+            );
+        }
+        assert_eq!(metamagic_from_proto(proto::Metamagic::Unspecified), None);
     }
 }

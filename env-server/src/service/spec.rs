@@ -61,14 +61,7 @@ fn spec(name: &str, enc: &Encounter, max_batch_items: usize) -> proto::Spec {
             .combatants
             .iter()
             .enumerate()
-            .map(|(i, p)| proto::CombatantInfo {
-                index: i as u32,
-                id: p.id.clone(),
-                name: p.spec.name.clone(),
-                side: p.side.clone(),
-                player_character: p.spec.player_character,
-                size: format!("{:?}", p.spec.size),
-            })
+            .map(|(i, p)| combatant_info(i, p))
             .collect(),
         action_space_size,
         rng_version: pf1e_engine::dice::RNG_VERSION.to_string(),
@@ -118,6 +111,82 @@ fn spec(name: &str, enc: &Encounter, max_batch_items: usize) -> proto::Spec {
         rules_data_version: rules_data_version(enc),
         max_batch_items: u32::try_from(max_batch_items).unwrap_or(u32::MAX),
     }
+}
+
+/// The static description of combatant `i` (the spec's, a transcript's `controlled`).
+pub(super) fn combatant_info(
+    i: usize,
+    p: &pf1e_engine::content::encounter::Placed,
+) -> proto::CombatantInfo {
+    proto::CombatantInfo {
+        index: i as u32,
+        id: p.id.clone(),
+        name: p.spec.name.clone(),
+        side: p.side.clone(),
+        player_character: p.spec.player_character,
+        size: format!("{:?}", p.spec.size),
+        spells: spellbook_info(&p.spec),
+        summon_slot: p.summoned_by.is_some(),
+        summoned_by: p.summoned_by.map(|(c, _)| c as u32),
+        summoned_by_spell: p.summoned_by.map(|(_, s)| s as u32),
+    }
+}
+
+/// `CamelCase` (a `Debug` name) → `snake_case`, as the JSON observation's spell keys read.
+fn snake(x: String) -> String {
+    let mut o = String::new();
+    for (i, ch) in x.chars().enumerate() {
+        if ch.is_ascii_uppercase() && i > 0 {
+            o.push('_');
+        }
+        o.push(ch.to_ascii_lowercase());
+    }
+    o
+}
+
+/// The static spellbook of a combatant (`CombatantInfo.spells`): what decodes the spell part
+/// of a `cast_spell` / `cast_spell_at` id offline. The same values as the observation's
+/// `spells` (index, name, level, targeting, area…), less what changes in play (uses left).
+fn spellbook_info(spec: &pf1e_engine::content::combatant::CombatantSpec) -> Vec<proto::SpellInfo> {
+    use pf1e_engine::content::combatant::SpellUses;
+    use pf1e_engine::content::spells::SpellRange;
+    spec.spellbook()
+        .iter()
+        .enumerate()
+        .map(|(i, cs)| {
+            let sp = &cs.spell;
+            proto::SpellInfo {
+                index: i as u32,
+                name: sp.name.clone(),
+                level: u32::from(cs.level),
+                targeting: snake(format!("{:?}", sp.targeting)),
+                area: sp.area.map(|a| proto::SpellArea {
+                    shape: snake(format!("{:?}", a.shape)),
+                    size_ft: a.size_ft,
+                    origin: snake(format!("{:?}", a.origin)),
+                    affects: snake(format!("{:?}", a.affects)),
+                }),
+                range: match sp.range {
+                    SpellRange::Feet(_) => "feet".into(),
+                    r => snake(format!("{r:?}")),
+                },
+                // Touch: the caster's reach, which the episode knows (the observation's
+                // `range_ft`); 0 here.
+                range_ft: u32::try_from(sp.range.feet(cs.caster_level)).unwrap_or(0),
+                cast_time: sp.cast_time.name().to_string(),
+                attack: snake(format!("{:?}", sp.attack)),
+                spell_like: cs.spell_like,
+                dc: cs.dc,
+                caster_level: cs.caster_level,
+                uses: match cs.uses {
+                    SpellUses::Slot => "slot",
+                    SpellUses::Counted(_) => "counted",
+                    SpellUses::Unlimited => "unlimited",
+                }
+                .to_string(),
+            }
+        })
+        .collect()
 }
 
 /// What `Spec.reward_components` lists.

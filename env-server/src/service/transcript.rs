@@ -185,15 +185,8 @@ impl EnvironmentService {
                 .controlled
                 .iter()
                 .map(|c| {
-                    let p = &enc.combatants[usize::from(c.0)];
-                    proto::CombatantInfo {
-                        index: u32::from(c.0),
-                        id: p.id.clone(),
-                        name: p.spec.name.clone(),
-                        side: p.side.clone(),
-                        player_character: p.spec.player_character,
-                        size: format!("{:?}", p.spec.size),
-                    }
+                    let i = usize::from(c.0);
+                    super::spec::combatant_info(i, &enc.combatants[i])
                 })
                 .collect(),
             engine_version: doc.engine_version,

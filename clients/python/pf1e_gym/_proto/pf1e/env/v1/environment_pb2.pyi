@@ -50,6 +50,20 @@ class ActionKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ACTION_KIND_COUP_DE_GRACE: _ClassVar[ActionKind]
     ACTION_KIND_DRAW_WEAPON: _ClassVar[ActionKind]
     ACTION_KIND_SHEATHE_WEAPON: _ClassVar[ActionKind]
+    ACTION_KIND_CAST_SPELL: _ClassVar[ActionKind]
+    ACTION_KIND_CAST_DEFENSIVELY: _ClassVar[ActionKind]
+    ACTION_KIND_ACTIVATE_METAMAGIC: _ClassVar[ActionKind]
+
+class Metamagic(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    METAMAGIC_UNSPECIFIED: _ClassVar[Metamagic]
+    METAMAGIC_EMPOWER: _ClassVar[Metamagic]
+    METAMAGIC_EXTEND: _ClassVar[Metamagic]
+    METAMAGIC_HEIGHTEN: _ClassVar[Metamagic]
+    METAMAGIC_MAXIMIZE: _ClassVar[Metamagic]
+    METAMAGIC_QUICKEN: _ClassVar[Metamagic]
+    METAMAGIC_SILENT: _ClassVar[Metamagic]
+    METAMAGIC_STILL: _ClassVar[Metamagic]
 
 class AidMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -150,6 +164,13 @@ class ResultCode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     RESULT_CODE_HANDS_FULL: _ClassVar[ResultCode]
     RESULT_CODE_TARGET_CONCEALED: _ClassVar[ResultCode]
     RESULT_CODE_INVALID_DIRECTION: _ClassVar[ResultCode]
+    RESULT_CODE_MISSING_SPELL: _ClassVar[ResultCode]
+    RESULT_CODE_UNKNOWN_SPELL: _ClassVar[ResultCode]
+    RESULT_CODE_DOWNGRADED_CAST_TIME: _ClassVar[ResultCode]
+    RESULT_CODE_NO_SLOT: _ClassVar[ResultCode]
+    RESULT_CODE_NO_SPELLS: _ClassVar[ResultCode]
+    RESULT_CODE_ALREADY_DECLARED: _ClassVar[ResultCode]
+    RESULT_CODE_METAMAGIC_NOT_APPLICABLE: _ClassVar[ResultCode]
 
 class EvaluateMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -196,6 +217,17 @@ ACTION_KIND_AID_ANOTHER: ActionKind
 ACTION_KIND_COUP_DE_GRACE: ActionKind
 ACTION_KIND_DRAW_WEAPON: ActionKind
 ACTION_KIND_SHEATHE_WEAPON: ActionKind
+ACTION_KIND_CAST_SPELL: ActionKind
+ACTION_KIND_CAST_DEFENSIVELY: ActionKind
+ACTION_KIND_ACTIVATE_METAMAGIC: ActionKind
+METAMAGIC_UNSPECIFIED: Metamagic
+METAMAGIC_EMPOWER: Metamagic
+METAMAGIC_EXTEND: Metamagic
+METAMAGIC_HEIGHTEN: Metamagic
+METAMAGIC_MAXIMIZE: Metamagic
+METAMAGIC_QUICKEN: Metamagic
+METAMAGIC_SILENT: Metamagic
+METAMAGIC_STILL: Metamagic
 AID_MODE_UNSPECIFIED: AidMode
 AID_MODE_ATTACK: AidMode
 AID_MODE_AC: AidMode
@@ -281,6 +313,13 @@ RESULT_CODE_IMMUNE_TO_CRITICAL_HITS: ResultCode
 RESULT_CODE_HANDS_FULL: ResultCode
 RESULT_CODE_TARGET_CONCEALED: ResultCode
 RESULT_CODE_INVALID_DIRECTION: ResultCode
+RESULT_CODE_MISSING_SPELL: ResultCode
+RESULT_CODE_UNKNOWN_SPELL: ResultCode
+RESULT_CODE_DOWNGRADED_CAST_TIME: ResultCode
+RESULT_CODE_NO_SLOT: ResultCode
+RESULT_CODE_NO_SPELLS: ResultCode
+RESULT_CODE_ALREADY_DECLARED: ResultCode
+RESULT_CODE_METAMAGIC_NOT_APPLICABLE: ResultCode
 EVALUATE_MODE_UNSPECIFIED: EvaluateMode
 EVALUATE_MODE_REPORT: EvaluateMode
 EVALUATE_MODE_PARTIAL: EvaluateMode
@@ -476,20 +515,70 @@ class MapInfo(_message.Message):
     def __init__(self, name: _Optional[str] = ..., rows: _Optional[int] = ..., cols: _Optional[int] = ..., square_size_ft: _Optional[int] = ...) -> None: ...
 
 class CombatantInfo(_message.Message):
-    __slots__ = ("index", "id", "name", "side", "player_character", "size")
+    __slots__ = ("index", "id", "name", "side", "player_character", "size", "spells", "summon_slot", "summoned_by", "summoned_by_spell")
     INDEX_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     SIDE_FIELD_NUMBER: _ClassVar[int]
     PLAYER_CHARACTER_FIELD_NUMBER: _ClassVar[int]
     SIZE_FIELD_NUMBER: _ClassVar[int]
+    SPELLS_FIELD_NUMBER: _ClassVar[int]
+    SUMMON_SLOT_FIELD_NUMBER: _ClassVar[int]
+    SUMMONED_BY_FIELD_NUMBER: _ClassVar[int]
+    SUMMONED_BY_SPELL_FIELD_NUMBER: _ClassVar[int]
     index: int
     id: str
     name: str
     side: str
     player_character: bool
     size: str
-    def __init__(self, index: _Optional[int] = ..., id: _Optional[str] = ..., name: _Optional[str] = ..., side: _Optional[str] = ..., player_character: _Optional[bool] = ..., size: _Optional[str] = ...) -> None: ...
+    spells: _containers.RepeatedCompositeFieldContainer[SpellInfo]
+    summon_slot: bool
+    summoned_by: int
+    summoned_by_spell: int
+    def __init__(self, index: _Optional[int] = ..., id: _Optional[str] = ..., name: _Optional[str] = ..., side: _Optional[str] = ..., player_character: _Optional[bool] = ..., size: _Optional[str] = ..., spells: _Optional[_Iterable[_Union[SpellInfo, _Mapping]]] = ..., summon_slot: _Optional[bool] = ..., summoned_by: _Optional[int] = ..., summoned_by_spell: _Optional[int] = ...) -> None: ...
+
+class SpellInfo(_message.Message):
+    __slots__ = ("index", "name", "level", "targeting", "area", "range", "range_ft", "cast_time", "attack", "spell_like", "dc", "caster_level", "uses")
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    LEVEL_FIELD_NUMBER: _ClassVar[int]
+    TARGETING_FIELD_NUMBER: _ClassVar[int]
+    AREA_FIELD_NUMBER: _ClassVar[int]
+    RANGE_FIELD_NUMBER: _ClassVar[int]
+    RANGE_FT_FIELD_NUMBER: _ClassVar[int]
+    CAST_TIME_FIELD_NUMBER: _ClassVar[int]
+    ATTACK_FIELD_NUMBER: _ClassVar[int]
+    SPELL_LIKE_FIELD_NUMBER: _ClassVar[int]
+    DC_FIELD_NUMBER: _ClassVar[int]
+    CASTER_LEVEL_FIELD_NUMBER: _ClassVar[int]
+    USES_FIELD_NUMBER: _ClassVar[int]
+    index: int
+    name: str
+    level: int
+    targeting: str
+    area: SpellArea
+    range: str
+    range_ft: int
+    cast_time: str
+    attack: str
+    spell_like: bool
+    dc: int
+    caster_level: int
+    uses: str
+    def __init__(self, index: _Optional[int] = ..., name: _Optional[str] = ..., level: _Optional[int] = ..., targeting: _Optional[str] = ..., area: _Optional[_Union[SpellArea, _Mapping]] = ..., range: _Optional[str] = ..., range_ft: _Optional[int] = ..., cast_time: _Optional[str] = ..., attack: _Optional[str] = ..., spell_like: _Optional[bool] = ..., dc: _Optional[int] = ..., caster_level: _Optional[int] = ..., uses: _Optional[str] = ...) -> None: ...
+
+class SpellArea(_message.Message):
+    __slots__ = ("shape", "size_ft", "origin", "affects")
+    SHAPE_FIELD_NUMBER: _ClassVar[int]
+    SIZE_FT_FIELD_NUMBER: _ClassVar[int]
+    ORIGIN_FIELD_NUMBER: _ClassVar[int]
+    AFFECTS_FIELD_NUMBER: _ClassVar[int]
+    shape: str
+    size_ft: int
+    origin: str
+    affects: str
+    def __init__(self, shape: _Optional[str] = ..., size_ft: _Optional[int] = ..., origin: _Optional[str] = ..., affects: _Optional[str] = ...) -> None: ...
 
 class Controlled(_message.Message):
     __slots__ = ("sides", "combatant_ids")
@@ -1087,7 +1176,7 @@ class Cell(_message.Message):
     def __init__(self, row: _Optional[int] = ..., col: _Optional[int] = ...) -> None: ...
 
 class Action(_message.Message):
-    __slots__ = ("kind", "target", "destination", "weapon", "maneuver", "readied", "trigger", "aid_mode", "ally", "direction")
+    __slots__ = ("kind", "target", "destination", "weapon", "maneuver", "readied", "trigger", "aid_mode", "ally", "direction", "spell", "target_pos", "defensively", "metamagic")
     KIND_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
     DESTINATION_FIELD_NUMBER: _ClassVar[int]
@@ -1098,6 +1187,10 @@ class Action(_message.Message):
     AID_MODE_FIELD_NUMBER: _ClassVar[int]
     ALLY_FIELD_NUMBER: _ClassVar[int]
     DIRECTION_FIELD_NUMBER: _ClassVar[int]
+    SPELL_FIELD_NUMBER: _ClassVar[int]
+    TARGET_POS_FIELD_NUMBER: _ClassVar[int]
+    DEFENSIVELY_FIELD_NUMBER: _ClassVar[int]
+    METAMAGIC_FIELD_NUMBER: _ClassVar[int]
     kind: ActionKind
     target: int
     destination: Cell
@@ -1108,7 +1201,11 @@ class Action(_message.Message):
     aid_mode: AidMode
     ally: int
     direction: Direction
-    def __init__(self, kind: _Optional[_Union[ActionKind, str]] = ..., target: _Optional[int] = ..., destination: _Optional[_Union[Cell, _Mapping]] = ..., weapon: _Optional[int] = ..., maneuver: _Optional[_Union[ManeuverType, str]] = ..., readied: _Optional[_Union[Action, _Mapping]] = ..., trigger: _Optional[_Union[ReadyTrigger, _Mapping]] = ..., aid_mode: _Optional[_Union[AidMode, str]] = ..., ally: _Optional[int] = ..., direction: _Optional[_Union[Direction, str]] = ...) -> None: ...
+    spell: int
+    target_pos: Cell
+    defensively: bool
+    metamagic: _containers.RepeatedScalarFieldContainer[Metamagic]
+    def __init__(self, kind: _Optional[_Union[ActionKind, str]] = ..., target: _Optional[int] = ..., destination: _Optional[_Union[Cell, _Mapping]] = ..., weapon: _Optional[int] = ..., maneuver: _Optional[_Union[ManeuverType, str]] = ..., readied: _Optional[_Union[Action, _Mapping]] = ..., trigger: _Optional[_Union[ReadyTrigger, _Mapping]] = ..., aid_mode: _Optional[_Union[AidMode, str]] = ..., ally: _Optional[int] = ..., direction: _Optional[_Union[Direction, str]] = ..., spell: _Optional[int] = ..., target_pos: _Optional[_Union[Cell, _Mapping]] = ..., defensively: _Optional[bool] = ..., metamagic: _Optional[_Iterable[_Union[Metamagic, str]]] = ...) -> None: ...
 
 class ReadyTrigger(_message.Message):
     __slots__ = ("event", "by", "within_ft")
