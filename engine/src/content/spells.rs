@@ -21,6 +21,18 @@ use std::sync::Arc;
 use crate::content::combatant::DataError;
 use crate::effects::{BonusType, Stat, When};
 
+/// The behaviours a spell's `special` effect may name, each implemented in `rules::magic`:
+/// `haste` gives its bearer the extra attack of a full attack; the others mark the spell
+/// effect (their modifiers and conditions are the spell file's `buff` and `condition`
+/// effects) — `invisibility` ends the invisible condition when dispelled.
+pub const SPECIALS: [&str; 5] = [
+    "haste",
+    "slow",
+    "enlarge_person",
+    "reduce_person",
+    "invisibility",
+];
+
 /// Largest spell file accepted, in bytes.
 pub const MAX_SPELL_BYTES: usize = 64 * 1024;
 
@@ -210,7 +222,7 @@ pub struct AreaSpec {
 #[serde(deny_unknown_fields)]
 pub struct SaveSpec {
     /// `fort`, `ref` or `will`.
-    pub kind: crate::rules::saves::SaveKind,
+    pub kind: crate::effects::SaveKind,
     /// What a successful save does.
     pub on_success: OnSave,
 }
@@ -761,14 +773,12 @@ impl SpellSpec {
                 SpellEffect::Terrain {
                     condition: Some(c), ..
                 } => condition(&format!("{f}.condition"), c)?,
-                SpellEffect::Special { name }
-                    if !crate::rules::magic::SPECIALS.contains(&name.as_str()) =>
-                {
+                SpellEffect::Special { name } if !SPECIALS.contains(&name.as_str()) => {
                     return err(
                         &format!("{f}.name"),
                         format!(
                             "unknown special behaviour `{name}`: the engine implements {}",
-                            crate::rules::magic::SPECIALS.join(", ")
+                            SPECIALS.join(", ")
                         ),
                     );
                 }

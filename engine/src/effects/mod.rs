@@ -88,6 +88,32 @@ pub enum Stat {
     Initiative,
 }
 
+/// Fortitude, Reflex or Will.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SaveKind {
+    Fort,
+    Ref,
+    Will,
+}
+
+impl SaveKind {
+    pub(crate) fn stat(self) -> Stat {
+        match self {
+            SaveKind::Fort => Stat::Fort,
+            SaveKind::Ref => Stat::Ref,
+            SaveKind::Will => Stat::Will,
+        }
+    }
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            SaveKind::Fort => "Fort",
+            SaveKind::Ref => "Ref",
+            SaveKind::Will => "Will",
+        }
+    }
+}
+
 /// A condition under which a modifier applies (the seed's `StatModifier.condition`). An
 /// unknown condition never holds.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

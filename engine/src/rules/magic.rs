@@ -31,17 +31,7 @@ use crate::geometry::grid::Cell;
 use crate::rules::idx;
 use serde::{Deserialize, Serialize};
 
-/// The behaviours a spell's `special` effect may name, each implemented here: `haste` gives
-/// its bearer the extra attack of a full attack (`hasted`); the others mark the spell effect
-/// (their modifiers and conditions are the spell file's `buff` and `condition` effects) —
-/// `invisibility` ends the invisible condition when dispelled.
-pub const SPECIALS: [&str; 5] = [
-    "haste",
-    "slow",
-    "enlarge_person",
-    "reduce_person",
-    "invisibility",
-];
+pub use crate::content::spells::SPECIALS;
 
 /// A set of metamagic feats applied to one cast (a bit per [`Metamagic::ALL`] entry).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

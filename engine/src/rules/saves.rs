@@ -5,35 +5,12 @@
 //! (bane's −1 applies only against fear).
 
 use crate::actions::CombatantId;
-use crate::effects::{self, RollContext, Stat};
+use crate::effects::{self, RollContext};
 use crate::episode::Episode;
 use serde::{Deserialize, Serialize};
 
-/// Fortitude, Reflex or Will.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SaveKind {
-    Fort,
-    Ref,
-    Will,
-}
-
-impl SaveKind {
-    fn stat(self) -> Stat {
-        match self {
-            SaveKind::Fort => Stat::Fort,
-            SaveKind::Ref => Stat::Ref,
-            SaveKind::Will => Stat::Will,
-        }
-    }
-    fn name(self) -> &'static str {
-        match self {
-            SaveKind::Fort => "Fort",
-            SaveKind::Ref => "Ref",
-            SaveKind::Will => "Will",
-        }
-    }
-}
+/// Fortitude, Reflex or Will (defined with the other roll vocabulary in `effects`).
+pub use crate::effects::SaveKind;
 
 /// The result of one saving throw.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -365,10 +365,6 @@ pub(super) fn action_from_proto(
         ));
     }
     Ok(Action {
-        spell: None,
-        target_pos: None,
-        defensively: false,
-        metamagic: Vec::new(),
         kind,
         target,
         destination,
@@ -620,9 +616,6 @@ pub fn kind_from_proto(k: proto::ActionKind) -> Option<ActionKind> {
 impl From<ActionKind> for proto::ActionKind {
     fn from(k: ActionKind) -> Self {
         match k {
-            ActionKind::CastSpell | ActionKind::CastDefensively | ActionKind::ActivateMetamagic => {
-                proto::ActionKind::EndTurn
-            }
             ActionKind::EndTurn => proto::ActionKind::EndTurn,
             ActionKind::Attack => proto::ActionKind::Attack,
             ActionKind::FullAttack => proto::ActionKind::FullAttack,
@@ -718,13 +711,6 @@ pub fn result_code(reason: Option<&Reject>) -> proto::ResultCode {
         return C::Ok;
     };
     match reason {
-        Reject::MissingSpell
-        | Reject::UnknownSpell { .. }
-        | Reject::DowngradedCastTime
-        | Reject::NoSlot { .. }
-        | Reject::NoSpells
-        | Reject::AlreadyDeclared
-        | Reject::MetamagicNotApplicable => C::MissingTarget,
         Reject::MissingTarget => C::MissingTarget,
         Reject::InvalidTarget { .. } => C::InvalidTarget,
         Reject::WeaponUnavailable { .. } => C::WeaponUnavailable,

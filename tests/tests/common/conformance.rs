@@ -753,7 +753,7 @@ pub fn check_decision(
         ensure!(known, at, m <= 1, "mask_value", "mask[{id}] = {m}");
         if m == 0
             && cast_at.contains(&id)
-            && (u64::from(id) + d.decision_id) % u64::from(CAST_AT_SAMPLE) != 0
+            && !(u64::from(id) + d.decision_id).is_multiple_of(u64::from(CAST_AT_SAMPLE))
         {
             continue;
         }
@@ -955,7 +955,7 @@ pub fn check_decision(
         // CAST_AT_SAMPLE, the other legal ids all.
         for &id in legal.iter().filter(|&&id| {
             !cast_at.contains(&id)
-                || (u64::from(id) + d.decision_id) % u64::from(CAST_AT_SAMPLE) == 0
+                || (u64::from(id) + d.decision_id).is_multiple_of(u64::from(CAST_AT_SAMPLE))
         }) {
             let a = ep.action_from_id(id).expect("a legal id decodes");
             let mut c = ep.clone();
