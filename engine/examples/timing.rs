@@ -4,6 +4,10 @@
 //!
 //! Usage: `cargo run --release -p pf1e-engine --example timing`
 //!
+//! `TIMING_CASTERS=1` times the casters' scenario instead (`data/scenarios/casters.yaml`:
+//! cleric 3, wizard 5, sorcerer 4, druid 3 — played externally — against a drow noble and
+//! a dire bat on `caster_hall`).
+//!
 //! `TIMING_SEEDS=N` plays N timed episodes (default 200); `TIMING_JSON=0` leaves the JSON
 //! observation out. Instruction counts, stable under
 //! load: `TIMING_SEEDS=30 valgrind --tool=callgrind --toggle-collect='*timing::measured*'
@@ -18,18 +22,35 @@ use std::time::Instant;
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let map = MapSpec::load(&root.join("data/maps/sample_arena.yaml")).unwrap();
+    let casters = std::env::var("TIMING_CASTERS").is_ok_and(|v| v == "1");
+    let map_name = if casters { "caster_hall" } else { "sample_arena" };
+    let map = MapSpec::load(&root.join(format!("data/maps/{map_name}.yaml"))).unwrap();
     let m = |n: &str| {
         let p = root.join(format!("data/monsters/{n}.json"));
+        let p = if p.exists() {
+            p
+        } else {
+            root.join(format!("data/pcs/{n}.json"))
+        };
         (n.to_string(), CombatantSpec::load(&p).unwrap())
     };
-    let sides = vec![
-        (
-            "players".into(),
-            vec![m("goblin"), m("goblin"), m("goblin")],
-        ),
-        ("monsters".into(), vec![m("orc"), m("orc")]),
-    ];
+    let sides = if casters {
+        vec![
+            (
+                "players".into(),
+                vec![m("cleric_3"), m("wizard_5"), m("sorcerer_4"), m("druid_3")],
+            ),
+            ("monsters".into(), vec![m("drow_noble"), m("dire_bat")]),
+        ]
+    } else {
+        vec![
+            (
+                "players".into(),
+                vec![m("goblin"), m("goblin"), m("goblin")],
+            ),
+            ("monsters".into(), vec![m("orc"), m("orc")]),
+        ]
+    };
     let enc = Arc::new(Encounter::build(map, sides, RulesOptions::default()).unwrap());
     let seeds: u64 = std::env::var("TIMING_SEEDS")
         .ok()
@@ -88,7 +109,9 @@ fn play(enc: &Arc<Encounter>, seeds: std::ops::Range<u64>) -> (usize, [f64; 5]) 
     // TIMING_JSON=0 leaves the JSON observation out (the RL hot path only).
     let json = std::env::var("TIMING_JSON").map_or(true, |v| v != "0");
     for seed in seeds {
-        let mut ep = Episode::new(enc.clone(), seed, &[Controller::External; 3]);
+        let players = enc.combatants.iter().filter(|c| c.side == "players").count();
+        let ctl = vec![Controller::External; players];
+        let mut ep = Episode::new(enc.clone(), seed, &ctl);
         loop {
             let s = Instant::now();
             let st = ep.advance();

@@ -86,6 +86,37 @@ fn the_default_policy_never_plays_a_refused_action() {
     known.finish("default policy");
 }
 
+/// Every bundled caster fights every other bundled creature to the end (issue 12): the
+/// Bestiary casters are in the pairs above; each player character of `data/pcs` against
+/// every creature and every player character, default policy on both sides (it casts), one
+/// external random game each against the first three creatures too.
+#[test]
+fn every_player_character_fights_every_bundled_creature_to_the_end() {
+    let mut known = Known::new();
+    let cases = conformance::pc_cases();
+    assert!(cases.len() >= 6 * 20, "{} cases", cases.len());
+    for case in &cases {
+        let o = match conformance::play_default(case, 0, &mut known) {
+            Ok(o) => o,
+            Err(f) => {
+                known.finish("player characters");
+                panic!("{f}");
+            }
+        };
+        assert!(o.rounds >= 1, "{}: {o:?}", case.name);
+    }
+    known.finish("player characters");
+    let external: Vec<_> = conformance::pc_cases()
+        .into_iter()
+        .filter(|c| {
+            ["vs bugbear", "vs dire_bat", "vs drow_noble"]
+                .iter()
+                .any(|s| c.name.ends_with(s))
+        })
+        .collect();
+    external_pass("player characters (external)", &external, 1);
+}
+
 /// Every entry of `KNOWN_DIVERGENCES` still shows in its reproduction: once the engine is
 /// fixed, this fails and the entry is to be removed.
 #[test]

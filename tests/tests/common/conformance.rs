@@ -167,6 +167,43 @@ pub fn pair_cases() -> Vec<Case> {
     out
 }
 
+/// The bundled player characters (`data/pcs/*.json`, file stems), sorted.
+pub fn pc_names() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(common::root().join("data/pcs"))
+        .expect("data/pcs exists")
+        .filter_map(|e| {
+            let p = e.ok()?.path();
+            (p.extension()? == "json").then(|| p.file_stem()?.to_str().map(str::to_string))?
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+/// Every bundled player character (side `players`) against every bundled creature and
+/// every player character (side `monsters`) on the sample arena, round cap
+/// [`PAIR_ROUND_CAP`].
+pub fn pc_cases() -> Vec<Case> {
+    let mut out = Vec::new();
+    let others: Vec<String> = monster_names().into_iter().chain(pc_names()).collect();
+    for a in pc_names() {
+        for b in &others {
+            out.push(Case {
+                name: format!("pc {a} vs {b}"),
+                enc: common::encounter(
+                    "sample_arena",
+                    &[("players", &[a.as_str()]), ("monsters", &[b.as_str()])],
+                    RulesOptions {
+                        round_cap: PAIR_ROUND_CAP,
+                        simple_monster_death: false,
+                    },
+                ),
+            });
+        }
+    }
+    out
+}
+
 /// Scenarios, then pairs.
 pub fn all_cases() -> Vec<Case> {
     let mut v = scenario_cases();

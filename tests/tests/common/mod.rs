@@ -12,9 +12,14 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// Load `data/monsters/<name>.json`.
+/// Load `data/monsters/<name>.json` (else `data/pcs/<name>.json`).
 pub fn monster(name: &str) -> (String, CombatantSpec) {
     let p = root().join("data/monsters").join(format!("{name}.json"));
+    let p = if p.exists() {
+        p
+    } else {
+        root().join("data/pcs").join(format!("{name}.json"))
+    };
     (
         name.to_string(),
         CombatantSpec::load(&p).expect("bundled monster loads"),
