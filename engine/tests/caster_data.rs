@@ -474,6 +474,6 @@ fn casters_scenario_names_existing_files_and_fits_its_zones() {
             "zone {letter} is roomy enough for {side}"
         );
     }
-    // Drow noble 800 + dire bat 600: between CR 4 and CR 5 for the party of APL 4.
-    assert_eq!(xp, 1400);
+    // Green hag 1,600 + two ogres 800 each: CR 7 on paper for the party of APL 4.
+    assert_eq!(xp, 3200);
 }

@@ -167,7 +167,7 @@ async fn magic_features_are_within_0_and_1_and_read_the_casters() {
     assert_eq!(f(wizard, "spell_uses_left_fraction"), 1.0);
     let sorcerer = index(&spec, "sorcerer_4") as usize;
     assert_eq!(f(sorcerer, "spell_slots_left_fraction"), 1.0);
-    let bat = index(&spec, "dire_bat") as usize;
+    let bat = index(&spec, "ogre") as usize;
     assert_eq!(f(bat, "caster_level_div_20"), 0.0);
     assert_eq!(f(bat, "spell_slots_left_fraction"), 0.0);
     for c in &spec.combatants {
@@ -187,7 +187,7 @@ async fn a_pc_casts_from_its_legal_actions_and_refusals_have_their_codes() {
     let mut t = start().await;
     let spec = spec(&mut t).await;
     let cleric = index(&spec, "cleric_3");
-    let drow = index(&spec, "drow_noble");
+    let drow = index(&spec, "green_hag");
     let cure = spell(&spec, "cleric_3", "cure light wounds").index;
     let mut s = reset(&mut t, 1, false).await;
     let mut cast = false;

@@ -1,5 +1,5 @@
 """Spellcasting over the wire (CRB — Magic), on the bundled ``casters`` scenario: cleric 3,
-wizard 5, sorcerer 4, druid 3 (side ``players``) against a drow noble and a dire bat
+wizard 5, sorcerer 4, druid 3 (side ``players``) against a green hag and two ogres
 (``monsters``), plus the combatant slots reserved for summoned creatures.
 
 Through plain gRPC (``Pf1eClient``: a cast chosen from the legal actions, refusals with their
@@ -74,8 +74,8 @@ def test_spec_lists_spellbooks_summon_slots_and_the_cast_blocks(server_address: 
         "wizard_5",
         "sorcerer_4",
         "druid_3",
-        "drow_noble",
-        "dire_bat",
+        "green_hag",
+        "ogre",
     ]
     for x in spec.combatants:
         if x.summon_slot:
@@ -230,7 +230,7 @@ def test_refused_casts_return_their_result_codes(server_address: str) -> None:
         spec = c.get_spec(SCENARIO)
         cleric = _index(spec, "cleric_3")
         wizard = _index(spec, "wizard_5")
-        drow = _index(spec, "drow_noble")
+        drow = _index(spec, "green_hag")
         cure = _spell(spec, "cleric_3", "cure light wounds").index
         mage_armor = _spell(spec, "wizard_5", "mage armor").index
         seen: set[int] = set()
