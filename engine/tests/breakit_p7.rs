@@ -129,7 +129,9 @@ fn drive_from(ep: &mut Episode, steps: usize, check_mask: bool, k0: usize) -> St
                 .action
                 .clone()
         };
-        let r = ep.submit(d.decision_id, &[pick.clone()]).unwrap();
+        let r = ep
+            .submit(d.decision_id, std::slice::from_ref(&pick))
+            .unwrap();
         assert!(
             r.iter().all(|x| x.ok),
             "a legal action refused: {pick:?} {r:?}"
@@ -544,7 +546,7 @@ fn areas_at_map_corners_and_cones_and_lines_at_odd_squares_never_panic() {
                 if v.ok {
                     let mut e = ep.clone();
                     let d = decision(&e);
-                    let res = e.submit(d.decision_id, &[a.clone()]).unwrap();
+                    let res = e.submit(d.decision_id, std::slice::from_ref(&a)).unwrap();
                     assert!(res[0].ok, "{a:?}: {res:?}");
                 } else {
                     assert!(v.code().is_some());
@@ -689,9 +691,8 @@ fn printed_dc_is_final_wizard_5_fireball_dc_18() {
     // modifier unless printed". The engine's save_dc adds Spell Focus again.
     let path =
         std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/pcs/wizard_5.json");
-    let wiz = pf1e_engine::CombatantSpec::load(&path).unwrap();
-    let v = serde_json::to_value(&wiz).unwrap();
-    let _ = v;
+    // The bundled file loads (its spells resolve); the test re-uses its stat block inline.
+    pf1e_engine::CombatantSpec::load(&path).unwrap();
     let mut w: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     w["spells"] = json!([{"name": "fireball", "level": 3, "prepared": 1, "dc": 18}]);
     let (mut ep, _s) = fight(
@@ -771,4 +772,96 @@ fn turn_of_or_end(ep: &mut Episode, actor: &str) {
             }
         }
     }
+}
+
+#[test]
+#[ignore = "defect: an area spell can be aimed at an absent (not yet summoned) combatant slot: the mask offers `cast_spell fireball on <absent slot>` at a phantom square"]
+fn an_area_is_not_aimed_at_an_absent_summon_slot() {
+    // An absent slot is not on the map (README: reserved slots are `absent` until summoned);
+    // a creature-targeted spell at it is refused (`invalid_target`), an area "at a creature's
+    // square" should be too.
+    let (ep, _s) = fight(
+        vec![
+            unit(
+                "a",
+                "mage",
+                mage(5, &["fireball", "summon monster i"]),
+                (3, 1),
+            ),
+            unit("b", "foe", creature("foe"), (3, 12)),
+        ],
+        &[],
+    );
+    let slot = CombatantId((ep.encounter().combatants.len() - 1) as u16);
+    assert!(ep.observation(None).combatants[slot.0 as usize].absent);
+    let offered: Vec<String> = ep
+        .legal_actions()
+        .into_iter()
+        .filter(|l| l.action.kind == ActionKind::CastSpell && l.action.target == Some(slot))
+        .map(|l| l.label)
+        .collect();
+    assert!(
+        offered.is_empty(),
+        "{offered:?} (slot at {:?})",
+        ep.position(slot)
+    );
+}
+
+#[test]
+#[ignore = "defect: a heightened spell's concentration DC uses the spell's own level, not the heightened one"]
+fn heightened_spell_concentration_uses_the_heightened_level() {
+    // CRB — Feats: Heighten Spell: "All effects dependent on spell level (such as saving
+    // throw DCs …) are calculated according to the heightened level"; Magic: Concentration —
+    // Casting Defensively: DC 15 + double the spell's level. Magic missile heightened to 2nd:
+    // DC 19. Concentration d20 14 + 1 (CL) + 3 (Int) = 18: fails against 19.
+    let mut m = mage(1, &["magic missile"]);
+    m["feats"] = json!(["Heighten Spell"]);
+    let (mut ep, _s) = fight(
+        vec![
+            unit("a", "mage", m, (3, 1)),
+            unit("b", "foe", creature("foe"), (3, 5)),
+        ],
+        &[14],
+    );
+    let f = cid(&ep, "foe");
+    submit(
+        &mut ep,
+        &[Action {
+            defensively: true,
+            ..cast_mm(0, f, &[Metamagic::Heighten])
+        }],
+    );
+    let l = log(&ep);
+    assert!(l.contains("vs DC 19"), "{l}");
+}
+
+#[test]
+#[ignore = "defect: stabilize heals 1 hp to a creature at 0 or more hp (the SRD spell only targets a creature at -1 or fewer and heals nothing); the default policy spends whole combats on it"]
+fn stabilize_does_nothing_to_a_conscious_creature() {
+    // CRB — Spells: Stabilize: "you target a living creature that has -1 or fewer hit
+    // points. That creature is automatically stabilized". pf1e-sim casters seed 1
+    // (--transcript): cleric_3 casts stabilize on druid_3 (hp 4->5, 10->11, 11->12…) on five
+    // turns in a row.
+    let hurt = set(creature("ally"), "hp_max", json!(30));
+    let (mut ep, _s) = fight(
+        vec![
+            unit(
+                "a",
+                "mage",
+                set(mage(1, &[]), "spells", json!([{"name": "stabilize"}])),
+                (3, 1),
+            ),
+            unit("a", "ally", hurt, (3, 2)),
+            unit("b", "foe", creature("foe"), (3, 12)),
+        ],
+        &[],
+    );
+    let al = cid(&ep, "ally");
+    // Ally at full hp 30; the rule: no effect (or the cast refused) on a creature above -1 hp.
+    let v = ep.validate(&cast(0, al)).unwrap();
+    if v.ok {
+        submit(&mut ep, &[cast(0, al)]);
+    }
+    let l = log(&ep);
+    assert!(!l.contains("stabilize: 1 heals"), "{l}");
 }
