@@ -23,7 +23,11 @@ use std::time::Instant;
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let casters = std::env::var("TIMING_CASTERS").is_ok_and(|v| v == "1");
-    let map_name = if casters { "caster_hall" } else { "sample_arena" };
+    let map_name = if casters {
+        "caster_hall"
+    } else {
+        "sample_arena"
+    };
     let map = MapSpec::load(&root.join(format!("data/maps/{map_name}.yaml"))).unwrap();
     let m = |n: &str| {
         let p = root.join(format!("data/monsters/{n}.json"));
@@ -109,7 +113,11 @@ fn play(enc: &Arc<Encounter>, seeds: std::ops::Range<u64>) -> (usize, [f64; 5]) 
     // TIMING_JSON=0 leaves the JSON observation out (the RL hot path only).
     let json = std::env::var("TIMING_JSON").map_or(true, |v| v != "0");
     for seed in seeds {
-        let players = enc.combatants.iter().filter(|c| c.side == "players").count();
+        let players = enc
+            .combatants
+            .iter()
+            .filter(|c| c.side == "players")
+            .count();
         let ctl = vec![Controller::External; players];
         let mut ep = Episode::new(enc.clone(), seed, &ctl);
         loop {

@@ -1,7 +1,6 @@
-//! Break-it tests of the P7 spellcasting (issue 12), by a reviewer. Tests that pass document
-//! what held up; tests marked `#[ignore = "defect: …"]` fail today and name the defect (the
-//! SRD rule in their comment). Run the defects with `cargo test -p pf1e-engine --test
-//! breakit_p7 -- --ignored`.
+//! Break-it tests of the P7 spellcasting (issue 12), written by a reviewer: the tests of what
+//! held up, and one test per defect it found (each was `#[ignore]`d until fixed; each names
+//! its SRD rule in its comment).
 
 mod common;
 
@@ -591,7 +590,6 @@ fn zones_of_two_casters_stack_and_one_caster_recasting_replaces() {
 // ----- defects ---------------------------------------------------------------------------
 
 #[test]
-#[ignore = "defect: a summoned creature that was killed keeps its slot: the summon spell cast again summons nothing (and spends the slot)"]
 fn a_killed_summon_can_be_summoned_again() {
     // CRB — Magic: Conjuration (Summoning): "When the spell that summoned a creature ends
     // and the creature disappears… A creature that is killed … disappears" — it is not
@@ -644,7 +642,6 @@ fn a_killed_summon_can_be_summoned_again() {
 }
 
 #[test]
-#[ignore = "defect: targeted dispel magic rolls a check per spell effect and ends every one it beats; the SRD makes one check and ends one spell"]
 fn targeted_dispel_makes_one_check_and_ends_one_spell() {
     // CRB — Spells: Dispel Magic, Targeted Dispel: "You make one dispel check (1d20 + your
     // caster level) and compare that to the spell with highest caster level … Repeat this
@@ -684,7 +681,6 @@ fn targeted_dispel_makes_one_check_and_ends_one_spell() {
 }
 
 #[test]
-#[ignore = "defect: Spell Focus is added on top of a printed DC that already includes it (wizard_5's fireball: DC 19, not 18)"]
 fn printed_dc_is_final_wizard_5_fireball_dc_18() {
     // data/pcs/wizard_5.json prints fireball dc 18 = 10 + 3 + 4 (Int 19) + 1 (Spell Focus
     // (evocation)), its notes say so; README: "DC = 10 + spell level + casting ability
@@ -708,7 +704,6 @@ fn printed_dc_is_final_wizard_5_fireball_dc_18() {
 }
 
 #[test]
-#[ignore = "defect: Empower Spell leaves the constant bonuses of the roll unchanged; the SRD increases them by half too"]
 fn empower_increases_bonuses_to_the_dice_rolls_by_half() {
     // CRB — Feats: Empower Spell: "All variable, numeric effects of an empowered spell are
     // increased by half, including bonuses to those dice rolls." Magic missile CL 1: one
@@ -729,7 +724,6 @@ fn empower_increases_bonuses_to_the_dice_rolls_by_half() {
 }
 
 #[test]
-#[ignore = "defect: a caster paralyzed while a 1-round casting is pending still completes the spell"]
 fn a_caster_paralyzed_during_a_one_round_casting_loses_the_spell() {
     // CRB — Magic: Casting Time ("you must continue the invocations… until just before your
     // turn in the next round"); Conditions: Paralyzed ("cannot move or act… can take purely
@@ -775,7 +769,6 @@ fn turn_of_or_end(ep: &mut Episode, actor: &str) {
 }
 
 #[test]
-#[ignore = "defect: an area spell can be aimed at an absent (not yet summoned) combatant slot: the mask offers `cast_spell fireball on <absent slot>` at a phantom square"]
 fn an_area_is_not_aimed_at_an_absent_summon_slot() {
     // An absent slot is not on the map (README: reserved slots are `absent` until summoned);
     // a creature-targeted spell at it is refused (`invalid_target`), an area "at a creature's
@@ -808,7 +801,6 @@ fn an_area_is_not_aimed_at_an_absent_summon_slot() {
 }
 
 #[test]
-#[ignore = "defect: a heightened spell's concentration DC uses the spell's own level, not the heightened one"]
 fn heightened_spell_concentration_uses_the_heightened_level() {
     // CRB — Feats: Heighten Spell: "All effects dependent on spell level (such as saving
     // throw DCs …) are calculated according to the heightened level"; Magic: Concentration —
@@ -836,7 +828,6 @@ fn heightened_spell_concentration_uses_the_heightened_level() {
 }
 
 #[test]
-#[ignore = "defect: stabilize heals 1 hp to a creature at 0 or more hp (the SRD spell only targets a creature at -1 or fewer and heals nothing); the default policy spends whole combats on it"]
 fn stabilize_does_nothing_to_a_conscious_creature() {
     // CRB — Spells: Stabilize: "you target a living creature that has -1 or fewer hit
     // points. That creature is automatically stabilized". pf1e-sim casters seed 1

@@ -52,8 +52,8 @@ fn slots(ep: &pf1e_engine::Episode, m: CombatantId, level: &str) -> u32 {
 
 #[test]
 fn crb_empower_spell_half_again_in_a_slot_two_levels_higher_full_round_for_spontaneous() {
-    // Magic missile CL 5: three missiles; empowered: each 1d4 roll ×1.5 (rounded down) + 1.
-    // Rolls 4, 3, 2 → 6+1, 4+1, 3+1.
+    // Magic missile CL 5: three missiles; empowered: each roll and its bonus ×1.5, rounded
+    // down ("including bonuses to those dice rolls"). Rolls 4, 3, 2 → 7, 6, 4.
     let (mut ep, m, f) = duel(&["Empower Spell"], &["magic missile"], &[4, 3, 2]);
     let r = submit(&mut ep, &[cast(0, f, &[Metamagic::Empower]), move_to(1, 2)]);
     assert!(ok(&r[0]));
@@ -65,7 +65,7 @@ fn crb_empower_spell_half_again_in_a_slot_two_levels_higher_full_round_for_spont
         "{l}"
     );
     assert!(l.contains("empowered 1d4+1=7"), "{l}");
-    assert!(l.contains("empowered 1d4+1=5"), "{l}");
+    assert!(l.contains("empowered 1d4+1=6"), "{l}");
     assert!(l.contains("empowered 1d4+1=4"), "{l}");
     assert_eq!(slots(&ep, m, "3"), 0);
     assert_eq!(slots(&ep, m, "1"), 3);

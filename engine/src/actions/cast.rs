@@ -138,7 +138,13 @@ pub(crate) fn check_cast(
             }
             let at = match (a.target_pos, a.target) {
                 (Some(c), None) => c,
-                (None, Some(t)) if (t.0 as usize) < ep.n() && t != actor => ep.position(t),
+                (None, Some(t))
+                    if (t.0 as usize) < ep.n()
+                        && t != actor
+                        && ep.life_state(t) != crate::episode::LifeState::Dead =>
+                {
+                    ep.position(t)
+                }
                 (None, None) => return Err(Reject::MissingTarget),
                 _ => return Err(Reject::InvalidDestination),
             };

@@ -492,6 +492,8 @@ pub struct CasterSpell {
     pub caster_level: i32,
     /// Save DC.
     pub dc: i32,
+    /// The DC is the stat block's printed one (final: Spell Focus already in it).
+    pub dc_printed: bool,
     pub uses: SpellUses,
     /// A spell-like ability (no slot, no components; concentration and AoO still apply).
     pub spell_like: bool,
@@ -935,6 +937,7 @@ impl CombatantSpec {
             };
             book.push(CasterSpell {
                 summon: summon_of(&spell, format!("spells[{i}].name"))?,
+                dc_printed: k.dc.is_some(),
                 dc: k
                     .dc
                     .unwrap_or(10 + i32::from(level) + self.casting_modifier()),
@@ -958,6 +961,7 @@ impl CombatantSpec {
             };
             book.push(CasterSpell {
                 summon: summon_of(&spell, format!("spell_like_abilities[{i}].name"))?,
+                dc_printed: k.dc.is_some(),
                 dc: k.dc.unwrap_or(10 + i32::from(level) + cha),
                 spell,
                 level,
@@ -1079,6 +1083,27 @@ impl CombatantSpec {
             }
             if let Some(d) = k.dc {
                 bounded(&format!("spell_like_abilities[{i}].dc"), d.into(), 1, 100)?;
+            }
+        }
+        if let Some(c) = &self.caster_class {
+            let known = crate::content::spells::CLASS_LISTS.contains(&c.as_str())
+                || ["sorcerer", "wizard", "arcanist"].contains(&c.as_str());
+            if !known {
+                return err(
+                    "caster_class".into(),
+                    &format!(
+                        "unknown class `{c}`: expected sorcerer, wizard or one of {}",
+                        crate::content::spells::CLASS_LISTS.join(", ")
+                    ),
+                );
+            }
+        }
+        for (i, k) in self.spell_like_abilities.iter().enumerate() {
+            if k.at_will && k.per_day.is_some() {
+                return err(
+                    format!("spell_like_abilities[{i}].per_day"),
+                    "an at-will ability has no uses per day",
+                );
             }
         }
         if (self.has_spells()) && self.casting_ability.is_none() && !self.spells.is_empty() {

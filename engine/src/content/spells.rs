@@ -333,6 +333,8 @@ pub enum CreatureFilter {
     Undead,
     /// Humanoids only (hold person, charm person…).
     Humanoid,
+    /// A dying creature (−1 hit points or fewer, not stable nor dead: stabilize).
+    Dying,
 }
 
 /// One modifier a buff or debuff gives its bearer: `value` (+ `scaling` per caster level)
@@ -914,22 +916,35 @@ impl SpellRegistry {
     /// # Errors
     /// [`DataError`] of a creature file that does not load, or names spells.
     pub fn load_summons(&mut self, monsters_dir: &Path) -> Result<(), DataError> {
-        let names: std::collections::BTreeSet<String> = self
+        let names: BTreeMap<String, (String, usize)> = self
             .spells
-            .values()
-            .flat_map(|s| s.effects.iter())
-            .filter_map(|e| match e {
-                SpellEffect::Summon { creature, .. } => Some(creature.clone()),
-                _ => None,
+            .iter()
+            .flat_map(|(key, s)| {
+                s.effects
+                    .iter()
+                    .enumerate()
+                    .filter_map(move |(i, e)| match e {
+                        SpellEffect::Summon { creature, .. } => {
+                            Some((creature.clone(), (key.clone(), i)))
+                        }
+                        _ => None,
+                    })
             })
             .collect();
-        for name in names {
+        for (name, (spell, effect)) in names {
             if self.summons.contains_key(&name) {
                 continue;
             }
             let path = monsters_dir.join(format!("{name}.json"));
             let file = path.display().to_string();
-            let text = read_bounded(&path, crate::content::combatant::MAX_TEXT_BYTES)?;
+            let text =
+                read_bounded(&path, crate::content::combatant::MAX_TEXT_BYTES).map_err(|e| {
+                    DataError::field(
+                        &format!("spells/{spell}.json"),
+                        format!("effects[{effect}].creature"),
+                        format!("the summoned creature `{name}` does not load: {e}"),
+                    )
+                })?;
             let spec = crate::content::combatant::CombatantSpec::from_json_str(&text, &file)?;
             if spec.has_spells() {
                 return Err(DataError::field(

@@ -77,6 +77,12 @@ impl Episode {
             }
         };
         self.st[i].life = new;
+        // A summoned creature brought to 0 hit points or fewer disappears (CRB — Magic:
+        // Conjuration, Summoning): its slot is free for the next summoning.
+        if self.enc.combatants[i].summoned_by.is_some() && hp <= 0 && !self.st[i].absent {
+            crate::rules::magic::vanish(self, c);
+            return;
+        }
         if !new.is_conscious() && self.st[i].grapple.is_some() {
             // A grapple ends when either creature falls (CRB — Grapple: nothing holds it).
             crate::rules::grapple::end_grapple(self, c);

@@ -295,6 +295,7 @@ fn filter_ok(ep: &Episode, f: CreatureFilter, t: CombatantId) -> bool {
         CreatureFilter::Living => ty != "undead" && ty != "construct",
         CreatureFilter::Undead => ty == "undead",
         CreatureFilter::Humanoid => ty == "humanoid",
+        CreatureFilter::Dying => ep.life_state(t) == crate::episode::LifeState::Dying,
     }
 }
 
@@ -386,7 +387,8 @@ pub(crate) fn start(ep: &mut Episode, a: CombatantId, p: CastPlan) {
     };
     let mode = if defensively { ", defensively" } else { "" };
     ep.log_turn(a, format!("{how} {name}{at}{slot}{mode}"));
-    let level = i32::from(cs.level);
+    // The spell's level for concentration: the heightened one with Heighten Spell.
+    let level = i32::from(cs.level) + i32::from(p.metamagic.has(Metamagic::Heighten));
     // Grappled (CRB — Magic: Concentration, Grappled or Pinned): DC 10 + the grappler's CMB
     // + spell level; no attack of opportunity (the grappler is busy).
     let grappled = ep.st[idx(a)].grapple;
@@ -432,15 +434,8 @@ pub(crate) fn complete(ep: &mut Episode, a: CombatantId, p: CastPlan, hp_before:
     }
     if let Some(hp) = hp_before {
         let dmg = hp - ep.st[idx(a)].hp;
-        if dmg > 0
-            && !concentration(
-                ep,
-                a,
-                10 + dmg + i32::from(cs.level),
-                false,
-                "damaged while casting",
-            )
-        {
+        let level = i32::from(cs.level) + i32::from(p.metamagic.has(Metamagic::Heighten));
+        if dmg > 0 && !concentration(ep, a, 10 + dmg + level, false, "damaged while casting") {
             return lose(ep, a, &name);
         }
     }
@@ -469,20 +464,21 @@ pub(crate) fn before_turn(ep: &mut Episode, a: CombatantId) {
     };
     let cs = ep.spec(a).spellbook()[pc.spell].clone();
     let name = cs.spell.name.clone();
-    if !ep.conscious(a) {
+    // A caster that can no longer act (unconscious, paralyzed, stunned…) loses the spell.
+    if !ep.conscious(a) || ep.cond_flag(a, |d| d.cant_act) {
         ep.log_turn(a, format!("loses {name} (cannot act)"));
         return;
     }
+    let level = i32::from(cs.level) + i32::from(pc.metamagic.has(Metamagic::Heighten));
+    // Grappled since the casting began: the grappled concentration check.
+    if let Some(g) = ep.st[idx(a)].grapple {
+        let cmb = ep.spec(g.with).base_cmb("grapple");
+        if !concentration(ep, a, 10 + cmb + level, true, "grappled") {
+            return lose(ep, a, &name);
+        }
+    }
     let dmg = pc.hp_at_cast - ep.st[idx(a)].hp;
-    if dmg > 0
-        && !concentration(
-            ep,
-            a,
-            10 + dmg + i32::from(cs.level),
-            false,
-            "damaged while casting",
-        )
-    {
+    if dmg > 0 && !concentration(ep, a, 10 + dmg + level, false, "damaged while casting") {
         return lose(ep, a, &name);
     }
     ep.log_turn(a, format!("finishes casting {name}"));
@@ -655,8 +651,11 @@ pub(crate) fn concentration(
 }
 
 /// The save DC of `cs` for caster `a`: its DC plus Spell Focus / Greater Spell Focus of
-/// its school (CRB — Feats: Spell Focus).
+/// its school (CRB — Feats: Spell Focus) — a printed DC is final.
 fn save_dc(ep: &Episode, a: CombatantId, cs: &CasterSpell) -> i32 {
+    if cs.dc_printed {
+        return cs.dc;
+    }
     let spec = ep.spec(a);
     let school = cs.spell.school.as_str();
     let focus = |base: &str| {
@@ -1074,20 +1073,24 @@ fn roll_spell_dice_mm(
                 _ => 0,
             })
             .sum();
+        // Empower: the roll and its bonuses ×1.5 ("including bonuses to those dice rolls");
+        // Maximize: the dice at their maximum, the bonuses as they are; both: the maximum
+        // plus half the normally rolled result.
+        let _ = constant;
         let mut total = 0;
         for _ in 0..mult.max(1) {
-            let variable = if mm.has(Metamagic::Maximize) {
-                let max = expr.max() - constant;
+            total += if mm.has(Metamagic::Maximize) {
+                let max = expr.max() + flat;
                 if mm.has(Metamagic::Empower) {
-                    max + (expr.roll(&mut ep.dice).total - constant) / 2
+                    max + (expr.roll(&mut ep.dice).total + flat) / 2
                 } else {
                     max
                 }
             } else {
-                (expr.roll(&mut ep.dice).total - constant) * 3 / 2
+                (expr.roll(&mut ep.dice).total + flat) * 3 / 2
             };
-            total += variable + constant;
         }
+        let flat = 0;
         let tag = match (mm.has(Metamagic::Maximize), mm.has(Metamagic::Empower)) {
             (true, true) => "maximized+empowered ",
             (true, false) => "maximized ",
@@ -1446,31 +1449,45 @@ pub(crate) fn heal(ep: &mut Episode, by: CombatantId, t: CombatantId, amount: i3
     }
 }
 
-/// Dispel magic, targeted (CRB — Spells: Dispel Magic): a dispel check d20 + `cl` against
-/// 11 + the caster level of each spell effect on `t`, ending those it beats.
+/// Dispel magic, targeted (CRB — Spells: Dispel Magic, Targeted Dispel): one dispel check
+/// d20 + `cl` against 11 + the caster level of each spell effect on `t`, from the highest
+/// caster level down; the first it beats ends (one spell per dispel).
 fn dispel(ep: &mut Episode, a: CombatantId, t: CombatantId, cl: i32) {
-    let effects = ep.st[idx(t)].spell_effects.clone();
-    let mut kept = Vec::new();
-    for e in effects {
-        let d = ep.roll(20) as i32;
+    let mut order: Vec<usize> = (0..ep.st[idx(t)].spell_effects.len()).collect();
+    if order.is_empty() {
+        let tid = ep.id_of(t).to_string();
+        ep.log_turn(a, format!("dispel magic: no spell effect on {tid}"));
+        return;
+    }
+    order.sort_by_key(|&k| std::cmp::Reverse(ep.st[idx(t)].spell_effects[k].caster_level));
+    let d = ep.roll(20) as i32;
+    let total = d + cl;
+    let mut parts = Vec::new();
+    let mut ended = None;
+    for k in order {
+        let e = &ep.st[idx(t)].spell_effects[k];
         let dc = 11 + e.caster_level;
-        let ok = d + cl >= dc;
-        ep.log_turn(
-            a,
-            format!(
-                "dispel check vs {}: d20={d}{cl:+}={} vs DC {dc} -> {}",
-                e.spell,
-                d + cl,
-                if ok { "dispelled" } else { "fails" }
-            ),
-        );
-        if !ok {
-            kept.push(e);
-        } else if e.special.as_deref() == Some("invisibility") {
+        let ok = total >= dc;
+        parts.push(format!(
+            "{} DC {dc} {}",
+            e.spell,
+            if ok { "dispelled" } else { "holds" }
+        ));
+        if ok {
+            ended = Some(k);
+            break;
+        }
+    }
+    ep.log_turn(
+        a,
+        format!("dispel check d20={d}{cl:+}={total}: {}", parts.join(", ")),
+    );
+    if let Some(k) = ended {
+        let e = ep.st[idx(t)].spell_effects.remove(k);
+        if e.special.as_deref() == Some("invisibility") {
             ep.remove_condition(t, Condition::Invisible);
         }
     }
-    ep.st[idx(t)].spell_effects = kept;
 }
 
 /// Mirror image (CRB — Spells: Mirror Image): an attack that hits a creature with images
@@ -1607,7 +1624,8 @@ pub(crate) fn summon_end_of_turn(ep: &mut Episode, c: CombatantId) {
     }
 }
 
-fn vanish(ep: &mut Episode, c: CombatantId) {
+/// A summoned creature leaves the map (its slot free again for a new summoning).
+pub(crate) fn vanish(ep: &mut Episode, c: CombatantId) {
     if ep.st[idx(c)].grapple.is_some() {
         crate::rules::grapple::end_grapple(ep, c);
     }
