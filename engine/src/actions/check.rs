@@ -475,8 +475,14 @@ pub(crate) fn candidates(
             emit(Action::new(ActionKind::ActivateCombatExpertise))
         }
         ActionKind::CastSpell => cast::candidates(cx, emit),
-        ActionKind::CastDefensively => emit(Action::new(ActionKind::CastDefensively)),
-        ActionKind::ActivateMetamagic => cast::candidates_metamagic(emit),
+        // Only casters have these declarations (a combatant without spells: none to check).
+        ActionKind::CastDefensively => {
+            !cx.ep.spec(cx.actor).spellbook().is_empty()
+                && emit(Action::new(ActionKind::CastDefensively))
+        }
+        ActionKind::ActivateMetamagic => {
+            !cx.ep.spec(cx.actor).spellbook().is_empty() && cast::candidates_metamagic(emit)
+        }
     }
 }
 

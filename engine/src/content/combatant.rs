@@ -548,6 +548,8 @@ pub struct Resolved {
     /// Rules: Trip): a feature `trip` (every natural melee attack) or `trip (bite)` (the named
     /// attack).
     pub trip_rider: Vec<bool>,
+    /// Spell slots per encounter by spell level (index 0 unused), from `spell_slots`.
+    pub slots: [u32; 10],
 }
 
 /// A condition at the start of combat.
@@ -692,6 +694,13 @@ impl CombatantSpec {
                     })
                     .collect(),
                 trip_rider: self.attacks.iter().map(|w| trip_rider(self, w)).collect(),
+                slots: std::array::from_fn(|l| {
+                    if l == 0 {
+                        0
+                    } else {
+                        self.spell_slots.get(&l.to_string()).copied().unwrap_or(0)
+                    }
+                }),
             }
         })
     }
@@ -866,8 +875,9 @@ impl CombatantSpec {
             return None;
         }
         Some(
-            self.spell_slots
-                .get(&level.to_string())
+            self.resolved()
+                .slots
+                .get(usize::from(level))
                 .copied()
                 .unwrap_or(0),
         )

@@ -110,11 +110,22 @@ pub enum Feat {
     GreaterSpellFocus,
     SpellPenetration,
     GreaterSpellPenetration,
+    AbilityFocus,
+    AgileManeuvers,
+    BlindFight,
+    ChannelSmite,
+    CraftWondrousItem,
+    Deceitful,
+    DefensiveCombatTraining,
+    EschewMaterials,
+    ImprovedLightningReflexes,
+    ScribeScroll,
+    Stealthy,
 }
 
 impl Feat {
     /// Every feat, in table order.
-    pub const ALL: [Feat; 62] = [
+    pub const ALL: [Feat; 73] = [
         Feat::Alertness,
         Feat::Cleave,
         Feat::CombatExpertise,
@@ -177,6 +188,17 @@ impl Feat {
         Feat::GreaterSpellFocus,
         Feat::SpellPenetration,
         Feat::GreaterSpellPenetration,
+        Feat::AbilityFocus,
+        Feat::AgileManeuvers,
+        Feat::BlindFight,
+        Feat::ChannelSmite,
+        Feat::CraftWondrousItem,
+        Feat::Deceitful,
+        Feat::DefensiveCombatTraining,
+        Feat::EschewMaterials,
+        Feat::ImprovedLightningReflexes,
+        Feat::ScribeScroll,
+        Feat::Stealthy,
     ];
 
     /// The feat's SRD name (`Power Attack`).
@@ -195,15 +217,15 @@ impl Feat {
 
 /// A set of [`Feat`]s (a bit per feat).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct FeatSet(u64);
+pub struct FeatSet(u128);
 
 impl FeatSet {
     /// The known feats among `names` (`"Weapon Focus (longsword)"` counts as Weapon Focus).
     pub fn of(names: &[String]) -> FeatSet {
-        let mut bits = 0u64;
+        let mut bits = 0u128;
         for f in names {
             if let Some(x) = Feat::from_base_name(split_name(f).0) {
-                bits |= 1 << x as u64;
+                bits |= 1 << x as u128;
             }
         }
         FeatSet(bits)
@@ -211,7 +233,7 @@ impl FeatSet {
 
     /// Whether the set holds `f`.
     pub fn contains(self, f: Feat) -> bool {
-        self.0 & (1 << f as u64) != 0
+        self.0 & (1 << f as u128) != 0
     }
 }
 
@@ -518,6 +540,61 @@ pub const FEATS: &[(&str, FeatKind, &str)] = &[
         "Greater Spell Penetration",
         FeatKind::Applied,
         "+2 more on caster level checks against spell resistance",
+    ),
+    (
+        "Ability Focus",
+        FeatKind::NoOp,
+        "+2 to the DC of one special attack: already in the stat block's printed DCs",
+    ),
+    (
+        "Agile Maneuvers",
+        FeatKind::NoOp,
+        "Dex instead of Str on CMB: already in the printed CMB",
+    ),
+    (
+        "Blind-Fight",
+        FeatKind::NotModelled,
+        "not modelled: rerolling a concealment miss chance",
+    ),
+    (
+        "Channel Smite",
+        FeatKind::NotModelled,
+        "not modelled: channel energy is not modelled yet",
+    ),
+    (
+        "Craft Wondrous Item",
+        FeatKind::NoOp,
+        "item creation, out of combat",
+    ),
+    (
+        "Deceitful",
+        FeatKind::NoOp,
+        "skills only (Bluff, Disguise)",
+    ),
+    (
+        "Defensive Combat Training",
+        FeatKind::NoOp,
+        "Hit Dice for BAB in CMD: already in the printed CMD",
+    ),
+    (
+        "Eschew Materials",
+        FeatKind::NoOp,
+        "material components are not modelled",
+    ),
+    (
+        "Improved Lightning Reflexes",
+        FeatKind::NotModelled,
+        "not modelled: rerolling a Reflex save once a day",
+    ),
+    (
+        "Scribe Scroll",
+        FeatKind::NoOp,
+        "item creation, out of combat",
+    ),
+    (
+        "Stealthy",
+        FeatKind::NoOp,
+        "skills only (Escape Artist, Stealth)",
     ),
 ];
 
