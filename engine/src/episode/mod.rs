@@ -623,7 +623,12 @@ pub(crate) fn initial_state(p: &crate::content::encounter::Placed) -> CState {
         combat_expertise: false,
         combat_expertise_ac: 0,
         aid: Vec::new(),
-        slots_left: (0..10u8).map(|l| p.spec.slots_of(l).unwrap_or(0)).collect(),
+        // Only a combatant with slots holds them (no allocation for the others).
+        slots_left: if p.spec.spell_slots.is_empty() {
+            Vec::new()
+        } else {
+            (0..10u8).map(|l| p.spec.slots_of(l).unwrap_or(0)).collect()
+        },
         spell_uses: p
             .spec
             .spellbook()

@@ -196,7 +196,8 @@ impl Episode {
                     .all(|b| (b.aider.0 as usize) < n && (b.opponent.0 as usize) < n);
             let book = spec.spellbook().len();
             let who = |x: CombatantId| (x.0 as usize) < n;
-            let magic_ok = c.slots_left.len() == 10
+            let magic_ok = (c.slots_left.len() == 10
+                || (c.slots_left.is_empty() && spec.spell_slots.is_empty()))
                 && c.spell_uses.len() == book
                 && c.pending_cast.is_none_or(|p| {
                     p.spell < book

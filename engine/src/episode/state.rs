@@ -143,7 +143,8 @@ pub(crate) struct CState {
     #[serde(default)]
     pub aid: Vec<AidBonus>,
     /// Spell slots left by spell level (index 0 unused: cantrips are unlimited — CRB —
-    /// Magic: Spell Slots; the seed's `spell_slots_left`).
+    /// Magic: Spell Slots; the seed's `spell_slots_left`); empty for a combatant without
+    /// slots.
     #[serde(default)]
     pub slots_left: Vec<u32>,
     /// Uses left per spellbook entry with counted uses (prepared copies, a spell-like
