@@ -5,8 +5,8 @@
 //! Usage: `cargo run --release -p pf1e-engine --example timing`
 //!
 //! `TIMING_CASTERS=1` times the casters' scenario instead (`data/scenarios/casters.yaml`:
-//! cleric 3, wizard 5, sorcerer 4, druid 3 — played externally — against a drow noble and
-//! a dire bat on `caster_hall`).
+//! cleric 3, wizard 5, sorcerer 4, druid 3 — played externally — against a green hag and two
+//! ogres on `caster_hall`).
 //!
 //! `TIMING_SEEDS=N` plays N timed episodes (default 200); `TIMING_JSON=0` leaves the JSON
 //! observation out. Instruction counts, stable under
@@ -44,7 +44,7 @@ fn main() {
                 "players".into(),
                 vec![m("cleric_3"), m("wizard_5"), m("sorcerer_4"), m("druid_3")],
             ),
-            ("monsters".into(), vec![m("drow_noble"), m("dire_bat")]),
+            ("monsters".into(), vec![m("green_hag"), m("ogre"), m("ogre")]),
         ]
     } else {
         vec![
