@@ -44,7 +44,10 @@ fn main() {
                 "players".into(),
                 vec![m("cleric_3"), m("wizard_5"), m("sorcerer_4"), m("druid_3")],
             ),
-            ("monsters".into(), vec![m("green_hag"), m("ogre"), m("ogre")]),
+            (
+                "monsters".into(),
+                vec![m("green_hag"), m("ogre"), m("ogre")],
+            ),
         ]
     } else {
         vec![
