@@ -572,32 +572,40 @@ pub(crate) fn zone_miss_chance(ep: &Episode, a: CombatantId, t: CombatantId) -> 
 /// At the end of `c`'s turn: its persistent areas and spell effects count down; expired ones
 /// end.
 pub(crate) fn end_of_turn(ep: &mut Episode, c: CombatantId) {
-    let mut gone = Vec::new();
-    ep.st[idx(c)].zones.retain_mut(|z| {
-        z.rounds = z.rounds.saturating_sub(1);
-        if z.rounds == 0 {
-            gone.push(z.spell.clone());
-            false
-        } else {
-            true
-        }
-    });
+    let st = &mut ep.st[idx(c)];
+    let gone = count_down(&mut st.zones, |z| &mut z.rounds, |z| z.spell.clone());
+    let ended = count_down(
+        &mut st.spell_effects,
+        |e| &mut e.rounds,
+        |e| e.spell.clone(),
+    );
     for s in gone {
         ep.log_turn(c, format!("the {s} ends"));
     }
-    let mut ended = Vec::new();
-    ep.st[idx(c)].spell_effects.retain_mut(|e| {
-        e.rounds = e.rounds.saturating_sub(1);
-        if e.rounds == 0 {
-            ended.push(e.spell.clone());
+    for s in ended {
+        ep.log_turn(c, format!("{s} ends"));
+    }
+}
+
+/// One round less for each item of `list` (`rounds` of it); the expired ones are removed and
+/// their `name`s returned, in order.
+fn count_down<T>(
+    list: &mut Vec<T>,
+    rounds: impl Fn(&mut T) -> &mut u32,
+    name: impl Fn(&T) -> String,
+) -> Vec<String> {
+    let mut expired = Vec::new();
+    list.retain_mut(|x| {
+        let r = rounds(x);
+        *r = r.saturating_sub(1);
+        if *r == 0 {
+            expired.push(name(x));
             false
         } else {
             true
         }
     });
-    for s in ended {
-        ep.log_turn(c, format!("{s} ends"));
-    }
+    expired
 }
 
 /// The modifiers of `c`'s spell effects (for `Episode::modifiers_for`).

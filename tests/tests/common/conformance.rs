@@ -130,10 +130,10 @@ pub fn scenario_cases() -> Vec<Case> {
         .collect()
 }
 
-/// The bundled creatures (`data/monsters/*.json`, file stems), sorted.
-pub fn monster_names() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(common::root().join("data/monsters"))
-        .expect("data/monsters exists")
+/// The file stems of `data/<dir>/*.json`, sorted.
+fn json_stems(dir: &str) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(common::root().join("data").join(dir))
+        .unwrap_or_else(|e| panic!("data/{dir}: {e}"))
         .filter_map(|e| {
             let p = e.ok()?.path();
             (p.extension()? == "json").then(|| p.file_stem()?.to_str().map(str::to_string))?
@@ -141,6 +141,11 @@ pub fn monster_names() -> Vec<String> {
         .collect();
     names.sort();
     names
+}
+
+/// The bundled creatures (`data/monsters/*.json`, file stems), sorted.
+pub fn monster_names() -> Vec<String> {
+    json_stems("monsters")
 }
 
 /// Every unordered pair of bundled creatures, each creature against itself included: `a` as
@@ -169,15 +174,7 @@ pub fn pair_cases() -> Vec<Case> {
 
 /// The bundled player characters (`data/pcs/*.json`, file stems), sorted.
 pub fn pc_names() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(common::root().join("data/pcs"))
-        .expect("data/pcs exists")
-        .filter_map(|e| {
-            let p = e.ok()?.path();
-            (p.extension()? == "json").then(|| p.file_stem()?.to_str().map(str::to_string))?
-        })
-        .collect();
-    names.sort();
-    names
+    json_stems("pcs")
 }
 
 /// Every bundled player character (side `players`) against every bundled creature and
