@@ -46,8 +46,10 @@ fn reset_req(seed: u64) -> proto::ResetRequest {
             legal_actions: Some(false),
             typed: Some(false),
             action_mask: true,
+            ..Default::default()
         }),
         reward: None,
+        ..Default::default()
     }
 }
 
@@ -393,6 +395,7 @@ async fn run() {
                         legal_actions: Some(false),
                         typed: Some(false),
                         action_mask: false,
+                        ..Default::default()
                     });
                     r
                 })

@@ -33,8 +33,10 @@ fn reset_req(seed: u64) -> proto::ResetRequest {
             legal_actions: Some(false),
             typed: Some(false),
             action_mask: true,
+            ..Default::default()
         }),
         reward: None,
+        ..Default::default()
     }
 }
 

@@ -29,8 +29,10 @@ fn main() {
             legal_actions: Some(false),
             typed: Some(false),
             action_mask: true,
+            ..Default::default()
         }),
         reward: None,
+        ..Default::default()
     };
     let mut rng = 0x9E37_79B9_7F4A_7C15u64;
     let mut seed = 0;

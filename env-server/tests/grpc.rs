@@ -151,6 +151,7 @@ async fn full_episode_as_the_goblins() {
                 decision_id: d.decision_id,
                 actions: vec![],
                 action_ids: vec![first],
+                ..Default::default()
             })
             .await
             .unwrap()
@@ -179,6 +180,7 @@ async fn full_episode_as_the_goblins() {
             decision_id: last_decision.unwrap_or(0) + 1,
             actions: vec![],
             action_ids: vec![0],
+            ..Default::default()
         })
         .await;
     assert_status(r, Code::FailedPrecondition, "is over");
@@ -287,6 +289,7 @@ async fn concurrent_episodes_are_independent() {
                         decision_id: d.decision_id,
                         actions: vec![],
                         action_ids: vec![id],
+                        ..Default::default()
                     })
                     .await
                     .unwrap()
@@ -338,6 +341,7 @@ async fn bad_requests_get_clear_statuses_and_the_server_keeps_serving() {
             decision_id: 0,
             actions: vec![],
             action_ids: vec![0],
+            ..Default::default()
         })
         .await;
     assert_status(r, Code::NotFound, "unknown episode");
@@ -428,6 +432,7 @@ async fn bad_requests_get_clear_statuses_and_the_server_keeps_serving() {
             decision_id,
             actions,
             action_ids,
+            ..Default::default()
         };
 
     // 5. Stale decision id.
@@ -514,6 +519,7 @@ async fn bad_requests_get_clear_statuses_and_the_server_keeps_serving() {
             decision_id: 0,
             actions: vec![],
             action_ids: vec![0],
+            ..Default::default()
         })
         .await;
     assert_status(r, Code::FailedPrecondition, "is over");
@@ -568,6 +574,7 @@ async fn arbitrary_actions_are_results_not_errors() {
                 decision_id: d.decision_id,
                 actions: vec![],
                 action_ids: vec![],
+                ..Default::default()
             };
             match next() % 4 {
                 // A random id of the whole space (mostly illegal now).
@@ -634,6 +641,7 @@ async fn maneuver_type_on_another_kind_is_invalid() {
                 ..Default::default()
             }],
             action_ids: vec![],
+            ..Default::default()
         })
         .await;
     assert_status(r, Code::InvalidArgument, "actions[0].maneuver");

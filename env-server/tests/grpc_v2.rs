@@ -21,6 +21,7 @@ fn lean() -> Option<proto::ObservationOptions> {
         legal_actions: Some(false),
         typed: Some(false),
         action_mask: true,
+        ..Default::default()
     })
 }
 
@@ -33,6 +34,7 @@ fn tensors_only() -> Option<proto::ObservationOptions> {
         legal_actions: Some(false),
         typed: Some(false),
         action_mask: true,
+        ..Default::default()
     })
 }
 

@@ -699,9 +699,10 @@ async fn exports_over_the_message_limit_are_out_of_range() {
         legal_actions: Some(true),
         typed: Some(false),
         action_mask: false,
+        ..Default::default()
     });
     let play = |c: EnvironmentClient<Channel>| {
-        let obs = lean_obs;
+        let obs = lean_obs.clone();
         async move {
             let mut c = c;
             let mut req = reset_req("sample_arena", 5, &["players", "monsters"]);

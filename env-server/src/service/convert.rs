@@ -929,6 +929,8 @@ pub(super) fn observation_to_proto(
     json: bool,
 ) -> proto::Observation {
     proto::Observation {
+        // P8 in progress: the text rendering is wired next.
+        text: String::new(),
         round: obs.round,
         acting_index: obs.acting_index.map(u32::from),
         acting_id: obs.acting_combatant.clone().unwrap_or_default(),

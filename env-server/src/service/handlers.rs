@@ -213,4 +213,12 @@ impl Environment for EnvironmentService {
     ) -> Result<Response<Self::EvaluateStream>, tonic::Status> {
         self.evaluate_call(request).await
     }
+
+    async fn explain(
+        &self,
+        _request: Request<proto::ExplainRequest>,
+    ) -> Result<Response<proto::ExplainResponse>, tonic::Status> {
+        // Contract only so far (P8 in progress): the engine's explanations are wired next.
+        Err(tonic::Status::unimplemented("Explain is not wired yet"))
+    }
 }

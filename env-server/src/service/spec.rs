@@ -107,9 +107,19 @@ fn spec(name: &str, enc: &Encounter, max_batch_items: usize) -> proto::Spec {
             compact_columns: true,
             columnar_decision_kinds: true,
             transcripts: true,
+            // P8 in progress: each is set when its feature is wired.
+            text_observation: false,
+            explain: false,
+            structured_actions: false,
+            tactics: false,
+            text_languages: Vec::new(),
         }),
         rules_data_version: rules_data_version(enc),
         max_batch_items: u32::try_from(max_batch_items).unwrap_or(u32::MAX),
+        // P8 in progress: filled when structured actions and tactics are wired.
+        action_json_schema: String::new(),
+        plan_json_schema: String::new(),
+        tactics_json_schema: String::new(),
     }
 }
 

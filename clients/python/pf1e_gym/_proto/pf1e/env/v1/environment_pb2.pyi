@@ -405,7 +405,7 @@ class GetSpecRequest(_message.Message):
     def __init__(self, scenario: _Optional[_Union[Scenario, _Mapping]] = ...) -> None: ...
 
 class Spec(_message.Message):
-    __slots__ = ("scenario", "map", "sides", "combatants", "action_space_size", "rng_version", "engine_version", "round_cap", "simple_monster_death", "mask_polarity", "protocol", "observation_schema", "action_blocks", "reward_components", "capabilities", "rules_data_version", "max_batch_items")
+    __slots__ = ("scenario", "map", "sides", "combatants", "action_space_size", "rng_version", "engine_version", "round_cap", "simple_monster_death", "mask_polarity", "protocol", "observation_schema", "action_blocks", "reward_components", "capabilities", "rules_data_version", "max_batch_items", "action_json_schema", "plan_json_schema", "tactics_json_schema")
     SCENARIO_FIELD_NUMBER: _ClassVar[int]
     MAP_FIELD_NUMBER: _ClassVar[int]
     SIDES_FIELD_NUMBER: _ClassVar[int]
@@ -423,6 +423,9 @@ class Spec(_message.Message):
     CAPABILITIES_FIELD_NUMBER: _ClassVar[int]
     RULES_DATA_VERSION_FIELD_NUMBER: _ClassVar[int]
     MAX_BATCH_ITEMS_FIELD_NUMBER: _ClassVar[int]
+    ACTION_JSON_SCHEMA_FIELD_NUMBER: _ClassVar[int]
+    PLAN_JSON_SCHEMA_FIELD_NUMBER: _ClassVar[int]
+    TACTICS_JSON_SCHEMA_FIELD_NUMBER: _ClassVar[int]
     scenario: str
     map: MapInfo
     sides: _containers.RepeatedScalarFieldContainer[str]
@@ -440,7 +443,10 @@ class Spec(_message.Message):
     capabilities: Capabilities
     rules_data_version: str
     max_batch_items: int
-    def __init__(self, scenario: _Optional[str] = ..., map: _Optional[_Union[MapInfo, _Mapping]] = ..., sides: _Optional[_Iterable[str]] = ..., combatants: _Optional[_Iterable[_Union[CombatantInfo, _Mapping]]] = ..., action_space_size: _Optional[int] = ..., rng_version: _Optional[str] = ..., engine_version: _Optional[str] = ..., round_cap: _Optional[int] = ..., simple_monster_death: _Optional[bool] = ..., mask_polarity: _Optional[str] = ..., protocol: _Optional[str] = ..., observation_schema: _Optional[_Union[ObservationSchema, _Mapping]] = ..., action_blocks: _Optional[_Iterable[_Union[ActionBlock, _Mapping]]] = ..., reward_components: _Optional[_Iterable[str]] = ..., capabilities: _Optional[_Union[Capabilities, _Mapping]] = ..., rules_data_version: _Optional[str] = ..., max_batch_items: _Optional[int] = ...) -> None: ...
+    action_json_schema: str
+    plan_json_schema: str
+    tactics_json_schema: str
+    def __init__(self, scenario: _Optional[str] = ..., map: _Optional[_Union[MapInfo, _Mapping]] = ..., sides: _Optional[_Iterable[str]] = ..., combatants: _Optional[_Iterable[_Union[CombatantInfo, _Mapping]]] = ..., action_space_size: _Optional[int] = ..., rng_version: _Optional[str] = ..., engine_version: _Optional[str] = ..., round_cap: _Optional[int] = ..., simple_monster_death: _Optional[bool] = ..., mask_polarity: _Optional[str] = ..., protocol: _Optional[str] = ..., observation_schema: _Optional[_Union[ObservationSchema, _Mapping]] = ..., action_blocks: _Optional[_Iterable[_Union[ActionBlock, _Mapping]]] = ..., reward_components: _Optional[_Iterable[str]] = ..., capabilities: _Optional[_Union[Capabilities, _Mapping]] = ..., rules_data_version: _Optional[str] = ..., max_batch_items: _Optional[int] = ..., action_json_schema: _Optional[str] = ..., plan_json_schema: _Optional[str] = ..., tactics_json_schema: _Optional[str] = ...) -> None: ...
 
 class ObservationSchema(_message.Message):
     __slots__ = ("plane_names", "plane_shape", "feature_names", "feature_shape", "plane_divisors", "terrain_plane_count", "terrain_planes")
@@ -471,7 +477,7 @@ class ActionBlock(_message.Message):
     def __init__(self, name: _Optional[str] = ..., first_id: _Optional[int] = ..., size: _Optional[int] = ...) -> None: ...
 
 class Capabilities(_message.Message):
-    __slots__ = ("json_observation", "tensor_observation", "snapshots", "batch", "stream", "validate", "shaped_rewards", "evaluate", "columnar_batch", "batch_close", "columnar_decisions", "compact_columns", "columnar_decision_kinds", "transcripts")
+    __slots__ = ("json_observation", "tensor_observation", "snapshots", "batch", "stream", "validate", "shaped_rewards", "evaluate", "columnar_batch", "batch_close", "columnar_decisions", "compact_columns", "columnar_decision_kinds", "transcripts", "text_observation", "explain", "structured_actions", "tactics", "text_languages")
     JSON_OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     TENSOR_OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     SNAPSHOTS_FIELD_NUMBER: _ClassVar[int]
@@ -486,6 +492,11 @@ class Capabilities(_message.Message):
     COMPACT_COLUMNS_FIELD_NUMBER: _ClassVar[int]
     COLUMNAR_DECISION_KINDS_FIELD_NUMBER: _ClassVar[int]
     TRANSCRIPTS_FIELD_NUMBER: _ClassVar[int]
+    TEXT_OBSERVATION_FIELD_NUMBER: _ClassVar[int]
+    EXPLAIN_FIELD_NUMBER: _ClassVar[int]
+    STRUCTURED_ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    TACTICS_FIELD_NUMBER: _ClassVar[int]
+    TEXT_LANGUAGES_FIELD_NUMBER: _ClassVar[int]
     json_observation: bool
     tensor_observation: bool
     snapshots: bool
@@ -500,7 +511,12 @@ class Capabilities(_message.Message):
     compact_columns: bool
     columnar_decision_kinds: bool
     transcripts: bool
-    def __init__(self, json_observation: _Optional[bool] = ..., tensor_observation: _Optional[bool] = ..., snapshots: _Optional[bool] = ..., batch: _Optional[bool] = ..., stream: _Optional[bool] = ..., validate: _Optional[bool] = ..., shaped_rewards: _Optional[bool] = ..., evaluate: _Optional[bool] = ..., columnar_batch: _Optional[bool] = ..., batch_close: _Optional[bool] = ..., columnar_decisions: _Optional[bool] = ..., compact_columns: _Optional[bool] = ..., columnar_decision_kinds: _Optional[bool] = ..., transcripts: _Optional[bool] = ...) -> None: ...
+    text_observation: bool
+    explain: bool
+    structured_actions: bool
+    tactics: bool
+    text_languages: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, json_observation: _Optional[bool] = ..., tensor_observation: _Optional[bool] = ..., snapshots: _Optional[bool] = ..., batch: _Optional[bool] = ..., stream: _Optional[bool] = ..., validate: _Optional[bool] = ..., shaped_rewards: _Optional[bool] = ..., evaluate: _Optional[bool] = ..., columnar_batch: _Optional[bool] = ..., batch_close: _Optional[bool] = ..., columnar_decisions: _Optional[bool] = ..., compact_columns: _Optional[bool] = ..., columnar_decision_kinds: _Optional[bool] = ..., transcripts: _Optional[bool] = ..., text_observation: _Optional[bool] = ..., explain: _Optional[bool] = ..., structured_actions: _Optional[bool] = ..., tactics: _Optional[bool] = ..., text_languages: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class MapInfo(_message.Message):
     __slots__ = ("name", "rows", "cols", "square_size_ft")
@@ -589,32 +605,45 @@ class Controlled(_message.Message):
     def __init__(self, sides: _Optional[_Iterable[str]] = ..., combatant_ids: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ResetRequest(_message.Message):
-    __slots__ = ("scenario", "seed", "controlled", "observation", "reward")
+    __slots__ = ("scenario", "seed", "controlled", "observation", "reward", "tactics")
+    class TacticsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
     SCENARIO_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
     CONTROLLED_FIELD_NUMBER: _ClassVar[int]
     OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     REWARD_FIELD_NUMBER: _ClassVar[int]
+    TACTICS_FIELD_NUMBER: _ClassVar[int]
     scenario: Scenario
     seed: int
     controlled: Controlled
     observation: ObservationOptions
     reward: RewardOptions
-    def __init__(self, scenario: _Optional[_Union[Scenario, _Mapping]] = ..., seed: _Optional[int] = ..., controlled: _Optional[_Union[Controlled, _Mapping]] = ..., observation: _Optional[_Union[ObservationOptions, _Mapping]] = ..., reward: _Optional[_Union[RewardOptions, _Mapping]] = ...) -> None: ...
+    tactics: _containers.ScalarMap[str, str]
+    def __init__(self, scenario: _Optional[_Union[Scenario, _Mapping]] = ..., seed: _Optional[int] = ..., controlled: _Optional[_Union[Controlled, _Mapping]] = ..., observation: _Optional[_Union[ObservationOptions, _Mapping]] = ..., reward: _Optional[_Union[RewardOptions, _Mapping]] = ..., tactics: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
 class ObservationOptions(_message.Message):
-    __slots__ = ("json", "tensors", "legal_actions", "typed", "action_mask")
+    __slots__ = ("json", "tensors", "legal_actions", "typed", "action_mask", "text", "lang")
     JSON_FIELD_NUMBER: _ClassVar[int]
     TENSORS_FIELD_NUMBER: _ClassVar[int]
     LEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
     TYPED_FIELD_NUMBER: _ClassVar[int]
     ACTION_MASK_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    LANG_FIELD_NUMBER: _ClassVar[int]
     json: bool
     tensors: bool
     legal_actions: bool
     typed: bool
     action_mask: bool
-    def __init__(self, json: _Optional[bool] = ..., tensors: _Optional[bool] = ..., legal_actions: _Optional[bool] = ..., typed: _Optional[bool] = ..., action_mask: _Optional[bool] = ...) -> None: ...
+    text: bool
+    lang: str
+    def __init__(self, json: _Optional[bool] = ..., tensors: _Optional[bool] = ..., legal_actions: _Optional[bool] = ..., typed: _Optional[bool] = ..., action_mask: _Optional[bool] = ..., text: _Optional[bool] = ..., lang: _Optional[str] = ...) -> None: ...
 
 class RewardOptions(_message.Message):
     __slots__ = ("shaped", "damage_weight", "kill_weight")
@@ -627,16 +656,20 @@ class RewardOptions(_message.Message):
     def __init__(self, shaped: _Optional[bool] = ..., damage_weight: _Optional[float] = ..., kill_weight: _Optional[float] = ...) -> None: ...
 
 class StepRequest(_message.Message):
-    __slots__ = ("episode_id", "decision_id", "actions", "action_ids")
+    __slots__ = ("episode_id", "decision_id", "actions", "action_ids", "action_labels", "actions_json")
     EPISODE_ID_FIELD_NUMBER: _ClassVar[int]
     DECISION_ID_FIELD_NUMBER: _ClassVar[int]
     ACTIONS_FIELD_NUMBER: _ClassVar[int]
     ACTION_IDS_FIELD_NUMBER: _ClassVar[int]
+    ACTION_LABELS_FIELD_NUMBER: _ClassVar[int]
+    ACTIONS_JSON_FIELD_NUMBER: _ClassVar[int]
     episode_id: str
     decision_id: int
     actions: _containers.RepeatedCompositeFieldContainer[Action]
     action_ids: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, episode_id: _Optional[str] = ..., decision_id: _Optional[int] = ..., actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., action_ids: _Optional[_Iterable[int]] = ...) -> None: ...
+    action_labels: _containers.RepeatedScalarFieldContainer[str]
+    actions_json: str
+    def __init__(self, episode_id: _Optional[str] = ..., decision_id: _Optional[int] = ..., actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., action_ids: _Optional[_Iterable[int]] = ..., action_labels: _Optional[_Iterable[str]] = ..., actions_json: _Optional[str] = ...) -> None: ...
 
 class ObserveRequest(_message.Message):
     __slots__ = ("episode_id",)
@@ -748,6 +781,48 @@ class ValidateRequest(_message.Message):
     action: Action
     action_id: int
     def __init__(self, episode_id: _Optional[str] = ..., decision_id: _Optional[int] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., action_id: _Optional[int] = ...) -> None: ...
+
+class ExplainRequest(_message.Message):
+    __slots__ = ("episode_id", "decision_id", "action_id", "label", "action_json", "action", "all")
+    EPISODE_ID_FIELD_NUMBER: _ClassVar[int]
+    DECISION_ID_FIELD_NUMBER: _ClassVar[int]
+    ACTION_ID_FIELD_NUMBER: _ClassVar[int]
+    LABEL_FIELD_NUMBER: _ClassVar[int]
+    ACTION_JSON_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    ALL_FIELD_NUMBER: _ClassVar[int]
+    episode_id: str
+    decision_id: int
+    action_id: int
+    label: str
+    action_json: str
+    action: Action
+    all: bool
+    def __init__(self, episode_id: _Optional[str] = ..., decision_id: _Optional[int] = ..., action_id: _Optional[int] = ..., label: _Optional[str] = ..., action_json: _Optional[str] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., all: _Optional[bool] = ...) -> None: ...
+
+class ExplainResponse(_message.Message):
+    __slots__ = ("explanations",)
+    EXPLANATIONS_FIELD_NUMBER: _ClassVar[int]
+    explanations: _containers.RepeatedCompositeFieldContainer[Explanation]
+    def __init__(self, explanations: _Optional[_Iterable[_Union[Explanation, _Mapping]]] = ...) -> None: ...
+
+class Explanation(_message.Message):
+    __slots__ = ("action_id", "label", "legal", "code", "result_code", "reason", "field")
+    ACTION_ID_FIELD_NUMBER: _ClassVar[int]
+    LABEL_FIELD_NUMBER: _ClassVar[int]
+    LEGAL_FIELD_NUMBER: _ClassVar[int]
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    RESULT_CODE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    FIELD_FIELD_NUMBER: _ClassVar[int]
+    action_id: int
+    label: str
+    legal: bool
+    code: str
+    result_code: ResultCode
+    reason: str
+    field: str
+    def __init__(self, action_id: _Optional[int] = ..., label: _Optional[str] = ..., legal: _Optional[bool] = ..., code: _Optional[str] = ..., result_code: _Optional[_Union[ResultCode, str]] = ..., reason: _Optional[str] = ..., field: _Optional[str] = ...) -> None: ...
 
 class SnapshotRequest(_message.Message):
     __slots__ = ("episode_id",)
@@ -1244,7 +1319,7 @@ class ActionResult(_message.Message):
     def __init__(self, kind: _Optional[_Union[ActionKind, str]] = ..., ok: _Optional[bool] = ..., reason: _Optional[str] = ..., field: _Optional[str] = ..., code: _Optional[_Union[ResultCode, str]] = ..., detail: _Optional[str] = ...) -> None: ...
 
 class Observation(_message.Message):
-    __slots__ = ("round", "acting_index", "acting_id", "budget", "combatants", "initiative_order", "json")
+    __slots__ = ("round", "acting_index", "acting_id", "budget", "combatants", "initiative_order", "json", "text")
     ROUND_FIELD_NUMBER: _ClassVar[int]
     ACTING_INDEX_FIELD_NUMBER: _ClassVar[int]
     ACTING_ID_FIELD_NUMBER: _ClassVar[int]
@@ -1252,6 +1327,7 @@ class Observation(_message.Message):
     COMBATANTS_FIELD_NUMBER: _ClassVar[int]
     INITIATIVE_ORDER_FIELD_NUMBER: _ClassVar[int]
     JSON_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
     round: int
     acting_index: int
     acting_id: str
@@ -1259,7 +1335,8 @@ class Observation(_message.Message):
     combatants: _containers.RepeatedCompositeFieldContainer[CombatantState]
     initiative_order: _containers.RepeatedScalarFieldContainer[str]
     json: str
-    def __init__(self, round: _Optional[int] = ..., acting_index: _Optional[int] = ..., acting_id: _Optional[str] = ..., budget: _Optional[_Union[Budget, _Mapping]] = ..., combatants: _Optional[_Iterable[_Union[CombatantState, _Mapping]]] = ..., initiative_order: _Optional[_Iterable[str]] = ..., json: _Optional[str] = ...) -> None: ...
+    text: str
+    def __init__(self, round: _Optional[int] = ..., acting_index: _Optional[int] = ..., acting_id: _Optional[str] = ..., budget: _Optional[_Union[Budget, _Mapping]] = ..., combatants: _Optional[_Iterable[_Union[CombatantState, _Mapping]]] = ..., initiative_order: _Optional[_Iterable[str]] = ..., json: _Optional[str] = ..., text: _Optional[str] = ...) -> None: ...
 
 class CombatantState(_message.Message):
     __slots__ = ("index", "id", "name", "side", "row", "col", "hp", "hp_max", "active", "dead", "dying", "disabled", "stabilized", "ac", "ac_touch", "ac_flat_footed", "aoo_remaining", "moved_this_turn", "conditions", "size")

@@ -130,6 +130,11 @@ class EnvironmentStub:
                 request_serializer=pf1e_dot_env_dot_v1_dot_environment__pb2.EvaluateRequest.SerializeToString,
                 response_deserializer=pf1e_dot_env_dot_v1_dot_environment__pb2.EvaluateResponse.FromString,
                 _registered_method=True)
+        self.Explain = channel.unary_unary(
+                '/pf1e.env.v1.Environment/Explain',
+                request_serializer=pf1e_dot_env_dot_v1_dot_environment__pb2.ExplainRequest.SerializeToString,
+                response_deserializer=pf1e_dot_env_dot_v1_dot_environment__pb2.ExplainResponse.FromString,
+                _registered_method=True)
 
 
 class EnvironmentServicer:
@@ -297,6 +302,17 @@ class EnvironmentServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Explain(self, request, context):
+        """Why an action is or is not legal at the current decision of an episode, for an action
+        id (masked-out ids included), an exact label, a typed Action or a structured JSON action;
+        or for every id of the action space (`all`). Errors: NOT_FOUND (episode), INVALID_ARGUMENT
+        (no or several of the inputs; an unparsable JSON action names its field), FAILED_PRECONDITION
+        (a stale decision id, or the episode is over).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_EnvironmentServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -394,6 +410,11 @@ def add_EnvironmentServicer_to_server(servicer, server):
                     servicer.Evaluate,
                     request_deserializer=pf1e_dot_env_dot_v1_dot_environment__pb2.EvaluateRequest.FromString,
                     response_serializer=pf1e_dot_env_dot_v1_dot_environment__pb2.EvaluateResponse.SerializeToString,
+            ),
+            'Explain': grpc.unary_unary_rpc_method_handler(
+                    servicer.Explain,
+                    request_deserializer=pf1e_dot_env_dot_v1_dot_environment__pb2.ExplainRequest.FromString,
+                    response_serializer=pf1e_dot_env_dot_v1_dot_environment__pb2.ExplainResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -910,6 +931,33 @@ class Environment:
             '/pf1e.env.v1.Environment/Evaluate',
             pf1e_dot_env_dot_v1_dot_environment__pb2.EvaluateRequest.SerializeToString,
             pf1e_dot_env_dot_v1_dot_environment__pb2.EvaluateResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Explain(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/pf1e.env.v1.Environment/Explain',
+            pf1e_dot_env_dot_v1_dot_environment__pb2.ExplainRequest.SerializeToString,
+            pf1e_dot_env_dot_v1_dot_environment__pb2.ExplainResponse.FromString,
             options,
             channel_credentials,
             insecure,
