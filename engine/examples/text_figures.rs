@@ -82,11 +82,13 @@ fn agent(ep: &Episode) -> Vec<Action> {
         .iter()
         .find(|l| l.action.kind == ActionKind::Move && l.action.target.is_some())
         .map(|l| l.action.clone());
-    vec![
-        pick(&[ActionKind::FullAttack, ActionKind::Attack, ActionKind::Charge])
-            .or(toward)
-            .unwrap_or_else(|| Action::new(ActionKind::EndTurn)),
-    ]
+    vec![pick(&[
+        ActionKind::FullAttack,
+        ActionKind::Attack,
+        ActionKind::Charge,
+    ])
+    .or(toward)
+    .unwrap_or_else(|| Action::new(ActionKind::EndTurn))]
 }
 
 fn pieces(s: &str) -> usize {

@@ -32,7 +32,11 @@ async fn reset_with_french_text_then_step_reports_its_results() {
     assert!(txt.contains("Actions légales"), "{txt}");
     // Every legal action is listed with its id and exact label.
     for l in &state.legal_actions {
-        assert!(txt.contains(&format!("[{}] {}\n", l.id, l.label)), "{}", l.label);
+        assert!(
+            txt.contains(&format!("[{}] {}\n", l.id, l.label)),
+            "{}",
+            l.label
+        );
     }
     // A step: the text of the next decision carries the step's results.
     let d = state.decision.as_ref().expect("a decision");

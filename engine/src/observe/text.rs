@@ -10,7 +10,8 @@
 //!    5 ft), and its legend: each terrain character present with its type and its rules
 //!    (impassable, difficult ×cost, blocks sight, cover +N) from the map's own legend;
 //!    combatants by letter (**uppercase: the viewer's side, lowercase: the others**; a
-//!    multi-square creature fills its footprint; the dead and absent are not drawn); the
+//!    multi-square creature fills its footprint; the dead and absent are not drawn; a
+//!    conscious creature shows over an unconscious one whose square it crosses); the
 //!    squares threatened by the viewer's enemies (`*`, or the first of `!+x` not used by the
 //!    terrain); persistent spell areas (`%`, or the first of `&$=` free). Priority on a
 //!    square: combatant > spell area > threat > terrain; walls and other impassable squares
@@ -419,7 +420,9 @@ pub fn render_with(
     let map = &enc.map;
     let terrain_chars: Vec<char> = map.legend.keys().copied().collect();
     let viewer = obs.acting_index.map(usize::from);
-    let viewer_side = viewer.and_then(|v| obs.combatants.get(v)).map(|c| c.side.as_str());
+    let viewer_side = viewer
+        .and_then(|v| obs.combatants.get(v))
+        .map(|c| c.side.as_str());
     let letter = letters(obs, &terrain_chars, viewer_side);
     let name_of = |c: CombatantId| -> String {
         let i = usize::from(c.0);
@@ -532,7 +535,12 @@ pub fn render_with(
         let order: Vec<String> = obs
             .initiative_order
             .iter()
-            .map(|id| index_of.get(id.as_str()).map_or('?', |&i| letter[i]).to_string())
+            .map(|id| {
+                index_of
+                    .get(id.as_str())
+                    .map_or('?', |&i| letter[i])
+                    .to_string()
+            })
             .collect();
         let _ = writeln!(out, "{}: {}", w.initiative, order.join(" "));
     }
@@ -560,10 +568,13 @@ pub fn render_with(
             }
         }
     }
-    for (i, c) in obs.combatants.iter().enumerate() {
-        if c.dead || c.absent {
-            continue;
-        }
+    // The unconscious first, so that a creature moving through their squares shows on top.
+    let mut drawn: Vec<usize> = (0..obs.combatants.len())
+        .filter(|&i| !(obs.combatants[i].dead || obs.combatants[i].absent))
+        .collect();
+    drawn.sort_by_key(|&i| (obs.combatants[i].active, i));
+    for i in drawn {
+        let c = &obs.combatants[i];
         for cell in &c.occupied_cells {
             if let Some(x) = cell_mut(&mut grid, cell.row, cell.col) {
                 *x = letter[i];
@@ -608,9 +619,10 @@ pub fn render_with(
     }
     let _ = writeln!(out, "{}: {}", w.legend, legend.join("; "));
     for a in &obs.spell_areas {
-        let caster = index_of
-            .get(a.caster.as_str())
-            .map_or_else(|| a.caster.clone(), |&i| format!("{} {}", letter[i], a.caster));
+        let caster = index_of.get(a.caster.as_str()).map_or_else(
+            || a.caster.clone(),
+            |&i| format!("{} {}", letter[i], a.caster),
+        );
         let mut s = format!(
             "{area} {} ({} {caster}; {} {}",
             a.spell, w.caster, a.rounds_left, w.rounds_left

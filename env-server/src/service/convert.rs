@@ -13,8 +13,8 @@ use super::ServiceError;
 use crate::proto;
 use crate::scenarios::{InlineCombatant, InlineScenario, InlineSide, ScenarioInfo, ScenarioSource};
 use pf1e_engine::actions::{AidMode, Direction, Metamagic, Note, ReadyTrigger, Reject};
-use pf1e_engine::reward::RewardConfig;
 use pf1e_engine::observe::text::Lang;
+use pf1e_engine::reward::RewardConfig;
 use pf1e_engine::DecisionKind;
 use pf1e_engine::{
     Action, ActionKind, Cell, CombatantId, Controller, Encounter, Episode, Maneuver, Status,
@@ -47,9 +47,9 @@ impl ObsOpts {
         let o = o.unwrap_or(&default);
         let lang = match o.lang.as_str() {
             "" => Lang::En,
-            code => code.parse::<Lang>().map_err(|e| {
-                ServiceError::invalid("observation.lang", e.to_string())
-            })?,
+            code => code
+                .parse::<Lang>()
+                .map_err(|e| ServiceError::invalid("observation.lang", e.to_string()))?,
         };
         Ok(ObsOpts {
             json: o.json.unwrap_or(true),
