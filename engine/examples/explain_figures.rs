@@ -85,7 +85,9 @@ fn play(enc: &Arc<Encounter>, seeds: std::ops::Range<u64>) -> Vec<(f64, f64)> {
             r ^= r << 13;
             r ^= r >> 7;
             r ^= r << 17;
-            let a = ep.action_from_id(legal[(r % legal.len() as u64) as usize]).unwrap();
+            let a = ep
+                .action_from_id(legal[(r % legal.len() as u64) as usize])
+                .unwrap();
             let s = Instant::now();
             ep.submit(d.decision_id, &[a]).unwrap();
             decision += s.elapsed().as_secs_f64();

@@ -64,7 +64,8 @@ fn play(
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);
         let pick = &legal[(rng >> 33) as usize % legal.len()];
-        ep.submit(d.decision_id, &[pick.action.clone()]).unwrap();
+        ep.submit(d.decision_id, std::slice::from_ref(&pick.action))
+            .unwrap();
     }
 }
 
@@ -324,6 +325,38 @@ fn the_schemas_list_this_encounters_names() {
         assert!(schema_subset::validate(&s, &bad, "").is_err(), "{bad}");
     }
     assert!(schema_subset::validate(&p, &json!({"plan": []}), "").is_err());
+    // Two weapons of one name: the second is written as its weapon id, which the schema lists.
+    let twin = set(
+        creature("twin"),
+        "attacks",
+        json!([
+            melee("claw", 3, "1d4", "slashing"),
+            set(melee("Claw", 3, "1d4", "slashing"), "id", json!("claw_2"))
+        ]),
+    );
+    let enc2 = encounter(
+        &room(3, 5),
+        vec![
+            unit("a", "twin", twin, (1, 1)),
+            unit("b", "dummy", creature("dummy"), (1, 2)),
+        ],
+    );
+    let a = Action {
+        target: Some(CombatantId(1)),
+        weapon: Some(1),
+        ..Action::new(ActionKind::Attack)
+    };
+    let j = to_json(&enc2, CombatantId(0), &a);
+    assert_eq!(
+        j,
+        json!({"kind": "attack", "target": "dummy", "weapon": "claw_2"})
+    );
+    assert_eq!(
+        action_json_schema(&enc2)["properties"]["weapon"]["enum"],
+        json!(["claw", "longsword", "claw_2"])
+    );
+    assert_eq!(action_from_value(&enc2, CombatantId(0), &j, "").unwrap(), a);
+    schema_subset::validate(&action_json_schema(&enc2), &j, "").unwrap();
     // No spells in the encounter: no spell fields.
     let plain = encounter(
         &room(3, 3),

@@ -15,7 +15,7 @@
 //! - `target`, `ally`, `trigger.by`: a combatant id (exact; a case-insensitive match is
 //!   accepted too) or its list index (an integer);
 //! - `weapon`: a weapon name of the actor's attacks (case-insensitive; the first of that
-//!   name) or its index; `spell`: a spell name of the actor's spellbook (case-insensitive)
+//!   name), its weapon id (`short_sword_off_hand`: the second of two of a name) or its index; `spell`: a spell name of the actor's spellbook (case-insensitive)
 //!   or its index;
 //! - `destination`, `target_pos`: a square `[row, col]` (0-based, in squares);
 //! - `maneuver` ([`Maneuver::name`]), `metamagic` (a list of [`Metamagic::name`]), `aid_mode`
@@ -34,7 +34,9 @@
 //! encounter, with its combatant ids, weapon, spell, kind and maneuver names as enums: plain
 //! objects, enums and arrays, no `$ref`, fit for grammar-constrained decoding and for a
 //! tool/function parameter schema. The schemas are a strict subset of what the parser
-//! accepts (they list names only, not indices).
+//! accepts: combatants by id only; weapons and spells by name — the second weapon of a name
+//! by its weapon id (`short_sword_off_hand`), the second spell of a name by its index, as
+//! [`to_json`] writes them (the enum lists those too).
 
 use crate::actions::{
     Action, ActionKind, AidMode, CombatantId, Direction, Maneuver, Metamagic, ReadyTrigger,
@@ -233,7 +235,19 @@ pub fn action_from_value(
                     .as_ref()
                     .map(|s| s.attacks.iter().map(|w| w.name.as_str()).collect())
                     .unwrap_or_default();
-                a.weapon = Some(named_index(x, &f, &names, "weapon", "the actor's weapons")?);
+                // A weapon id (`short_sword_off_hand`) names the second of two of a name.
+                let l = x.as_str().map(|v| v.trim().to_lowercase());
+                let by_id = match (&spec, l) {
+                    (Some(sp), Some(l)) if !names.iter().any(|n| n.to_lowercase() == l) => sp
+                        .attacks
+                        .iter()
+                        .position(|w| w.weapon_id().to_lowercase() == l),
+                    _ => None,
+                };
+                a.weapon = Some(match by_id {
+                    Some(i) => i,
+                    None => named_index(x, &f, &names, "weapon", "the actor's weapons")?,
+                });
             }
             "spell" => {
                 let names: Vec<&str> = spec
@@ -485,19 +499,6 @@ pub fn to_json(enc: &Encounter, actor: CombatantId, a: &Action) -> Value {
         None => json!(c.0),
     };
     let spec = enc.combatants.get(actor.0 as usize).map(|p| &p.spec);
-    let named = |i: usize, names: &[&str]| -> Value {
-        match names.get(i) {
-            Some(n)
-                if names
-                    .iter()
-                    .position(|x| x.to_lowercase() == n.to_lowercase())
-                    == Some(i) =>
-            {
-                json!(n)
-            }
-            _ => json!(i),
-        }
-    };
     if let Some(t) = a.target {
         o.insert("target".into(), who(t));
     }
@@ -505,24 +506,19 @@ pub fn to_json(enc: &Encounter, actor: CombatantId, a: &Action) -> Value {
         o.insert("destination".into(), json!([d.row, d.col]));
     }
     if let Some(w) = a.weapon {
-        let names: Vec<&str> = spec
-            .map(|s| s.attacks.iter().map(|x| x.name.as_str()).collect())
-            .unwrap_or_default();
-        o.insert("weapon".into(), named(w, &names));
+        o.insert(
+            "weapon".into(),
+            spec.map_or_else(|| json!(w), |s| weapon_value(s, w)),
+        );
     }
     if let Some(m) = a.maneuver {
         o.insert("maneuver".into(), json!(m.name()));
     }
-    if let Some(s) = a.spell {
-        let names: Vec<&str> = spec
-            .map(|s| {
-                s.spellbook()
-                    .iter()
-                    .map(|c| c.spell.name.as_str())
-                    .collect()
-            })
-            .unwrap_or_default();
-        o.insert("spell".into(), named(s, &names));
+    if let Some(i) = a.spell {
+        o.insert(
+            "spell".into(),
+            spec.map_or_else(|| json!(i), |s| spell_value(s, i)),
+        );
     }
     if let Some(p) = a.target_pos {
         o.insert("target_pos".into(), json!([p.row, p.col]));
@@ -562,6 +558,71 @@ pub fn to_json(enc: &Encounter, actor: CombatantId, a: &Action) -> Value {
     Value::Object(o)
 }
 
+/// Whether entry `i` of `names` is the first of its name (case-insensitive).
+fn first_of_name(names: &[&str], i: usize) -> bool {
+    names.get(i).is_some_and(|n| {
+        names
+            .iter()
+            .position(|x| x.to_lowercase() == n.to_lowercase())
+            == Some(i)
+    })
+}
+
+/// How [`to_json`] writes weapon `w` of `spec`: its name when it is the first of that name;
+/// else its weapon id (`short_sword_off_hand`) when that is no weapon's name and no other
+/// weapon's id; else its index.
+fn weapon_value(spec: &crate::content::combatant::CombatantSpec, w: usize) -> Value {
+    let names: Vec<&str> = spec.attacks.iter().map(|x| x.name.as_str()).collect();
+    if first_of_name(&names, w) {
+        return json!(names[w]);
+    }
+    let Some(id) = spec.attacks.get(w).map(|x| x.weapon_id().to_lowercase()) else {
+        return json!(w);
+    };
+    let unique = !names.iter().any(|n| n.to_lowercase() == id)
+        && spec
+            .attacks
+            .iter()
+            .position(|x| x.weapon_id().to_lowercase() == id)
+            == Some(w);
+    if unique {
+        json!(spec.attacks[w].weapon_id())
+    } else {
+        json!(w)
+    }
+}
+
+/// How [`to_json`] writes spell `i` of `spec`'s spellbook: its name when it is the first of
+/// that name, else its index.
+fn spell_value(spec: &crate::content::combatant::CombatantSpec, i: usize) -> Value {
+    let names: Vec<&str> = spec
+        .spellbook()
+        .iter()
+        .map(|c| c.spell.name.as_str())
+        .collect();
+    if first_of_name(&names, i) {
+        json!(names[i])
+    } else {
+        json!(i)
+    }
+}
+
+/// The enum of a schema property: `names`, then the other values [`to_json`] may write
+/// (`extra`, each once); typed `string` when all are strings.
+fn name_enum(names: Vec<&str>, extra: Vec<Value>, description: &str) -> Value {
+    let mut values: Vec<Value> = names.into_iter().map(|n| json!(n)).collect();
+    for v in extra {
+        if !values.contains(&v) {
+            values.push(v);
+        }
+    }
+    if values.iter().all(Value::is_string) {
+        json!({"type": "string", "enum": values, "description": description})
+    } else {
+        json!({"enum": values, "description": description})
+    }
+}
+
 /// The action of an exact label at the pending decision of `ep`: a legal action's label
 /// ([`Episode::legal_actions`]) first, else the label of any id of the action space (id
 /// order; the labels of [`crate::actions::legal::label`], a reaction's of
@@ -585,11 +646,11 @@ pub fn legal_labels(ep: &Episode) -> Vec<String> {
     ep.legal_actions().into_iter().map(|l| l.label).collect()
 }
 
-/// Names in first-appearance order, each once.
+/// Names in first-appearance order, each once (case-insensitively: the parser's match).
 fn unique<'a>(it: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
     let mut v: Vec<&str> = Vec::new();
     for s in it {
-        if !v.contains(&s) {
+        if !v.iter().any(|x| x.to_lowercase() == s.to_lowercase()) {
             v.push(s);
         }
     }
@@ -635,10 +696,34 @@ fn action_properties(enc: &Encounter, nested: bool) -> Map<String, Value> {
         "destination".into(),
         square("the destination square [row, col]"),
     );
+    // Names, then what `to_json` writes for a second entry of a name (a weapon id, or an
+    // index): constants of one enum, no `anyOf`.
+    let weapon_extra: Vec<Value> = enc
+        .combatants
+        .iter()
+        .flat_map(|p| (0..p.spec.attacks.len()).map(|w| weapon_value(&p.spec, w)))
+        .filter(|v| {
+            !v.as_str()
+                .is_some_and(|s| weapons.iter().any(|w| w.to_lowercase() == s.to_lowercase()))
+        })
+        .collect();
+    let spell_extra: Vec<Value> = enc
+        .combatants
+        .iter()
+        .flat_map(|p| (0..p.spec.spellbook().len()).map(|i| spell_value(&p.spec, i)))
+        .filter(|v| {
+            !v.as_str()
+                .is_some_and(|s| spells.iter().any(|w| w.to_lowercase() == s.to_lowercase()))
+        })
+        .collect();
     if !weapons.is_empty() {
         p.insert(
             "weapon".into(),
-            json!({"type": "string", "enum": weapons, "description": "a weapon of the actor's, by name"}),
+            name_enum(
+                weapons.clone(),
+                weapon_extra,
+                "a weapon of the actor's, by name (the second of two of a name by its weapon id)",
+            ),
         );
     }
     p.insert(
@@ -649,7 +734,11 @@ fn action_properties(enc: &Encounter, nested: bool) -> Map<String, Value> {
     if !spells.is_empty() {
         p.insert(
             "spell".into(),
-            json!({"type": "string", "enum": spells, "description": "a spell of the actor's, by name"}),
+            name_enum(
+                spells.clone(),
+                spell_extra,
+                "a spell of the actor's, by name",
+            ),
         );
         p.insert(
             "target_pos".into(),
@@ -716,7 +805,8 @@ fn action_properties(enc: &Encounter, nested: bool) -> Map<String, Value> {
 
 /// The JSON Schema (draft 2020-12) of one structured action in `enc`: an object with
 /// `kind` required, `additionalProperties: false`, its combatant ids, weapon names, spell
-/// names, kind and maneuver names as enums (`weapon`, `spell`, `target_pos`, `defensively`
+/// names (and indices: see the module doc), kind and maneuver names as enums (`weapon`,
+/// `spell`, `target_pos`, `defensively`
 /// and `metamagic` only when some combatant has weapons / spells), `readied` inlined one
 /// level (without its own `readied` and `trigger`).
 pub fn action_json_schema(enc: &Encounter) -> Value {
