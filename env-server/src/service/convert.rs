@@ -783,6 +783,27 @@ pub fn result_code(reason: Option<&Reject>) -> proto::ResultCode {
     }
 }
 
+/// An engine explanation → proto: `code` and `result_code` from the refusal
+/// ([`result_code`], the one exhaustive map), empty / `RESULT_CODE_OK` when legal.
+pub(super) fn explanation_to_proto(
+    x: &pf1e_engine::actions::explain::Explanation,
+) -> proto::Explanation {
+    proto::Explanation {
+        action_id: x.action_id,
+        label: x.label.clone(),
+        legal: x.legal,
+        code: x
+            .reject
+            .as_ref()
+            .map(Reject::code)
+            .unwrap_or_default()
+            .to_string(),
+        result_code: result_code(x.reject.as_ref()) as i32,
+        reason: x.reason.clone(),
+        field: x.field.to_string(),
+    }
+}
+
 /// An accepted action's note → `ResultCode` (`RESULT_CODE_OK` without one).
 pub fn note_code(note: Option<Note>) -> proto::ResultCode {
     match note {

@@ -109,8 +109,8 @@ fn spec(name: &str, enc: &Encounter, max_batch_items: usize) -> proto::Spec {
             transcripts: true,
             // P8 in progress: each is set when its feature is wired.
             text_observation: true,
-            explain: false,
-            structured_actions: false,
+            explain: true,
+            structured_actions: true,
             tactics: false,
             text_languages: pf1e_engine::observe::text::Lang::ALL
                 .iter()
@@ -119,9 +119,9 @@ fn spec(name: &str, enc: &Encounter, max_batch_items: usize) -> proto::Spec {
         }),
         rules_data_version: rules_data_version(enc),
         max_batch_items: u32::try_from(max_batch_items).unwrap_or(u32::MAX),
-        // P8 in progress: filled when structured actions and tactics are wired.
-        action_json_schema: String::new(),
-        plan_json_schema: String::new(),
+        action_json_schema: pf1e_engine::actions::structured::action_json_schema(enc).to_string(),
+        plan_json_schema: pf1e_engine::actions::structured::plan_json_schema(enc).to_string(),
+        // P8 in progress: filled when tactics are wired.
         tactics_json_schema: String::new(),
     }
 }
