@@ -111,7 +111,7 @@ fn spec(name: &str, enc: &Encounter, max_batch_items: usize) -> proto::Spec {
             text_observation: false,
             explain: false,
             structured_actions: false,
-            tactics: false,
+            tactics: true,
             text_languages: Vec::new(),
         }),
         rules_data_version: rules_data_version(enc),
@@ -119,7 +119,7 @@ fn spec(name: &str, enc: &Encounter, max_batch_items: usize) -> proto::Spec {
         // P8 in progress: filled when structured actions and tactics are wired.
         action_json_schema: String::new(),
         plan_json_schema: String::new(),
-        tactics_json_schema: String::new(),
+        tactics_json_schema: pf1e_engine::tactics_json_schema().to_string(),
     }
 }
 
