@@ -658,9 +658,9 @@ fn holds(ep: &Episode, a: CombatantId, t: CombatantId, w: &RuleWhen) -> bool {
             x != a
                 && !ep.enemies(a, x)
                 && ep.life_state(x) != crate::episode::LifeState::Dead
-                && !enc.combatants[rules::idx(x)]
+                && enc.combatants[rules::idx(x)]
                     .summoned_by
-                    .is_some_and(|_| !ep.conscious(x))
+                    .is_none_or(|_| ep.conscious(x))
                 && hp_fraction_below(ep, x, f)
         });
         if !any {
@@ -768,7 +768,7 @@ fn step_then_attack(
     let field = ep.move_field(a, None);
     for (dr, dc) in STEP_DIRECTIONS {
         let c = Cell::new(pos.row + dr, pos.col + dc);
-        if !(field.can_stop(c) && field.cost(c) == Some(1)) || !keep(c) {
+        if !(field.can_stop(c) && field.cost(c) == Some(1) && keep(c)) {
             continue;
         }
         let Some(w) = policy::weapon_of_mode(ep, a, c, t, ranged) else {
@@ -1309,9 +1309,9 @@ fn rule_plan(
                             !ep.enemies(a, x)
                                 && ep.life_state(x) != crate::episode::LifeState::Dead
                                 && ep.hp(x) < ep.spec(x).max_hp()
-                                && !enc.combatants[rules::idx(x)]
+                                && enc.combatants[rules::idx(x)]
                                     .summoned_by
-                                    .is_some_and(|_| !ep.conscious(x))
+                                    .is_none_or(|_| ep.conscious(x))
                         })
                         .min_by_key(|&x| {
                             (

@@ -640,3 +640,21 @@ fn tactics_that_only_defend_lose_more_than_the_default_at_3_sigma() {
         "default {p1:.3} vs total defense {p2:.3} (σ {sigma:.3})"
     );
 }
+
+#[test]
+fn the_documented_schema_is_the_published_one() {
+    let doc = std::fs::read_to_string(data().join("../docs/tactics.md")).unwrap();
+    let start = doc
+        .find("<!-- schema -->\n```json\n")
+        .expect("docs/tactics.md has the schema block")
+        + "<!-- schema -->\n```json\n".len();
+    let end = start + doc[start..].find("```").unwrap();
+    if std::env::var_os("PRINT_TACTICS_SCHEMA").is_some() {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&pf1e_engine::tactics_json_schema()).unwrap()
+        );
+    }
+    let documented: serde_json::Value = serde_json::from_str(&doc[start..end]).unwrap();
+    assert_eq!(documented, pf1e_engine::tactics_json_schema());
+}

@@ -301,19 +301,15 @@ fn attach_tactics(encounter: &Encounter, arg: &str) -> Result<Encounter, UsageEr
     if encounter.tactics.contains_key(side) {
         return Err(err(format!("side {side} given twice")));
     }
+    if !encounter.sides.iter().any(|s| s == side) {
+        return Err(err(format!(
+            "unknown side {side}: the encounter has {}",
+            encounter.sides.join(", ")
+        )));
+    }
     encounter
         .with_tactics(side, Arc::new(spec))
         .map_err(|e| err(format!("{file}: {}", e.reason)))
-        .or_else(|e| {
-            if encounter.sides.iter().any(|s| s == side) {
-                Err(e)
-            } else {
-                Err(err(format!(
-                    "unknown side {side}: the encounter has {}",
-                    encounter.sides.join(", ")
-                )))
-            }
-        })
 }
 
 /// Run the batch on the current rayon pool, with a progress bar on stderr when it is a

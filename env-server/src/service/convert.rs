@@ -1121,37 +1121,6 @@ impl From<ScenarioInfo> for proto::ScenarioInfo {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_proto_kind_maps_back_and_forth() {
-        for k in ActionKind::ALL {
-            assert_eq!(kind_from_proto(kind_to_proto(k)), Some(k));
-        }
-        assert_eq!(kind_from_proto(proto::ActionKind::Unspecified), None);
-        for m in Maneuver::ALL {
-            assert_eq!(maneuver_from_proto(maneuver_to_proto(m)), Some(m));
-            // Same order as the engine's action-space block.
-            let i = Maneuver::ALL.iter().position(|x| *x == m).unwrap() as i32;
-            assert_eq!(maneuver_to_proto(m) as i32, i + 1);
-        }
-        assert_eq!(maneuver_from_proto(proto::ManeuverType::Unspecified), None);
-        for m in Metamagic::ALL {
-            assert_eq!(metamagic_from_proto(metamagic_to_proto(m)), Some(m));
-            // Same order as the engine's `activate_metamagic` block.
-            let i = Metamagic::ALL.iter().position(|x| *x == m).unwrap() as i32;
-            assert_eq!(metamagic_to_proto(m) as i32, i + 1);
-            assert_eq!(
-                metamagic_to_proto(m).as_str_name(),
-                format!("METAMAGIC_{}", m.name().to_uppercase())
-            );
-        }
-        assert_eq!(metamagic_from_proto(proto::Metamagic::Unspecified), None);
-    }
-}
-
 /// The tactics of a request (`ResetRequest.tactics`: side → tactics spec text) in side order.
 pub(super) fn tactics_texts(
     map: &std::collections::HashMap<String, String>,
@@ -1190,4 +1159,35 @@ pub(super) fn with_tactics(
             .map_err(|e| ServiceError::invalid(f.clone(), e.reason))?;
     }
     Ok(std::sync::Arc::new(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_proto_kind_maps_back_and_forth() {
+        for k in ActionKind::ALL {
+            assert_eq!(kind_from_proto(kind_to_proto(k)), Some(k));
+        }
+        assert_eq!(kind_from_proto(proto::ActionKind::Unspecified), None);
+        for m in Maneuver::ALL {
+            assert_eq!(maneuver_from_proto(maneuver_to_proto(m)), Some(m));
+            // Same order as the engine's action-space block.
+            let i = Maneuver::ALL.iter().position(|x| *x == m).unwrap() as i32;
+            assert_eq!(maneuver_to_proto(m) as i32, i + 1);
+        }
+        assert_eq!(maneuver_from_proto(proto::ManeuverType::Unspecified), None);
+        for m in Metamagic::ALL {
+            assert_eq!(metamagic_from_proto(metamagic_to_proto(m)), Some(m));
+            // Same order as the engine's `activate_metamagic` block.
+            let i = Metamagic::ALL.iter().position(|x| *x == m).unwrap() as i32;
+            assert_eq!(metamagic_to_proto(m) as i32, i + 1);
+            assert_eq!(
+                metamagic_to_proto(m).as_str_name(),
+                format!("METAMAGIC_{}", m.name().to_uppercase())
+            );
+        }
+        assert_eq!(metamagic_from_proto(proto::Metamagic::Unspecified), None);
+    }
 }
