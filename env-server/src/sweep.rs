@@ -17,7 +17,13 @@
 //! seed: 1                         # base seed (default 1)
 //! round_cap: 100                  # optional, overrides the scenario's
 //! rank_side: players              # optional: the side whose win rate ranks placements
+//! tactics:                        # optional: side -> tactics (docs/tactics.md), every placement
+//!   players: focus_fire_weakest   # a file of <data>/tactics/, or an inline spec object
 //! ```
+//!
+//! Without `placements` there is one placement, the base encounter: a plain Monte Carlo of
+//! the scenario (with its tactics) under the report's 3σ band — how Evaluate compares
+//! strategies.
 //!
 //! Cells are `[row, col]` squares, 0-based from the top-left of the map; for a creature
 //! larger than Medium the cell is the anchor (top-left square) of its footprint. `exclude:
