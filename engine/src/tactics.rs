@@ -733,7 +733,6 @@ fn attack_here(ep: &Episode, a: CombatantId, t: CombatantId, threatened: bool) -
 fn attack_anyone_here(
     ep: &Episode,
     a: CombatantId,
-    b: &TacticsBlock,
     t: CombatantId,
     threatened: bool,
 ) -> Option<Action> {
@@ -741,10 +740,8 @@ fn attack_anyone_here(
         return Some(x);
     }
     let mut order = enemies_of(ep, a);
-    // The block's order: re-sort with the target criteria by choosing repeatedly is costly;
-    // list order after the target is enough (documented).
+    // After the target, list order (docs/tactics.md, `hold`).
     order.retain(|&x| x != t);
-    let _ = b;
     order
         .into_iter()
         .find_map(|x| attack_here(ep, a, x, threatened))
@@ -862,7 +859,7 @@ fn positioned(
     let pos = ep.position(a);
     if pos_spec.hold {
         return Some(
-            attack_anyone_here(ep, a, b, t, threatened)
+            attack_anyone_here(ep, a, t, threatened)
                 .map(|x| vec![x].into())
                 .unwrap_or_default(),
         );
@@ -886,7 +883,7 @@ fn positioned(
             };
             let ranged = prefers_ranged(ep, a);
             if adj(pos) {
-                if let Some(act) = attack_anyone_here(ep, a, b, t, threatened) {
+                if let Some(act) = attack_anyone_here(ep, a, t, threatened) {
                     return Some(vec![act].into());
                 }
                 if let Some(p) = step_then_attack(ep, a, t, ranged, |c| adj(c) && !(avoid && th(c)))
@@ -1118,7 +1115,6 @@ fn avoid_provoking(
     ep: &Episode,
     a: CombatantId,
     t: CombatantId,
-    b: &TacticsBlock,
     p: PolicyPlan,
     threatened: bool,
 ) -> PolicyPlan {
@@ -1203,7 +1199,6 @@ fn avoid_provoking(
             }
         }
     }
-    let _ = b;
     let td = Action::new(ActionKind::TotalDefense);
     if threatened && ok(ep, a, &td) {
         return vec![td].into();
@@ -1229,7 +1224,7 @@ fn base_plan(ep: &Episode, a: CombatantId, t: CombatantId, b: &TacticsBlock) -> 
         .unwrap_or_else(|| policy::attack_plan(ep, a, t, threatened));
     let p = policy::finish(ep, a, t, threatened, p, Some(t));
     if b.positioning.avoid_provoking {
-        avoid_provoking(ep, a, t, b, p, threatened)
+        avoid_provoking(ep, a, t, p, threatened)
     } else {
         p
     }
