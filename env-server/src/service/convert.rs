@@ -1197,6 +1197,46 @@ impl From<ScenarioInfo> for proto::ScenarioInfo {
     }
 }
 
+/// The tactics of a request (`ResetRequest.tactics`: side → tactics spec text) in side order.
+pub(super) fn tactics_texts(
+    map: &std::collections::HashMap<String, String>,
+) -> std::collections::BTreeMap<String, String> {
+    map.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+}
+
+/// `enc` with the tactics `texts` (side → spec text) attached, sides in order. `field` names
+/// the request field (`tactics`, `transcript_json.tactics`).
+///
+/// # Errors
+/// [`ServiceError::InvalidArgument`] with field `<field>[<side>]` and the reason
+/// `<spec field>: <why>` (a parse error, a value out of range, a name the encounter does not
+/// have) or `unknown side …`.
+pub(super) fn with_tactics(
+    enc: std::sync::Arc<pf1e_engine::Encounter>,
+    texts: &std::collections::BTreeMap<String, String>,
+    field: &str,
+) -> Result<std::sync::Arc<pf1e_engine::Encounter>, ServiceError> {
+    if texts.is_empty() {
+        return Ok(enc);
+    }
+    let mut out = (*enc).clone();
+    for (side, text) in texts {
+        let f = format!("{field}[{side}]");
+        if !out.sides.iter().any(|s| s == side) {
+            return Err(ServiceError::invalid(
+                f,
+                format!("unknown side: the scenario has {}", out.sides.join(", ")),
+            ));
+        }
+        let spec = pf1e_engine::TacticsSpec::from_yaml_or_json(text)
+            .map_err(|e| ServiceError::invalid(f.clone(), e.to_string()))?;
+        out = out
+            .with_tactics(side, std::sync::Arc::new(spec))
+            .map_err(|e| ServiceError::invalid(f.clone(), e.reason))?;
+    }
+    Ok(std::sync::Arc::new(out))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -30,6 +30,8 @@ impl EnvironmentService {
             super::convert::scenario_source(req.scenario.as_ref()).as_ref(),
             "scenario",
         )?;
+        let tactics = super::convert::tactics_texts(&req.tactics);
+        let enc = super::convert::with_tactics(enc, &tactics, "tactics")?;
         let (controllers, _) = controllers(&enc, req.controlled.as_ref())?;
         let obs = ObsOpts::parse(req.observation.as_ref())?;
         let reward = reward_config(req.reward.as_ref(), "reward")?;
@@ -38,6 +40,7 @@ impl EnvironmentService {
         let start = Arc::new(Start {
             scenario: super::convert::scenario_source(req.scenario.as_ref()),
             seed: Some(req.seed),
+            tactics,
         });
         let session = Session::new(episode, name.clone(), start, &controllers, obs, reward);
         let (id, state) = self.insert(session)?;
@@ -423,6 +426,7 @@ impl EnvironmentService {
         let start = Arc::new(Start {
             scenario: super::convert::scenario_source(req.scenario.as_ref()),
             seed: None,
+            tactics: Default::default(),
         });
         // What the snapshotted session knew, from the history: its steps (one entry each) and
         // the turn lists a reaction interrupted, whose later results come as late results (the

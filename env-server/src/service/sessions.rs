@@ -63,6 +63,8 @@ pub(super) struct Start {
     /// The scenario as requested (`None` for a request without one, never a live session).
     pub(super) scenario: Option<crate::scenarios::ScenarioSource>,
     pub(super) seed: Option<u64>,
+    /// The tactics specs as requested (side → text; empty: none).
+    pub(super) tactics: std::collections::BTreeMap<String, String>,
 }
 
 /// The interrupted steps of a `history` ([`Session::open_steps`]): every turn entry with fewer

@@ -107,11 +107,10 @@ fn spec(name: &str, enc: &Encounter, max_batch_items: usize) -> proto::Spec {
             compact_columns: true,
             columnar_decision_kinds: true,
             transcripts: true,
-            // P8 in progress: each is set when its feature is wired.
             text_observation: true,
             explain: true,
             structured_actions: true,
-            tactics: false,
+            tactics: true,
             text_languages: pf1e_engine::observe::text::Lang::ALL
                 .iter()
                 .map(|l| l.code().to_string())
@@ -121,8 +120,7 @@ fn spec(name: &str, enc: &Encounter, max_batch_items: usize) -> proto::Spec {
         max_batch_items: u32::try_from(max_batch_items).unwrap_or(u32::MAX),
         action_json_schema: pf1e_engine::actions::structured::action_json_schema(enc).to_string(),
         plan_json_schema: pf1e_engine::actions::structured::plan_json_schema(enc).to_string(),
-        // P8 in progress: filled when tactics are wired.
-        tactics_json_schema: String::new(),
+        tactics_json_schema: pf1e_engine::tactics_json_schema().to_string(),
     }
 }
 

@@ -64,6 +64,9 @@ struct TranscriptDoc {
     rules_data_version: String,
     /// The Reset request's scenario, as given.
     scenario: ScenarioSource,
+    /// The Reset request's tactics (side → spec text), absent when none.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    tactics: std::collections::BTreeMap<String, String>,
     seed: Option<u64>,
     controlled: Vec<String>,
     history: Vec<HistoryEntry>,
@@ -118,6 +121,7 @@ fn document(s: &Session) -> Result<TranscriptDoc, ServiceError> {
         rng_version: pf1e_engine::dice::RNG_VERSION.to_string(),
         rules_data_version: rules_data_version(enc),
         scenario,
+        tactics: s.start.tactics.clone(),
         seed: s.start.seed,
         controlled: s
             .controlled
@@ -317,6 +321,7 @@ impl EnvironmentService {
             .inner
             .scenarios
             .resolve(Some(&scenario), &format!("{FIELD}.scenario"))?;
+        let enc = super::convert::with_tactics(enc, &doc.tactics, &format!("{FIELD}.tactics"))?;
         let version = rules_data_version(&enc);
         if doc.rules_data_version != version {
             return Err(invalid(
@@ -415,6 +420,7 @@ impl EnvironmentService {
         let start = Arc::new(Start {
             scenario: Some(scenario),
             seed: Some(seed),
+            tactics: doc.tactics.clone(),
         });
         let mut session = Session::new(episode, name, start, &ctl, obs, reward);
         // What the original session knew: its successful steps (one history entry each) and
