@@ -430,7 +430,8 @@ def main(argv: list[str] | None = None) -> int:
     Writes the tiny random-weight model (``--seed``) to ``--model-out`` (default: a temporary
     file), starts ``llama-server`` (``--binary`` or ``$PF1E_LLAMA_SERVER``) on ``--port``
     (default 8080), prints ``PF1E_LLM_BASE_URL=...`` and ``PF1E_LLM_MODEL=...`` lines for the
-    agent, and runs until Ctrl-C. Exit status 2 on bad arguments or when the server cannot start.
+    agent, and runs until Ctrl-C or SIGTERM (exit status 0). Exit status 2 on bad arguments or
+    when the server cannot start.
     """
     import argparse
 
@@ -444,6 +445,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--n-ctx", type=int, default=DEFAULT_N_CTX, help="context size in tokens")
     p.add_argument("--model-out", help="where to write the GGUF model (default: a temp file)")
     args = p.parse_args(argv)
+    # Ctrl-C and SIGTERM both stop the server and remove the temporary model (a shell may have
+    # started us with SIGINT ignored).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     with tempfile.TemporaryDirectory(prefix="pf1e-tiny-model-") as tmp:
         out = Path(args.model_out) if args.model_out else Path(tmp) / "tiny.gguf"
         try:
