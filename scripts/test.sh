@@ -15,7 +15,18 @@ if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
-.venv/bin/python -m pip install --quiet -e "clients/python[test]"
+.venv/bin/python -m pip install --quiet -e "clients/python[test,llm]"
+
+echo "== Local LLM server (llama.cpp llama-server; built once, then cached) =="
+# The real-model tests (clients/python/tests/test_local_llm.py) must run here, not skip:
+# PF1E_REQUIRE_LLAMA=1 turns a missing server into a failure. The first run builds llama-server
+# from the llama-cpp-python sdist on PyPI (several minutes on 2 cores); later runs reuse
+# ${PF1E_LLAMA_CACHE:-$HOME/.cache/pf1e-gym}. See docs/local-llm.md.
+llama_start=$(date +%s)
+PF1E_LLAMA_SERVER=$(bash scripts/llama_server.sh)
+export PF1E_LLAMA_SERVER
+export PF1E_REQUIRE_LLAMA=1
+echo "llama-server: $PF1E_LLAMA_SERVER ($(( $(date +%s) - llama_start )) s)"
 
 echo "== Python: lint =="
 .venv/bin/ruff check clients/python
