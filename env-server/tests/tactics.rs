@@ -139,6 +139,39 @@ async fn reset_with_tactics_plays_them_and_the_transcript_replays() {
         Code::InvalidArgument,
         "rules_data_version",
     );
+    // Snapshot / Restore: with the same tactics the episode continues exactly; without them
+    // the snapshot's replay differs and is refused.
+    let snap = c
+        .snapshot(proto::SnapshotRequest {
+            episode_id: s.episode_id.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let restore = |tactics: HashMap<String, String>| proto::RestoreRequest {
+        scenario: named("sample_arena"),
+        snapshot: snap.snapshot.clone(),
+        tactics,
+        ..Default::default()
+    };
+    let restored = c
+        .restore(restore(HashMap::from([(
+            "monsters".to_string(),
+            TURTLE.to_string(),
+        )])))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(restored.decision, s.decision);
+    assert_eq!(
+        restored.observation.as_ref().map(|o| &o.json),
+        s.observation.as_ref().map(|o| &o.json)
+    );
+    assert_status(
+        c.restore(restore(HashMap::new())).await,
+        Code::InvalidArgument,
+        "snapshot",
+    );
     drop(plain);
 }
 

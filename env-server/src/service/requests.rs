@@ -390,6 +390,8 @@ impl EnvironmentService {
             super::convert::scenario_source(req.scenario.as_ref()).as_ref(),
             "scenario",
         )?;
+        let tactics = super::convert::tactics_texts(&req.tactics);
+        let enc = super::convert::with_tactics(enc, &tactics, "tactics")?;
         let obs = ObsOpts::parse(req.observation.as_ref())?;
         let reward = reward_config(req.reward.as_ref(), "reward")?;
         if req.snapshot.is_empty() {
@@ -426,7 +428,7 @@ impl EnvironmentService {
         let start = Arc::new(Start {
             scenario: super::convert::scenario_source(req.scenario.as_ref()),
             seed: None,
-            tactics: Default::default(),
+            tactics,
         });
         // What the snapshotted session knew, from the history: its steps (one entry each) and
         // the turn lists a reaction interrupted, whose later results come as late results (the

@@ -839,18 +839,27 @@ class SnapshotResponse(_message.Message):
     def __init__(self, snapshot: _Optional[bytes] = ..., rules_data_version: _Optional[str] = ...) -> None: ...
 
 class RestoreRequest(_message.Message):
-    __slots__ = ("scenario", "snapshot", "controlled", "observation", "reward")
+    __slots__ = ("scenario", "snapshot", "controlled", "observation", "reward", "tactics")
+    class TacticsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
     SCENARIO_FIELD_NUMBER: _ClassVar[int]
     SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
     CONTROLLED_FIELD_NUMBER: _ClassVar[int]
     OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     REWARD_FIELD_NUMBER: _ClassVar[int]
+    TACTICS_FIELD_NUMBER: _ClassVar[int]
     scenario: Scenario
     snapshot: bytes
     controlled: Controlled
     observation: ObservationOptions
     reward: RewardOptions
-    def __init__(self, scenario: _Optional[_Union[Scenario, _Mapping]] = ..., snapshot: _Optional[bytes] = ..., controlled: _Optional[_Union[Controlled, _Mapping]] = ..., observation: _Optional[_Union[ObservationOptions, _Mapping]] = ..., reward: _Optional[_Union[RewardOptions, _Mapping]] = ...) -> None: ...
+    tactics: _containers.ScalarMap[str, str]
+    def __init__(self, scenario: _Optional[_Union[Scenario, _Mapping]] = ..., snapshot: _Optional[bytes] = ..., controlled: _Optional[_Union[Controlled, _Mapping]] = ..., observation: _Optional[_Union[ObservationOptions, _Mapping]] = ..., reward: _Optional[_Union[RewardOptions, _Mapping]] = ..., tactics: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
 class ForkRequest(_message.Message):
     __slots__ = ("episode_id",)
