@@ -539,7 +539,8 @@ class LLMAgent:
             if e.code() != grpc.StatusCode.INVALID_ARGUMENT:
                 raise
             reason = {"label": "unknown_label", "id": "unknown_id"}.get(mode, "unresolved")
-            raise _Refusal(reason, e.details() or "refused") from None
+            what = repr(value) if mode in ("label", "id") else _excerpt(json.dumps(value))
+            raise _Refusal(reason, f"{what}: {e.details() or 'refused'}") from None
 
     def _illegal_reason(
         self,
