@@ -365,3 +365,29 @@ def test_gym_env_text_observation(server_address, spec):
         assert env.observation_space.contains(obs)
     finally:
         env.close()
+
+
+def test_plan_mode_submits_a_whole_turn(client, spec):
+    if not (capabilities(spec)["structured_actions"] and spec.plan_json_schema):
+        pytest.skip("needs turn plans (EXPLAIN feature: plan_json_schema), not on this server")
+    with ScriptedLLM() as llm:
+        agent = LLMAgent(model(llm), answer="plan", retries=0)
+        s = first_state(client, agent, seed=1)
+        attack = next(la for la in s.legal_actions if la.label.startswith("attack "))
+        weapon = attack.label.split(" with ", 1)[1]  # "attack orc-2 with short bow"
+        target = spec.combatants[attack.action.target].id
+        plan = {
+            "plan": [
+                {"kind": "attack", "target": target, "weapon": weapon},
+                {"kind": "end_turn"},
+            ]
+        }
+        llm.script = [{"content": json.dumps(plan)}]
+        records: list[dict] = []
+        s2 = agent.act(client, s, spec, records=records)
+        reqs = llm.requests
+    assert reqs[0]["response_format"]["json_schema"]["schema"] == json.loads(spec.plan_json_schema)
+    assert records[0]["result"] == "accepted"
+    assert json.loads(records[0]["submitted"]["actions_json"]) == plan
+    assert [r.kind for r in s2.results][-1] == pb.ACTION_KIND_END_TURN
+    assert agent.stats.accepted == 1 and agent.stats.fallbacks == 0
