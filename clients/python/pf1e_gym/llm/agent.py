@@ -375,7 +375,12 @@ class LLMAgent:
                 rec["submitted"] = submitted
                 rec["results"] = _results(new_state)
                 refused = [r for r in new_state.results if not r.ok]
-                if new_state.results and len(refused) == len(new_state.results):
+                same_question = (
+                    new_state.HasField("decision")
+                    and new_state.decision.actor_index == d.actor_index
+                    and new_state.decision.kind == d.kind
+                )
+                if same_question and new_state.results and len(refused) == len(new_state.results):
                     for r in refused:
                         st.malformed[f"illegal:{result_code_name(r.code)}"] += 1
                     reason = self._illegal_reason(client, new_state, caps, value, refused[0])
@@ -386,7 +391,7 @@ class LLMAgent:
                     )
                     state = new_state
                     raise _Refusal("", reason)  # counted above
-                for r in refused:  # a plan partly applied: count the refused actions
+                for r in refused:  # a plan partly applied, or the episode moved on
                     st.malformed[f"illegal:{result_code_name(r.code)}"] += 1
                 rec["result"] = "accepted"
                 recs.append(rec)
