@@ -13,6 +13,7 @@ use super::ServiceError;
 use crate::proto;
 use crate::scenarios::{InlineCombatant, InlineScenario, InlineSide, ScenarioInfo, ScenarioSource};
 use pf1e_engine::actions::{AidMode, Direction, Metamagic, Note, ReadyTrigger, Reject};
+use pf1e_engine::observe::text::Lang;
 use pf1e_engine::reward::RewardConfig;
 use pf1e_engine::DecisionKind;
 use pf1e_engine::{
@@ -29,19 +30,35 @@ pub(super) struct ObsOpts {
     tensors: bool,
     legal_actions: bool,
     mask: bool,
+    /// `Observation.text` in this language (`None`: no text, the default — the hot path
+    /// never renders it).
+    pub(super) text: Option<Lang>,
 }
 
-/// The request's options, absent fields (or absent options) taking the proto's defaults.
-impl From<Option<&proto::ObservationOptions>> for ObsOpts {
-    fn from(o: Option<&proto::ObservationOptions>) -> ObsOpts {
-        let o = o.cloned().unwrap_or_default();
-        ObsOpts {
+impl ObsOpts {
+    /// The request's options (the `observation` field), absent fields (or absent options)
+    /// taking the proto's defaults.
+    ///
+    /// # Errors
+    /// INVALID_ARGUMENT naming `observation.lang` when `lang` is neither empty, `en` nor
+    /// `fr`.
+    pub(super) fn parse(o: Option<&proto::ObservationOptions>) -> Result<ObsOpts, ServiceError> {
+        let default = proto::ObservationOptions::default();
+        let o = o.unwrap_or(&default);
+        let lang = match o.lang.as_str() {
+            "" => Lang::En,
+            code => code
+                .parse::<Lang>()
+                .map_err(|e| ServiceError::invalid("observation.lang", e.to_string()))?,
+        };
+        Ok(ObsOpts {
             json: o.json.unwrap_or(true),
             typed: o.typed.unwrap_or(true),
             tensors: o.tensors,
             legal_actions: o.legal_actions.unwrap_or(true),
             mask: o.action_mask,
-        }
+            text: o.text.then_some(lang),
+        })
     }
 }
 
@@ -923,14 +940,15 @@ impl From<&pf1e_engine::Outcome> for proto::Outcome {
     }
 }
 
-/// The typed observation, with the JSON snapshot when `json`.
+/// The typed observation, with the JSON snapshot when `json` and the text rendering `text`
+/// (empty when not asked for).
 pub(super) fn observation_to_proto(
     obs: &pf1e_engine::Observation,
     json: bool,
+    text: String,
 ) -> proto::Observation {
     proto::Observation {
-        // P8 in progress: the text rendering is wired next.
-        text: String::new(),
+        text,
         round: obs.round,
         acting_index: obs.acting_index.map(u32::from),
         acting_id: obs.acting_combatant.clone().unwrap_or_default(),
@@ -993,12 +1011,31 @@ pub(super) fn episode_state(id: &str, s: &Session) -> proto::EpisodeState {
     match &s.status {
         Status::Decision(d) => {
             state.decision = Some(decision_to_proto(ep, d));
-            if o.json || o.typed {
-                state.observation =
-                    Some(observation_to_proto(&ep.observation(Some(d.actor)), o.json));
+            // The legal actions once, shared by the list and the text.
+            let legal = (o.legal_actions || o.text.is_some()).then(|| ep.legal_actions());
+            if o.json || o.typed || o.text.is_some() {
+                let obs = ep.observation(Some(d.actor));
+                let text = match (o.text, &legal) {
+                    (Some(lang), Some(legal)) => pf1e_engine::observe::text::render_with(
+                        ep,
+                        &obs,
+                        legal,
+                        lang,
+                        &s.last_engine_results,
+                    ),
+                    _ => String::new(),
+                };
+                state.observation = Some(if o.json || o.typed {
+                    observation_to_proto(&obs, o.json, text)
+                } else {
+                    // Text only: no typed core.
+                    proto::Observation {
+                        text,
+                        ..Default::default()
+                    }
+                });
             }
-            if o.legal_actions {
-                let legal = ep.legal_actions();
+            if let Some(legal) = legal.filter(|_| o.legal_actions) {
                 if o.tensors || o.mask {
                     let mut mask = vec![0u8; state.action_space_size as usize];
                     for l in &legal {
@@ -1027,8 +1064,26 @@ pub(super) fn episode_state(id: &str, s: &Session) -> proto::EpisodeState {
             }
         }
         Status::Terminal(out) => {
-            if o.json || o.typed {
-                state.observation = Some(observation_to_proto(&ep.observation(None), o.json));
+            if o.json || o.typed || o.text.is_some() {
+                let obs = ep.observation(None);
+                let text = o.text.map_or_else(String::new, |lang| {
+                    pf1e_engine::observe::text::render_with(
+                        ep,
+                        &obs,
+                        &[],
+                        lang,
+                        &s.last_engine_results,
+                    )
+                });
+                state.observation = Some(if o.json || o.typed {
+                    observation_to_proto(&obs, o.json, text)
+                } else {
+                    // Text only: no typed core.
+                    proto::Observation {
+                        text,
+                        ..Default::default()
+                    }
+                });
             }
             state.terminated = !out.truncated;
             state.truncated = out.truncated;

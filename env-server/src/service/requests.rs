@@ -30,7 +30,7 @@ impl EnvironmentService {
             "scenario",
         )?;
         let (controllers, _) = controllers(&enc, req.controlled.as_ref())?;
-        let obs = ObsOpts::from(req.observation.as_ref());
+        let obs = ObsOpts::parse(req.observation.as_ref())?;
         let reward = reward_config(req.reward.as_ref(), "reward")?;
         self.check_capacity()?;
         let episode = Episode::new(enc, req.seed, &controllers);
@@ -140,6 +140,9 @@ impl EnvironmentService {
         s.last_late = s.late_results();
         if s.last_pending > 0 {
             s.open_steps.push((current, fields.clone(), results.len()));
+        }
+        if s.obs.text.is_some() {
+            s.last_engine_results.clone_from(&results);
         }
         let results = results
             .into_iter()
@@ -287,7 +290,7 @@ impl EnvironmentService {
             super::convert::scenario_source(req.scenario.as_ref()).as_ref(),
             "scenario",
         )?;
-        let obs = ObsOpts::from(req.observation.as_ref());
+        let obs = ObsOpts::parse(req.observation.as_ref())?;
         let reward = reward_config(req.reward.as_ref(), "reward")?;
         if req.snapshot.is_empty() {
             return Err(ServiceError::invalid("snapshot", "is required"));

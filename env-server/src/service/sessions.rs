@@ -43,6 +43,9 @@ pub(super) struct Session {
     pub(super) viewer: Option<CombatantId>,
     /// Results of the last step (repeated by Observe).
     pub(super) last_results: Vec<proto::ActionResult>,
+    /// The same results as the engine gives them, for `Observation.text`; kept only when
+    /// the text is asked for (empty otherwise).
+    pub(super) last_engine_results: Vec<pf1e_engine::ActionResult>,
     /// Actions of the last step without a result yet (see `EpisodeState.pending_results`).
     pub(super) last_pending: u32,
     /// Steps interrupted by a reaction: (decision id, request fields, results reported).
@@ -161,6 +164,7 @@ impl Session {
             last_rewards: Vec::new(),
             viewer: None,
             last_results: Vec::new(),
+            last_engine_results: Vec::new(),
             last_pending: 0,
             open_steps: Vec::new(),
             last_late: Vec::new(),

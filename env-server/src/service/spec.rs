@@ -108,11 +108,14 @@ fn spec(name: &str, enc: &Encounter, max_batch_items: usize) -> proto::Spec {
             columnar_decision_kinds: true,
             transcripts: true,
             // P8 in progress: each is set when its feature is wired.
-            text_observation: false,
+            text_observation: true,
             explain: false,
             structured_actions: false,
             tactics: false,
-            text_languages: Vec::new(),
+            text_languages: pf1e_engine::observe::text::Lang::ALL
+                .iter()
+                .map(|l| l.code().to_string())
+                .collect(),
         }),
         rules_data_version: rules_data_version(enc),
         max_batch_items: u32::try_from(max_batch_items).unwrap_or(u32::MAX),

@@ -242,7 +242,7 @@ impl EnvironmentService {
         &self,
         req: &proto::ReplayTranscriptRequest,
     ) -> Result<(String, proto::EpisodeState), ServiceError> {
-        let obs = ObsOpts::from(req.observation.as_ref());
+        let obs = ObsOpts::parse(req.observation.as_ref())?;
         let reward = reward_config(req.reward.as_ref(), "reward")?;
         let bytes = &req.transcript_json;
         if bytes.is_empty() {
