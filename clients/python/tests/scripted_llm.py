@@ -35,14 +35,15 @@ DEFAULT_USAGE = {"prompt_tokens": 100, "completion_tokens": 10}
 
 def legal_labels(request: dict[str, Any]) -> list[str]:
     """The legal labels of a decision request: the enum of its ``json_schema``
-    response_format, else the ``N: label`` lines of its last user message."""
+    response_format, else the ``[N] label`` / ``N: label`` lines of its first user message."""
     rf = request.get("response_format") or {}
     if rf.get("type") == "json_schema":
         prop = rf["json_schema"]["schema"].get("properties", {}).get("action", {})
         if "enum" in prop:
             return list(prop["enum"])
     user = next(m["content"] for m in request["messages"] if m["role"] == "user")
-    return re.findall(r"^\s*\d+[:.)]\s+(.+?)\s*$", user, re.M)
+    # "[10] attack orc-2 with short bow" (the server's text) or "10: attack ..." (the fallback)
+    return re.findall(r"^\s*(?:\[\d+\]|\d+:)\s+(.+?)\s*$", user, re.M)
 
 
 def attack_or_end_turn(request: dict[str, Any]) -> dict[str, Any]:
