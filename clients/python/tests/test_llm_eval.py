@@ -117,3 +117,25 @@ def test_percentile_and_z_test() -> None:
     z, p = two_proportion_z(60, 100, 40, 100)
     assert z == pytest.approx(2.8284, abs=1e-4) and p == pytest.approx(0.004678, abs=1e-5)
     assert two_proportion_z(0, 10, 0, 10) == (0.0, 1.0)
+
+
+def test_eval_at_the_plain_text_level(server_address: str, tmp_path: pathlib.Path) -> None:
+    # No response_format at all: the labels come from the prompt, the reply is parsed as text.
+    with ScriptedLLM(default=attack_or_end_turn) as llm:
+        rc = main(
+            [
+                "--address", server_address,
+                "--base-url", llm.base_url,
+                "--format-level", "text",
+                "--fights", "1",
+                "--lang", "fr",
+                "--out", str(tmp_path),
+                "--json",
+            ]
+        )  # fmt: skip
+        reqs = llm.requests
+    assert rc == 0
+    card = json.loads((tmp_path / "scorecard.json").read_text())
+    assert card["format_level"] == "text" and card["lang"] == "fr"
+    assert card["malformed"] == {} and card["decisions"] == card["accepted"] == len(reqs)
+    assert all("response_format" not in r for r in reqs)
