@@ -21,6 +21,7 @@ pub mod observe;
 mod policy;
 pub mod reward;
 pub mod rules;
+pub mod tactics;
 
 pub use actions::{
     Action, ActionKind, ActionResult, AidMode, Budget, CombatantId, Direction, Maneuver, Metamagic,
@@ -35,3 +36,4 @@ pub use episode::{
 pub use geometry::grid::Cell;
 pub use observe::observation::Observation;
 pub use rules::aoo::Provocation;
+pub use tactics::{tactics_json_schema, TacticsError, TacticsSpec};

@@ -83,7 +83,7 @@ pub(crate) fn prefers_ranged(ep: &Episode, a: CombatantId) -> bool {
 }
 
 /// First weapon of the wanted mode (ranged or melee) that can attack `t` from `from`.
-fn weapon_of_mode(
+pub(crate) fn weapon_of_mode(
     ep: &Episode,
     a: CombatantId,
     from: Cell,
@@ -98,7 +98,7 @@ fn weapon_of_mode(
 }
 
 /// The weapon to use from `from` against `t`, following the preferred mode.
-fn pick_weapon(
+pub(crate) fn pick_weapon(
     ep: &Episode,
     a: CombatantId,
     from: Cell,
@@ -116,7 +116,7 @@ fn pick_weapon(
     }
 }
 
-fn with(
+pub(crate) fn with(
     kind: ActionKind,
     target: CombatantId,
     weapon: Option<usize>,
@@ -152,7 +152,7 @@ fn average_damage(spec: &crate::content::combatant::CombatantSpec, wi: usize) ->
 }
 
 /// Whether Power Attack pays for `a` against `t` (rule in the module doc).
-fn power_attack_pays(ep: &Episode, a: CombatantId, t: CombatantId) -> bool {
+pub(crate) fn power_attack_pays(ep: &Episode, a: CombatantId, t: CombatantId) -> bool {
     if prefers_ranged(ep, a) {
         return false;
     }
@@ -175,8 +175,9 @@ fn power_attack_pays(ep: &Episode, a: CombatantId, t: CombatantId) -> bool {
     p(b - x) * (avg + bonus) > p(b) * avg
 }
 
-/// A preparatory action for this turn, if one is due (see the module doc).
-fn preparation(ep: &Episode, a: CombatantId, t: CombatantId) -> Option<Action> {
+/// A preparatory action for this turn, if one is due (see the module doc); the Power Attack
+/// toggle only when `power_attack` (a tactics spec decides it otherwise).
+fn preparation(ep: &Episode, a: CombatantId, t: CombatantId, power_attack: bool) -> Option<Action> {
     let budget = ep.budget(a);
     let cant_move = ep.cond_flag(a, |d| d.cant_move);
     if ep.has_condition(a, Condition::Prone) && budget.move_action && !cant_move {
@@ -214,9 +215,10 @@ fn preparation(ep: &Episode, a: CombatantId, t: CombatantId) -> Option<Action> {
     if let Some(act) = draw.filter(|act| ep.check(a, act).is_ok()) {
         return Some(act);
     }
-    if ep
-        .spec(a)
-        .has_feat(crate::content::feats::Feat::PowerAttack)
+    if power_attack
+        && ep
+            .spec(a)
+            .has_feat(crate::content::feats::Feat::PowerAttack)
         && power_attack_pays(ep, a, t) != ep.power_attack_on(a)
     {
         let toggle = Action::new(ActionKind::ActivatePowerAttack);
@@ -254,20 +256,46 @@ fn plan(ep: &Episode, a: CombatantId) -> PolicyPlan {
     let Some(t) = nearest_enemy(ep, a) else {
         return PolicyPlan::default();
     };
+    if let Some(p) = forced(ep, a, t, true) {
+        return p;
+    }
+    let threatened = is_threatened(ep, a);
+    let p = attack_plan(ep, a, t, threatened);
+    finish(ep, a, t, threatened, p, None)
+}
+
+/// Whether an enemy threatens `a` where it stands.
+pub(crate) fn is_threatened(ep: &Episode, a: CombatantId) -> bool {
     let pos = ep.position(a);
-    let threatened = ep
-        .ids()
-        .any(|x| x != a && ep.enemies(a, x) && rules::reach::threatens(ep, x, a, pos));
+    ep.ids()
+        .any(|x| x != a && ep.enemies(a, x) && rules::reach::threatens(ep, x, a, pos))
+}
+
+/// The part of the default policy that comes before any choice of attack (the module doc's
+/// conditions and preparations), aimed at `t`: a frightened or panicked combatant flees, a
+/// pinned one escapes, then a preparation (stand up, pick up, draw; the Power Attack toggle
+/// only when `power_attack`), then a combatant that cannot attack only moves toward `t`.
+/// `None`: nothing forced, the attack plan comes next.
+pub(crate) fn forced(
+    ep: &Episode,
+    a: CombatantId,
+    t: CombatantId,
+    power_attack: bool,
+) -> Option<PolicyPlan> {
+    let pos = ep.position(a);
+    let threatened = is_threatened(ep, a);
     if ep.cond_flag(a, |d| d.flees) {
         if let Some(dest) = flee_square(ep, a, t) {
-            return vec![Action {
-                destination: Some(dest),
-                ..Action::new(ActionKind::Withdraw)
-            }]
-            .into();
+            return Some(
+                vec![Action {
+                    destination: Some(dest),
+                    ..Action::new(ActionKind::Withdraw)
+                }]
+                .into(),
+            );
         }
         if ep.cond_flag(a, |d| d.cant_attack) {
-            return PolicyPlan::default();
+            return Some(PolicyPlan::default());
         }
     }
     // Pinned: try to escape (CRB — Conditions: Pinned).
@@ -276,29 +304,44 @@ fn plan(ep: &Episode, a: CombatantId) -> PolicyPlan {
             let mut act = with(ActionKind::Maneuver, g, None, None);
             act.maneuver = Some(Maneuver::Escape);
             if ep.check(a, &act).is_ok() {
-                return vec![act].into();
+                return Some(vec![act].into());
             }
         }
     }
     if !ep.cond_flag(a, |d| d.cant_act) {
-        if let Some(p) = preparation(ep, a, t) {
-            return vec![p].into();
+        if let Some(p) = preparation(ep, a, t, power_attack) {
+            return Some(vec![p].into());
         }
     }
     if ep.cond_flag(a, |d| d.cant_attack) {
         if pick_weapon(ep, a, pos, t, threatened).is_some() {
-            return PolicyPlan::default();
+            return Some(PolicyPlan::default());
         }
         let squares = (ep.speed_ft(a) / grid::SQUARE_FT).max(0) as u32;
-        return match rules::movement::path_toward(ep, a, t, None, squares) {
-            Some(_) => vec![with(ActionKind::Move, t, None, None)].into(),
-            None => PolicyPlan::default(),
-        };
+        return Some(
+            match rules::movement::path_toward(ep, a, t, None, squares) {
+                Some(_) => vec![with(ActionKind::Move, t, None, None)].into(),
+                None => PolicyPlan::default(),
+            },
+        );
     }
-    let p = attack_plan(ep, a, t, threatened);
+    None
+}
+
+/// The end of the default policy once the attack plan `p` against `t` is known: the spell
+/// choice (`spell_plan`; its offence tries `focus` first when given), else the menu rules
+/// applied to `p`.
+pub(crate) fn finish(
+    ep: &Episode,
+    a: CombatantId,
+    t: CombatantId,
+    threatened: bool,
+    p: PolicyPlan,
+    focus: Option<CombatantId>,
+) -> PolicyPlan {
     if !ep.spec(a).spellbook().is_empty() {
         let attacks = plan_attacks(ep, a, t, &p);
-        if let Some(cast) = spell_plan(ep, a, threatened, attacks) {
+        if let Some(cast) = spell_plan(ep, a, threatened, attacks, focus) {
             return vec![cast].into();
         }
     }
@@ -349,7 +392,13 @@ fn role(spell: &crate::content::spells::SpellSpec) -> SpellRole {
 /// can affect it as far as the observation tells (creature type, energy immunity,
 /// mind-affecting vs undead and constructs — `rules::magic::can_affect`). Long casting
 /// times are never chosen (they are refused anyway).
-fn spell_plan(ep: &Episode, a: CombatantId, threatened: bool, attacks: bool) -> Option<Action> {
+fn spell_plan(
+    ep: &Episode,
+    a: CombatantId,
+    threatened: bool,
+    attacks: bool,
+    focus: Option<CombatantId>,
+) -> Option<Action> {
     use crate::content::spells::Targeting;
     use rules::magic::can_affect;
     let book = ep.spec(a).spellbook();
@@ -469,7 +518,7 @@ fn spell_plan(ep: &Episode, a: CombatantId, threatened: bool, attacks: bool) -> 
     }
     // (4) Offence on the nearest enemy it can reach with a spell.
     let mut by_distance = enemies.clone();
-    by_distance.sort_by_key(|&x| (rules::magic::distance_ft(ep, a, x), x.0));
+    by_distance.sort_by_key(|&x| (Some(x) != focus, rules::magic::distance_ft(ep, a, x), x.0));
     for &si in &order {
         let cs = &book[si];
         if role(&cs.spell) != SpellRole::Offence || cs.spell.targeting == Targeting::Area {
@@ -595,7 +644,12 @@ fn menu_rules(
 }
 
 /// Steps 1–4 of the module doc: the attack (or approach) against the nearest enemy `t`.
-fn attack_plan(ep: &Episode, a: CombatantId, t: CombatantId, threatened: bool) -> PolicyPlan {
+pub(crate) fn attack_plan(
+    ep: &Episode,
+    a: CombatantId,
+    t: CombatantId,
+    threatened: bool,
+) -> PolicyPlan {
     let pos = ep.position(a);
     let ranged = prefers_ranged(ep, a);
     // 1. Full attack from here (a single attack when limited to one action).
@@ -695,7 +749,7 @@ pub(crate) fn answer_aoo(_ep: &Episode, _x: CombatantId, weapons: &[usize]) -> O
 /// farthest from the nearest conscious enemy, then the cheapest, then (row, col) — and only
 /// if that is farther from the enemies than where it stands, and only if the rules accept
 /// that withdraw (its slot free, no condition against it).
-fn flee_square(ep: &Episode, a: CombatantId, _enemy: CombatantId) -> Option<Cell> {
+pub(crate) fn flee_square(ep: &Episode, a: CombatantId, _enemy: CombatantId) -> Option<Cell> {
     if ep.cond_flag(a, |d| d.cant_move) || ep.speed_ft(a) == 0 {
         return None;
     }

@@ -111,6 +111,9 @@ pub struct SideSummary {
     pub combatants: usize,
     /// Wins and win-rate statistics.
     pub wins: WinRate,
+    /// The name of the tactics spec the side played (`None`: the default policy).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tactics: Option<String>,
 }
 
 /// Mean attrition of one combatant over a batch (means over all runs, including runs where it
@@ -163,7 +166,8 @@ pub struct BatchResult {
     pub records: Vec<RunRecord>,
 }
 
-/// Play one combat to the end with the default policy for everyone; returns the finished
+/// Play one combat to the end with the built-in policy for everyone (the default policy, or
+/// the encounter's tactics for the sides that have some); returns the finished
 /// episode (transcript, attrition) and its outcome.
 ///
 /// # Panics
@@ -284,6 +288,7 @@ fn aggregate(
                 .filter(|c| &c.side == name)
                 .count(),
             wins: WinRate::new(w, n),
+            tactics: encounter.tactics.get(name).map(|t| t.name.clone()),
         })
         .collect();
     let combatants = encounter

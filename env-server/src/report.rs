@@ -214,8 +214,13 @@ pub fn render_text(result: &BatchResult, lang: Lang) -> String {
     });
     for side in &result.sides {
         let plural = if side.combatants == 1 { "" } else { "s" };
+        let tactics = match (&side.tactics, fr) {
+            (None, _) => String::new(),
+            (Some(t), true) => format!(", tactique « {} »", escape_controls(t)),
+            (Some(t), false) => format!(", tactics \"{}\"", escape_controls(t)),
+        };
         line(format!(
-            "{} : {} combatant{plural}",
+            "{} : {} combatant{plural}{tactics}",
             escape_controls(&side.name),
             side.combatants
         ));
@@ -353,6 +358,9 @@ pub struct JsonSide {
     pub band_3sigma: [f64; 2],
     /// Wilson score interval at `z = 3`.
     pub wilson_3sigma: [f64; 2],
+    /// The tactics spec the side played (absent: the default policy).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tactics: Option<String>,
 }
 
 /// The JSON report (`--format json`): everything the text report shows, unrounded.
@@ -410,6 +418,7 @@ impl JsonReport {
                     sigma: s.wins.sigma,
                     band_3sigma: s.wins.band_3sigma,
                     wilson_3sigma: s.wins.wilson_3sigma,
+                    tactics: s.tactics.clone(),
                 })
                 .collect(),
             draws: result.draws.count,
@@ -474,11 +483,13 @@ mod tests {
                     name: "players".into(),
                     combatants: 3,
                     wins: WinRate::new(962, 1000),
+                    tactics: None,
                 },
                 SideSummary {
                     name: "monsters".into(),
                     combatants: 2,
                     wins: WinRate::new(36, 1000),
+                    tactics: None,
                 },
             ],
             draws: WinRate::new(2, 1000),

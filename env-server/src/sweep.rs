@@ -17,7 +17,13 @@
 //! seed: 1                         # base seed (default 1)
 //! round_cap: 100                  # optional, overrides the scenario's
 //! rank_side: players              # optional: the side whose win rate ranks placements
+//! tactics:                        # optional: side -> tactics (docs/tactics.md), every placement
+//!   players: focus_fire_weakest   # a file of <data>/tactics/, or an inline spec object
 //! ```
+//!
+//! Without `placements` there is one placement, the base encounter: a plain Monte Carlo of
+//! the scenario (with its tactics) under the report's 3σ band — how Evaluate compares
+//! strategies.
 //!
 //! Cells are `[row, col]` squares, 0-based from the top-left of the map; for a creature
 //! larger than Medium the cell is the anchor (top-left square) of its footprint. `exclude:
@@ -251,6 +257,74 @@ pub struct SweepSpec {
     /// combatant in list order, else the first side).
     #[serde(default)]
     pub rank_side: Option<String>,
+    /// Side → the tactics it plays in every placement (`docs/tactics.md`): a file name under
+    /// `<data>/tactics/` (`focus_fire_weakest` or `focus_fire_weakest.yaml`), or the spec
+    /// itself inline (an object). Sides not listed play the default policy.
+    #[serde(default)]
+    pub tactics: BTreeMap<String, TacticsSource>,
+}
+
+/// Where a sweep's tactics spec comes from (see [`SweepSpec::tactics`]).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum TacticsSource {
+    /// A file of `<data>/tactics/`: a plain name (letters, digits, `_`, `-`, `.`), with or
+    /// without its `.yaml` / `.yml` / `.json` extension.
+    File(String),
+    /// The spec inline.
+    Inline(serde_json::Value),
+}
+
+/// The tactics of a sweep spec attached to its base encounter (`field` prefix: `<origin>:`).
+fn attach_sweep_tactics(
+    mut base: Encounter,
+    tactics: &BTreeMap<String, TacticsSource>,
+    store: &ScenarioStore,
+    origin: &str,
+) -> Result<Encounter, SweepError> {
+    for (side, source) in tactics {
+        let field = format!("{origin}: tactics.{side}");
+        let text = match source {
+            TacticsSource::File(name) => {
+                let plain = !name.is_empty()
+                    && !name.starts_with('.')
+                    && name
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+                if !plain {
+                    return Err(SweepError::invalid(
+                        field,
+                        format!("{name:?}: a file name of the data directory's tactics/ (letters, digits, `_`, `-`, `.`)"),
+                    ));
+                }
+                let dir = store.data_dir().join("tactics");
+                let candidates = if [".yaml", ".yml", ".json"].iter().any(|e| name.ends_with(e)) {
+                    vec![dir.join(name)]
+                } else {
+                    vec![
+                        dir.join(format!("{name}.yaml")),
+                        dir.join(format!("{name}.json")),
+                    ]
+                };
+                let Some(path) = candidates.iter().find(|p| p.is_file()) else {
+                    return Err(SweepError::invalid(
+                        field,
+                        format!("no tactics file {}", candidates[0].display()),
+                    ));
+                };
+                std::fs::read_to_string(path).map_err(|e| {
+                    SweepError::invalid(field.clone(), format!("{}: {e}", path.display()))
+                })?
+            }
+            TacticsSource::Inline(v) => v.to_string(),
+        };
+        let spec = pf1e_engine::TacticsSpec::from_yaml_or_json(&text)
+            .map_err(|e| SweepError::invalid(field.clone(), e.to_string()))?;
+        base = base
+            .with_tactics(side, Arc::new(spec))
+            .map_err(|e| SweepError::invalid(field.clone(), e.reason))?;
+    }
+    Ok(base)
 }
 
 /// Where one combatant may start: exactly one of `cell`, `cells`, `rect`, `zone`, and
@@ -826,6 +900,7 @@ impl SweepPlan {
         let base = store
             .build_file(&file)
             .map_err(|r| SweepError::invalid(at(base_field), r))?;
+        let base = attach_sweep_tactics(base, &spec.tactics, store, origin)?;
 
         // Placements per combatant.
         let mut fixed: Vec<FixedCombatant> = Vec::new();
@@ -1462,6 +1537,9 @@ pub struct SideInfo {
     pub name: String,
     /// Number of combatants.
     pub combatants: usize,
+    /// The name of the tactics spec it plays (absent: the default policy).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tactics: Option<String>,
 }
 
 /// One placement's statistics in the report.
@@ -1793,6 +1871,7 @@ pub fn assemble_report(
             .map(|name| SideInfo {
                 name: name.clone(),
                 combatants: enc.combatants.iter().filter(|c| &c.side == name).count(),
+                tactics: enc.tactics.get(name).map(|t| t.name.clone()),
             })
             .collect(),
         combatants: enc.combatants.iter().map(|c| c.id.clone()).collect(),
@@ -1972,7 +2051,10 @@ impl SweepReport {
             self.rows,
             self.sides
                 .iter()
-                .map(|x| format!("{} ({})", esc(&x.name), x.combatants))
+                .map(|x| match &x.tactics {
+                    Some(t) => format!("{} ({}, tactics {})", esc(&x.name), x.combatants, esc(t)),
+                    None => format!("{} ({})", esc(&x.name), x.combatants),
+                })
                 .collect::<Vec<_>>()
                 .join(", ")
         ));

@@ -9,6 +9,7 @@ mod charge;
 pub(crate) mod check;
 mod coup_de_grace;
 pub(crate) mod defense;
+pub mod explain;
 mod items;
 pub mod legal;
 mod maneuver;
@@ -22,6 +23,7 @@ pub(crate) mod ready;
 pub mod reject;
 mod run;
 pub mod space;
+pub mod structured;
 mod toggles;
 
 pub use reject::{ReadyIssue, Reject, TargetIssue};

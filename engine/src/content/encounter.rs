@@ -57,6 +57,11 @@ pub struct Encounter {
     /// Combatants in list order (deployment order, then file order within a side).
     pub combatants: Vec<Placed>,
     pub options: RulesOptions,
+    /// Tactics specs played by the built-in policy, by side (absent: the default policy).
+    /// Serialized (so [`Encounter`]'s JSON, and every hash of it, changes with them) only
+    /// when present, so an encounter without tactics hashes as before.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub tactics: std::collections::BTreeMap<String, Arc<crate::tactics::TacticsSpec>>,
 }
 
 impl Encounter {
@@ -229,6 +234,7 @@ impl Encounter {
             grid: Arc::new(grid),
             combatants,
             options,
+            tactics: Default::default(),
         })
     }
 }

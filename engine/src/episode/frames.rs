@@ -575,7 +575,7 @@ impl Episode {
                 self.frames.push(Frame::Turn(t));
                 self.new_decision(actor, DecisionKind::TurnAction);
             } else {
-                let plan = crate::policy::default_policy(self, actor);
+                let plan = crate::tactics::policy_for(self, actor);
                 let actions = plan.actions;
                 let prep = actions.len() == 1 && crate::policy::is_preparatory(actions[0].kind);
                 t.list = Some(ActionList {

@@ -23,6 +23,64 @@ pub(crate) fn charge_path(
     t: CombatantId,
     weapon: Option<usize>,
 ) -> Result<(usize, Vec<Cell>), Reject> {
+    charge_search(ep, a, t, weapon, &mut None)
+}
+
+/// What stops a charge ([`charge_obstacle`]), for the reason of a `no_charge_path` or an
+/// `out_of_range` charge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ChargeBlock {
+    /// The charger can already attack the target from where it stands.
+    AlreadyInReach,
+    /// No square from which to attack the target in melee with line of effect.
+    NoAttackSquare,
+    /// The closest attack square is less than 10 ft away (`squares`: its distance).
+    TooClose { squares: i32 },
+    /// The closest attack square is occupied (by a living creature, if known).
+    Occupied {
+        square: Cell,
+        by: Option<CombatantId>,
+    },
+    /// A conscious creature stands on the line.
+    Creature { by: CombatantId, square: Cell },
+    /// A wall, impassable terrain or the map's edge on the line.
+    Impassable { square: Cell },
+    /// Difficult terrain on the line.
+    Difficult { square: Cell },
+    /// The line cuts a corner or climbs a step it cannot (no straight step there).
+    Corner { square: Cell },
+    /// The line is longer than twice the charger's speed (in squares of movement).
+    TooFar { cost: u32, max: u32 },
+}
+
+/// Why `a` cannot charge `t` with `weapon`: [`charge_path`]'s own search, recording the
+/// first obstacle of the closest attack square's line (the straightest line first). `None`
+/// when the charge is possible or the weapon is at fault.
+pub(crate) fn charge_obstacle(
+    ep: &Episode,
+    a: CombatantId,
+    t: CombatantId,
+    weapon: Option<usize>,
+) -> Option<ChargeBlock> {
+    let mut why = Some(None);
+    let _ = charge_search(ep, a, t, weapon, &mut why);
+    why.flatten()
+}
+
+/// [`charge_path`], recording in `why` (when `Some`) the first obstacle met.
+fn charge_search(
+    ep: &Episode,
+    a: CombatantId,
+    t: CombatantId,
+    weapon: Option<usize>,
+    why: &mut Option<Option<ChargeBlock>>,
+) -> Result<(usize, Vec<Cell>), Reject> {
+    let diagnose = why.is_some();
+    let mut note = |b: ChargeBlock| {
+        if let Some(w) = why.as_mut() {
+            w.get_or_insert(b);
+        }
+    };
     let spec = ep.spec(a);
     let w = match weapon {
         Some(w) => {
@@ -83,27 +141,48 @@ pub(crate) fn charge_path(
     }
     if cands.iter().any(|(_, _, c)| *c == start) {
         // Already able to attack from here: a charge needs movement.
+        note(ChargeBlock::AlreadyInReach);
         return Err(Reject::NoChargePath);
     }
     cands.sort();
     let Some(&(closest, _, _)) = cands.first() else {
+        note(ChargeBlock::NoAttackSquare);
         return Err(Reject::NoChargePath);
     };
     if closest < 2 {
+        note(ChargeBlock::TooClose { squares: closest });
         return Err(Reject::NoChargePath); // less than 10 ft
     }
     let max_sq = budget_squares(ep, a, 2);
     let mut out_of_range = false;
     for &(_, _, dest) in cands.iter().take_while(|(d, _, _)| *d == closest) {
         if !free_anchor(dest) {
+            if diagnose {
+                let square = grid::footprint_iter(dest, side)
+                    .find(|x| occupied.contains(x) || !grid.in_bounds(*x) || !grid.passable(*x))
+                    .unwrap_or(dest);
+                let by = ep.ids().find(|&o| {
+                    o != a
+                        && ep.st[idx(o)].life != LifeState::Dead
+                        && ep.cells_iter(o).any(|x| x == square)
+                });
+                note(match by {
+                    Some(_) => ChargeBlock::Occupied { square, by },
+                    None => ChargeBlock::Impassable { square },
+                });
+            }
             continue;
         }
         let Some(cost) = grid.straight_line_cost(start, dest, |c| {
             passable_anchor(c) && !grid::footprint_iter(c, side).any(|x| grid.is_difficult(x))
         }) else {
+            if diagnose {
+                note(line_obstacle(ep, a, start, dest, side, &blocking));
+            }
             continue;
         };
         if cost > max_sq {
+            note(ChargeBlock::TooFar { cost, max: max_sq });
             out_of_range = true;
             continue;
         }
@@ -114,4 +193,43 @@ pub(crate) fn charge_path(
     } else {
         Reject::NoChargePath
     })
+}
+
+/// The first obstacle of the straight line `start` → `dest` of a charger of footprint side
+/// `side` (the checks of [`charge_path`]'s line, square by square).
+fn line_obstacle(
+    ep: &Episode,
+    a: CombatantId,
+    start: Cell,
+    dest: Cell,
+    side: i32,
+    blocking: &[Cell],
+) -> ChargeBlock {
+    let grid = &ep.enc.grid;
+    let (mut prev, mut odd) = (start, false);
+    for c in los::straight_line_iter(start, dest) {
+        for x in grid::footprint_iter(c, side) {
+            if !grid.in_bounds(x) || !grid.passable(x) {
+                return ChargeBlock::Impassable { square: x };
+            }
+            if blocking.contains(&x) {
+                let by = ep
+                    .ids()
+                    .find(|&o| o != a && ep.conscious(o) && ep.cells_iter(o).any(|y| y == x));
+                if let Some(by) = by {
+                    return ChargeBlock::Creature { by, square: x };
+                }
+                return ChargeBlock::Impassable { square: x };
+            }
+            if grid.is_difficult(x) {
+                return ChargeBlock::Difficult { square: x };
+            }
+        }
+        match grid.step_cost(prev, c, odd) {
+            Some((_, o)) => odd = o,
+            None => return ChargeBlock::Corner { square: c },
+        }
+        prev = c;
+    }
+    ChargeBlock::Corner { square: dest }
 }

@@ -4,7 +4,7 @@
 //! ```text
 //! pf1e-sim --map MAP --side NAME FILE... [--side NAME FILE...] [--runs 1000] [--seed 1]
 //!          [--round-cap 100] [--transcript] [--simple-monster-death] [--lang fr|en]
-//!          [--format text|json] [--threads N]
+//!          [--format text|json] [--threads N] [--tactics SIDE=FILE]...
 //! pf1e-sim sweep SPEC --out DIR [--runs N] [--seed S] [--threads N] [--format text|json]
 //!          [--data-dir DIR]
 //! ```
@@ -97,6 +97,10 @@ struct Cli {
     /// Worker threads (1 to 1024); default: one per core.
     #[arg(long)]
     threads: Option<usize>,
+    /// The tactics SIDE plays: a tactics spec file, YAML or JSON (see data/tactics/ and
+    /// docs/tactics.md); repeat for each side. Sides without one play the default policy.
+    #[arg(long, value_name = "SIDE=FILE", action = ArgAction::Append)]
+    tactics: Vec<String>,
 }
 
 /// Subcommands.
@@ -233,8 +237,11 @@ fn run(cli: &Cli, side_args: &[Vec<String>]) -> Result<(), UsageError> {
         round_cap: cli.round_cap,
         simple_monster_death: cli.simple_monster_death,
     };
-    let encounter = Encounter::build(map, sides, options)
+    let mut encounter = Encounter::build(map, sides, options)
         .map_err(|e| UsageError(format!("{}: {e}", map_path.display())))?;
+    for arg in &cli.tactics {
+        encounter = attach_tactics(&encounter, arg)?;
+    }
     let encounter = Arc::new(encounter);
 
     let result = match cli.threads {
@@ -266,6 +273,43 @@ fn run(cli: &Cli, side_args: &[Vec<String>]) -> Result<(), UsageError> {
         .write_all(out.as_bytes())
         .and_then(|()| stdout.flush());
     Ok(())
+}
+
+/// `--tactics SIDE=FILE`: read, parse and attach the tactics spec (errors name the argument,
+/// the file and the field).
+fn attach_tactics(encounter: &Encounter, arg: &str) -> Result<Encounter, UsageError> {
+    let err = |what: String| UsageError(format!("--tactics {arg}: {what}"));
+    let Some((side, file)) = arg.split_once('=') else {
+        return Err(err("expected SIDE=FILE".into()));
+    };
+    if side.is_empty() || file.is_empty() {
+        return Err(err("expected SIDE=FILE".into()));
+    }
+    let size = std::fs::metadata(file)
+        .map_err(|e| err(format!("{file}: cannot read: {e}")))?
+        .len();
+    if size > pf1e_engine::tactics::MAX_TACTICS_BYTES as u64 {
+        return Err(err(format!(
+            "{file}: longer than {} bytes",
+            pf1e_engine::tactics::MAX_TACTICS_BYTES
+        )));
+    }
+    let text =
+        std::fs::read_to_string(file).map_err(|e| err(format!("{file}: cannot read: {e}")))?;
+    let spec = pf1e_engine::TacticsSpec::from_yaml_or_json(&text)
+        .map_err(|e| err(format!("{file}: {e}")))?;
+    if encounter.tactics.contains_key(side) {
+        return Err(err(format!("side {side} given twice")));
+    }
+    if !encounter.sides.iter().any(|s| s == side) {
+        return Err(err(format!(
+            "unknown side {side}: the encounter has {}",
+            encounter.sides.join(", ")
+        )));
+    }
+    encounter
+        .with_tactics(side, Arc::new(spec))
+        .map_err(|e| err(format!("{file}: {}", e.reason)))
 }
 
 /// Run the batch on the current rayon pool, with a progress bar on stderr when it is a

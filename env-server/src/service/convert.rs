@@ -783,6 +783,27 @@ pub fn result_code(reason: Option<&Reject>) -> proto::ResultCode {
     }
 }
 
+/// An engine explanation → proto: `code` and `result_code` from the refusal
+/// ([`result_code`], the one exhaustive map), empty / `RESULT_CODE_OK` when legal.
+pub(super) fn explanation_to_proto(
+    x: &pf1e_engine::actions::explain::Explanation,
+) -> proto::Explanation {
+    proto::Explanation {
+        action_id: x.action_id,
+        label: x.label.clone(),
+        legal: x.legal,
+        code: x
+            .reject
+            .as_ref()
+            .map(Reject::code)
+            .unwrap_or_default()
+            .to_string(),
+        result_code: result_code(x.reject.as_ref()) as i32,
+        reason: x.reason.clone(),
+        field: x.field.to_string(),
+    }
+}
+
 /// An accepted action's note → `ResultCode` (`RESULT_CODE_OK` without one).
 pub fn note_code(note: Option<Note>) -> proto::ResultCode {
     match note {
@@ -1174,6 +1195,46 @@ impl From<ScenarioInfo> for proto::ScenarioInfo {
             error: f.error,
         }
     }
+}
+
+/// The tactics of a request (`ResetRequest.tactics`: side → tactics spec text) in side order.
+pub(super) fn tactics_texts(
+    map: &std::collections::HashMap<String, String>,
+) -> std::collections::BTreeMap<String, String> {
+    map.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+}
+
+/// `enc` with the tactics `texts` (side → spec text) attached, sides in order. `field` names
+/// the request field (`tactics`, `transcript_json.tactics`).
+///
+/// # Errors
+/// [`ServiceError::InvalidArgument`] with field `<field>[<side>]` and the reason
+/// `<spec field>: <why>` (a parse error, a value out of range, a name the encounter does not
+/// have) or `unknown side …`.
+pub(super) fn with_tactics(
+    enc: std::sync::Arc<pf1e_engine::Encounter>,
+    texts: &std::collections::BTreeMap<String, String>,
+    field: &str,
+) -> Result<std::sync::Arc<pf1e_engine::Encounter>, ServiceError> {
+    if texts.is_empty() {
+        return Ok(enc);
+    }
+    let mut out = (*enc).clone();
+    for (side, text) in texts {
+        let f = format!("{field}[{side}]");
+        if !out.sides.iter().any(|s| s == side) {
+            return Err(ServiceError::invalid(
+                f,
+                format!("unknown side: the scenario has {}", out.sides.join(", ")),
+            ));
+        }
+        let spec = pf1e_engine::TacticsSpec::from_yaml_or_json(text)
+            .map_err(|e| ServiceError::invalid(f.clone(), e.to_string()))?;
+        out = out
+            .with_tactics(side, std::sync::Arc::new(spec))
+            .map_err(|e| ServiceError::invalid(f.clone(), e.reason))?;
+    }
+    Ok(std::sync::Arc::new(out))
 }
 
 #[cfg(test)]

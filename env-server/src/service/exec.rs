@@ -51,7 +51,8 @@ where
 
 /// Run short engine work on the calling (runtime) thread, a panic becoming an internal error.
 ///
-/// One env step (`Step`, `Observe`, `Validate`, and their Session-stream items) is tens of
+/// One env step (`Step`, `Observe`, `Validate`, `Explain` of one action, and their
+/// Session-stream items) is tens of
 /// microseconds of engine work, about what a hop to the blocking pool and back costs in
 /// thread wake-ups, so these run in place; everything that creates episodes or may be long
 /// (Reset, batches, Evaluate, snapshots) goes through [`blocking`].

@@ -216,9 +216,14 @@ impl Environment for EnvironmentService {
 
     async fn explain(
         &self,
-        _request: Request<proto::ExplainRequest>,
+        request: Request<proto::ExplainRequest>,
     ) -> Result<Response<proto::ExplainResponse>, tonic::Status> {
-        // Contract only so far (P8 in progress): the engine's explanations are wired next.
-        Err(tonic::Status::unimplemented("Explain is not wired yet"))
+        // One action is checked in place, like Validate; every id of the action space
+        // (`all`: thousands of checks on a large map) runs on the blocking pool.
+        if request.get_ref().all {
+            self.unary(request, Self::explain_blocking).await
+        } else {
+            self.unary_inline(request, Self::explain_blocking)
+        }
     }
 }

@@ -3,14 +3,15 @@
 //! in process by the examples and benchmarks). Each checks the request's shape before
 //! touching an episode, then works under that episode's mutex.
 use super::convert::{
-    action_from_proto, controllers, decision_to_proto, episode_state, result_to_proto,
-    reward_config, ObsOpts,
+    action_from_proto, controllers, decision_to_proto, episode_state, explanation_to_proto,
+    result_to_proto, reward_config, ObsOpts,
 };
 use super::sessions::{check_episode_id, lock, Session, Start};
 use super::spec::rules_data_version;
 use super::{EnvironmentService, ServiceError, MAX_ACTIONS_PER_STEP};
 use crate::proto;
-use pf1e_engine::{Episode, Status};
+use pf1e_engine::actions::{explain, structured};
+use pf1e_engine::{Action, CombatantId, Encounter, Episode, Status};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
@@ -29,6 +30,8 @@ impl EnvironmentService {
             super::convert::scenario_source(req.scenario.as_ref()).as_ref(),
             "scenario",
         )?;
+        let tactics = super::convert::tactics_texts(&req.tactics);
+        let enc = super::convert::with_tactics(enc, &tactics, "tactics")?;
         let (controllers, _) = controllers(&enc, req.controlled.as_ref())?;
         let obs = ObsOpts::parse(req.observation.as_ref())?;
         let reward = reward_config(req.reward.as_ref(), "reward")?;
@@ -37,6 +40,7 @@ impl EnvironmentService {
         let start = Arc::new(Start {
             scenario: super::convert::scenario_source(req.scenario.as_ref()),
             seed: Some(req.seed),
+            tactics,
         });
         let session = Session::new(episode, name.clone(), start, &controllers, obs, reward);
         let (id, state) = self.insert(session)?;
@@ -54,80 +58,77 @@ impl EnvironmentService {
         &self,
         req: &proto::StepRequest,
     ) -> Result<proto::EpisodeState, ServiceError> {
-        match (req.actions.is_empty(), req.action_ids.is_empty()) {
-            (true, true) => {
-                return Err(ServiceError::invalid(
-                    "actions",
-                    "one of actions or action_ids must be non-empty",
-                ))
-            }
-            (false, false) => {
-                return Err(ServiceError::invalid(
-                    "action_ids",
-                    "give either actions or action_ids, not both",
-                ))
-            }
-            _ => {}
-        }
-        let n = req.actions.len().max(req.action_ids.len());
+        let input = step_input(req)?;
+        let n = req
+            .actions
+            .len()
+            .max(req.action_ids.len())
+            .max(req.action_labels.len());
         if n > MAX_ACTIONS_PER_STEP {
-            let field = if req.actions.is_empty() {
-                "action_ids"
-            } else {
-                "actions"
-            };
             return Err(ServiceError::invalid(
-                field,
+                input,
                 format!("at most {MAX_ACTIONS_PER_STEP} actions per step"),
             ));
         }
         let session = self.session(&req.episode_id)?;
         let mut s = lock(&session, &req.episode_id)?;
         s.last_used = Instant::now();
-        let current = match &s.status {
+        let (current, actor) = match &s.status {
             Status::Terminal(_) => return Err(ServiceError::EpisodeOver(req.episode_id.clone())),
-            Status::Decision(d) => d.decision_id,
+            Status::Decision(d) => (d.decision_id, d.actor),
         };
         let enc = s.episode.encounter().clone();
         // Validate the shape of every action before checking the decision id, so a malformed
         // request is reported as such whatever the episode's state.
-        let (actions, fields) = if req.action_ids.is_empty() {
-            let actions = req
+        let actions: Vec<Action> = match input {
+            "actions" => req
                 .actions
                 .iter()
                 .enumerate()
                 .map(|(i, a)| action_from_proto(a, &format!("actions[{i}]"), &enc))
-                .collect::<Result<Vec<_>, _>>()?;
-            (
-                actions,
-                (0..n).map(|i| format!("actions[{i}]")).collect::<Vec<_>>(),
-            )
-        } else {
-            let size = s.episode.action_space_size();
-            let actions = req
-                .action_ids
+                .collect::<Result<Vec<_>, _>>()?,
+            "action_ids" => {
+                let size = s.episode.action_space_size();
+                req.action_ids
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &id)| {
+                        let field = format!("action_ids[{i}]");
+                        if id >= size {
+                            return Err(ServiceError::invalid(
+                                field,
+                                format!("action id {id} out of range: the action space has {size} ids (0..{size})"),
+                            ));
+                        }
+                        s.episode
+                            .action_from_id(id)
+                            .ok_or_else(|| ServiceError::invalid(field, format!("action id {id} does not decode to an action")))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?
+            }
+            "action_labels" => req
+                .action_labels
                 .iter()
                 .enumerate()
-                .map(|(i, &id)| {
-                    let field = format!("action_ids[{i}]");
-                    if id >= size {
-                        return Err(ServiceError::invalid(
-                            field,
-                            format!("action id {id} out of range: the action space has {size} ids (0..{size})"),
-                        ));
-                    }
-                    s.episode
-                        .action_from_id(id)
-                        .ok_or_else(|| ServiceError::invalid(field, format!("action id {id} does not decode to an action")))
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            (
-                actions,
-                (0..n)
-                    .map(|i| format!("action_ids[{i}]"))
-                    .collect::<Vec<_>>(),
-            )
+                .map(|(i, l)| action_of_label(&s.episode, l, &format!("action_labels[{i}]")))
+                .collect::<Result<Vec<_>, _>>()?,
+            _ => {
+                let actions = actions_of_json(&enc, actor, &req.actions_json, "actions_json")?;
+                if actions.len() > MAX_ACTIONS_PER_STEP {
+                    return Err(ServiceError::invalid(
+                        "actions_json",
+                        format!(
+                            "{} actions: at most {MAX_ACTIONS_PER_STEP} actions per step",
+                            actions.len()
+                        ),
+                    ));
+                }
+                actions
+            }
         };
+        let fields: Vec<String> = (0..actions.len())
+            .map(|i| format!("{input}[{i}]"))
+            .collect();
         if req.decision_id != current {
             return Err(ServiceError::StaleDecision {
                 episode: req.episode_id.clone(),
@@ -260,6 +261,105 @@ impl EnvironmentService {
         Ok(result_to_proto(&r, field.to_string()))
     }
 
+    /// Explain, synchronously: for an action id (legal or masked out), an exact label, a
+    /// structured JSON action, a typed action, or every id of the action space (`all`),
+    /// whether it is legal at the current decision and, if not, the refusal, the reason in
+    /// words and the field at fault (`actions::explain`: the check `validate` applies).
+    ///
+    /// # Errors
+    /// [`ServiceError::InvalidArgument`] (none or several of the inputs; an id out of range;
+    /// a label that no id of the action space has; a JSON action that does not resolve,
+    /// naming its field: `action_json.target`), [`ServiceError::UnknownEpisode`],
+    /// [`ServiceError::EpisodeOver`] and [`ServiceError::StaleDecision`]
+    /// (FAILED_PRECONDITION).
+    pub fn explain_blocking(
+        &self,
+        req: &proto::ExplainRequest,
+    ) -> Result<proto::ExplainResponse, ServiceError> {
+        let given: Vec<&'static str> = [
+            (req.action_id.is_some(), "action_id"),
+            (!req.label.is_empty(), "label"),
+            (!req.action_json.trim().is_empty(), "action_json"),
+            (req.action.is_some(), "action"),
+            (req.all, "all"),
+        ]
+        .into_iter()
+        .filter_map(|(g, name)| g.then_some(name))
+        .collect();
+        let input = match given.as_slice() {
+            [one] => *one,
+            [] => {
+                return Err(ServiceError::invalid(
+                    "action_id",
+                    "one of action_id, label, action_json, action or all is required",
+                ))
+            }
+            [first, second, ..] => {
+                return Err(ServiceError::invalid(
+                    *second,
+                    format!(
+                        "give only one of action_id, label, action_json, action, all (got {first} and {second})"
+                    ),
+                ))
+            }
+        };
+        let session = self.session(&req.episode_id)?;
+        let mut s = lock(&session, &req.episode_id)?;
+        s.last_used = Instant::now();
+        let (current, actor) = match &s.status {
+            Status::Terminal(_) => return Err(ServiceError::EpisodeOver(req.episode_id.clone())),
+            Status::Decision(d) => (d.decision_id, d.actor),
+        };
+        let ep = &s.episode;
+        let size = ep.action_space_size();
+        // The inputs are checked before the decision id, as Step and Validate do.
+        let action = match input {
+            "action_id" => {
+                let id = req.action_id.unwrap_or_default();
+                if id >= size {
+                    return Err(ServiceError::invalid(
+                        "action_id",
+                        format!("action id {id} out of range: the action space has {size} ids (0..{size})"),
+                    ));
+                }
+                ep.action_from_id(id)
+            }
+            "label" => Some(action_of_label(ep, &req.label, "label")?),
+            "action_json" => {
+                let mut v =
+                    actions_of_json(ep.encounter(), actor, &req.action_json, "action_json")?;
+                if v.len() != 1 {
+                    return Err(ServiceError::invalid(
+                        "action_json",
+                        format!("{} actions: Explain takes one action", v.len()),
+                    ));
+                }
+                v.pop()
+            }
+            "action" => match &req.action {
+                Some(a) => Some(action_from_proto(a, "action", ep.encounter())?),
+                None => None,
+            },
+            _ => None,
+        };
+        if req.decision_id != 0 && req.decision_id != current {
+            return Err(ServiceError::StaleDecision {
+                episode: req.episode_id.clone(),
+                given: req.decision_id,
+                current,
+            });
+        }
+        let internal = |e: explain::ExplainError| ServiceError::Internal(e.to_string());
+        let explanations = match action {
+            Some(a) => vec![explain::explain(ep, &a).map_err(internal)?],
+            None if input == "all" => explain::explain_all(ep).map_err(internal)?,
+            None => return Err(ServiceError::invalid(input, "does not decode to an action")),
+        };
+        Ok(proto::ExplainResponse {
+            explanations: explanations.iter().map(explanation_to_proto).collect(),
+        })
+    }
+
     /// Snapshot, synchronously.
     ///
     /// # Errors
@@ -326,12 +426,13 @@ impl EnvironmentService {
         let start = Arc::new(Start {
             scenario: super::convert::scenario_source(req.scenario.as_ref()),
             seed: None,
+            tactics: Default::default(),
         });
         // What the snapshotted session knew, from the history: its steps (one entry each) and
         // the turn lists a reaction interrupted, whose later results come as late results (the
         // snapshot does not say whether they were sent as ids: named `actions[i]`).
         let steps = episode.history().len() as u64;
-        let open_steps = super::sessions::interrupted_steps(episode.history(), |_| false);
+        let open_steps = super::sessions::interrupted_steps(episode.history(), |_| "actions");
         let mut session = Session::new(episode, name, start, &ctl, obs, reward);
         session.steps = steps;
         session.open_steps = open_steps;
@@ -393,6 +494,87 @@ impl EnvironmentService {
         }
         Ok(d)
     }
+}
+
+/// Which input of a StepRequest carries its actions: exactly one of `actions`, `action_ids`,
+/// `action_labels`, `actions_json` (a JSON text of blanks only counts as absent).
+///
+/// # Errors
+/// INVALID_ARGUMENT naming `actions` when none is given, the second one when several are.
+fn step_input(req: &proto::StepRequest) -> Result<&'static str, ServiceError> {
+    let given: Vec<&'static str> = [
+        (!req.actions.is_empty(), "actions"),
+        (!req.action_ids.is_empty(), "action_ids"),
+        (!req.action_labels.is_empty(), "action_labels"),
+        (!req.actions_json.trim().is_empty(), "actions_json"),
+    ]
+    .into_iter()
+    .filter_map(|(g, name)| g.then_some(name))
+    .collect();
+    match given.as_slice() {
+        [one] => Ok(one),
+        [] => Err(ServiceError::invalid(
+            "actions",
+            "one of actions, action_ids, action_labels or actions_json must be given",
+        )),
+        [first, second, ..] => Err(ServiceError::invalid(
+            *second,
+            format!(
+                "give only one of actions, action_ids, action_labels, actions_json (got {first} and {second})"
+            ),
+        )),
+    }
+}
+
+/// The action of an exact label at the pending decision ([`structured::resolve_label`]).
+///
+/// # Errors
+/// INVALID_ARGUMENT naming `field` with the legal labels (the first 40) when none matches.
+fn action_of_label(ep: &Episode, label: &str, field: &str) -> Result<Action, ServiceError> {
+    structured::resolve_label(ep, label).ok_or_else(|| {
+        let legal = structured::legal_labels(ep);
+        let mut list = legal
+            .iter()
+            .take(40)
+            .map(|l| format!("{l:?}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        if legal.len() > 40 {
+            list.push_str(&format!(", … ({} legal)", legal.len()));
+        }
+        ServiceError::invalid(
+            field,
+            format!(
+                "no action of the action space is labelled {label:?}; legal labels now: {list}"
+            ),
+        )
+    })
+}
+
+/// The field of a structured-action error: `field` joined to the engine's path
+/// (`actions_json[1].target`, `actions_json.plan[2].kind`, `actions_json`).
+fn json_field(field: &str, path: &str) -> String {
+    if path.is_empty() {
+        field.to_string()
+    } else if path.starts_with('[') {
+        format!("{field}{path}")
+    } else {
+        format!("{field}.{path}")
+    }
+}
+
+/// The actions of a structured JSON text (one action, a list, or a plan) of `actor`.
+///
+/// # Errors
+/// INVALID_ARGUMENT naming the field path under `field` and the reason.
+fn actions_of_json(
+    enc: &Encounter,
+    actor: CombatantId,
+    text: &str,
+    field: &str,
+) -> Result<Vec<Action>, ServiceError> {
+    structured::parse_actions(enc, actor, text)
+        .map_err(|e| ServiceError::invalid(json_field(field, &e.field), e.reason))
 }
 
 #[cfg(test)]

@@ -63,24 +63,23 @@ pub(super) struct Start {
     /// The scenario as requested (`None` for a request without one, never a live session).
     pub(super) scenario: Option<crate::scenarios::ScenarioSource>,
     pub(super) seed: Option<u64>,
+    /// The tactics specs as requested (side → text; empty: none).
+    pub(super) tactics: std::collections::BTreeMap<String, String>,
 }
 
 /// The interrupted steps of a `history` ([`Session::open_steps`]): every turn entry with fewer
 /// results than actions, with the results it has counted as reported and its request fields
-/// named `action_ids[i]` when `by_id(decision_id)`, else `actions[i]`.
+/// named `<input>[i]`, `input(decision_id)` the StepRequest field that carried the list
+/// (`actions`, `action_ids`, `action_labels`, `actions_json`).
 pub(super) fn interrupted_steps(
     history: &[HistoryEntry],
-    by_id: impl Fn(u64) -> bool,
+    input: impl Fn(u64) -> &'static str,
 ) -> Vec<(u64, Vec<String>, usize)> {
     history
         .iter()
         .filter(|e| !e.kind.is_reaction() && e.results.len() < e.actions.len())
         .map(|e| {
-            let name = if by_id(e.decision_id) {
-                "action_ids"
-            } else {
-                "actions"
-            };
+            let name = input(e.decision_id);
             (
                 e.decision_id,
                 (0..e.actions.len())

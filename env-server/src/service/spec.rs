@@ -107,11 +107,10 @@ fn spec(name: &str, enc: &Encounter, max_batch_items: usize) -> proto::Spec {
             compact_columns: true,
             columnar_decision_kinds: true,
             transcripts: true,
-            // P8 in progress: each is set when its feature is wired.
             text_observation: true,
-            explain: false,
-            structured_actions: false,
-            tactics: false,
+            explain: true,
+            structured_actions: true,
+            tactics: true,
             text_languages: pf1e_engine::observe::text::Lang::ALL
                 .iter()
                 .map(|l| l.code().to_string())
@@ -119,10 +118,9 @@ fn spec(name: &str, enc: &Encounter, max_batch_items: usize) -> proto::Spec {
         }),
         rules_data_version: rules_data_version(enc),
         max_batch_items: u32::try_from(max_batch_items).unwrap_or(u32::MAX),
-        // P8 in progress: filled when structured actions and tactics are wired.
-        action_json_schema: String::new(),
-        plan_json_schema: String::new(),
-        tactics_json_schema: String::new(),
+        action_json_schema: pf1e_engine::actions::structured::action_json_schema(enc).to_string(),
+        plan_json_schema: pf1e_engine::actions::structured::plan_json_schema(enc).to_string(),
+        tactics_json_schema: pf1e_engine::tactics_json_schema().to_string(),
     }
 }
 

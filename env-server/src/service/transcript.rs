@@ -17,8 +17,10 @@
 //! - `transcript`: the transcript lines (`round`, `actor`, `message`);
 //! - `outcome`: the engine's outcome, `null` while the episode goes on;
 //! - `open_steps`: the turn lists a reaction interrupted whose remaining results are still to
-//!   come, `{decision_id, by_id}` (`by_id`: the Step sent `action_ids`, so its late results
-//!   name `action_ids[i]`, else `actions[i]`) — server bookkeeping, not rules input;
+//!   come, `{decision_id, by_id, input}` (`by_id`: the Step sent `action_ids`, so its late
+//!   results name `action_ids[i]`, else `actions[i]`; `input`, absent for those two: the
+//!   Step sent `action_labels` or `actions_json`, the name its late results use) — server
+//!   bookkeeping, not rules input;
 //! - `final_state`: FNV-1a 64 (16 hex digits) of the episode's snapshot bytes at the export.
 //!
 //! A replay must reproduce the whole document: every decision of the history arises as
@@ -62,6 +64,9 @@ struct TranscriptDoc {
     rules_data_version: String,
     /// The Reset request's scenario, as given.
     scenario: ScenarioSource,
+    /// The Reset request's tactics (side → spec text), absent when none.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    tactics: std::collections::BTreeMap<String, String>,
     seed: Option<u64>,
     controlled: Vec<String>,
     history: Vec<HistoryEntry>,
@@ -78,7 +83,13 @@ struct TranscriptDoc {
 struct DocOpenStep {
     decision_id: u64,
     by_id: bool,
+    /// `action_labels` or `actions_json` when the Step sent those (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    input: Option<String>,
 }
+
+/// The StepRequest inputs a late result may be named after.
+const STEP_INPUTS: [&str; 4] = ["actions", "action_ids", "action_labels", "actions_json"];
 
 /// The first few fields, read before the whole document so that another format or engine is
 /// named as such rather than as a parse error deep inside.
@@ -110,6 +121,7 @@ fn document(s: &Session) -> Result<TranscriptDoc, ServiceError> {
         rng_version: pf1e_engine::dice::RNG_VERSION.to_string(),
         rules_data_version: rules_data_version(enc),
         scenario,
+        tactics: s.start.tactics.clone(),
         seed: s.start.seed,
         controlled: s
             .controlled
@@ -122,9 +134,17 @@ fn document(s: &Session) -> Result<TranscriptDoc, ServiceError> {
         open_steps: s
             .open_steps
             .iter()
-            .map(|(decision_id, fields, _)| DocOpenStep {
-                decision_id: *decision_id,
-                by_id: fields.first().is_some_and(|f| f.starts_with("action_ids")),
+            .map(|(decision_id, fields, _)| {
+                let input = fields
+                    .first()
+                    .and_then(|f| f.split('[').next())
+                    .unwrap_or("actions");
+                DocOpenStep {
+                    decision_id: *decision_id,
+                    by_id: input == "action_ids",
+                    input: matches!(input, "action_labels" | "actions_json")
+                        .then(|| input.to_string()),
+                }
             })
             .collect(),
         final_state: fnv1a64_hex(&ep.snapshot()),
@@ -301,6 +321,7 @@ impl EnvironmentService {
             .inner
             .scenarios
             .resolve(Some(&scenario), &format!("{FIELD}.scenario"))?;
+        let enc = super::convert::with_tactics(enc, &doc.tactics, &format!("{FIELD}.tactics"))?;
         let version = rules_data_version(&enc);
         if doc.rules_data_version != version {
             return Err(invalid(
@@ -399,6 +420,7 @@ impl EnvironmentService {
         let start = Arc::new(Start {
             scenario: Some(scenario),
             seed: Some(seed),
+            tactics: doc.tactics.clone(),
         });
         let mut session = Session::new(episode, name, start, &ctl, obs, reward);
         // What the original session knew: its successful steps (one history entry each) and
@@ -428,6 +450,16 @@ fn open_steps(doc: &TranscriptDoc) -> Result<Vec<(u64, Vec<String>, usize)>, Ser
         let twice = doc.open_steps[..i]
             .iter()
             .any(|x| x.decision_id == o.decision_id);
+        if let Some(x) = o.input.as_deref() {
+            if !matches!(x, "action_labels" | "actions_json") || o.by_id {
+                return Err(invalid(
+                    format_args!("open_steps[{i}].input"),
+                    format!(
+                        "{x:?}: expected \"action_labels\" or \"actions_json\" (with by_id false), or no input"
+                    ),
+                ));
+            }
+        }
         if !listed || twice {
             return Err(invalid(
                 format_args!("open_steps[{i}].decision_id"),
@@ -439,11 +471,18 @@ fn open_steps(doc: &TranscriptDoc) -> Result<Vec<(u64, Vec<String>, usize)>, Ser
             ));
         }
     }
-    Ok(super::sessions::interrupted_steps(&doc.history, |id| {
-        doc.open_steps
-            .iter()
-            .any(|o| o.decision_id == id && o.by_id)
-    }))
+    Ok(super::sessions::interrupted_steps(
+        &doc.history,
+        |id| match doc.open_steps.iter().find(|o| o.decision_id == id) {
+            Some(o) if o.by_id => "action_ids",
+            Some(o) => o
+                .input
+                .as_deref()
+                .and_then(|x| STEP_INPUTS.into_iter().find(|s| *s == x))
+                .unwrap_or("actions"),
+            None => "actions",
+        },
+    ))
 }
 
 /// INVALID_ARGUMENT naming the first part of `doc` that `ep` (its replay) does not reproduce.
