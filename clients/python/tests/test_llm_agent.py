@@ -280,8 +280,7 @@ def test_fallback_text_lists_every_legal_action(client):
 
 @pytest.mark.parametrize("lang", ["en", "fr"])
 def test_server_text_observation_reaches_the_prompt(client, spec, lang):
-    if not capabilities(spec)["text_observation"]:
-        pytest.skip("needs the server's text observation (TEXT feature), not on this server")
+    assert capabilities(spec)["text_observation"]
     with ScriptedLLM(default={"content": json.dumps({"action": "end_turn"})}) as llm:
         agent = LLMAgent(model(llm), lang=lang)
         s = first_state(client, agent, seed=8)
@@ -292,8 +291,7 @@ def test_server_text_observation_reaches_the_prompt(client, spec, lang):
 
 
 def test_action_mode_submits_structured_json(client, spec):
-    if not capabilities(spec)["structured_actions"]:
-        pytest.skip("needs structured actions (EXPLAIN feature: actions_json), not on this server")
+    assert capabilities(spec)["structured_actions"] and spec.action_json_schema
     with ScriptedLLM() as llm:
         agent = LLMAgent(model(llm), answer="action", retries=1)
         s = first_state(client, agent, seed=9)
@@ -316,8 +314,7 @@ def test_action_mode_submits_structured_json(client, spec):
 
 def test_client_step_and_explain_by_label(client, spec):
     caps = capabilities(spec)
-    if not (caps["structured_actions"] and caps["explain"]):
-        pytest.skip("needs action_labels and Explain (EXPLAIN feature), not on this server")
+    assert caps["structured_actions"] and caps["explain"]
     s = client.reset(SCENARIO, 1, controlled_sides=["players"])
     ex = client.explain(s.episode_id, label="end_turn")
     assert len(ex) == 1 and ex[0].legal
@@ -350,10 +347,9 @@ def test_client_request_builders():
 def test_gym_env_text_observation(server_address, spec):
     from pf1e_gym import Pf1eEnv
 
-    if not capabilities(spec)["text_observation"]:
-        with pytest.raises(ValueError, match="no text"):
-            Pf1eEnv(server_address, observation="text")
-        pytest.skip("needs the server's text observation (TEXT feature), not on this server")
+    assert capabilities(spec)["text_observation"]
+    with pytest.raises(ValueError, match="lang"):
+        Pf1eEnv(server_address, observation="text", lang="de")
     env = Pf1eEnv(server_address, observation="text", lang="fr")
     try:
         obs, info = env.reset(seed=1)
@@ -368,8 +364,7 @@ def test_gym_env_text_observation(server_address, spec):
 
 
 def test_plan_mode_submits_a_whole_turn(client, spec):
-    if not (capabilities(spec)["structured_actions"] and spec.plan_json_schema):
-        pytest.skip("needs turn plans (EXPLAIN feature: plan_json_schema), not on this server")
+    assert capabilities(spec)["structured_actions"] and spec.plan_json_schema
     with ScriptedLLM() as llm:
         agent = LLMAgent(model(llm), answer="plan", retries=0)
         s = first_state(client, agent, seed=1)

@@ -27,7 +27,6 @@ from pf1e_gym.llm.eval import main
 from pf1e_gym.llm.strategy import tactics_errors
 
 SCENARIO = "sample_arena"
-NEEDS_TACTICS = "needs engine-executed tactics (TACTICS feature: Spec.tactics_json_schema)"
 
 VALID = {
     "name": "focus fire",
@@ -65,16 +64,8 @@ def test_sweep_spec_shape() -> None:
     assert "tactics" not in strategy_sweep_spec(SCENARIO, "players", None, runs=1, seed=1)
 
 
-def test_a_server_without_tactics_is_a_clear_error(client, has_tactics) -> None:
-    if has_tactics:
-        pytest.skip("this server has tactics (the error path is for servers without)")
-    with ScriptedLLM() as llm, pytest.raises(StrategyError, match="no tactics"):
-        compile_strategy("x", scenario=SCENARIO, side="players", client=client, model=model(llm))
-
-
 def test_compile_strategy_sends_errors_back(client, has_tactics) -> None:
-    if not has_tactics:
-        pytest.skip(NEEDS_TACTICS)
+    assert has_tactics
     script = [
         {"content": "I would focus the weakest orc."},
         {"content": json.dumps(SCHEMA_INVALID)},
@@ -107,8 +98,7 @@ def test_compile_strategy_sends_errors_back(client, has_tactics) -> None:
 
 
 def test_compile_strategy_gives_up(client, has_tactics) -> None:
-    if not has_tactics:
-        pytest.skip(NEEDS_TACTICS)
+    assert has_tactics
     with ScriptedLLM(default={"content": json.dumps(SCHEMA_INVALID)}) as llm:
         with pytest.raises(StrategyError, match="after 2 replies") as err:
             compile_strategy(
@@ -118,8 +108,7 @@ def test_compile_strategy_gives_up(client, has_tactics) -> None:
 
 
 def test_the_engine_check_names_the_field(client, has_tactics) -> None:
-    if not has_tactics:
-        pytest.skip(NEEDS_TACTICS)
+    assert has_tactics
     errors = tactics_errors(client, SCENARIO, "players", {**VALID, "bogus_field": 1})
     assert len(errors) == 1 and "bogus_field" in errors[0]
     assert tactics_errors(client, SCENARIO, "players", VALID) == []
@@ -136,8 +125,7 @@ def shipped_tactics() -> dict[str, dict]:
 
 
 def test_evaluate_two_shipped_strategies(client, has_tactics) -> None:
-    if not has_tactics:
-        pytest.skip(NEEDS_TACTICS)
+    assert has_tactics
     specs = shipped_tactics()
     for spec in specs.values():
         assert tactics_errors(client, SCENARIO, "players", spec) == []
@@ -168,8 +156,7 @@ def test_evaluate_two_shipped_strategies(client, has_tactics) -> None:
 def test_strategy_cli_writes_a_tactics_file(
     server_address, client, has_tactics, tmp_path: pathlib.Path, capsys
 ) -> None:
-    if not has_tactics:
-        pytest.skip(NEEDS_TACTICS)
+    assert has_tactics
     out = tmp_path / "tactics.yaml"
     with ScriptedLLM(
         [{"content": json.dumps(SCHEMA_INVALID)}, {"content": json.dumps(VALID)}]
