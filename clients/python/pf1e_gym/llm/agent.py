@@ -652,7 +652,11 @@ def _schema_errors(errors: list[Any], limit: int = 5) -> str:
     parts = []
     for e in errors[:limit]:
         path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in e.path) or "(root)"
-        parts.append(f"{path.lstrip('.')}: {e.message}")
+        msg = e.message
+        if e.context:  # anyOf / oneOf: what each alternative says
+            alts = [sub.message for sub in e.context[:3]]
+            msg += ": " + "; or ".join(alts)
+        parts.append(f"{path.lstrip('.')}: {msg}")
     more = f" (and {len(errors) - limit} more)" if len(errors) > limit else ""
     return "the answer does not follow the schema: " + "; ".join(parts) + more
 
