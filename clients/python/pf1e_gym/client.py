@@ -8,6 +8,7 @@ Every method raises :class:`grpc.RpcError` on a non-OK status; ``err.code()`` te
 from __future__ import annotations
 
 import enum
+import json
 import os
 import queue
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -68,15 +69,49 @@ def reset_request(
     seed: int = 0,
     controlled_sides: Iterable[str] = (),
     controlled_ids: Iterable[str] = (),
+    *,
+    tactics: Mapping[str, str | Mapping[str, Any]] | None = None,
+    text: bool | None = None,
+    lang: str | None = None,
     **extra: Any,
 ) -> pb.ResetRequest:
-    """A ``ResetRequest``; ``extra`` sets further fields by name (newer protos)."""
+    """A ``ResetRequest``; ``extra`` sets further fields by name (newer protos).
+
+    ``tactics``: a tactics spec per side name (YAML/JSON text, or a dict sent as JSON; format
+    of ``data/tactics/``): that side's uncontrolled combatants play it instead of the default
+    policy. ``text`` / ``lang``: set ``ObservationOptions.text`` (the decision rendered for a
+    language model, in ``Observation.text``) and ``.lang`` (``"en"`` or ``"fr"``) on the
+    ``observation`` options (those given in ``extra``, else the server defaults)."""
+    if text is not None or lang is not None:
+        opts = pb.ObservationOptions()
+        if "observation" in extra and extra["observation"] is not None:
+            opts.CopyFrom(extra["observation"])
+        if text is not None:
+            opts.text = bool(text)
+        if lang is not None:
+            opts.lang = lang
+        extra["observation"] = opts
+    if tactics:
+        extra["tactics"] = {
+            side: spec if isinstance(spec, str) else json.dumps(spec)
+            for side, spec in tactics.items()
+        }
     return pb.ResetRequest(
         scenario=scenario_message(scenario),
         seed=seed,
         controlled=pb.Controlled(sides=list(controlled_sides), combatant_ids=list(controlled_ids)),
         **extra,
     )
+
+
+def actions_json_text(actions: str | Mapping[str, Any] | Sequence[Any]) -> str:
+    """``StepRequest.actions_json`` text: a string as is, else ``json.dumps`` of a structured
+    action (dict), a list of them, or a turn plan ``{"plan": [...]}``."""
+    if isinstance(actions, str):
+        return actions
+    if isinstance(actions, Mapping):
+        return json.dumps(dict(actions))
+    return json.dumps(list(actions))
 
 
 class DecisionKind(str, enum.Enum):
@@ -396,12 +431,27 @@ class Pf1eClient:
         *,
         controlled_sides: Iterable[str] = (),
         controlled_ids: Iterable[str] = (),
+        tactics: Mapping[str, str | Mapping[str, Any]] | None = None,
+        text: bool | None = None,
+        lang: str | None = None,
         **extra: Any,
     ) -> pb.EpisodeState:
         """Start an episode (``seed``: 0 to 2**64-1); returns its first decision or its end.
 
-        ``extra``: further fields of ``ResetRequest`` (e.g. observation options), by name."""
-        req = reset_request(scenario, seed, controlled_sides, controlled_ids, **extra)
+        ``tactics``, ``text``, ``lang``: see :func:`reset_request` (an unknown language or a
+        tactics spec the engine refuses is INVALID_ARGUMENT naming the field, e.g.
+        ``tactics[players]: rules[2].when.hp_below``). ``extra``: further fields of
+        ``ResetRequest`` (e.g. observation options), by name."""
+        req = reset_request(
+            scenario,
+            seed,
+            controlled_sides,
+            controlled_ids,
+            tactics=tactics,
+            text=text,
+            lang=lang,
+            **extra,
+        )
         return self.stub.Reset(req, timeout=self.timeout)
 
     def step(
@@ -411,15 +461,61 @@ class Pf1eClient:
         *,
         action_ids: Sequence[int] = (),
         actions: Sequence[pb.Action] = (),
+        action_labels: Sequence[str] = (),
+        actions_json: str | Mapping[str, Any] | Sequence[Any] | None = None,
     ) -> pb.EpisodeState:
-        """Submit the actions (by id, or as messages) of decision ``decision_id``."""
+        """Submit the actions of decision ``decision_id``: exactly one of ``action_ids``,
+        ``actions`` (messages), ``action_labels`` (exact ``LegalAction.label`` texts) or
+        ``actions_json`` (a structured action, a list of them or a turn plan ``{"plan":
+        [...]}``: JSON text, or a dict/list serialised here, see :func:`actions_json_text`).
+
+        A label or JSON action that does not resolve is INVALID_ARGUMENT naming the field
+        (``action_labels[0]``, ``actions_json[1].target``), nothing applied; one that resolves
+        but is illegal now gets its ``ActionResult`` (``ok`` false, a code and a reason)."""
         req = pb.StepRequest(
             episode_id=episode_id,
             decision_id=decision_id,
             action_ids=[int(a) for a in action_ids],
             actions=list(actions),
+            action_labels=list(action_labels),
         )
+        if actions_json is not None:
+            req.actions_json = actions_json_text(actions_json)
         return self.stub.Step(req, timeout=self.timeout)
+
+    def explain(
+        self,
+        episode_id: str,
+        *,
+        decision_id: int = 0,
+        action_id: int | None = None,
+        label: str | None = None,
+        action_json: str | Mapping[str, Any] | None = None,
+        action: pb.Action | None = None,
+        all: bool = False,
+    ) -> list[pb.Explanation]:
+        """Why an action is or is not legal at the current decision (``Explain``): exactly
+        one of ``action_id`` (masked-out ids too), ``label``, ``action_json`` (a structured
+        action: JSON text or a dict), ``action`` (a message), or ``all`` (one
+        ``Explanation`` per id of the action space, in id order). Each ``Explanation`` has
+        ``legal``, ``code`` (the rejection code, empty when legal), ``reason`` (in words) and
+        ``field`` (the field at fault). ``decision_id`` 0 = the current decision.
+
+        Raises ``grpc.RpcError``: NOT_FOUND (episode), INVALID_ARGUMENT (none or several
+        inputs, an unparsable JSON action), FAILED_PRECONDITION (stale decision, episode
+        over), UNIMPLEMENTED (a server without Explain: ``Capabilities.explain`` false)."""
+        req = pb.ExplainRequest(episode_id=episode_id, decision_id=int(decision_id), all=all)
+        if action_id is not None:
+            req.action_id = int(action_id)
+        if label is not None:
+            req.label = label
+        if action_json is not None:
+            req.action_json = (
+                action_json if isinstance(action_json, str) else json.dumps(dict(action_json))
+            )
+        if action is not None:
+            req.action.CopyFrom(action)
+        return list(self.stub.Explain(req, timeout=self.timeout).explanations)
 
     def take_aoo(self, state: pb.EpisodeState, weapon: int | None = None) -> pb.EpisodeState:
         """Answer the pending attack-of-opportunity decision of ``state``: take it with

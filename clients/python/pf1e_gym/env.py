@@ -21,7 +21,11 @@ Observation (a ``Dict``, see :mod:`pf1e_gym._codec`):
 
 - ``planes`` / ``features``: ``float32`` tensors whose shapes come from ``GetSpec`` (when the
   server sends tensor observations; ``observation="tensor"``), or ``json``: the engine's full
-  observation snapshot as JSON with the seed's key names (``observation="json"``);
+  observation snapshot as JSON with the seed's key names (``observation="json"``), or
+  ``text``: the decision rendered for a language model (``observation="text"``, in the
+  language ``lang``: ``"en"`` or ``"fr"``; the map with a legend, a status line per
+  combatant, the budget, the last results and the numbered legal actions — a server with
+  ``Capabilities.text_observation``). The mask stays next to it, as in the other modes;
 - ``action_mask``: ``MultiBinary(n)`` (``int8``), 1 = legal now. ``"auto"`` (the default) picks
   tensors when the server offers them;
 - with ``reaction_obs=True``: ``decision_kind`` (``Discrete(4)``: 0 turn action, 1 attack of
@@ -78,7 +82,8 @@ class Pf1eEnv(gym.Env):
         controlled_sides: sides whose combatants the agent plays.
         controlled_ids: further combatants (by id) the agent plays. All controlled combatants
             must be on one side for the reward to be meaningful (else it is always 0).
-        observation: ``"auto"``, ``"tensor"`` or ``"json"`` (see the module docs).
+        observation: ``"auto"``, ``"tensor"``, ``"json"`` or ``"text"`` (see the module docs).
+        lang: the language of the ``"text"`` observation, ``"en"`` (default) or ``"fr"``.
         shaped_reward: ask the server for the shaped reward (damage and kill terms added to the
             sparse one; see ``RewardOptions`` in the proto); ``damage_weight`` and
             ``kill_weight`` override its defaults (1.0 and 0.1).
@@ -91,7 +96,8 @@ class Pf1eEnv(gym.Env):
 
     Raises:
         grpc.RpcError: the server rejected the scenario (e.g. NOT_FOUND for an unknown name).
-        ValueError: ``observation="tensor"`` and the server sends no tensors.
+        ValueError: ``observation="tensor"`` and the server sends no tensors;
+            ``observation="text"`` and it renders no text, or ``lang`` is not offered.
     """
 
     metadata = {"render_modes": []}  # noqa: RUF012 (gymnasium's convention)
@@ -104,6 +110,7 @@ class Pf1eEnv(gym.Env):
         controlled_ids: Sequence[str] = (),
         *,
         observation: str = "auto",
+        lang: str = "en",
         shaped_reward: bool = False,
         damage_weight: float | None = None,
         kill_weight: float | None = None,
@@ -119,16 +126,33 @@ class Pf1eEnv(gym.Env):
         self.controlled_sides = list(controlled_sides)
         self.controlled_ids = list(controlled_ids)
         self.spec_msg: pb.Spec = self.client.get_spec(scenario)
+        self.text_mode = observation == "text"
         self.codec = ObsCodec(
-            self.spec_msg, observation, legal_actions=legal_actions, reaction_obs=reaction_obs
+            self.spec_msg,
+            "json" if self.text_mode else observation,
+            legal_actions=legal_actions,
+            reaction_obs=reaction_obs,
         )
         self._reset_kwargs = self.codec.reset_kwargs()
+        if self.text_mode:
+            caps = self.spec_msg.capabilities
+            if not caps.text_observation:
+                raise ValueError("the server renders no text observations (use mode='json')")
+            if lang not in caps.text_languages:
+                raise ValueError(f"lang: {lang!r} is not one of {list(caps.text_languages)}")
+            self._reset_kwargs["observation"] = pb.ObservationOptions(
+                json=False, legal_actions=legal_actions, typed=True, text=True, lang=lang
+            )
         if shaped_reward or damage_weight is not None or kill_weight is not None:
             self._reset_kwargs["reward"] = pb.RewardOptions(
                 shaped=shaped_reward, damage_weight=damage_weight, kill_weight=kill_weight
             )
         self.action_space = gym.spaces.Discrete(self.spec_msg.action_space_size)
         self.observation_space = self.codec.space
+        if self.text_mode:
+            space = dict(self.codec.space.spaces)
+            space["text"] = space.pop("json")
+            self.observation_space = gym.spaces.Dict(space)
         self.state: pb.EpisodeState | None = None
         self._mask = np.zeros(self.action_space.n, dtype=np.int8)
 
@@ -201,7 +225,12 @@ class Pf1eEnv(gym.Env):
         s = self.state
         assert s is not None
         self._mask = self.codec.mask(s)
-        return self.codec.obs(s, self._mask), self.codec.info(s, self._mask.copy())
+        obs = self.codec.obs(s, self._mask)
+        if self.text_mode:
+            obs.pop("json")
+            obs["text"] = s.observation.text
+            obs = dict(sorted(obs.items()))  # the space's (sorted) key order
+        return obs, self.codec.info(s, self._mask.copy())
 
     def _close_episode(self) -> None:
         if self.state is None:

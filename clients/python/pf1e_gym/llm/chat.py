@@ -1,0 +1,256 @@
+"""One OpenAI-compatible chat endpoint, with structured output when it supports it.
+
+:class:`ChatModel` wraps the official ``openai`` client (``OpenAI(base_url=..., api_key=...)``)
+for any server that speaks the Chat Completions API: vLLM, llama.cpp's ``llama-server``,
+Ollama (``http://localhost:11434/v1``), hosted APIs. Each :meth:`ChatModel.complete` asks for a
+JSON answer following a JSON Schema, at the best **format level** the server accepts:
+
+1. ``json_schema``: ``response_format={"type": "json_schema", "json_schema": {"name", "schema",
+   "strict"}}`` (constrained decoding where the server does it);
+2. ``json_object``: ``response_format={"type": "json_object"}`` (any JSON; the schema is only
+   in the prompt);
+3. ``text``: no ``response_format``; the reply is parsed as free text.
+
+A server that refuses a ``response_format`` (HTTP 400, 422 or 500 to a request that carries
+one) moves the model down one level for good — the level that worked is remembered in
+:attr:`ChatModel.format_level` — and the request is sent again at once (counted in
+``format_downgrades``). Timeouts (``timeout`` seconds per request), connection errors, HTTP 429
+and HTTP 5xx at the ``text`` level are transport errors: retried ``transport_retries`` times
+with exponential backoff (``backoff`` x 2^k seconds), each counted in ``transport_errors`` by kind
+(``timeout``, ``connection``, ``http_<status>``); when the retries are spent, or for another
+HTTP error, :class:`ModelUnavailable` is raised.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from collections import Counter
+from typing import Any
+
+import openai
+
+FORMAT_LEVELS = ("json_schema", "json_object", "text")
+"""The structured-output levels, best first."""
+
+DEFAULT_BASE_URL = "http://127.0.0.1:8080/v1"
+"""llama.cpp's ``llama-server`` default address (used when neither ``base_url`` nor
+``$PF1E_LLM_BASE_URL`` is given)."""
+
+DEFAULT_MODEL = "default"
+"""The model name when neither ``model`` nor ``$PF1E_LLM_MODEL`` is given (local servers that
+serve one model ignore it; hosted APIs need a real name)."""
+
+
+class ModelUnavailable(RuntimeError):
+    """The chat endpoint gave no reply: transport retries spent, or an HTTP error that is not
+    a refused ``response_format``. ``kind`` is the last error's kind (``timeout``,
+    ``connection``, ``http_<status>``)."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(f"{kind}: {message}")
+        self.kind = kind
+
+
+@dataclasses.dataclass
+class ChatStats:
+    """Counters of a :class:`ChatModel` (cumulative over its life).
+
+    ``calls``: HTTP requests sent; ``replies``: those that returned a completion;
+    ``transport_errors``: failed requests by kind (``timeout``, ``connection``,
+    ``http_<status>``); ``transport_retries``: requests sent again after one;
+    ``format_downgrades``: format levels given up (a refused ``response_format``);
+    ``prompt_tokens`` / ``completion_tokens``: sums of the replies' ``usage`` (0 when a server
+    sends none); ``latencies_s``: wall time of each request that returned a completion, in
+    seconds."""
+
+    calls: int = 0
+    replies: int = 0
+    transport_errors: Counter[str] = dataclasses.field(default_factory=Counter)
+    transport_retries: int = 0
+    format_downgrades: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latencies_s: list[float] = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass
+class ChatReply:
+    """One completion: its ``content`` (``""`` when the server sent none), the format level
+    it was asked at, its tokens (``usage``; 0 when absent), the wall time of the request that
+    returned it (``latency_s``), and ``attempts``: the requests sent for it (transport
+    retries and format downgrades included)."""
+
+    content: str
+    format_level: str
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float
+    attempts: int
+
+
+def _status_kind(err: openai.APIStatusError) -> str:
+    return f"http_{err.status_code}"
+
+
+class ChatModel:
+    """An OpenAI-compatible chat endpoint.
+
+    Args:
+        base_url: e.g. ``http://127.0.0.1:8080/v1`` (llama.cpp), ``http://localhost:8000/v1``
+            (vLLM), ``http://localhost:11434/v1`` (Ollama), ``https://api.openai.com/v1``;
+            default ``$PF1E_LLM_BASE_URL``, else :data:`DEFAULT_BASE_URL`.
+        model: the model name; default ``$PF1E_LLM_MODEL``, else :data:`DEFAULT_MODEL`.
+        api_key: default ``$OPENAI_API_KEY``, else ``"none"`` (local servers need no key).
+        timeout: seconds per request.
+        transport_retries: how many times a request that timed out or failed in transport is
+            sent again.
+        backoff: seconds before the first transport retry, doubled each time.
+        format_level: the level to start at (one of :data:`FORMAT_LEVELS`).
+        temperature, max_tokens, seed: sampling parameters sent with every request
+            (``None``: not sent).
+        extra_body: more JSON fields for every request (server extensions, e.g. llama.cpp's
+            ``grammar``).
+        client: an ``openai.OpenAI`` to use instead of building one (its own retries should
+            be 0: retries are counted here).
+    """
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        model: str | None = None,
+        api_key: str | None = None,
+        *,
+        timeout: float = 60.0,
+        transport_retries: int = 2,
+        backoff: float = 0.5,
+        format_level: str = "json_schema",
+        temperature: float | None = 0.0,
+        max_tokens: int | None = 512,
+        seed: int | None = None,
+        extra_body: dict[str, Any] | None = None,
+        client: openai.OpenAI | None = None,
+    ) -> None:
+        if format_level not in FORMAT_LEVELS:
+            raise ValueError(f"format_level: {format_level!r} is not one of {FORMAT_LEVELS}")
+        if timeout <= 0:
+            raise ValueError(f"timeout: must be > 0 seconds, not {timeout}")
+        if transport_retries < 0:
+            raise ValueError(f"transport_retries: must be >= 0, not {transport_retries}")
+        self.base_url = base_url or os.environ.get("PF1E_LLM_BASE_URL") or DEFAULT_BASE_URL
+        self.model = model or os.environ.get("PF1E_LLM_MODEL") or DEFAULT_MODEL
+        self.timeout = float(timeout)
+        self.transport_retries = int(transport_retries)
+        self.backoff = float(backoff)
+        self.format_level = format_level
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.seed = seed
+        self.extra_body = dict(extra_body or {})
+        self.client = client or openai.OpenAI(
+            base_url=self.base_url,
+            api_key=api_key or os.environ.get("OPENAI_API_KEY") or "none",
+            timeout=self.timeout,
+            max_retries=0,
+        )
+        self.stats = ChatStats()
+
+    def response_format(
+        self, schema: dict[str, Any] | None, name: str, strict: bool
+    ) -> dict[str, Any] | None:
+        """The ``response_format`` of the current level (``None`` at ``text``, or without a
+        schema at ``json_schema``)."""
+        if self.format_level == "json_schema" and schema is not None:
+            return {
+                "type": "json_schema",
+                "json_schema": {"name": name, "schema": schema, "strict": strict},
+            }
+        if self.format_level in ("json_schema", "json_object"):
+            return {"type": "json_object"}
+        return None
+
+    def check_reachable(self, timeout: float = 5.0) -> None:
+        """Raise :class:`ModelUnavailable` when nothing answers at ``base_url`` (a connection
+        error or timeout on ``GET /models``); any HTTP answer, even an error, counts as
+        reachable (not every server lists its models)."""
+        try:
+            self.client.models.list(timeout=timeout)
+        except openai.APITimeoutError as e:
+            raise ModelUnavailable("timeout", f"{self.base_url}: {e}") from e
+        except openai.APIConnectionError as e:
+            raise ModelUnavailable("connection", f"{self.base_url}: {e}") from e
+        except openai.APIStatusError:
+            pass
+
+    def complete(
+        self,
+        messages: list[dict[str, str]],
+        schema: dict[str, Any] | None = None,
+        *,
+        name: str = "pf1e_answer",
+        strict: bool = True,
+    ) -> ChatReply:
+        """One completion of ``messages`` (``[{"role", "content"}, ...]``), asking for JSON
+        following ``schema`` at the current format level (see the module docs).
+
+        Raises :class:`ModelUnavailable` (the counters are updated first)."""
+        transport_failures = 0
+        attempts = 0
+        while True:
+            fmt = self.response_format(schema, name, strict)
+            kwargs: dict[str, Any] = {"model": self.model, "messages": messages}
+            if fmt is not None:
+                kwargs["response_format"] = fmt
+            if self.temperature is not None:
+                kwargs["temperature"] = self.temperature
+            if self.max_tokens is not None:
+                kwargs["max_tokens"] = self.max_tokens
+            if self.seed is not None:
+                kwargs["seed"] = self.seed
+            if self.extra_body:
+                kwargs["extra_body"] = self.extra_body
+            attempts += 1
+            self.stats.calls += 1
+            t0 = time.perf_counter()
+            try:
+                resp = self.client.chat.completions.create(timeout=self.timeout, **kwargs)
+            except openai.APIStatusError as e:
+                status = e.status_code
+                if fmt is not None and status in (400, 422, 500):
+                    self._downgrade()
+                    continue
+                kind = _status_kind(e)
+                retryable = status == 429 or status >= 500
+                error: Exception = e
+            except openai.APITimeoutError as e:
+                kind, retryable, error = "timeout", True, e
+            except openai.APIConnectionError as e:
+                kind, retryable, error = "connection", True, e
+            else:
+                latency = time.perf_counter() - t0
+                return self._reply(resp, latency, attempts)
+            self.stats.transport_errors[kind] += 1
+            if not retryable or transport_failures >= self.transport_retries:
+                raise ModelUnavailable(kind, str(error)) from error
+            time.sleep(self.backoff * (2**transport_failures))
+            transport_failures += 1
+            self.stats.transport_retries += 1
+
+    def _downgrade(self) -> None:
+        i = FORMAT_LEVELS.index(self.format_level)
+        self.format_level = FORMAT_LEVELS[min(i + 1, len(FORMAT_LEVELS) - 1)]
+        self.stats.format_downgrades += 1
+
+    def _reply(self, resp: Any, latency: float, attempts: int) -> ChatReply:
+        usage = getattr(resp, "usage", None)
+        pt = int(getattr(usage, "prompt_tokens", 0) or 0) if usage is not None else 0
+        ct = int(getattr(usage, "completion_tokens", 0) or 0) if usage is not None else 0
+        content = ""
+        if resp.choices:
+            content = resp.choices[0].message.content or ""
+        self.stats.replies += 1
+        self.stats.prompt_tokens += pt
+        self.stats.completion_tokens += ct
+        self.stats.latencies_s.append(latency)
+        return ChatReply(content, self.format_level, pt, ct, latency, attempts)

@@ -1,0 +1,388 @@
+"""LLMAgent against the real server and a scripted model behind the OpenAI API
+(tests/scripted_llm.py): refusals by reason, retries with the reason sent back, format
+downgrades, timeouts, fallbacks, token counts — asserted exactly."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from scripted_llm import ScriptedLLM
+
+from pf1e_gym import Pf1eClient, pb
+from pf1e_gym._codec import capabilities
+from pf1e_gym.client import actions_json_text, reset_request
+from pf1e_gym.llm import AgentStats, ChatModel, LLMAgent, render_fallback_text, templates
+
+SCENARIO = "sample_arena"
+
+
+@pytest.fixture(scope="module")
+def client(server_address: str):
+    with Pf1eClient(server_address) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def spec(client: Pf1eClient) -> pb.Spec:
+    return client.get_spec(SCENARIO)
+
+
+def first_state(client: Pf1eClient, agent: LLMAgent, seed: int = 1) -> pb.EpisodeState:
+    s = client.reset(
+        SCENARIO, seed, controlled_sides=["players"], observation=agent.observation_options()
+    )
+    assert s.HasField("decision")
+    return s
+
+
+def last_user(request: dict) -> str:
+    return [m["content"] for m in request["messages"] if m["role"] == "user"][-1]
+
+
+def model(llm: ScriptedLLM, **kw) -> ChatModel:
+    kw.setdefault("timeout", 5.0)
+    kw.setdefault("backoff", 0.01)
+    return ChatModel(llm.base_url, "scripted", api_key="test", **kw)
+
+
+def label_of(state: pb.EpisodeState, word: str) -> str:
+    return next(la.label for la in state.legal_actions if la.label.startswith(word))
+
+
+def test_format_downgrade_invalid_json_unknown_label_then_valid(client, spec):
+    with ScriptedLLM() as llm:
+        agent = LLMAgent(model(llm), answer="label", retries=2)
+        s = first_state(client, agent)
+        good = label_of(s, "attack ")
+        llm.script = [
+            {"status": 500, "if_format": "json_schema", "error": "json_schema unsupported"},
+            {"content": "{not json"},
+            {"content": json.dumps({"action": "dance a jig"})},
+            {"content": json.dumps({"action": good})},
+        ]
+        records: list[dict] = []
+        s2 = agent.act(client, s, spec, records=records)
+        reqs = llm.requests
+    st = agent.stats
+    assert st.decisions == 1
+    assert st.model_calls == 3
+    assert st.accepted == 1
+    assert dict(st.malformed) == {"invalid_json": 1, "unknown_label": 1}
+    assert st.retries == 2
+    assert st.fallbacks == 0
+    assert st.format_downgrades == 1
+    assert dict(st.transport_errors) == {}
+    assert (st.prompt_tokens, st.completion_tokens) == (300, 30)
+    assert len(st.latencies_s) == 3
+    assert agent.model.format_level == "json_object"  # remembered
+    assert agent.model.stats.calls == 4
+    # What reached the model: the schema first, then json_object; the reasons in the retries.
+    assert [r.get("response_format", {}).get("type") for r in reqs] == [
+        "json_schema",
+        "json_object",
+        "json_object",
+        "json_object",
+    ]
+    assert reqs[0]["response_format"]["json_schema"]["schema"]["properties"]["action"]["enum"] == [
+        la.label for la in s.legal_actions
+    ]
+    assert "not a JSON object" in last_user(reqs[2])
+    assert "dance a jig" in last_user(reqs[3])
+    assert records[1]["message"] in last_user(reqs[3])
+    assert [r["result"] for r in records] == ["refused", "refused", "accepted"]
+    assert records[2]["parsed"] == good
+    assert s2.results[0].ok
+    # the refused reply stays in the conversation, before the retry prompt
+    assert reqs[3]["messages"][-2] == {"role": "assistant", "content": '{"action": "dance a jig"}'}
+
+
+def test_illegal_action_gets_the_reason_back(client, spec):
+    with ScriptedLLM() as llm:
+        agent = LLMAgent(model(llm), answer="id", retries=1)
+        s = first_state(client, agent, seed=2)
+        legal = {la.id for la in s.legal_actions}
+        masked = next(i for i in range(1, spec.action_space_size) if i not in legal)
+        expected = None
+        if capabilities(spec)["explain"]:
+            expected = client.explain(s.episode_id, action_id=masked)[0]
+            assert not expected.legal and expected.reason
+        llm.script = [
+            {"content": json.dumps({"action_id": masked})},
+            {"content": json.dumps({"action_id": 0})},  # end_turn
+        ]
+        records: list[dict] = []
+        s2 = agent.act(client, s, spec, records=records)
+        reqs = llm.requests
+    st = agent.stats
+    (reason,) = st.malformed
+    assert reason.startswith("illegal:") and st.malformed[reason] == 1
+    assert reason != "illegal:ok"
+    assert (st.retries, st.fallbacks, st.accepted, st.model_calls) == (1, 0, 1, 2)
+    assert records[0]["result"] == "refused" and records[0]["reason"] == reason
+    # the reason reached the next prompt: the Explain reason where the server has Explain,
+    # else the result's code
+    retry_prompt = last_user(reqs[1])
+    assert records[0]["message"] in retry_prompt
+    if expected is not None:
+        assert expected.reason in retry_prompt
+    else:
+        assert reason.removeprefix("illegal:") in retry_prompt
+    assert s2.results[0].ok and s2.results[0].kind == pb.ACTION_KIND_END_TURN
+
+
+def test_timeout_is_retried_with_backoff_and_counted(client, spec):
+    with ScriptedLLM() as llm:
+        agent = LLMAgent(model(llm, timeout=0.5, transport_retries=1), answer="label")
+        s = first_state(client, agent, seed=3)
+        llm.script = [
+            {"sleep": 2.0, "content": json.dumps({"action": "end_turn"})},
+            {"content": json.dumps({"action": "end_turn"})},
+        ]
+        agent.act(client, s, spec)
+    st = agent.stats
+    assert dict(st.transport_errors) == {"timeout": 1}
+    assert st.transport_retries == 1
+    assert (st.model_calls, st.accepted, st.retries, st.fallbacks) == (1, 1, 0, 0)
+    assert dict(st.malformed) == {}
+
+
+def test_unreachable_model_falls_back_to_end_turn(client, spec):
+    with ScriptedLLM() as llm:
+        agent = LLMAgent(model(llm, timeout=0.3, transport_retries=1), answer="label")
+        s = first_state(client, agent, seed=4)
+        llm.script = [{"sleep": 1.0, "content": "{}"}, {"sleep": 1.0, "content": "{}"}]
+        records: list[dict] = []
+        s2 = agent.act(client, s, spec, records=records)
+    st = agent.stats
+    assert dict(st.transport_errors) == {"timeout": 2}
+    assert st.transport_retries == 1
+    assert (st.model_calls, st.accepted, st.fallbacks) == (0, 0, 1)
+    assert dict(st.fallback_reasons) == {"model_unavailable": 1}
+    assert [r["type"] for r in records] == ["call", "fallback"]
+    assert records[0]["result"] == "model_unavailable" and records[0]["reason"] == "timeout"
+    assert s2.results[0].ok and s2.results[0].kind == pb.ACTION_KIND_END_TURN
+
+
+@pytest.mark.parametrize("fallback", ["end_turn", "first_legal"])
+def test_retries_exhausted_fall_back(client, spec, fallback):
+    with ScriptedLLM(default={"content": "no idea", "usage": None}) as llm:
+        agent = LLMAgent(model(llm), answer="label", retries=2, fallback=fallback)
+        s = first_state(client, agent, seed=5)
+        expected = agent.fallback_action(s)
+        s2 = agent.act(client, s, spec)
+        n = len(llm.requests)
+    st = agent.stats
+    assert n == 3
+    assert dict(st.malformed) == {"invalid_json": 3}
+    assert (st.retries, st.fallbacks, st.accepted, st.model_calls) == (2, 1, 0, 3)
+    assert dict(st.fallback_reasons) == {"retries_exhausted": 1}
+    assert (st.prompt_tokens, st.completion_tokens) == (0, 0)  # no usage in the replies
+    assert s2.results[0].ok and s2.results[0].kind == expected.kind
+    if fallback == "end_turn":
+        assert expected.kind == pb.ACTION_KIND_END_TURN
+    else:
+        first = min(
+            (la for la in s.legal_actions if la.action.kind != pb.ACTION_KIND_END_TURN),
+            key=lambda la: la.id,
+        )
+        assert expected == first.action
+
+
+def test_text_level_parses_a_label_in_free_text(client, spec):
+    with ScriptedLLM() as llm:
+        agent = LLMAgent(model(llm, format_level="text"), answer="label")
+        s = first_state(client, agent, seed=1)
+        good = label_of(s, "attack ")
+        llm.script = [{"content": f"I think the best move is to {good}, obviously."}]
+        records: list[dict] = []
+        s2 = agent.act(client, s, spec, records=records)
+        reqs = llm.requests
+    assert "response_format" not in reqs[0]
+    assert records[0]["parsed"] == good and records[0]["format_level"] == "text"
+    assert s2.results[0].ok and agent.stats.accepted == 1
+
+
+def test_schema_mismatch_is_counted(client, spec):
+    with ScriptedLLM() as llm:
+        agent = LLMAgent(model(llm), answer="id", retries=1)
+        s = first_state(client, agent, seed=7)
+        llm.script = [
+            {"content": json.dumps({"action": "end_turn"})},
+            {"content": json.dumps({"action_id": 99999})},
+        ]
+        agent.act(client, s, spec)
+    st = agent.stats
+    assert dict(st.malformed) == {"schema_mismatch": 1, "unknown_id": 1}
+    assert (st.retries, st.fallbacks) == (1, 1)
+
+
+def test_a_whole_fight_counts_add_up(client):
+    from scripted_llm import attack_or_end_turn
+
+    with ScriptedLLM(default=attack_or_end_turn) as llm:
+        agent = LLMAgent(model(llm), answer="label")
+        r1 = agent.play(client, SCENARIO, side="players", seed=11)
+        r2 = agent.play(client, SCENARIO, side="players", seed=11)
+        n = len(llm.requests)
+    assert r1.outcome in ("win", "loss", "draw") and r1.rounds >= 1
+    assert r1.stats.decisions == r1.stats.accepted == r1.stats.model_calls > 0
+    assert (r1.outcome, r1.rounds, r1.stats.decisions) == (
+        r2.outcome,
+        r2.rounds,
+        r2.stats.decisions,
+    )
+    assert n == 2 * r1.stats.model_calls
+    total = AgentStats()
+    total.merge(r1.stats)
+    total.merge(r2.stats)
+    assert agent.stats.as_dict() == total.as_dict()
+
+
+def test_bad_arguments_name_the_field():
+    m = ChatModel("http://127.0.0.1:9/v1", "x", api_key="k")
+    with pytest.raises(ValueError, match="answer"):
+        LLMAgent(m, answer="poem")
+    with pytest.raises(ValueError, match="default policy's choice"):
+        LLMAgent(m, fallback="default_policy")
+    with pytest.raises(ValueError, match="lang"):
+        LLMAgent(m, lang="de")
+    with pytest.raises(ValueError, match="retries"):
+        LLMAgent(m, retries=-1)
+    with pytest.raises(ValueError, match="format_level"):
+        ChatModel("http://127.0.0.1:9/v1", format_level="xml")
+
+
+def test_prompts_are_packaged_files_in_both_languages():
+    for lang in templates.LANGS:
+        for name in templates.NAMES:
+            assert templates.load(name, lang).strip(), (lang, name)
+    text = templates.render(
+        "decision.txt",
+        "fr",
+        decision_id=3,
+        round=2,
+        actor="goblin",
+        decision_kind="turn_action",
+        observation="OBS",
+        answer_instructions="ANS",
+    )
+    assert text.startswith("Décision 3, round 2 : goblin") and "OBS" in text and "ANS" in text
+
+
+def test_fallback_text_lists_every_legal_action(client):
+    s = client.reset(SCENARIO, 1, controlled_sides=["players"])
+    text = render_fallback_text(s)
+    for la in s.legal_actions:
+        assert f"{la.id}: {la.label}" in text
+    assert "goblin (players): hp" in text
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_server_text_observation_reaches_the_prompt(client, spec, lang):
+    assert capabilities(spec)["text_observation"]
+    with ScriptedLLM(default={"content": json.dumps({"action": "end_turn"})}) as llm:
+        agent = LLMAgent(model(llm), lang=lang)
+        s = first_state(client, agent, seed=8)
+        assert s.observation.text
+        agent.act(client, s, spec)
+        prompt = last_user(llm.requests[0])
+    assert s.observation.text.strip() in prompt
+
+
+def test_action_mode_submits_structured_json(client, spec):
+    assert capabilities(spec)["structured_actions"] and spec.action_json_schema
+    with ScriptedLLM() as llm:
+        agent = LLMAgent(model(llm), answer="action", retries=1)
+        s = first_state(client, agent, seed=9)
+        llm.script = [
+            {"content": json.dumps({"kind": "attack", "target": "nobody-7"})},
+            {"content": json.dumps({"kind": "end_turn"})},
+        ]
+        records: list[dict] = []
+        s2 = agent.act(client, s, spec, records=records)
+        reqs = llm.requests
+    assert reqs[0]["response_format"]["json_schema"]["schema"] == json.loads(
+        spec.action_json_schema
+    )
+    assert records[0]["result"] == "refused"
+    assert records[0]["reason"] in ("schema_mismatch", "unresolved")
+    assert records[1]["result"] == "accepted"
+    assert records[1]["submitted"] == {"actions_json": '{"kind": "end_turn"}'}
+    assert s2.results[0].ok
+
+
+def test_client_step_and_explain_by_label(client, spec):
+    caps = capabilities(spec)
+    assert caps["structured_actions"] and caps["explain"]
+    s = client.reset(SCENARIO, 1, controlled_sides=["players"])
+    ex = client.explain(s.episode_id, label="end_turn")
+    assert len(ex) == 1 and ex[0].legal
+    every = client.explain(s.episode_id, all=True)
+    assert len(every) == spec.action_space_size
+    assert all(e.legal or e.reason for e in every)
+    s2 = client.step(s.episode_id, s.decision.decision_id, action_labels=["end_turn"])
+    assert s2.results[0].ok
+
+
+def test_client_request_builders():
+    req = reset_request(
+        SCENARIO,
+        3,
+        ["players"],
+        tactics={"players": {"name": "n", "description": "d"}, "monsters": "name: m\n"},
+        text=True,
+        lang="fr",
+    )
+    assert req.observation.text and req.observation.lang == "fr"
+    assert json.loads(req.tactics["players"]) == {"name": "n", "description": "d"}
+    assert req.tactics["monsters"] == "name: m\n"
+    req = reset_request(SCENARIO, observation=pb.ObservationOptions(tensors=True), text=True)
+    assert req.observation.tensors and req.observation.text and req.observation.lang == ""
+    assert actions_json_text({"kind": "end_turn"}) == '{"kind": "end_turn"}'
+    assert json.loads(actions_json_text([{"kind": "end_turn"}])) == [{"kind": "end_turn"}]
+    assert actions_json_text('{"plan": []}') == '{"plan": []}'
+
+
+def test_gym_env_text_observation(server_address, spec):
+    from pf1e_gym import Pf1eEnv
+
+    assert capabilities(spec)["text_observation"]
+    with pytest.raises(ValueError, match="lang"):
+        Pf1eEnv(server_address, observation="text", lang="de")
+    env = Pf1eEnv(server_address, observation="text", lang="fr")
+    try:
+        obs, info = env.reset(seed=1)
+        assert env.observation_space.contains(obs)
+        assert isinstance(obs["text"], str) and obs["text"]
+        for _id, label in info["legal_actions"]:
+            assert label in obs["text"]
+        obs, *_ = env.step(0)
+        assert env.observation_space.contains(obs)
+    finally:
+        env.close()
+
+
+def test_plan_mode_submits_a_whole_turn(client, spec):
+    assert capabilities(spec)["structured_actions"] and spec.plan_json_schema
+    with ScriptedLLM() as llm:
+        agent = LLMAgent(model(llm), answer="plan", retries=0)
+        s = first_state(client, agent, seed=1)
+        attack = next(la for la in s.legal_actions if la.label.startswith("attack "))
+        weapon = attack.label.split(" with ", 1)[1]  # "attack orc-2 with short bow"
+        target = spec.combatants[attack.action.target].id
+        plan = {
+            "plan": [
+                {"kind": "attack", "target": target, "weapon": weapon},
+                {"kind": "end_turn"},
+            ]
+        }
+        llm.script = [{"content": json.dumps(plan)}]
+        records: list[dict] = []
+        s2 = agent.act(client, s, spec, records=records)
+        reqs = llm.requests
+    assert reqs[0]["response_format"]["json_schema"]["schema"] == json.loads(spec.plan_json_schema)
+    assert records[0]["result"] == "accepted"
+    assert json.loads(records[0]["submitted"]["actions_json"]) == plan
+    assert [r.kind for r in s2.results][-1] == pb.ACTION_KIND_END_TURN
+    assert agent.stats.accepted == 1 and agent.stats.fallbacks == 0
