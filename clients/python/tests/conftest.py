@@ -21,6 +21,10 @@ from collections.abc import Iterator
 import pytest
 
 REPO = pathlib.Path(__file__).resolve().parents[3]
+
+#: ``PF1E_REQUIRE_LLAMA=1`` (``scripts/test.sh``, i.e. CI): the real-model tests must run, a
+#: missing ``llama-server`` or ``llm`` package is a failure instead of a skip.
+REQUIRE_LLAMA = os.environ.get("PF1E_REQUIRE_LLAMA") == "1"
 LISTENING = re.compile(r"listening on (\S+)")
 
 
@@ -108,6 +112,31 @@ def server_address() -> Iterator[str]:
     """Start the server on 127.0.0.1:0 and yield its ``host:port``; stop it afterwards."""
     with running_server() as address:
         yield address
+
+
+def llm_missing(reason: str) -> None:
+    """Skip the test for ``reason`` (fail under ``PF1E_REQUIRE_LLAMA=1``)."""
+    if REQUIRE_LLAMA:
+        pytest.fail(f"PF1E_REQUIRE_LLAMA=1 but {reason}")
+    pytest.skip(reason)
+
+
+def llm_import(name: str):
+    """Import the module ``name`` of the ``llm`` extra, else :func:`llm_missing`."""
+    try:
+        return __import__(name)
+    except ImportError:
+        llm_missing(f'the {name} package is not installed (pip install "pf1e-gym[llm]")')
+
+
+def llama_server_or_skip() -> str:
+    """``$PF1E_LLAMA_SERVER`` (the ``llama-server`` binary), else :func:`llm_missing`."""
+    path = os.environ.get("PF1E_LLAMA_SERVER")
+    if not path:
+        llm_missing(
+            "PF1E_LLAMA_SERVER is not set (PF1E_LLAMA_SERVER=$(bash scripts/llama_server.sh))"
+        )
+    return path
 
 
 def sim_binary() -> pathlib.Path:

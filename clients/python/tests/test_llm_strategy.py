@@ -24,7 +24,7 @@ from pf1e_gym.llm import (
     two_proportion_z,
 )
 from pf1e_gym.llm.eval import main
-from pf1e_gym.llm.strategy import tactics_errors
+from pf1e_gym.llm.strategy import tactics_errors, tactics_request_schema
 
 SCENARIO = "sample_arena"
 
@@ -91,8 +91,17 @@ def test_compile_strategy_sends_errors_back(client, has_tactics) -> None:
     assert "not a JSON object" in reqs[1]["messages"][-1]["content"]
     assert "the_weakest_one" in reqs[2]["messages"][-1]["content"]
     assert attempts[1]["errors"][0] in reqs[2]["messages"][-1]["content"]
-    schema = json.loads(client.get_spec(SCENARIO).tactics_json_schema)
-    assert reqs[0]["response_format"]["json_schema"]["schema"] == schema
+    spec_pb = client.get_spec(SCENARIO)
+    schema = json.loads(spec_pb.tactics_json_schema)
+    asked = reqs[0]["response_format"]["json_schema"]["schema"]
+    assert asked == tactics_request_schema(schema, spec_pb)
+    # a strict subset: no free strings to write, combatant keys from the scenario
+    assert "description" not in asked["properties"] and "source" not in asked["properties"]
+    assert asked["required"] == ["name"]
+    keys = asked["properties"]["combatants"]["properties"]
+    assert {"orc-2", "goblin"} <= set(keys) and asked["properties"]["combatants"][
+        "additionalProperties"
+    ] is False
     assert "focus fire the weakest" in reqs[0]["messages"][1]["content"]
     assert "orc-2" in reqs[0]["messages"][1]["content"]  # the combatants are listed
 

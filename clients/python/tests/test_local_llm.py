@@ -12,28 +12,15 @@ Needs ``PF1E_LLAMA_SERVER`` (``PF1E_LLAMA_SERVER=$(bash scripts/llama_server.sh)
 from __future__ import annotations
 
 import json
-import os
 import socket
 import time
 from pathlib import Path
 
 import pytest
+from conftest import llama_server_or_skip
+from conftest import llm_import as _import
 
-REQUIRE = os.environ.get("PF1E_REQUIRE_LLAMA") == "1"
 N_REQUESTS = 10
-
-
-def _missing(reason: str) -> None:
-    if REQUIRE:
-        pytest.fail(f"PF1E_REQUIRE_LLAMA=1 but {reason}")
-    pytest.skip(reason)
-
-
-def _import(name: str):
-    try:
-        return __import__(name)
-    except ImportError:
-        _missing(f'the {name} package is not installed (pip install "pf1e-gym[llm]")')
 
 
 @pytest.fixture(scope="module")
@@ -46,8 +33,7 @@ def local_model():
 
 @pytest.fixture(scope="module")
 def server(local_model, tmp_path_factory):
-    if not os.environ.get("PF1E_LLAMA_SERVER"):
-        _missing("PF1E_LLAMA_SERVER is not set (PF1E_LLAMA_SERVER=$(bash scripts/llama_server.sh))")
+    llama_server_or_skip()
     model = local_model.write_tiny_model(tmp_path_factory.mktemp("llm") / "tiny.gguf", seed=0)
     with local_model.LocalLlamaServer(model) as srv:
         print(f"\nllama-server ready in {srv.startup_seconds * 1000:.0f} ms at {srv.base_url}")
@@ -234,8 +220,7 @@ def test_latency_of_a_two_thousand_character_prompt(client, server, jsonschema) 
 
 
 def test_stop_leaves_no_process(local_model, tmp_path: Path) -> None:
-    if not os.environ.get("PF1E_LLAMA_SERVER"):
-        _missing("PF1E_LLAMA_SERVER is not set")
+    llama_server_or_skip()
     model = local_model.write_tiny_model(tmp_path / "tiny.gguf", n_ctx=512)
     srv = local_model.LocalLlamaServer(model, n_ctx=512)
     with srv:

@@ -14,6 +14,7 @@ comparison over many fights.
 
 from __future__ import annotations
 
+import copy
 import itertools
 import json
 import os
@@ -72,6 +73,32 @@ def tactics_errors(
     return []
 
 
+def tactics_request_schema(schema: dict[str, Any], spec: pb.Spec) -> dict[str, Any]:
+    """The JSON Schema :func:`compile_strategy` asks the model to follow: a strict subset of the
+    published ``schema`` (``Spec.tactics_json_schema``) for the combatants of ``spec``, so that
+    constrained decoding produces short, finished documents:
+
+    - no ``description`` nor ``source``: free strings of any length, which the compiler fills
+      itself (the strategy's text and ``"compiled by <model> from words"``);
+    - ``combatants`` keyed only by the scenario's combatant ids and names
+      (``properties``, ``additionalProperties: false``) instead of any string.
+
+    The reply, once filled, is still validated against the full ``schema``."""
+    s = copy.deepcopy(schema)
+    props = s.get("properties", {})
+    for key in ("description", "source"):
+        props.pop(key, None)
+    if "required" in s:
+        s["required"] = [r for r in s["required"] if r in props]
+    comb = props.get("combatants")
+    if isinstance(comb, dict) and isinstance(comb.get("additionalProperties"), dict):
+        block = comb.pop("additionalProperties")
+        keys = sorted({c.id for c in spec.combatants} | {c.name for c in spec.combatants} - {""})
+        comb["properties"] = {k: block for k in keys}
+        comb["additionalProperties"] = False
+    return s
+
+
 def compile_strategy(
     text: str,
     *,
@@ -89,10 +116,13 @@ def compile_strategy(
     :class:`~pf1e_gym.llm.ChatModel` from the environment).
 
     The model gets the ``strategy_system.txt`` / ``strategy.txt`` prompts (the schema, the
-    combatants, the text) and a ``json_schema`` response format of ``Spec.tactics_json_schema``;
-    its reply is parsed, validated with ``jsonschema``, then by the engine (a ``Reset`` with
-    ``tactics={side: spec}``). Each refusal goes back (``strategy_retry.txt``) for another try,
-    up to ``retries`` times. A spec without ``source`` gets ``"compiled by <model> from words"``.
+    combatants, the text) and a ``json_schema`` response format of
+    :func:`tactics_request_schema` (``Spec.tactics_json_schema`` without the free strings
+    ``description`` and ``source``, combatant keys limited to the scenario's); its reply is
+    parsed, completed (a spec without ``description`` gets ``text``, one without ``source``
+    ``"compiled by <model> from words"``), validated with ``jsonschema`` against the full
+    schema, then by the engine (a ``Reset`` with ``tactics={side: spec}``). Each refusal goes
+    back (``strategy_retry.txt``) for another try, up to ``retries`` times.
     ``attempts``: a list that gets one dict per reply (``reply``, ``spec``, ``errors``).
 
     Raises :class:`StrategyError` (no acceptable spec; a server without tactics),
@@ -108,13 +138,14 @@ def compile_strategy(
     if not spec.tactics_json_schema:
         raise StrategyError("the server has no tactics (Spec.tactics_json_schema is empty)", log)
     schema = json.loads(spec.tactics_json_schema)
+    asked = tactics_request_schema(schema, spec)
     model = model if model is not None else ChatModel()
     scenario_name = spec.scenario or (scenario if isinstance(scenario, str) else "inline")
     messages = [
         {
             "role": "system",
             "content": templates.render(
-                "strategy_system.txt", lang, prompt_dir, schema=json.dumps(schema)
+                "strategy_system.txt", lang, prompt_dir, schema=json.dumps(asked)
             ),
         },
         {
@@ -132,14 +163,17 @@ def compile_strategy(
     ]
     errors: list[str] = []
     for attempt in range(retries + 1):
-        reply = model.complete(messages, schema, name="pf1e_tactics", strict=False)
+        reply = model.complete(messages, asked, name="pf1e_tactics", strict=False)
         obj = _json_in(reply.content)
         rec: dict[str, Any] = {"attempt": attempt, "reply": reply.content}
         if not isinstance(obj, dict):
             errors = [f"the reply is not a JSON object: {reply.content[:200]!r}"]
         else:
             rec["spec"] = obj
-            if "source" not in obj and "source" in schema.get("properties", {}):
+            props = schema.get("properties", {})
+            if "description" not in obj and "description" in props:
+                obj = {**obj, "description": text}
+            if "source" not in obj and "source" in props:
                 obj = {**obj, "source": f"compiled by {model.model} from words"}
             errors = tactics_errors(client, scenario, side, obj, schema)
         rec["errors"] = errors
