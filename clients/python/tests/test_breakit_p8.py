@@ -1,0 +1,54 @@
+"""Break-it review of issue 13 (P8): each test pins a defect found by trying the LLM layer as a
+new user would (it failed before its fix)."""
+
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+from conftest import REPO
+
+from pf1e_gym import Pf1eClient
+from pf1e_gym.llm.eval import _Exit2, _load_compare
+from pf1e_gym.llm.strategy import load_tactics_yaml, tactics_errors
+
+TACTICS = REPO / "data" / "tactics"
+
+
+def test_shipped_tactics_read_with_yaml_1_2_booleans() -> None:
+    # PyYAML's safe_load (YAML 1.1) read `on: target` of a cast rule as {True: "target"}.
+    spec = load_tactics_yaml((TACTICS / "casters_open_with_areas.yaml").read_text())
+    casts = [
+        r["do"]["cast"]
+        for b in [spec.get("default", {}), *spec.get("combatants", {}).values()]
+        for r in b.get("rules", [])
+        if isinstance(r.get("do"), dict) and "cast" in r["do"]
+    ]
+    assert casts and all(set(c) <= {"spell", "on"} for c in casts), casts
+    assert load_tactics_yaml("a: on\nb: yes\nc: true\nd: False\n") == {
+        "a": "on",
+        "b": "yes",
+        "c": True,
+        "d": False,
+    }
+
+
+def test_compare_files_are_accepted_by_the_engine(server_address: str) -> None:
+    # `pf1e-llm-eval strategy --compare areas=data/tactics/casters_open_with_areas.yaml` sent
+    # `do.cast.true` to Evaluate, which refused it.
+    others = _load_compare([f"areas={TACTICS / 'casters_open_with_areas.yaml'}"])
+    with Pf1eClient(server_address) as c:
+        assert tactics_errors(c, "casters", "players", others["areas"]) == []
+
+
+@pytest.mark.parametrize(
+    "item",
+    ["nofile", "x=/nonexistent/tactics.yaml", "x=" + str(REPO / "README.md")],
+)
+def test_bad_compare_items_exit_2(item: str, tmp_path: pathlib.Path) -> None:
+    with pytest.raises(_Exit2):
+        _load_compare([item])
+    bad = tmp_path / "bad.yaml"
+    bad.write_bytes(b"\xff\xfe not utf-8")
+    with pytest.raises(_Exit2):
+        _load_compare([f"x={bad}"])
