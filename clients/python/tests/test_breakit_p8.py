@@ -52,3 +52,15 @@ def test_bad_compare_items_exit_2(item: str, tmp_path: pathlib.Path) -> None:
     bad.write_bytes(b"\xff\xfe not utf-8")
     with pytest.raises(_Exit2):
         _load_compare([f"x={bad}"])
+
+
+def test_local_model_port_0_means_a_free_port() -> None:
+    # `python -m pf1e_gym.llm.local_model --port 0` passed 0 to llama-server, which bound a
+    # port nobody could learn; start() waited 60 s for /health on port 0 and failed.
+    from pf1e_gym.llm.local_model import LocalLlamaServer
+
+    assert LocalLlamaServer("tiny.gguf", port=0).port is None
+    assert LocalLlamaServer("tiny.gguf", port=8080).port == 8080
+    for bad in (-1, 65536):
+        with pytest.raises(ValueError, match="port"):
+            LocalLlamaServer("tiny.gguf", port=bad)
