@@ -64,3 +64,33 @@ def test_local_model_port_0_means_a_free_port() -> None:
     for bad in (-1, 65536):
         with pytest.raises(ValueError, match="port"):
             LocalLlamaServer("tiny.gguf", port=bad)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--seed", "-1"],
+        ["--seed", str(2**64 - 1), "--fights", "2"],
+        ["strategy", "focus fire", "--out", "/nonexistent/t.yaml", "--seed", "-3"],
+    ],
+)
+def test_bad_seeds_exit_2_with_a_message(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `pf1e-llm-eval --seed -1` died with a ValueError traceback from protobuf (exit 1).
+    from pf1e_gym.llm.eval import main
+
+    base = [
+        "--scenario",
+        "sample_arena",
+        "--side",
+        "players",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+    ]
+    if argv[0] == "strategy":
+        argv = [*argv, *base]
+    else:
+        argv = [*base, *argv]
+    assert main(argv) == 2
+    assert "--seed: must be 0 to" in capsys.readouterr().err

@@ -303,12 +303,22 @@ def _model(args: argparse.Namespace) -> ChatModel:
     return model
 
 
+def _check_seed(seed: int, count: int) -> None:
+    """Seeds are unsigned 64-bit (``ResetRequest.seed``): ``seed`` … ``seed + count - 1``."""
+    if not 0 <= seed <= 2**64 - count:
+        raise _Exit2(
+            f"--seed: must be 0 to {2**64 - count} (unsigned 64-bit, {count} seed(s) from it),"
+            f" not {seed}"
+        )
+
+
 def _run(argv: Sequence[str]) -> int:
     args = _parser().parse_args(argv)
     if args.fights < 1:
         raise _Exit2(f"--fights: must be >= 1, not {args.fights}")
     if args.retries < 0:
         raise _Exit2(f"--retries: must be >= 0, not {args.retries}")
+    _check_seed(args.seed, args.fights)
     model = _model(args)
     client, spec = _connect(args)
     with client:
@@ -356,6 +366,7 @@ def _strategy(argv: Sequence[str]) -> int:
         raise _Exit2(f"--retries: must be >= 0, not {args.retries}")
     if args.runs < 0:
         raise _Exit2(f"--runs: must be >= 0, not {args.runs}")
+    _check_seed(args.seed, 1)
     others = _load_compare(args.compare)
     model = _model(args)
     client, spec = _connect(args)
