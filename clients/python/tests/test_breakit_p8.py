@@ -94,3 +94,26 @@ def test_bad_seeds_exit_2_with_a_message(
         argv = [*base, *argv]
     assert main(argv) == 2
     assert "--seed: must be 0 to" in capsys.readouterr().err
+
+
+def test_a_refusal_at_every_format_level_does_not_downgrade_for_good() -> None:
+    # A prompt over the model's context (llama.cpp: HTTP 400 "exceeds the available context
+    # size") was taken for a refused response_format: the model went to plain text for the rest
+    # of the run (format_level "text", format_downgrades 2) after one long decision.
+    from scripted_llm import ScriptedLLM
+
+    from pf1e_gym.llm import ChatModel, ModelUnavailable
+
+    too_long = {"status": 400, "error": "request exceeds the available context size"}
+    with ScriptedLLM() as llm:
+        m = ChatModel(llm.base_url, "scripted", api_key="t", timeout=5, backoff=0.01)
+        llm.script = [too_long, too_long, too_long, {"content": '{"action": "end_turn"}'}]
+        schema = {"type": "object", "properties": {"action": {"type": "string"}}}
+        with pytest.raises(ModelUnavailable):
+            m.complete([{"role": "user", "content": "x"}], schema)
+        assert (m.format_level, m.stats.format_downgrades) == ("json_schema", 0)
+        assert dict(m.stats.transport_errors) == {"http_400": 1}
+        reply = m.complete([{"role": "user", "content": "x"}], schema)
+        assert reply.format_level == "json_schema"
+        types = [r.get("response_format", {}).get("type") for r in llm.requests]
+        assert types == ["json_schema", "json_object", None, "json_schema"]

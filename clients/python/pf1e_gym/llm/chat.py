@@ -11,14 +11,16 @@ JSON answer following a JSON Schema, at the best **format level** the server acc
    in the prompt);
 3. ``text``: no ``response_format``; the reply is parsed as free text.
 
-A server that refuses a ``response_format`` (HTTP 400, 422 or 500 to a request that carries
-one) moves the model down one level for good — the level that worked is remembered in
-:attr:`ChatModel.format_level` — and the request is sent again at once (counted in
-``format_downgrades``). Timeouts (``timeout`` seconds per request), connection errors, HTTP 429
-and HTTP 5xx at the ``text`` level are transport errors: retried ``transport_retries`` times
-with exponential backoff (``backoff`` x 2^k seconds), each counted in ``transport_errors`` by kind
-(``timeout``, ``connection``, ``http_<status>``); when the retries are spent, or for another
-HTTP error, :class:`ModelUnavailable` is raised.
+A server that refuses a ``response_format`` (HTTP 400, 422 or 500 to a request that carries one)
+moves the request down one level at once; when a lower level then answers, the model stays there
+for good — the level that worked is remembered in :attr:`ChatModel.format_level` (counted in
+``format_downgrades``). When every level is refused the refusal was not about the format (a
+prompt longer than the model's context, an unknown model name): the level goes back to where the
+request started and the error is the request's. Timeouts (``timeout`` seconds per request),
+connection errors, HTTP 429 and HTTP 5xx at the ``text`` level are transport errors: retried
+``transport_retries`` times with exponential backoff (``backoff`` x 2^k seconds), each counted
+in ``transport_errors`` by kind (``timeout``, ``connection``, ``http_<status>``); when the
+retries are spent, or for another HTTP error, :class:`ModelUnavailable` is raised.
 """
 
 from __future__ import annotations
@@ -197,6 +199,11 @@ class ChatModel:
         Raises :class:`ModelUnavailable` (the counters are updated first)."""
         transport_failures = 0
         attempts = 0
+        # The level this request started at: a refusal (400/422/500) is first taken for the
+        # response format's and the request goes down a level; the lower level is kept only if
+        # it then answers. If even plain text is refused the refusal was not about the format
+        # (an over-long prompt, a bad model name): the level goes back and the error counts.
+        start_level = self.format_level
         while True:
             fmt = self.response_format(schema, name, strict)
             kwargs: dict[str, Any] = {"model": self.model, "messages": messages}
@@ -220,6 +227,11 @@ class ChatModel:
                 if fmt is not None and status in (400, 422, 500):
                     self._downgrade()
                     continue
+                if self.format_level != start_level:
+                    self.stats.format_downgrades -= FORMAT_LEVELS.index(
+                        self.format_level
+                    ) - FORMAT_LEVELS.index(start_level)
+                    self.format_level = start_level
                 kind = _status_kind(e)
                 retryable = status == 429 or status >= 500
                 error: Exception = e
