@@ -117,3 +117,18 @@ def test_a_refusal_at_every_format_level_does_not_downgrade_for_good() -> None:
         assert reply.format_level == "json_schema"
         types = [r.get("response_format", {}).get("type") for r in llm.requests]
         assert types == ["json_schema", "json_object", None, "json_schema"]
+
+
+def test_wilson_bounds_at_0_and_n_successes_are_exact() -> None:
+    # 0 wins of 3 printed a lower bound of 5.55e-17, not 0.
+    from pf1e_gym.llm import wilson_interval
+
+    assert wilson_interval(0, 3)[0] == 0.0
+    assert wilson_interval(3, 3)[1] == 1.0
+    hi = wilson_interval(0, 3)[1]
+    z2 = 1.959963984540054**2
+    assert hi == pytest.approx((z2 / 3) / (1 + z2 / 3))
+    # 7 of 20 by hand: centre (p + z²/2n) / (1 + z²/n), half z·sqrt(pq/n + z²/4n²) / (1 + z²/n)
+    c = (0.35 + z2 / 40) / (1 + z2 / 20)
+    h = 1.959963984540054 * (0.35 * 0.65 / 20 + z2 / 1600) ** 0.5 / (1 + z2 / 20)
+    assert wilson_interval(7, 20) == pytest.approx((c - h, c + h))
