@@ -132,3 +132,83 @@ def test_wilson_bounds_at_0_and_n_successes_are_exact() -> None:
     c = (0.35 + z2 / 40) / (1 + z2 / 20)
     h = 1.959963984540054 * (0.35 * 0.65 / 20 + z2 / 1600) ** 0.5 / (1 + z2 / 20)
     assert wilson_interval(7, 20) == pytest.approx((c - h, c + h))
+
+
+class _RawServer:
+    """An HTTP server answering every POST with ``body`` (HTTP 200) and GET /models with []."""
+
+    def __init__(self, body: bytes) -> None:
+        import http.server
+        import threading
+
+        outer = self
+
+        class H(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *a: object) -> None:
+                pass
+
+            def _send(self, b: bytes) -> None:
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(b)))
+                self.end_headers()
+                self.wfile.write(b)
+
+            def do_GET(self) -> None:
+                self._send(b'{"object": "list", "data": []}')
+
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("content-length", 0)))
+                outer.posts += 1
+                self._send(body)
+
+        self.posts = 0
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def _completion(**fields: object) -> bytes:
+    import json
+
+    base = {"id": "x", "object": "chat.completion", "created": 0, "model": "m"}
+    return json.dumps({**base, **fields}).encode()
+
+
+@pytest.mark.parametrize("body", [b"{not json", b"<html>502 Bad Gateway</html>"])
+def test_a_reply_that_is_not_json_is_a_transport_error(body: bytes) -> None:
+    # pf1e-llm-eval died with json.JSONDecodeError (exit 1) at the first such reply.
+    from pf1e_gym.llm import ChatModel, ModelUnavailable
+
+    srv = _RawServer(body)
+    try:
+        m = ChatModel(srv.base_url, "m", timeout=5, transport_retries=1, backoff=0.01)
+        with pytest.raises(ModelUnavailable) as e:
+            m.complete([{"role": "user", "content": "x"}], None)
+        assert e.value.kind == "bad_response"
+        assert dict(m.stats.transport_errors) == {"bad_response": 2}
+        assert srv.posts == 2
+    finally:
+        srv.close()
+
+
+def test_garbage_usage_and_content_do_not_crash() -> None:
+    # usage {"prompt_tokens": "a"} raised ValueError out of ChatModel.complete.
+    from pf1e_gym.llm import ChatModel
+
+    msg = {"role": "assistant", "content": '{"action": "end_turn"}'}
+    body = _completion(
+        usage={"prompt_tokens": "a", "completion_tokens": -4, "total_tokens": None},
+        choices=[{"index": 0, "finish_reason": "stop", "message": msg}],
+    )
+    srv = _RawServer(body)
+    try:
+        m = ChatModel(srv.base_url, "m", timeout=5, transport_retries=0)
+        r = m.complete([{"role": "user", "content": "x"}], None)
+        assert (r.content, r.prompt_tokens, r.completion_tokens) == ('{"action": "end_turn"}', 0, 0)
+    finally:
+        srv.close()
