@@ -287,6 +287,16 @@ impl TacticsSpec {
         let value: serde_json::Value = if text.trim_start().starts_with('{') {
             serde_json::from_str(text).map_err(|e| terr("(document)", e.to_string()))?
         } else {
+            // YAML's `.nan` / `.inf` would become JSON `null` (a condition silently dropped):
+            // refused here, naming the field.
+            let y: serde_yaml::Value =
+                serde_yaml::from_str(text).map_err(|e| terr("(document)", e.to_string()))?;
+            if let Some(field) = non_finite_number(&y, "") {
+                return Err(terr(
+                    field,
+                    "not a finite number (.nan and .inf are not accepted)",
+                ));
+            }
             serde_yaml::from_str(text).map_err(|e| terr("(document)", e.to_string()))?
         };
         let spec: TacticsSpec =
@@ -325,6 +335,42 @@ impl TacticsSpec {
             .find(|(k, _)| name_matches(p, k))
             .map(|(_, b)| b)
             .unwrap_or(&self.default)
+    }
+}
+
+/// The path (`default.rules[0].when.hp_below_fraction`) of the first NaN or infinite
+/// number of a YAML document, if any.
+fn non_finite_number(v: &serde_yaml::Value, path: &str) -> Option<String> {
+    use serde_yaml::Value as Y;
+    match v {
+        Y::Number(n) => n.as_f64().filter(|f| !f.is_finite()).map(|_| {
+            if path.is_empty() {
+                "(document)".to_string()
+            } else {
+                path.to_string()
+            }
+        }),
+        Y::Sequence(xs) => xs
+            .iter()
+            .enumerate()
+            .find_map(|(i, x)| non_finite_number(x, &format!("{path}[{i}]"))),
+        Y::Mapping(m) => m.iter().find_map(|(k, x)| {
+            let key = match k {
+                Y::String(s) => s.clone(),
+                other => serde_yaml::to_string(other)
+                    .unwrap_or_default()
+                    .trim()
+                    .to_string(),
+            };
+            let p = if path.is_empty() {
+                key
+            } else {
+                format!("{path}.{key}")
+            };
+            non_finite_number(x, &p)
+        }),
+        Y::Tagged(t) => non_finite_number(&t.value, path),
+        _ => None,
     }
 }
 

@@ -354,3 +354,54 @@ fn no_decision_and_ids_out_of_range_are_errors() {
     assert!(x.legal);
     assert_eq!(x.reason, "legal: ends the turn");
 }
+
+/// Break-it (P8): a creature-targeted spell aimed at a square (`cast_spell command at
+/// (10,16)`, the `cast_spell_at` ids) was explained as "cast_spell needs a target_pos"
+/// (field `target_pos`) — it has one; what it lacks is a target creature.
+#[test]
+fn a_creature_spell_aimed_at_a_square_asks_for_a_target_creature() {
+    let mage = caster(
+        "mage",
+        1,
+        &["magic missile", "fireball"],
+        json!({"1": 1, "3": 1}),
+    );
+    let enc = encounter(
+        &room(3, 12),
+        vec![
+            unit("a", "mage", mage, (1, 1)),
+            unit("b", "orc", creature("orc"), (1, 8)),
+        ],
+    );
+    let mut ep = episode(enc, &[20, 1]);
+    turn_of(&mut ep, "mage");
+    let at_square = Action {
+        spell: Some(0),
+        target_pos: Some(pf1e_engine::geometry::grid::Cell::new(1, 8)),
+        ..Action::new(ActionKind::CastSpell)
+    };
+    let x = explain(&ep, &at_square).unwrap();
+    assert_eq!(x.reject.unwrap().code(), "missing_target");
+    assert_eq!(x.field, "target");
+    assert_eq!(
+        x.reason,
+        "magic missile targets a creature: give a target combatant, not a target_pos square"
+    );
+    // A creature spell without any target, and an area spell without its square, as before.
+    let bare = Action {
+        spell: Some(0),
+        ..Action::new(ActionKind::CastSpell)
+    };
+    let x = explain(&ep, &bare).unwrap();
+    assert_eq!(
+        (x.field, x.reason.as_str()),
+        ("target", "cast_spell needs a target")
+    );
+    let area = Action {
+        spell: Some(1),
+        ..Action::new(ActionKind::CastSpell)
+    };
+    let x = explain(&ep, &area).unwrap();
+    assert_eq!(x.field, "target_pos");
+    agrees_with_validate_and_the_mask(&ep);
+}

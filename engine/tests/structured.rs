@@ -370,3 +370,78 @@ fn the_schemas_list_this_encounters_names() {
     let v: Value = serde_json::from_str(&s.to_string()).unwrap();
     assert_eq!(v, s);
 }
+
+/// Break-it (P8): a field the action's kind does not take was silently ignored (`{"kind":
+/// "attack", "spell": "magic missile"}` played an attack, Explain called it legal with the
+/// label `attack magic missile on orc …`), and a repeated metamagic or a `readied` inside a
+/// `readied` resolved; the typed `Action` path refuses all of these with INVALID_ARGUMENT
+/// naming the field. The JSON path now refuses them the same way.
+#[test]
+fn fields_the_kind_does_not_take_are_refused_like_the_typed_path() {
+    let enc = mixed();
+    let cases: [(u16, &str, &str); 10] = [
+        (
+            1,
+            r#"{"kind": "attack", "target": "orc", "spell": "magic missile"}"#,
+            "spell",
+        ),
+        (
+            0,
+            r#"{"kind": "attack", "target": "orc", "defensively": true}"#,
+            "defensively",
+        ),
+        (
+            0,
+            r#"{"kind": "move", "destination": [1, 1], "target_pos": [1, 1]}"#,
+            "target_pos",
+        ),
+        (
+            0,
+            r#"{"kind": "attack", "metamagic": ["quicken"]}"#,
+            "metamagic",
+        ),
+        (
+            0,
+            r#"{"kind": "move", "destination": [1, 1], "maneuver": "trip"}"#,
+            "maneuver",
+        ),
+        (0, r#"{"kind": "attack", "direction": "n"}"#, "direction"),
+        (0, r#"{"kind": "attack", "ally": "mage"}"#, "ally"),
+        (
+            0,
+            r#"{"kind": "attack", "readied": {"kind": "end_turn"}}"#,
+            "readied",
+        ),
+        (
+            1,
+            r#"{"kind": "cast_spell", "spell": "magic missile", "metamagic": ["empower", "empower"]}"#,
+            "metamagic[1]",
+        ),
+        (
+            0,
+            r#"{"plan": [{"kind": "ready", "readied": {"kind": "ready", "readied": {"kind": "attack"}}, "trigger": {"event": "enemy_attacks"}}]}"#,
+            "plan[0].readied.readied",
+        ),
+    ];
+    for (actor, text, field) in cases {
+        let e = error(&enc, actor, text);
+        assert_eq!(e.field, field, "{text}: {}", e.reason);
+        assert!(!e.reason.is_empty());
+    }
+    let e = error(
+        &enc,
+        0,
+        r#"{"kind": "attack", "trigger": {"event": "enemy_attacks"}}"#,
+    );
+    assert_eq!(e.field, "trigger");
+    // What each kind does take still resolves.
+    for text in [
+        r#"{"kind": "cast_spell", "spell": "fireball", "target_pos": [3, 9], "metamagic": ["empower"], "defensively": true}"#,
+        r#"{"kind": "activate_metamagic", "metamagic": ["empower"]}"#,
+        r#"{"kind": "maneuver", "maneuver": "bull_rush", "target": "orc", "direction": "e"}"#,
+        r#"{"kind": "aid_another", "target": "orc", "ally": "mage", "aid_mode": "ac"}"#,
+        r#"{"kind": "ready", "readied": {"kind": "attack"}, "trigger": {"event": "enemy_attacks"}}"#,
+    ] {
+        parse_actions(&enc, CombatantId(1), text).expect(text);
+    }
+}

@@ -658,3 +658,26 @@ fn the_documented_schema_is_the_published_one() {
     let documented: serde_json::Value = serde_json::from_str(&doc[start..end]).unwrap();
     assert_eq!(documented, pf1e_engine::tactics_json_schema());
 }
+
+/// Break-it (P8): YAML's `.nan` / `.inf` went through a JSON value as `null`, so the
+/// condition vanished and the rule held always (`hp_below_fraction: .nan` → withdraw every
+/// turn). They are refused, naming the field.
+#[test]
+fn non_finite_yaml_numbers_are_refused_not_dropped() {
+    for (v, field) in [
+        (".nan", "default.rules[0].when.hp_below_fraction"),
+        (".inf", "default.rules[0].when.hp_below_fraction"),
+        ("-.inf", "default.rules[0].when.hp_below_fraction"),
+    ] {
+        let text = format!(
+            "name: t\ndescription: d\ndefault:\n  rules:\n    - when: {{hp_below_fraction: {v}}}\n      do: withdraw\n"
+        );
+        let (f, reason) = parse_err(&text);
+        assert_eq!(f, field, "{v}: {reason}");
+        assert!(reason.contains("finite"), "{v}: {reason}");
+    }
+    let (f, _) = parse_err("name: t\ndescription: d\nsource: .nan\n");
+    assert_eq!(f, "source");
+    let (f, _) = parse_err("name: t\ndescription: d\ndefault: {target: [{named: .inf}]}\n");
+    assert_eq!(f, "default.target[0].named");
+}

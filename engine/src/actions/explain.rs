@@ -465,7 +465,11 @@ fn spell_target_field(ep: &Episode, actor: CombatantId, a: &Action) -> &'static 
             cs.spell.targeting == Targeting::Area
                 && crate::rules::magic::area_needs_square(&cs.spell)
         });
-    if area || a.target_pos.is_some() {
+    // An unknown spell keeps the field the request used.
+    let unknown = a
+        .spell
+        .is_none_or(|s| ep.spec(actor).spellbook().get(s).is_none());
+    if area || (unknown && a.target_pos.is_some()) {
         "target_pos"
     } else {
         "target"
@@ -497,7 +501,19 @@ fn describe(
         Reject::MissingTarget => {
             if a.kind == ActionKind::CastSpell {
                 let f = spell_target_field(ep, actor, a);
-                (format!("{kind} needs a {f}"), f)
+                let spell = a.spell.and_then(|s| ep.spec(actor).spellbook().get(s));
+                match spell {
+                    // A creature spell aimed at a square: it has a target_pos; what it
+                    // lacks is the creature.
+                    Some(cs) if f == "target" && a.target_pos.is_some() => (
+                        format!(
+                            "{} targets a creature: give a target combatant, not a target_pos square",
+                            cs.spell.name
+                        ),
+                        "target",
+                    ),
+                    _ => (format!("{kind} needs a {f}"), f),
+                }
             } else if moves || a.kind == ActionKind::FiveFootStep {
                 (
                     format!("{kind} needs a destination square [row, col]"),

@@ -333,7 +333,102 @@ pub fn action_from_value(
             _ => unreachable!("unknown fields refused above"),
         }
     }
+    check_fields_of_kind(&a, path)?;
     Ok(a)
+}
+
+/// The fields `a.kind` does not take, a repeated metamagic feat and a readied action that
+/// carries its own `readied` or `trigger` are refused, as the server refuses them in a typed
+/// `Action` (`env-server` `convert::action_from_proto`): ignoring them silently would play
+/// (and Explain would call legal) an action other than the one written.
+fn check_fields_of_kind(a: &Action, path: &str) -> Result<(), StructuredError> {
+    let kind = a.kind;
+    let not_taken = |field: &str, what: &str| {
+        err(
+            join(path, field),
+            format!("{what}, not `{}`: leave the field out", kind.name()),
+        )
+    };
+    if kind != ActionKind::CastSpell {
+        if a.spell.is_some() {
+            return Err(not_taken("spell", "only `cast_spell` takes a spell"));
+        }
+        if a.target_pos.is_some() {
+            return Err(not_taken(
+                "target_pos",
+                "only `cast_spell` takes a target square (`target_pos`)",
+            ));
+        }
+        if a.defensively {
+            return Err(not_taken(
+                "defensively",
+                "only `cast_spell` takes `defensively` (or declare `cast_defensively` first)",
+            ));
+        }
+    }
+    if !a.metamagic.is_empty()
+        && !matches!(kind, ActionKind::CastSpell | ActionKind::ActivateMetamagic)
+    {
+        return Err(not_taken(
+            "metamagic",
+            "only `cast_spell` and `activate_metamagic` take metamagic",
+        ));
+    }
+    if let Some(i) = (1..a.metamagic.len()).find(|&i| a.metamagic[..i].contains(&a.metamagic[i])) {
+        return Err(err(
+            format!("{}[{i}]", join(path, "metamagic")),
+            format!("`{}` given twice", a.metamagic[i].name()),
+        ));
+    }
+    if kind != ActionKind::Maneuver {
+        if a.maneuver.is_some() {
+            return Err(not_taken(
+                "maneuver",
+                "only `maneuver` takes a maneuver type",
+            ));
+        }
+        if a.direction.is_some() {
+            return Err(not_taken(
+                "direction",
+                "only `maneuver` (bull rush) takes a direction",
+            ));
+        }
+    }
+    if kind != ActionKind::AidAnother {
+        if a.ally.is_some() {
+            return Err(not_taken("ally", "only `aid_another` takes an ally"));
+        }
+        if a.aid_mode.is_some() {
+            return Err(not_taken(
+                "aid_mode",
+                "only `aid_another` takes an aid mode",
+            ));
+        }
+    }
+    if kind != ActionKind::Ready {
+        if a.readied.is_some() {
+            return Err(not_taken("readied", "only `ready` takes a readied action"));
+        }
+        if a.trigger.is_some() {
+            return Err(not_taken("trigger", "only `ready` takes a trigger"));
+        }
+    }
+    if let Some(r) = &a.readied {
+        let inner = join(path, "readied");
+        if r.readied.is_some() {
+            return Err(err(
+                join(&inner, "readied"),
+                "a readied action cannot itself carry a readied action",
+            ));
+        }
+        if r.trigger.is_some() {
+            return Err(err(
+                join(&inner, "trigger"),
+                "a readied action cannot itself carry a trigger",
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn str_of<'v>(v: &'v Value, field: &str, what: &str) -> Result<&'v str, StructuredError> {

@@ -30,6 +30,7 @@ from pf1e_gym.llm.strategy import (
     StrategyError,
     compile_strategy,
     evaluate_strategies,
+    load_tactics_yaml,
     strategy_sweep_spec,
 )
 
@@ -49,6 +50,7 @@ __all__ = [
     "band_3sigma",
     "compile_strategy",
     "evaluate_strategies",
+    "load_tactics_yaml",
     "percentile",
     "render_fallback_text",
     "run_eval",

@@ -11,14 +11,17 @@ JSON answer following a JSON Schema, at the best **format level** the server acc
    in the prompt);
 3. ``text``: no ``response_format``; the reply is parsed as free text.
 
-A server that refuses a ``response_format`` (HTTP 400, 422 or 500 to a request that carries
-one) moves the model down one level for good — the level that worked is remembered in
-:attr:`ChatModel.format_level` — and the request is sent again at once (counted in
-``format_downgrades``). Timeouts (``timeout`` seconds per request), connection errors, HTTP 429
-and HTTP 5xx at the ``text`` level are transport errors: retried ``transport_retries`` times
-with exponential backoff (``backoff`` x 2^k seconds), each counted in ``transport_errors`` by kind
-(``timeout``, ``connection``, ``http_<status>``); when the retries are spent, or for another
-HTTP error, :class:`ModelUnavailable` is raised.
+A server that refuses a ``response_format`` (HTTP 400, 422 or 500 to a request that carries one)
+moves the request down one level at once; when a lower level then answers, the model stays there
+for good — the level that worked is remembered in :attr:`ChatModel.format_level` (counted in
+``format_downgrades``). When every level is refused the refusal was not about the format (a
+prompt longer than the model's context, an unknown model name): the level goes back to where the
+request started and the error is the request's. Timeouts (``timeout`` seconds per request),
+connection errors, HTTP 429 and HTTP 5xx at the ``text`` level are transport errors: retried
+``transport_retries`` times with exponential backoff (``backoff`` x 2^k seconds), each counted
+in ``transport_errors`` by kind (``timeout``, ``connection``, ``http_<status>``,
+``bad_response``: an answer whose body is not JSON); when the
+retries are spent, or for another HTTP error, :class:`ModelUnavailable` is raised.
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ serve one model ignore it; hosted APIs need a real name)."""
 class ModelUnavailable(RuntimeError):
     """The chat endpoint gave no reply: transport retries spent, or an HTTP error that is not
     a refused ``response_format``. ``kind`` is the last error's kind (``timeout``,
-    ``connection``, ``http_<status>``)."""
+    ``connection``, ``http_<status>``, ``bad_response``)."""
 
     def __init__(self, kind: str, message: str) -> None:
         super().__init__(f"{kind}: {message}")
@@ -88,6 +91,12 @@ class ChatReply:
     completion_tokens: int
     latency_s: float
     attempts: int
+
+
+def _count(x: Any) -> int:
+    """A token count from a reply's ``usage``: a non-negative integer, else 0 (a server may send
+    nothing, ``null`` or garbage there)."""
+    return x if isinstance(x, int) and not isinstance(x, bool) and x >= 0 else 0
 
 
 def _status_kind(err: openai.APIStatusError) -> str:
@@ -197,6 +206,11 @@ class ChatModel:
         Raises :class:`ModelUnavailable` (the counters are updated first)."""
         transport_failures = 0
         attempts = 0
+        # The level this request started at: a refusal (400/422/500) is first taken for the
+        # response format's and the request goes down a level; the lower level is kept only if
+        # it then answers. If even plain text is refused the refusal was not about the format
+        # (an over-long prompt, a bad model name): the level goes back and the error counts.
+        start_level = self.format_level
         while True:
             fmt = self.response_format(schema, name, strict)
             kwargs: dict[str, Any] = {"model": self.model, "messages": messages}
@@ -220,6 +234,11 @@ class ChatModel:
                 if fmt is not None and status in (400, 422, 500):
                     self._downgrade()
                     continue
+                if self.format_level != start_level:
+                    self.stats.format_downgrades -= FORMAT_LEVELS.index(
+                        self.format_level
+                    ) - FORMAT_LEVELS.index(start_level)
+                    self.format_level = start_level
                 kind = _status_kind(e)
                 retryable = status == 429 or status >= 500
                 error: Exception = e
@@ -227,6 +246,11 @@ class ChatModel:
                 kind, retryable, error = "timeout", True, e
             except openai.APIConnectionError as e:
                 kind, retryable, error = "connection", True, e
+            except ValueError as e:
+                # An HTTP 200 whose body is not JSON (a proxy's HTML page, a truncated reply):
+                # the openai client raises json.JSONDecodeError. A transport fault, not the
+                # model's answer.
+                kind, retryable, error = "bad_response", True, e
             else:
                 latency = time.perf_counter() - t0
                 return self._reply(resp, latency, attempts)
@@ -244,11 +268,14 @@ class ChatModel:
 
     def _reply(self, resp: Any, latency: float, attempts: int) -> ChatReply:
         usage = getattr(resp, "usage", None)
-        pt = int(getattr(usage, "prompt_tokens", 0) or 0) if usage is not None else 0
-        ct = int(getattr(usage, "completion_tokens", 0) or 0) if usage is not None else 0
+        pt = _count(getattr(usage, "prompt_tokens", 0)) if usage is not None else 0
+        ct = _count(getattr(usage, "completion_tokens", 0)) if usage is not None else 0
         content = ""
-        if resp.choices:
-            content = resp.choices[0].message.content or ""
+        choices = getattr(resp, "choices", None)
+        if isinstance(choices, list) and choices:
+            message = getattr(choices[0], "message", None)
+            text = getattr(message, "content", None)
+            content = text if isinstance(text, str) else ""
         self.stats.replies += 1
         self.stats.prompt_tokens += pt
         self.stats.completion_tokens += ct

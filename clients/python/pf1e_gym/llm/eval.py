@@ -303,12 +303,22 @@ def _model(args: argparse.Namespace) -> ChatModel:
     return model
 
 
+def _check_seed(seed: int, count: int) -> None:
+    """Seeds are unsigned 64-bit (``ResetRequest.seed``): ``seed`` … ``seed + count - 1``."""
+    if not 0 <= seed <= 2**64 - count:
+        raise _Exit2(
+            f"--seed: must be 0 to {2**64 - count} (unsigned 64-bit, {count} seed(s) from it),"
+            f" not {seed}"
+        )
+
+
 def _run(argv: Sequence[str]) -> int:
     args = _parser().parse_args(argv)
     if args.fights < 1:
         raise _Exit2(f"--fights: must be >= 1, not {args.fights}")
     if args.retries < 0:
         raise _Exit2(f"--retries: must be >= 0, not {args.retries}")
+    _check_seed(args.seed, args.fights)
     model = _model(args)
     client, spec = _connect(args)
     with client:
@@ -356,16 +366,8 @@ def _strategy(argv: Sequence[str]) -> int:
         raise _Exit2(f"--retries: must be >= 0, not {args.retries}")
     if args.runs < 0:
         raise _Exit2(f"--runs: must be >= 0, not {args.runs}")
-    others: dict[str, Any] = {}
-    for item in args.compare:
-        name, sep, path = item.partition("=")
-        if not sep or not name or not path:
-            raise _Exit2(f"--compare: {item!r} is not NAME=FILE")
-        try:
-            with open(path, encoding="utf-8") as f:
-                others[name] = yaml.safe_load(f)
-        except (OSError, yaml.YAMLError) as e:
-            raise _Exit2(f"--compare {name}: {e}") from None
+    _check_seed(args.seed, 1)
+    others = _load_compare(args.compare)
     model = _model(args)
     client, spec = _connect(args)
     with client:
@@ -399,6 +401,29 @@ def _strategy(argv: Sequence[str]) -> int:
             )
             print(report["text"])
     return 0
+
+
+def _load_compare(items: Sequence[str]) -> dict[str, Any]:
+    """``--compare NAME=FILE`` items → name → tactics spec, read as the engine reads YAML
+    (:func:`pf1e_gym.llm.strategy.load_tactics_yaml`: ``on:`` stays a key). Exit 2 (``_Exit2``)
+    on a malformed item, an unreadable file or bad YAML."""
+    import yaml
+
+    from pf1e_gym.llm.strategy import load_tactics_yaml
+
+    others: dict[str, Any] = {}
+    for item in items:
+        name, sep, path = item.partition("=")
+        if not sep or not name or not path:
+            raise _Exit2(f"--compare: {item!r} is not NAME=FILE")
+        try:
+            with open(path, encoding="utf-8") as f:
+                others[name] = load_tactics_yaml(f)
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+            raise _Exit2(f"--compare {name}: {e}") from None
+        if not isinstance(others[name], dict):
+            raise _Exit2(f"--compare {name}: {path} is not a tactics spec (a YAML/JSON object)")
+    return others
 
 
 def main(argv: Sequence[str] | None = None) -> int:

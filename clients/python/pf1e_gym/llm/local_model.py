@@ -249,7 +249,7 @@ class LocalLlamaServer:
         n_ctx: context size in tokens (prompt + reply of one request).
         model_name: the name the server answers to (``--alias``) and :attr:`model`.
         threads: CPU threads for decoding; default 2 (this machine kind has 2 cores).
-        port: TCP port; default a free one chosen at start.
+        port: TCP port; default (or 0) a free one chosen at start.
         startup_timeout: seconds to wait for ``/health`` to answer 200.
         extra_args: more ``llama-server`` command-line arguments, appended as given.
         log_path: file receiving the server's stdout and stderr; default a temporary file.
@@ -281,7 +281,11 @@ class LocalLlamaServer:
         self.n_ctx = n_ctx
         self.model = model_name
         self.threads = threads
-        self.port = port
+        if port is not None and not 0 <= port <= 65535:
+            raise ValueError(f"port: must be 0 to 65535, got {port}")
+        # 0 = any free port, as for a socket (passed as is, llama-server would bind a port
+        # of its own choosing that nobody can learn, and start() would wait in vain).
+        self.port = port or None
         self.startup_timeout = startup_timeout
         self.extra_args = tuple(extra_args)
         self.log_path: Path | None = Path(log_path) if log_path is not None else None
@@ -440,7 +444,12 @@ def main(argv: list[str] | None = None) -> int:
         description="Serve a tiny random-weight model with llama.cpp's llama-server.",
     )
     p.add_argument("--binary", help="llama-server binary (default $PF1E_LLAMA_SERVER)")
-    p.add_argument("--port", type=int, default=8080, help="TCP port on 127.0.0.1 (default 8080)")
+    p.add_argument(
+        "--port",
+        type=int,
+        default=8080,
+        help="TCP port on 127.0.0.1 (default 8080; 0 = a free one)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the random weights")
     p.add_argument("--n-ctx", type=int, default=DEFAULT_N_CTX, help="context size in tokens")
     p.add_argument("--model-out", help="where to write the GGUF model (default: a temp file)")

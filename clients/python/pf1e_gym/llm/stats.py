@@ -15,7 +15,10 @@ def wilson_interval(successes: int, n: int, z: float = 1.959963984540054) -> tup
     z2 = z * z
     centre = (p + z2 / (2 * n)) / (1 + z2 / n)
     half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # 0 and n successes have the exact bounds 0 and 1 (the subtraction leaves ~1e-17).
+    lo = 0.0 if successes <= 0 else max(0.0, centre - half)
+    hi = 1.0 if successes >= n else min(1.0, centre + half)
+    return (lo, hi)
 
 
 def band_3sigma(successes: int, n: int) -> tuple[float, float]:

@@ -44,6 +44,47 @@ class StrategyError(RuntimeError):
         self.attempts = attempts
 
 
+def load_tactics_yaml(text: str | Any) -> Any:
+    """A tactics spec's YAML (or JSON) text or open file, read as the engine reads it.
+
+    The engine's YAML (``serde_yaml``) is YAML 1.2, where only ``true``/``false`` are booleans;
+    PyYAML's ``safe_load`` is YAML 1.1, where ``on``, ``off``, ``yes``, ``no`` (any case) are
+    booleans too, so the ``on:`` key of a ``cast`` rule (``do: {cast: {spell: fireball, on:
+    target}}``, ``data/tactics/casters_open_with_areas.yaml``) would read as ``True`` and the
+    engine would refuse the spec (``do.cast.true: unknown field``). This loader is PyYAML's safe
+    loader with the YAML 1.2 booleans."""
+    import yaml
+
+    return yaml.load(text, Loader=_yaml12_loader())  # a SafeLoader subclass
+
+
+_YAML12_LOADER: Any = None
+
+
+def _yaml12_loader() -> Any:
+    global _YAML12_LOADER
+    if _YAML12_LOADER is None:
+        import re
+
+        import yaml
+
+        class Yaml12SafeLoader(yaml.SafeLoader):
+            """SafeLoader whose booleans are YAML 1.2's (``true`` / ``false`` only)."""
+
+        resolvers = {
+            ch: [(tag, rx) for tag, rx in rs if tag != "tag:yaml.org,2002:bool"]
+            for ch, rs in yaml.SafeLoader.yaml_implicit_resolvers.items()
+        }
+        Yaml12SafeLoader.yaml_implicit_resolvers = resolvers
+        Yaml12SafeLoader.add_implicit_resolver(
+            "tag:yaml.org,2002:bool",
+            re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+            list("tTfF"),
+        )
+        _YAML12_LOADER = Yaml12SafeLoader
+    return _YAML12_LOADER
+
+
 def _combatant_lines(spec: pb.Spec) -> str:
     return "\n".join(f"  {c.id}, {c.name}, {c.side}" for c in spec.combatants)
 
