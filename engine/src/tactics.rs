@@ -857,6 +857,32 @@ struct Moves {
     squares: Vec<(Cell, u32, bool)>,
 }
 
+impl Moves {
+    /// Move to the cheapest square `keep` accepts (`keep(square, provokes)`; ties by square)
+    /// from which a weapon of the preferred mode — else the other — can attack `t`, then
+    /// attack: the plan, if the engine accepts it.
+    fn move_then_attack(
+        &self,
+        ep: &Episode,
+        a: CombatantId,
+        t: CombatantId,
+        ranged: bool,
+        keep: impl Fn(Cell, bool) -> bool,
+    ) -> Option<PolicyPlan> {
+        let ((_, c), w) = self
+            .squares
+            .iter()
+            .filter(|&&(c, _, prov)| keep(c, prov))
+            .filter_map(|&(c, k, _)| {
+                policy::weapon_of_mode(ep, a, c, t, ranged)
+                    .or_else(|| policy::weapon_of_mode(ep, a, c, t, !ranged))
+                    .map(|w| ((k, c), w))
+            })
+            .min_by_key(|(key, _)| *key)?;
+        move_then_attack(ep, a, t, c, Some(w))
+    }
+}
+
 fn moves(ep: &Episode, a: CombatantId, threat: &[bool]) -> Moves {
     if !can_move(ep, a) {
         return Moves {
@@ -938,20 +964,10 @@ fn positioned(
                 }
             }
             let m = moves(ep, a, &threat);
-            let best = m
-                .squares
-                .iter()
-                .filter(|&&(c, _, prov)| adj(c) && !(avoid && prov))
-                .filter_map(|&(c, k, _)| {
-                    policy::weapon_of_mode(ep, a, c, t, ranged)
-                        .or_else(|| policy::weapon_of_mode(ep, a, c, t, !ranged))
-                        .map(|w| ((k, c), w))
-                })
-                .min_by_key(|(key, _)| *key);
-            if let Some(((_, c), w)) = best {
-                if let Some(p) = move_then_attack(ep, a, t, c, Some(w)) {
-                    return Some(p);
-                }
+            if let Some(p) =
+                m.move_then_attack(ep, a, t, ranged, |c, prov| adj(c) && !(avoid && prov))
+            {
+                return Some(p);
             }
             if adj(pos) {
                 return Some(PolicyPlan::default());
@@ -1210,20 +1226,8 @@ fn avoid_provoking(
         }
     } else {
         let m = moves(ep, a, &threat);
-        let best = m
-            .squares
-            .iter()
-            .filter(|&&(_, _, prov)| !prov)
-            .filter_map(|&(c, k, _)| {
-                policy::weapon_of_mode(ep, a, c, t, ranged)
-                    .or_else(|| policy::weapon_of_mode(ep, a, c, t, !ranged))
-                    .map(|w| ((k, c), w))
-            })
-            .min_by_key(|(key, _)| *key);
-        if let Some(((_, c), w)) = best {
-            if let Some(p) = move_then_attack(ep, a, t, c, Some(w)) {
-                return p;
-            }
+        if let Some(p) = m.move_then_attack(ep, a, t, ranged, |_, prov| !prov) {
+            return p;
         }
         // No square to attack from without provoking: the closest safe square to the target.
         let pos = ep.position(a);

@@ -44,14 +44,7 @@ async fn explain(
 #[tokio::test]
 async fn get_spec_publishes_the_schemas_and_the_capabilities() {
     let mut t = start().await;
-    let spec = t
-        .client
-        .get_spec(proto::GetSpecRequest {
-            scenario: named("sample_arena"),
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let spec = spec_of(&mut t.client, "sample_arena").await;
     let caps = spec.capabilities.unwrap();
     assert!(caps.explain && caps.structured_actions);
     let a: serde_json::Value = serde_json::from_str(&spec.action_json_schema).unwrap();

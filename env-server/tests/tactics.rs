@@ -32,14 +32,7 @@ fn end_turn(s: &proto::EpisodeState) -> u32 {
 #[tokio::test]
 async fn spec_publishes_the_schema_and_the_capability() {
     let mut srv = start().await;
-    let spec = srv
-        .client
-        .get_spec(proto::GetSpecRequest {
-            scenario: named("sample_arena"),
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let spec = spec_of(&mut srv.client, "sample_arena").await;
     assert!(spec.capabilities.as_ref().unwrap().tactics);
     let schema: serde_json::Value = serde_json::from_str(&spec.tactics_json_schema).unwrap();
     assert_eq!(

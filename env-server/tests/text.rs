@@ -108,14 +108,7 @@ async fn an_unknown_language_is_invalid_argument_naming_the_field() {
 #[tokio::test]
 async fn the_capabilities_announce_the_text_and_its_languages() {
     let mut t = start().await;
-    let spec = t
-        .client
-        .get_spec(proto::GetSpecRequest {
-            scenario: named("sample_arena"),
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let spec = spec_of(&mut t.client, "sample_arena").await;
     let caps = spec.capabilities.expect("capabilities");
     assert!(caps.text_observation);
     assert_eq!(caps.text_languages, vec!["en", "fr"]);

@@ -7,6 +7,16 @@ use pf1e_env_server::proto::{self, scenario::Source};
 use pf1e_env_server::service::{serve, ServiceConfig};
 use tonic::transport::Channel;
 
+/// The `GetSpec` answer for the named bundled scenario (panics on an error: a test helper).
+pub async fn spec_of(c: &mut EnvironmentClient<Channel>, scenario: &str) -> proto::Spec {
+    c.get_spec(proto::GetSpecRequest {
+        scenario: named(scenario),
+    })
+    .await
+    .unwrap()
+    .into_inner()
+}
+
 /// The bundled data directory.
 pub const DATA_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data");
 
