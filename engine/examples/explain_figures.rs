@@ -7,54 +7,15 @@
 //!
 //! Usage: `cargo run --release -p pf1e-engine --example explain_figures` (`FIG_SEEDS=N`
 //! episodes per scenario, default 20).
+#[path = "common/bundled.rs"]
+mod bundled;
+
+use bundled::encounter;
 use pf1e_engine::actions::explain::explain_all;
-use pf1e_engine::content::combatant::CombatantSpec;
-use pf1e_engine::content::map::MapSpec;
 use pf1e_engine::episode::Controller;
-use pf1e_engine::{Encounter, Episode, RulesOptions, Status};
-use std::path::Path;
+use pf1e_engine::{Encounter, Episode, Status};
 use std::sync::Arc;
 use std::time::Instant;
-
-fn encounter(casters: bool) -> Arc<Encounter> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let map_name = if casters {
-        "caster_hall"
-    } else {
-        "sample_arena"
-    };
-    let map = MapSpec::load(&root.join(format!("data/maps/{map_name}.yaml"))).unwrap();
-    let m = |n: &str| {
-        let p = root.join(format!("data/monsters/{n}.json"));
-        let p = if p.exists() {
-            p
-        } else {
-            root.join(format!("data/pcs/{n}.json"))
-        };
-        (n.to_string(), CombatantSpec::load(&p).unwrap())
-    };
-    let sides = if casters {
-        vec![
-            (
-                "players".into(),
-                vec![m("cleric_3"), m("wizard_5"), m("sorcerer_4"), m("druid_3")],
-            ),
-            (
-                "monsters".into(),
-                vec![m("green_hag"), m("ogre"), m("ogre")],
-            ),
-        ]
-    } else {
-        vec![
-            (
-                "players".into(),
-                vec![m("goblin"), m("goblin"), m("goblin")],
-            ),
-            ("monsters".into(), vec![m("orc"), m("orc")]),
-        ]
-    };
-    Arc::new(Encounter::build(map, sides, RulesOptions::default()).unwrap())
-}
 
 /// Per decision: (µs of the decision, µs of explain_all).
 fn play(enc: &Arc<Encounter>, seeds: std::ops::Range<u64>) -> Vec<(f64, f64)> {

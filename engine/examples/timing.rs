@@ -12,53 +12,17 @@
 //! observation out. Instruction counts, stable under
 //! load: `TIMING_SEEDS=30 valgrind --tool=callgrind --toggle-collect='*timing::measured*'
 //! target/release/examples/timing`.
-use pf1e_engine::content::combatant::CombatantSpec;
-use pf1e_engine::content::map::MapSpec;
+#[path = "common/bundled.rs"]
+mod bundled;
+
 use pf1e_engine::episode::Controller;
-use pf1e_engine::{Encounter, Episode, RulesOptions, Status};
-use std::path::Path;
+use pf1e_engine::{Encounter, Episode, Status};
 use std::sync::Arc;
 use std::time::Instant;
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let casters = std::env::var("TIMING_CASTERS").is_ok_and(|v| v == "1");
-    let map_name = if casters {
-        "caster_hall"
-    } else {
-        "sample_arena"
-    };
-    let map = MapSpec::load(&root.join(format!("data/maps/{map_name}.yaml"))).unwrap();
-    let m = |n: &str| {
-        let p = root.join(format!("data/monsters/{n}.json"));
-        let p = if p.exists() {
-            p
-        } else {
-            root.join(format!("data/pcs/{n}.json"))
-        };
-        (n.to_string(), CombatantSpec::load(&p).unwrap())
-    };
-    let sides = if casters {
-        vec![
-            (
-                "players".into(),
-                vec![m("cleric_3"), m("wizard_5"), m("sorcerer_4"), m("druid_3")],
-            ),
-            (
-                "monsters".into(),
-                vec![m("green_hag"), m("ogre"), m("ogre")],
-            ),
-        ]
-    } else {
-        vec![
-            (
-                "players".into(),
-                vec![m("goblin"), m("goblin"), m("goblin")],
-            ),
-            ("monsters".into(), vec![m("orc"), m("orc")]),
-        ]
-    };
-    let enc = Arc::new(Encounter::build(map, sides, RulesOptions::default()).unwrap());
+    let enc = bundled::encounter(casters);
     let seeds: u64 = std::env::var("TIMING_SEEDS")
         .ok()
         .and_then(|v| v.parse().ok())
