@@ -537,6 +537,7 @@ async fn sparse_and_shaped_rewards_per_side_in_self_play() {
             shaped: true,
             damage_weight: None,
             kill_weight: Some(0.5),
+            ..Default::default()
         });
         req.observation = lean();
         let s = t.client.reset(req).await.unwrap().into_inner();
@@ -572,6 +573,7 @@ async fn sparse_and_shaped_rewards_per_side_in_self_play() {
         shaped: true,
         damage_weight: Some(f32::NAN),
         kill_weight: None,
+        ..Default::default()
     });
     let e = t.client.reset(req).await.unwrap_err();
     assert_eq!(e.code(), Code::InvalidArgument);

@@ -650,6 +650,7 @@ async fn bad_documents_and_episodes_are_refused() {
                 shaped: true,
                 damage_weight: Some(f32::INFINITY),
                 kill_weight: None,
+                ..Default::default()
             }),
             ..Default::default()
         })

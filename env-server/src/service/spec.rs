@@ -81,6 +81,7 @@ fn spec(name: &str, enc: &Encounter, max_batch_items: usize) -> proto::Spec {
                 .collect(),
             terrain_plane_count: pf1e_engine::observe::tensor::TERRAIN_PLANES as u32,
             terrain_planes: pf1e_engine::observe::tensor::terrain_planes_u8(enc),
+            ..Default::default()
         }),
         action_blocks: space
             .blocks()
@@ -89,6 +90,7 @@ fn spec(name: &str, enc: &Encounter, max_batch_items: usize) -> proto::Spec {
                 name: name.to_string(),
                 first_id,
                 size,
+                ..Default::default()
             })
             .collect(),
         reward_components: REWARD_COMPONENTS.iter().map(|s| s.to_string()).collect(),
@@ -115,6 +117,7 @@ fn spec(name: &str, enc: &Encounter, max_batch_items: usize) -> proto::Spec {
                 .iter()
                 .map(|l| l.code().to_string())
                 .collect(),
+            ..Default::default()
         }),
         rules_data_version: rules_data_version(enc),
         max_batch_items: u32::try_from(max_batch_items).unwrap_or(u32::MAX),

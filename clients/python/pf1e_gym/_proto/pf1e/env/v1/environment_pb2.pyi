@@ -449,7 +449,7 @@ class Spec(_message.Message):
     def __init__(self, scenario: _Optional[str] = ..., map: _Optional[_Union[MapInfo, _Mapping]] = ..., sides: _Optional[_Iterable[str]] = ..., combatants: _Optional[_Iterable[_Union[CombatantInfo, _Mapping]]] = ..., action_space_size: _Optional[int] = ..., rng_version: _Optional[str] = ..., engine_version: _Optional[str] = ..., round_cap: _Optional[int] = ..., simple_monster_death: _Optional[bool] = ..., mask_polarity: _Optional[str] = ..., protocol: _Optional[str] = ..., observation_schema: _Optional[_Union[ObservationSchema, _Mapping]] = ..., action_blocks: _Optional[_Iterable[_Union[ActionBlock, _Mapping]]] = ..., reward_components: _Optional[_Iterable[str]] = ..., capabilities: _Optional[_Union[Capabilities, _Mapping]] = ..., rules_data_version: _Optional[str] = ..., max_batch_items: _Optional[int] = ..., action_json_schema: _Optional[str] = ..., plan_json_schema: _Optional[str] = ..., tactics_json_schema: _Optional[str] = ...) -> None: ...
 
 class ObservationSchema(_message.Message):
-    __slots__ = ("plane_names", "plane_shape", "feature_names", "feature_shape", "plane_divisors", "terrain_plane_count", "terrain_planes")
+    __slots__ = ("plane_names", "plane_shape", "feature_names", "feature_shape", "plane_divisors", "terrain_plane_count", "terrain_planes", "feature_low", "feature_high", "plane_low", "plane_high", "weapon_slots")
     PLANE_NAMES_FIELD_NUMBER: _ClassVar[int]
     PLANE_SHAPE_FIELD_NUMBER: _ClassVar[int]
     FEATURE_NAMES_FIELD_NUMBER: _ClassVar[int]
@@ -457,6 +457,11 @@ class ObservationSchema(_message.Message):
     PLANE_DIVISORS_FIELD_NUMBER: _ClassVar[int]
     TERRAIN_PLANE_COUNT_FIELD_NUMBER: _ClassVar[int]
     TERRAIN_PLANES_FIELD_NUMBER: _ClassVar[int]
+    FEATURE_LOW_FIELD_NUMBER: _ClassVar[int]
+    FEATURE_HIGH_FIELD_NUMBER: _ClassVar[int]
+    PLANE_LOW_FIELD_NUMBER: _ClassVar[int]
+    PLANE_HIGH_FIELD_NUMBER: _ClassVar[int]
+    WEAPON_SLOTS_FIELD_NUMBER: _ClassVar[int]
     plane_names: _containers.RepeatedScalarFieldContainer[str]
     plane_shape: _containers.RepeatedScalarFieldContainer[int]
     feature_names: _containers.RepeatedScalarFieldContainer[str]
@@ -464,20 +469,31 @@ class ObservationSchema(_message.Message):
     plane_divisors: _containers.RepeatedScalarFieldContainer[int]
     terrain_plane_count: int
     terrain_planes: bytes
-    def __init__(self, plane_names: _Optional[_Iterable[str]] = ..., plane_shape: _Optional[_Iterable[int]] = ..., feature_names: _Optional[_Iterable[str]] = ..., feature_shape: _Optional[_Iterable[int]] = ..., plane_divisors: _Optional[_Iterable[int]] = ..., terrain_plane_count: _Optional[int] = ..., terrain_planes: _Optional[bytes] = ...) -> None: ...
+    feature_low: _containers.RepeatedScalarFieldContainer[float]
+    feature_high: _containers.RepeatedScalarFieldContainer[float]
+    plane_low: _containers.RepeatedScalarFieldContainer[float]
+    plane_high: _containers.RepeatedScalarFieldContainer[float]
+    weapon_slots: int
+    def __init__(self, plane_names: _Optional[_Iterable[str]] = ..., plane_shape: _Optional[_Iterable[int]] = ..., feature_names: _Optional[_Iterable[str]] = ..., feature_shape: _Optional[_Iterable[int]] = ..., plane_divisors: _Optional[_Iterable[int]] = ..., terrain_plane_count: _Optional[int] = ..., terrain_planes: _Optional[bytes] = ..., feature_low: _Optional[_Iterable[float]] = ..., feature_high: _Optional[_Iterable[float]] = ..., plane_low: _Optional[_Iterable[float]] = ..., plane_high: _Optional[_Iterable[float]] = ..., weapon_slots: _Optional[int] = ...) -> None: ...
 
 class ActionBlock(_message.Message):
-    __slots__ = ("name", "first_id", "size")
+    __slots__ = ("name", "first_id", "size", "axes", "axis_sizes", "last_axis_values")
     NAME_FIELD_NUMBER: _ClassVar[int]
     FIRST_ID_FIELD_NUMBER: _ClassVar[int]
     SIZE_FIELD_NUMBER: _ClassVar[int]
+    AXES_FIELD_NUMBER: _ClassVar[int]
+    AXIS_SIZES_FIELD_NUMBER: _ClassVar[int]
+    LAST_AXIS_VALUES_FIELD_NUMBER: _ClassVar[int]
     name: str
     first_id: int
     size: int
-    def __init__(self, name: _Optional[str] = ..., first_id: _Optional[int] = ..., size: _Optional[int] = ...) -> None: ...
+    axes: _containers.RepeatedScalarFieldContainer[str]
+    axis_sizes: _containers.RepeatedScalarFieldContainer[int]
+    last_axis_values: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, name: _Optional[str] = ..., first_id: _Optional[int] = ..., size: _Optional[int] = ..., axes: _Optional[_Iterable[str]] = ..., axis_sizes: _Optional[_Iterable[int]] = ..., last_axis_values: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class Capabilities(_message.Message):
-    __slots__ = ("json_observation", "tensor_observation", "snapshots", "batch", "stream", "validate", "shaped_rewards", "evaluate", "columnar_batch", "batch_close", "columnar_decisions", "compact_columns", "columnar_decision_kinds", "transcripts", "text_observation", "explain", "structured_actions", "tactics", "text_languages")
+    __slots__ = ("json_observation", "tensor_observation", "snapshots", "batch", "stream", "validate", "shaped_rewards", "evaluate", "columnar_batch", "batch_close", "columnar_decisions", "compact_columns", "columnar_decision_kinds", "transcripts", "text_observation", "explain", "structured_actions", "tactics", "text_languages", "round_discount", "action_block_axes", "feature_bounds")
     JSON_OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     TENSOR_OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     SNAPSHOTS_FIELD_NUMBER: _ClassVar[int]
@@ -497,6 +513,9 @@ class Capabilities(_message.Message):
     STRUCTURED_ACTIONS_FIELD_NUMBER: _ClassVar[int]
     TACTICS_FIELD_NUMBER: _ClassVar[int]
     TEXT_LANGUAGES_FIELD_NUMBER: _ClassVar[int]
+    ROUND_DISCOUNT_FIELD_NUMBER: _ClassVar[int]
+    ACTION_BLOCK_AXES_FIELD_NUMBER: _ClassVar[int]
+    FEATURE_BOUNDS_FIELD_NUMBER: _ClassVar[int]
     json_observation: bool
     tensor_observation: bool
     snapshots: bool
@@ -516,7 +535,10 @@ class Capabilities(_message.Message):
     structured_actions: bool
     tactics: bool
     text_languages: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, json_observation: _Optional[bool] = ..., tensor_observation: _Optional[bool] = ..., snapshots: _Optional[bool] = ..., batch: _Optional[bool] = ..., stream: _Optional[bool] = ..., validate: _Optional[bool] = ..., shaped_rewards: _Optional[bool] = ..., evaluate: _Optional[bool] = ..., columnar_batch: _Optional[bool] = ..., batch_close: _Optional[bool] = ..., columnar_decisions: _Optional[bool] = ..., compact_columns: _Optional[bool] = ..., columnar_decision_kinds: _Optional[bool] = ..., transcripts: _Optional[bool] = ..., text_observation: _Optional[bool] = ..., explain: _Optional[bool] = ..., structured_actions: _Optional[bool] = ..., tactics: _Optional[bool] = ..., text_languages: _Optional[_Iterable[str]] = ...) -> None: ...
+    round_discount: bool
+    action_block_axes: bool
+    feature_bounds: bool
+    def __init__(self, json_observation: _Optional[bool] = ..., tensor_observation: _Optional[bool] = ..., snapshots: _Optional[bool] = ..., batch: _Optional[bool] = ..., stream: _Optional[bool] = ..., validate: _Optional[bool] = ..., shaped_rewards: _Optional[bool] = ..., evaluate: _Optional[bool] = ..., columnar_batch: _Optional[bool] = ..., batch_close: _Optional[bool] = ..., columnar_decisions: _Optional[bool] = ..., compact_columns: _Optional[bool] = ..., columnar_decision_kinds: _Optional[bool] = ..., transcripts: _Optional[bool] = ..., text_observation: _Optional[bool] = ..., explain: _Optional[bool] = ..., structured_actions: _Optional[bool] = ..., tactics: _Optional[bool] = ..., text_languages: _Optional[_Iterable[str]] = ..., round_discount: _Optional[bool] = ..., action_block_axes: _Optional[bool] = ..., feature_bounds: _Optional[bool] = ...) -> None: ...
 
 class MapInfo(_message.Message):
     __slots__ = ("name", "rows", "cols", "square_size_ft")
@@ -646,14 +668,16 @@ class ObservationOptions(_message.Message):
     def __init__(self, json: _Optional[bool] = ..., tensors: _Optional[bool] = ..., legal_actions: _Optional[bool] = ..., typed: _Optional[bool] = ..., action_mask: _Optional[bool] = ..., text: _Optional[bool] = ..., lang: _Optional[str] = ...) -> None: ...
 
 class RewardOptions(_message.Message):
-    __slots__ = ("shaped", "damage_weight", "kill_weight")
+    __slots__ = ("shaped", "damage_weight", "kill_weight", "round_discount")
     SHAPED_FIELD_NUMBER: _ClassVar[int]
     DAMAGE_WEIGHT_FIELD_NUMBER: _ClassVar[int]
     KILL_WEIGHT_FIELD_NUMBER: _ClassVar[int]
+    ROUND_DISCOUNT_FIELD_NUMBER: _ClassVar[int]
     shaped: bool
     damage_weight: float
     kill_weight: float
-    def __init__(self, shaped: _Optional[bool] = ..., damage_weight: _Optional[float] = ..., kill_weight: _Optional[float] = ...) -> None: ...
+    round_discount: float
+    def __init__(self, shaped: _Optional[bool] = ..., damage_weight: _Optional[float] = ..., kill_weight: _Optional[float] = ..., round_discount: _Optional[float] = ...) -> None: ...
 
 class StepRequest(_message.Message):
     __slots__ = ("episode_id", "decision_id", "actions", "action_ids", "action_labels", "actions_json")
