@@ -13,6 +13,7 @@
 - :class:`Pf1eEnv`: a Gymnasium environment, masked discrete actions.
 - :class:`Pf1eVectorEnv`: a Gymnasium ``VectorEnv`` of many episodes (batched stepping).
 - :class:`Pf1eAECEnv`: a PettingZoo AEC environment, one agent per controlled combatant.
+- :class:`Pf1eParallelEnv`: a PettingZoo parallel env (self-play over ``StepBatch``, a wait id).
 
 Importing the package registers the Gymnasium ids ``pf1e_gym/SampleArena-v0`` (the goblins of
 ``sample_arena`` against default-policy orcs) and ``pf1e_gym/MirrorDuel-v0`` (side ``west`` of
@@ -50,6 +51,7 @@ __all__ = [
     "Pf1eAECEnv",
     "Pf1eClient",
     "Pf1eEnv",
+    "Pf1eParallelEnv",
     "Pf1eVectorEnv",
     "action_block",
     "activate_metamagic_action",
@@ -80,6 +82,10 @@ def __getattr__(name: str) -> object:
         from pf1e_gym.aec import Pf1eAECEnv
 
         return Pf1eAECEnv
+    if name == "Pf1eParallelEnv":
+        from pf1e_gym.parallel import Pf1eParallelEnv
+
+        return Pf1eParallelEnv
     raise AttributeError(f"module 'pf1e_gym' has no attribute {name!r}")
 
 
