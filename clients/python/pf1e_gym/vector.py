@@ -210,7 +210,7 @@ class _Rows:
         if isinstance(idx, slice):
             idx = np.arange(self.k)[idx]
         idx = np.asarray(idx, dtype=np.int64)
-        r = _Rows(self.masks.shape[1], [self._states[int(j)] for j in idx])
+        r = _Rows(self.masks.shape[1], _Picked(self._states, idx))
         for name in _ROW_ARRAYS:
             setattr(r, name, getattr(self, name)[idx])
         for name in ("planes", "planes_u8", "features"):
@@ -223,6 +223,19 @@ class _Rows:
     def reactions(self) -> np.ndarray:
         """The rows at a reaction decision (their offer is in ``state(j).decision``)."""
         return np.flatnonzero(self.kinds == pb.DECISION_KIND_ATTACK_OF_OPPORTUNITY)
+
+
+class _Picked(Sequence):
+    """The states ``states[idx[j]]``, read on demand (``_Rows.take``)."""
+
+    def __init__(self, states: Sequence[pb.EpisodeState], idx: np.ndarray) -> None:
+        self._states, self._idx = states, idx
+
+    def __len__(self) -> int:
+        return len(self._idx)
+
+    def __getitem__(self, j: Any) -> Any:
+        return self._states[int(self._idx[j])]
 
 
 class _ItemStates(Sequence):
