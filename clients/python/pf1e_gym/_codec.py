@@ -7,8 +7,11 @@ The observation is a ``Dict``:
 
 - ``planes`` (``float32`` ``Box`` of shape ``[planes, rows, cols]``) and ``features``
   (``float32`` ``Box`` of shape ``[combatants, features]``): the tensor observation, when the
-  server sends one (``mode="tensor"``);
-- ``json`` (``Text``): the engine's full observation snapshot as JSON (``mode="json"``);
+  server sends one (``mode="tensor"``); their bounds are the schema's exact ones
+  (``feature_low/high`` per feature, ``plane_low/high`` per plane, broadcast over the rows /
+  squares) with ``capabilities.feature_bounds``, else ``±1e6`` (:func:`tensor_bounds`);
+- ``json`` (:class:`JsonText`, a ``Text`` with a short ``repr``): the engine's full
+  observation snapshot as JSON (``mode="json"``);
 - ``action_mask`` (``MultiBinary(n)``, ``int8``, 1 = legal): always;
 - with ``reaction_obs=True`` only: ``decision_kind`` (``Discrete(2)``: 0 = a turn action,
   1 = an attack of opportunity offered to the deciding combatant) and ``provoker``
