@@ -15,7 +15,7 @@ if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
-.venv/bin/python -m pip install --quiet -e "clients/python[test,llm]"
+.venv/bin/python -m pip install --quiet -e "clients/python[test,llm,rl,rllib]"
 
 echo "== Local LLM server (llama.cpp llama-server; built once, then cached) =="
 # The real-model tests (clients/python/tests/test_local_llm.py) must run here, not skip:
@@ -26,6 +26,8 @@ llama_start=$(date +%s)
 PF1E_LLAMA_SERVER=$(bash scripts/llama_server.sh)
 export PF1E_LLAMA_SERVER
 export PF1E_REQUIRE_LLAMA=1
+# The trainer tests (SB3 / sb3-contrib / RLlib / torch, the training smoke test) must run too.
+export PF1E_REQUIRE_RL=1
 echo "llama-server: $PF1E_LLAMA_SERVER ($(( $(date +%s) - llama_start )) s)"
 
 echo "== Python: lint =="

@@ -121,6 +121,25 @@ def llm_missing(reason: str) -> None:
     pytest.skip(reason)
 
 
+#: ``PF1E_REQUIRE_RL=1`` (``scripts/test.sh``, i.e. CI): the trainer tests (SB3, sb3-contrib,
+#: RLlib, torch) must run; a missing package is a failure instead of a skip.
+REQUIRE_RL = os.environ.get("PF1E_REQUIRE_RL") == "1"
+
+
+def rl_import(name: str, extra: str = "rl"):
+    """Import the trainer module ``name`` (of the ``extra`` extra), else skip the test — or fail
+    it under ``PF1E_REQUIRE_RL=1``."""
+    import importlib
+
+    try:
+        return importlib.import_module(name)
+    except ImportError as e:
+        reason = f'{name} is not installed (pip install "pf1e-gym[{extra}]"): {e}'
+        if REQUIRE_RL:
+            pytest.fail(f"PF1E_REQUIRE_RL=1 but {reason}")
+        pytest.skip(reason, allow_module_level=True)
+
+
 def llm_import(name: str):
     """Import the module ``name`` of the ``llm`` extra, else :func:`llm_missing`."""
     try:

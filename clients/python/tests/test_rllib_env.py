@@ -6,7 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-pytest.importorskip("ray.rllib", reason="ray[rllib] is not installed")
+from conftest import rl_import
+
+rl_import("ray.rllib", "rllib")
 
 from ray.rllib.env.wrappers.pettingzoo_env import ParallelPettingZooEnv
 
@@ -87,7 +89,7 @@ def test_rllib_env_checker_and_pettingzoo_wrapper(server_address: str) -> None:
 
 
 def test_one_ppo_iteration(server_address: str) -> None:
-    pytest.importorskip("torch", reason="torch is not installed")
+    rl_import("torch")
     import ray
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec

@@ -11,8 +11,10 @@ import warnings
 import numpy as np
 import pytest
 
-pytest.importorskip("stable_baselines3")
-pytest.importorskip("sb3_contrib")
+from conftest import rl_import
+
+rl_import("stable_baselines3")
+rl_import("sb3_contrib")
 
 from stable_baselines3.common.vec_env import VecEnv
 
