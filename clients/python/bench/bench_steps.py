@@ -13,7 +13,18 @@ Measures, in one run and against one server:
 
 For each it prints calls/s, env steps/s (over the time spent stepping), p50/p99 latency per
 call and the ratio of the p50 to the p50 of the echo of the same payload size, the two
-measured alternately, call by call (the echo rows above each row). Usage::
+measured alternately, call by call (the echo rows above each row).
+
+Then the **adapters** (skip with ``--no-adapters``; needs stable-baselines3 for the SB3
+rows): env steps/s through ``Pf1eSB3VecEnv`` x64 and x256 and through the Gymnasium vector
+env ``gymnasium.make_vec("pf1e_gym/SampleArena-v0")`` x256 in both autoreset modes, each as
+a **ratio** of the raw ``Pf1eVectorEnv`` (NEXT_STEP, driven directly) of the same width,
+measured alternately with it, call by call.
+
+The header names the host (CPU model, clock, cores) and, with ``--batch-timing`` (the
+``batch_timing`` example binary, or ``cargo`` to ``cargo run --release -p pf1e-env-server
+--example batch_timing``), the in-process batch rate of this run, so that a reader can tell a
+slower host from a regression. Usage::
 
     python clients/python/bench/bench_steps.py                      # starts a release server
     python clients/python/bench/bench_steps.py --address 127.0.0.1:50051 --seconds 5
@@ -63,6 +74,43 @@ def start_server(binary: pathlib.Path) -> tuple[subprocess.Popen, str]:
     raise SystemExit(f"{binary} did not start")
 
 
+def host_description() -> str:
+    """CPU model, clock and core count (``/proc/cpuinfo``, ``lscpu``), one line."""
+    model, mhz = "unknown CPU", ""
+    try:
+        text = pathlib.Path("/proc/cpuinfo").read_text()
+        if m := re.search(r"^model name\s*:\s*(.+)$", text, re.M):
+            model = m.group(1).strip()
+        if m := re.search(r"^cpu MHz\s*:\s*([\d.]+)$", text, re.M):
+            mhz = f"{float(m.group(1)):.0f} MHz now"
+    except OSError:
+        pass
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True, timeout=10).stdout
+        if m := re.search(r"^CPU max MHz:\s*([\d.]+)$", out, re.M):
+            mhz += f", max {float(m.group(1)):.0f} MHz"
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return f"{model}{' (' + mhz.strip(', ') + ')' if mhz else ''}, {os.cpu_count()} cores"
+
+
+def batch_timing(how: str | None) -> str:
+    """The in-process batch figure of ``batch_timing`` (its output, trimmed), or why not."""
+    if not how:
+        return "not run (--batch-timing PATH|cargo)"
+    if how == "cargo":
+        cmd = ["cargo", "run", "-q", "--release", "-p", "pf1e-env-server", "--example"]
+        cmd.append("batch_timing")
+    else:
+        cmd = [how]
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO, timeout=1800)
+    except (OSError, subprocess.SubprocessError) as e:
+        return f"failed: {e}"
+    lines = [x.strip() for x in out.stdout.splitlines() if x.strip()]
+    return " | ".join(lines[-3:]) if out.returncode == 0 else f"failed: {out.stderr[-300:]}"
+
+
 def random_legal(rng: np.random.Generator, masks: np.ndarray) -> np.ndarray:
     """One uniformly random legal action per row of ``masks`` (``(n, actions)``, 1 = legal;
     id 0, end_turn, for a row with none): the k-th legal id, k uniform in [0, legal count),
@@ -109,7 +157,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--scenario", default="sample_arena")
     p.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
     p.add_argument("--batch", type=int, nargs="*", default=[64, 256], help="batch widths")
+    p.add_argument(
+        "--no-adapters", action="store_true", help="skip the SB3 / Gymnasium adapter rows"
+    )
+    p.add_argument(
+        "--batch-timing",
+        metavar="PATH|cargo",
+        help="also run the in-process batch_timing example (its binary, or 'cargo')",
+    )
     args = p.parse_args(argv)
+    print(f"host: {host_description()}")
+    print(f"in-process batch (batch_timing): {batch_timing(args.batch_timing)}")
 
     proc = None
     address = args.address
@@ -215,6 +273,10 @@ def main(argv: list[str] | None = None) -> int:
                 env.close()
         else:
             print("(the server has no StepBatch: batched rows skipped)")
+        if spec.capabilities.batch and not args.no_adapters:
+            adapters = adapter_rows(address, args.scenario, spec.sides[0], args.seconds)
+        else:
+            adapters = []
     finally:
         client.close()
         if proc is not None:
@@ -231,7 +293,74 @@ def main(argv: list[str] | None = None) -> int:
         ratio = f"{np.median(lat) / floor_p50:.2f}x" if floor_p50 else "1.00x"
         sps = f"{steps / dt:,.0f}" if steps else "-"
         print(f"{name:<16}{calls / dt:>10,.0f}{sps:>12}{p50:>10,.0f}{p99:>10,.0f}{ratio:>10}")
+    if adapters:
+        print(
+            "adapters: env steps/s through each, and as a ratio of the raw Pf1eVectorEnv "
+            "(NEXT_STEP) of the same width, measured alternately call by call"
+        )
+        print(f"{'adapter':<34}{'steps/s':>10}{'raw steps/s':>13}{'ratio':>8}")
+        for name, sps, raw in adapters:
+            print(f"{name:<34}{sps:>10,.0f}{raw:>13,.0f}{sps / raw:>7.2f}x")
     return 0
+
+
+def adapter_rows(
+    address: str, scenario: str, side: str, seconds: float
+) -> list[tuple[str, float, float]]:
+    """``(name, adapter steps/s, raw steps/s)`` per adapter, each measured alternately with
+    a raw ``Pf1eVectorEnv`` of its width."""
+    import gymnasium
+
+    rng = np.random.default_rng(1)
+    out: list[tuple[str, float, float]] = []
+    kw = {"address": address, "scenario": scenario, "controlled_sides": [side]}
+
+    def raw_stepper(width: int) -> tuple[Pf1eVectorEnv, Callable[[], object]]:
+        raw = Pf1eVectorEnv(width, **kw)
+        cur = [raw.reset(seed=width)[0]["action_mask"]]
+
+        def step() -> object:
+            cur[0] = raw.step(random_legal(rng, cur[0]))[0]["action_mask"]
+            return None
+
+        return raw, step
+
+    def run(name: str, width: int, fn: Callable[[], int], close: Callable[[], None]) -> None:
+        raw, raw_step = raw_stepper(width)
+        try:
+            _calls, steps, _lat, dt, floor = measure(fn, seconds, raw_step)
+            out.append((name, steps / dt, width * len(floor) / float(np.sum(floor))))
+        finally:
+            raw.close()
+            close()
+
+    for mode in ("next_step", "same_step"):
+        venv = gymnasium.make_vec(
+            "pf1e_gym/SampleArena-v0", num_envs=256, autoreset_mode=mode, **kw
+        )
+        cur = [venv.reset(seed=7)[0]["action_mask"]]
+
+        def gym_step(venv: object = venv, cur: list = cur) -> int:
+            cur[0] = venv.step(random_legal(rng, cur[0]))[0]["action_mask"]  # type: ignore[attr-defined]
+            return 256
+
+        run(f"gymnasium make_vec {mode} x256", 256, gym_step, venv.close)
+    try:
+        from pf1e_gym.sb3 import Pf1eSB3VecEnv
+    except ImportError as e:
+        print(f"(no stable-baselines3: SB3 rows skipped: {e})")
+        return out
+    for width in (64, 256):
+        env = Pf1eSB3VecEnv(width, seed=3, **kw)
+        env.reset()
+
+        def sb3_step(env: Pf1eSB3VecEnv = env, width: int = width) -> int:
+            env.step_async(random_legal(rng, env.action_masks()))
+            env.step_wait()
+            return width
+
+        run(f"Pf1eSB3VecEnv x{width}", width, sb3_step, env.close)
+    return out
 
 
 if __name__ == "__main__":

@@ -7,8 +7,11 @@ The observation is a ``Dict``:
 
 - ``planes`` (``float32`` ``Box`` of shape ``[planes, rows, cols]``) and ``features``
   (``float32`` ``Box`` of shape ``[combatants, features]``): the tensor observation, when the
-  server sends one (``mode="tensor"``);
-- ``json`` (``Text``): the engine's full observation snapshot as JSON (``mode="json"``);
+  server sends one (``mode="tensor"``); their bounds are the schema's exact ones
+  (``feature_low/high`` per feature, ``plane_low/high`` per plane, broadcast over the rows /
+  squares) with ``capabilities.feature_bounds``, else ``±1e6`` (:func:`tensor_bounds`);
+- ``json`` (:class:`JsonText`, a ``Text`` with a short ``repr``): the engine's full
+  observation snapshot as JSON (``mode="json"``);
 - ``action_mask`` (``MultiBinary(n)``, ``int8``, 1 = legal): always;
 - with ``reaction_obs=True`` only: ``decision_kind`` (``Discrete(2)``: 0 = a turn action,
   1 = an attack of opportunity offered to the deciding combatant) and ``provoker``
@@ -40,10 +43,123 @@ _JSON_CHARSET = frozenset(
 )
 MAX_JSON_CHARS = 1 << 24
 
-# Bounds of the tensor values: the engine documents "roughly in [0, 1]"; hp fractions go down
-# to -1 and a few counters (hp/100, attacks of opportunity left) can exceed 1.
+
+class JsonText(spaces.Text):
+    """The ``Text`` space of the JSON observation, with a short ``repr``.
+
+    Its charset (:data:`_JSON_CHARSET`, about 63,000 characters) is the one of
+    ``gymnasium.spaces.Text``; only the printout is shortened (the default ``repr`` lists every
+    character)."""
+
+    def __repr__(self) -> str:
+        return (
+            f"JsonText(min_length={self.min_length}, max_length={self.max_length}, "
+            f"charset=<{len(self.character_set)} characters: the BMP without controls>)"
+        )
+
+
+# Fallback bounds of the tensor values, for a server without ``capabilities.feature_bounds``
+# (it publishes no exact bounds): the engine documents "roughly in [0, 1]"; hp fractions go
+# down to -1 and a few counters (hp/100, attacks of opportunity left) can exceed 1.
 TENSOR_LOW = -1e6
 TENSOR_HIGH = 1e6
+
+#: The keys of a reward options dict (``reward=`` of the env constructors and
+#: ``reset(options={"reward": ...})``), fields of ``pb.RewardOptions``.
+REWARD_KEYS = ("shaped", "damage_weight", "kill_weight", "round_discount")
+
+
+def reward_dict(
+    reward: dict[str, Any] | None = None,
+    *,
+    shaped_reward: bool = False,
+    damage_weight: float | None = None,
+    kill_weight: float | None = None,
+    base: dict[str, Any] | None = None,
+    field: str = "reward",
+) -> dict[str, Any]:
+    """Merge reward settings into one dict of :data:`REWARD_KEYS` (absent = server default).
+
+    ``base`` first (e.g. the constructor's settings), then the old keywords (``shaped_reward``,
+    ``damage_weight``, ``kill_weight``) where set, then ``reward`` (a dict; its entries win).
+
+    Raises:
+        ValueError: ``reward`` is not a dict, has a key outside :data:`REWARD_KEYS` (the
+            message names ``field`` and the key), or a value of the wrong type.
+    """
+    out = dict(base or {})
+    if shaped_reward:
+        out["shaped"] = True
+    if damage_weight is not None:
+        out["damage_weight"] = damage_weight
+    if kill_weight is not None:
+        out["kill_weight"] = kill_weight
+    if reward is None:
+        return out
+    if not isinstance(reward, dict):
+        raise ValueError(f"{field}: a dict with keys {REWARD_KEYS}, not {type(reward).__name__}")
+    for key, value in reward.items():
+        if key not in REWARD_KEYS:
+            raise ValueError(
+                f"{field}: unknown key {key!r} (the keys are {', '.join(REWARD_KEYS)})"
+            )
+        if key == "shaped":
+            if not isinstance(value, bool | np.bool_):
+                raise ValueError(f"{field}.shaped: a bool, not {value!r}")
+            out[key] = bool(value)
+        elif value is None:
+            out.pop(key, None)
+        elif isinstance(value, bool) or not isinstance(value, int | float | np.number):
+            raise ValueError(f"{field}.{key}: a number, not {value!r}")
+        else:
+            out[key] = float(value)
+    return out
+
+
+def reward_options(settings: dict[str, Any]) -> pb.RewardOptions | None:
+    """``pb.RewardOptions`` of a :func:`reward_dict` (``None`` when empty: the server's default,
+    the sparse reward). The server validates the values (INVALID_ARGUMENT naming
+    ``reward.<field>``)."""
+    if not settings:
+        return None
+    return pb.RewardOptions(**settings)
+
+
+def tensor_bounds(
+    spec: pb.Spec, plane_shape: tuple[int, ...], feature_shape: tuple[int, ...]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool]:
+    """``(plane_low, plane_high, feature_low, feature_high, exact)``: ``float32`` arrays of
+    the tensors' shapes. With ``capabilities.feature_bounds`` (and one bound per plane and per
+    feature) the schema's exact bounds broadcast over the map squares / combatant rows
+    (``exact=True``); else the wide :data:`TENSOR_LOW` / :data:`TENSOR_HIGH`."""
+    schema = spec.observation_schema
+    n_planes, n_features = plane_shape[0], feature_shape[-1]
+    if (
+        capabilities(spec)["feature_bounds"]
+        and len(schema.feature_low) == n_features
+        and len(schema.feature_high) == n_features
+        and len(schema.plane_low) == n_planes
+        and len(schema.plane_high) == n_planes
+    ):
+        pl = np.asarray(schema.plane_low, np.float32).reshape(-1, 1, 1)
+        ph = np.asarray(schema.plane_high, np.float32).reshape(-1, 1, 1)
+        fl = np.asarray(schema.feature_low, np.float32)
+        fh = np.asarray(schema.feature_high, np.float32)
+        return (
+            np.broadcast_to(pl, plane_shape).copy(),
+            np.broadcast_to(ph, plane_shape).copy(),
+            np.broadcast_to(fl, feature_shape).copy(),
+            np.broadcast_to(fh, feature_shape).copy(),
+            True,
+        )
+    return (
+        np.full(plane_shape, TENSOR_LOW, np.float32),
+        np.full(plane_shape, TENSOR_HIGH, np.float32),
+        np.full(feature_shape, TENSOR_LOW, np.float32),
+        np.full(feature_shape, TENSOR_HIGH, np.float32),
+        False,
+    )
+
 
 MODES = ("auto", "tensor", "json")
 
@@ -272,11 +388,15 @@ class ObsCodec:
         if mode == "tensor":
             assert shapes is not None
             self.plane_shape, self.feature_shape = shapes
-            d["planes"] = spaces.Box(TENSOR_LOW, TENSOR_HIGH, self.plane_shape, np.float32)
-            d["features"] = spaces.Box(TENSOR_LOW, TENSOR_HIGH, self.feature_shape, np.float32)
+            pl, ph, fl, fh, self.exact_bounds = tensor_bounds(
+                spec, self.plane_shape, self.feature_shape
+            )
+            d["planes"] = spaces.Box(pl, ph, self.plane_shape, np.float32)
+            d["features"] = spaces.Box(fl, fh, self.feature_shape, np.float32)
         else:
             self.plane_shape = self.feature_shape = ()
-            d["json"] = spaces.Text(max_length=MAX_JSON_CHARS, min_length=0, charset=_JSON_CHARSET)
+            self.exact_bounds = False
+            d["json"] = JsonText(max_length=MAX_JSON_CHARS, min_length=0, charset=_JSON_CHARSET)
         d["action_mask"] = spaces.MultiBinary(self.n)
         if reaction_obs:
             d["decision_kind"] = spaces.Discrete(len(DECISION_KINDS))

@@ -52,8 +52,11 @@ Info (after ``reset`` and each ``step``):
 - ``outcome``: ``None``, or at the end ``{"winner": side or None, "rounds", "truncated"}``.
 
 Reward: the server's for the controlled side: +1 if it wins, -1 if it loses, 0 otherwise, at
-the last step; with ``shaped_reward=True`` plus the damage/kill potential difference since the
-side's previous decision (formula in the proto's ``RewardOptions``); ``info["rewards"]`` has
+the last step; with ``reward={"shaped": True}`` (or ``shaped_reward=True``) plus the
+damage/kill potential difference since the side's previous decision, and with
+``"round_discount": g`` every term discounted by the rounds elapsed, not the decisions taken
+(formulas in the proto's ``RewardOptions``; ``reset(options={"reward": {...}})`` changes them
+for one episode); ``info["rewards"]`` has
 the server's per-side map. ``terminated`` (a side won or nobody can fight) and ``truncated``
 (round cap) are the server's. There is no autoreset: after the end, ``step`` raises until ``reset``.
 An illegal action id (in the space but not legal now) is not an error: the server rejects it
@@ -68,9 +71,24 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from pf1e_gym._codec import ObsCodec, is_over, side_reward
+from pf1e_gym._codec import ObsCodec, is_over, reward_dict, reward_options, side_reward
 from pf1e_gym._proto.pf1e.env.v1 import environment_pb2 as pb
 from pf1e_gym.client import Pf1eClient
+
+
+def episode_reward(base: dict[str, Any], options: dict[str, Any] | None) -> dict[str, Any]:
+    """The reward settings of an episode: ``base`` updated by ``options["reward"]``.
+
+    Raises:
+        ValueError: ``options`` has a key other than ``"reward"`` (named), or the reward dict
+            a bad key or value (see :func:`pf1e_gym._codec.reward_dict`).
+    """
+    if not options:
+        return base
+    unknown = sorted(set(options) - {"reward"})
+    if unknown:
+        raise ValueError(f"options: unknown key {unknown[0]!r} (the only key is 'reward')")
+    return reward_dict(options.get("reward"), base=base, field='options["reward"]')
 
 
 class Pf1eEnv(gym.Env):
@@ -84,9 +102,14 @@ class Pf1eEnv(gym.Env):
             must be on one side for the reward to be meaningful (else it is always 0).
         observation: ``"auto"``, ``"tensor"``, ``"json"`` or ``"text"`` (see the module docs).
         lang: the language of the ``"text"`` observation, ``"en"`` (default) or ``"fr"``.
-        shaped_reward: ask the server for the shaped reward (damage and kill terms added to the
-            sparse one; see ``RewardOptions`` in the proto); ``damage_weight`` and
-            ``kill_weight`` override its defaults (1.0 and 0.1).
+        reward: the reward options, a dict with any of the keys ``"shaped"`` (bool: add the
+            damage and kill terms to the sparse reward; see ``RewardOptions`` in the proto),
+            ``"damage_weight"`` and ``"kill_weight"`` (override the defaults 1.0 and 0.1) and
+            ``"round_discount"`` (g in (0, 1]: discount per combat round, so that padding a
+            turn with actions that change nothing earns nothing; train with gamma = 1).
+            ``reset(options={"reward": {...}})`` overrides these keys for that episode.
+        shaped_reward, damage_weight, kill_weight: the older keywords of the same settings
+            (``reward`` entries win where both are given).
         legal_actions: fill ``info["legal_actions"]`` (costs the server some time; the mask
             is always there).
         reaction_obs: add the ``decision_kind`` and ``provoker`` observation keys.
@@ -97,7 +120,8 @@ class Pf1eEnv(gym.Env):
     Raises:
         grpc.RpcError: the server rejected the scenario (e.g. NOT_FOUND for an unknown name).
         ValueError: ``observation="tensor"`` and the server sends no tensors;
-            ``observation="text"`` and it renders no text, or ``lang`` is not offered.
+            ``observation="text"`` and it renders no text, or ``lang`` is not offered; a
+            ``reward`` key that is not one of ``pf1e_gym._codec.REWARD_KEYS``.
     """
 
     metadata = {"render_modes": []}  # noqa: RUF012 (gymnasium's convention)
@@ -111,6 +135,7 @@ class Pf1eEnv(gym.Env):
         *,
         observation: str = "auto",
         lang: str = "en",
+        reward: dict[str, Any] | None = None,
         shaped_reward: bool = False,
         damage_weight: float | None = None,
         kill_weight: float | None = None,
@@ -143,10 +168,13 @@ class Pf1eEnv(gym.Env):
             self._reset_kwargs["observation"] = pb.ObservationOptions(
                 json=False, legal_actions=legal_actions, typed=True, text=True, lang=lang
             )
-        if shaped_reward or damage_weight is not None or kill_weight is not None:
-            self._reset_kwargs["reward"] = pb.RewardOptions(
-                shaped=shaped_reward, damage_weight=damage_weight, kill_weight=kill_weight
-            )
+        #: The reward settings of every episode (a dict of ``REWARD_KEYS``; empty: sparse).
+        self.reward = reward_dict(
+            reward,
+            shaped_reward=shaped_reward,
+            damage_weight=damage_weight,
+            kill_weight=kill_weight,
+        )
         self.action_space = gym.spaces.Discrete(self.spec_msg.action_space_size)
         self.observation_space = self.codec.space
         if self.text_mode:
@@ -164,10 +192,16 @@ class Pf1eEnv(gym.Env):
         """Start a new episode (closing the previous one on the server).
 
         The server's seed is ``seed`` when given, else drawn from ``self.np_random`` (itself
-        seeded by the first ``seed``). ``options`` is accepted and currently unused.
+        seeded by the first ``seed``). ``options``: ``{"reward": {...}}`` overrides keys of the
+        constructor's ``reward`` settings for this episode only (same keys; ``None`` as a
+        value restores the server default of that key).
         If the controlled side never gets a decision, the returned info already has an
         ``outcome`` and the next ``step`` raises.
+
+        Raises:
+            ValueError: an ``options`` key other than ``"reward"``, or a bad reward key/value.
         """
+        reward = episode_reward(self.reward, options)
         super().reset(seed=seed, options=options)
         self._close_episode()
         server_seed = seed if seed is not None else int(self.np_random.integers(0, 2**63))
@@ -177,6 +211,7 @@ class Pf1eEnv(gym.Env):
             controlled_sides=self.controlled_sides,
             controlled_ids=self.controlled_ids,
             **self._reset_kwargs,
+            **({"reward": opts} if (opts := reward_options(reward)) is not None else {}),
         )
         return self._obs_info()
 

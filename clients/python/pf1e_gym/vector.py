@@ -7,16 +7,38 @@ ended at the previous step in the same call. Without ``StepBatch`` on the server
 server, or ``batch=False``), each slot is a unary ``Step``/``Reset``, all issued concurrently
 on one channel (futures) and awaited together: same results, a lot slower.
 
-**Autoreset mode: ``AutoresetMode.NEXT_STEP``** (Gymnasium 1.x's default), declared in
-``metadata["autoreset_mode"]``. When slot *i* ends at step *t* (``terminations[i]`` or
-``truncations[i]``), step *t* returns its final observation and reward; at step *t + 1* the
-action given for slot *i* is ignored, the slot is reset (a new server episode, the old one is
-closed) and step *t + 1* returns the first observation of the new episode with reward 0 and
-``terminated = truncated = False``. Nothing else is reset behind your back.
+**Autoreset modes** (``autoreset_mode=``, declared per instance in
+``metadata["autoreset_mode"]``):
+
+- ``"next_step"`` (``AutoresetMode.NEXT_STEP``, Gymnasium 1.x's default): when slot *i* ends
+  at step *t* (``terminations[i]`` or ``truncations[i]``), step *t* returns its final
+  observation and reward; at step *t + 1* the action given for slot *i* is ignored, the slot is
+  reset (a new server episode, the old one is closed) and step *t + 1* returns the first
+  observation of the new episode with reward 0, ``terminated = truncated = False`` and an
+  **all-zero** ``action_mask`` row at step *t* (drop those rows from a masked learner).
+- ``"same_step"`` (``AutoresetMode.SAME_STEP``): step *t* returns, for a slot that ends, the
+  reward and end flags of its last step and the **first observation of the new episode**
+  (its mask is never all zero); the final observation is in ``infos["final_obs"]`` (an object
+  array: the slot's observation dict where ``infos["_final_obs"]`` is set, ``None``
+  elsewhere) and the final step's infos in ``infos["final_info"]`` (a dict of batched infos
+  whose ``_key`` masks are set only at the ended slots; mask ``infos["_final_info"]``), as
+  Gymnasium 1.x's ``SyncVectorEnv`` does. Still **one call per step**: the env keeps a pool
+  of pre-reset episodes, replenished by resets added to each ``StepBatch`` (the pool is
+  topped up to the number of slots that ended at the previous step plus ``pool_margin``,
+  ``max(2, num_envs // 16)``); only when more slots end at once than the pool holds is an
+  extra reset call made (``pool_refills`` counts them). The slots that end take the pooled
+  episodes in slot order. Pooled episodes are closed by ``reset()`` and ``close()``.
+
+Nothing else is reset behind your back.
 
 Seeds: ``reset(seed=s)`` seeds slot *i* with ``s + i`` (a list gives one seed per slot) and
-seeds ``self.np_random``, from which the seeds of later autoresets are drawn, so a seeded run
-is reproducible. A reset whose controlled side never gets a decision (the default policy ended
+seeds ``self.np_random``, from which the seeds of later autoresets (SAME_STEP: of the pooled
+episodes, in the order they are requested) are drawn, so a seeded run is reproducible.
+
+Rewards: ``reward={"shaped", "damage_weight", "kill_weight", "round_discount"}`` as
+:class:`~pf1e_gym.env.Pf1eEnv`; ``reset(options={"reward": {...}})`` overrides keys for the
+episodes that reset starts and every later autoreset (the pool included), until the next
+``reset``. A reset whose controlled side never gets a decision (the default policy ended
 the combat first) is retried with the next seed from ``np_random`` (``infos["reset_retries"]``
 counts them); this cannot happen in the bundled scenarios.
 
@@ -71,12 +93,28 @@ from pf1e_gym._codec import (
     ObsCodec,
     reaction_info,
     result_code_name,
+    reward_dict,
+    reward_options,
     side_reward,
 )
 from pf1e_gym._proto.pf1e.env.v1 import environment_pb2 as pb
 from pf1e_gym.client import Pf1eClient, reset_request
+from pf1e_gym.env import episode_reward
 
 _MAX_RESET_RETRIES = 100
+_ROW_ARRAYS = (
+    "masks",
+    "rewards",
+    "terminated",
+    "truncated",
+    "decision_ids",
+    "actor",
+    "rounds",
+    "result_ok",
+    "result_codes",
+    "kinds",
+)
+AUTORESET_MODES = ("next_step", "same_step")
 
 # Result code number -> name, as an array indexed by the number (unknown numbers: their digits).
 _CODE_NAMES = np.array(
@@ -156,18 +194,7 @@ class _Rows:
             return parts[0]
         states = [p.state(j) for p in parts for j in range(p.k)]
         r = cls(parts[0].masks.shape[1], states)
-        for name in (
-            "masks",
-            "rewards",
-            "terminated",
-            "truncated",
-            "decision_ids",
-            "actor",
-            "rounds",
-            "result_ok",
-            "result_codes",
-            "kinds",
-        ):
+        for name in _ROW_ARRAYS:
             setattr(r, name, np.concatenate([getattr(p, name) for p in parts]))
         for name in ("planes", "planes_u8", "features"):
             if getattr(parts[0], name) is not None:
@@ -178,9 +205,37 @@ class _Rows:
     def state(self, j: int) -> pb.EpisodeState:
         return self._states[j]
 
+    def take(self, idx: np.ndarray | Sequence[int] | slice) -> _Rows:
+        """The rows ``idx`` (indices or a slice), in that order, as new ``_Rows``."""
+        if isinstance(idx, slice):
+            idx = np.arange(self.k)[idx]
+        idx = np.asarray(idx, dtype=np.int64)
+        r = _Rows(self.masks.shape[1], _Picked(self._states, idx))
+        for name in _ROW_ARRAYS:
+            setattr(r, name, getattr(self, name)[idx])
+        for name in ("planes", "planes_u8", "features"):
+            value = getattr(self, name)
+            if value is not None:
+                setattr(r, name, value[idx])
+        r.first_plane = self.first_plane
+        return r
+
     def reactions(self) -> np.ndarray:
         """The rows at a reaction decision (their offer is in ``state(j).decision``)."""
         return np.flatnonzero(self.kinds == pb.DECISION_KIND_ATTACK_OF_OPPORTUNITY)
+
+
+class _Picked(Sequence):
+    """The states ``states[idx[j]]``, read on demand (``_Rows.take``)."""
+
+    def __init__(self, states: Sequence[pb.EpisodeState], idx: np.ndarray) -> None:
+        self._states, self._idx = states, idx
+
+    def __len__(self) -> int:
+        return len(self._idx)
+
+    def __getitem__(self, j: Any) -> Any:
+        return self._states[int(self._idx[j])]
 
 
 class _ItemStates(Sequence):
@@ -217,8 +272,9 @@ class Pf1eVectorEnv(VectorEnv):
 
     Args:
         num_envs: number of slots (episodes stepped together).
-        address, scenario, controlled_sides, controlled_ids, observation, shaped_reward,
-            damage_weight, kill_weight, reaction_obs: as :class:`~pf1e_gym.env.Pf1eEnv`
+        address, scenario, controlled_sides, controlled_ids, observation, reward,
+            shaped_reward, damage_weight, kill_weight, reaction_obs: as
+            :class:`~pf1e_gym.env.Pf1eEnv`
             (with ``reaction_obs`` the batched ``decision_kind`` and ``provoker`` are
             ``(num_envs,)`` ``int64`` arrays).
         batch: ``True`` (require ``StepBatch``), ``False`` (unary calls), ``"auto"`` (batch
@@ -227,8 +283,11 @@ class Pf1eVectorEnv(VectorEnv):
         timeout: deadline of each call, in seconds.
         columnar: ``"auto"`` (columnar batches when batching tensor observations on a server
             that has them), ``True`` (require them) or ``False``.
+        autoreset_mode: ``"next_step"`` (default) or ``"same_step"`` (or the
+            ``AutoresetMode`` member); see the module docs.
     """
 
+    # The class default; each instance sets its own ``autoreset_mode``.
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}  # noqa: RUF012
 
     def __init__(
@@ -240,6 +299,7 @@ class Pf1eVectorEnv(VectorEnv):
         controlled_ids: Sequence[str] = (),
         *,
         observation: str = "auto",
+        reward: dict[str, Any] | None = None,
         shaped_reward: bool = False,
         damage_weight: float | None = None,
         kill_weight: float | None = None,
@@ -248,9 +308,29 @@ class Pf1eVectorEnv(VectorEnv):
         timeout: float = 60.0,
         columnar: bool | str = "auto",
         reaction_obs: bool = False,
+        autoreset_mode: str | AutoresetMode = "next_step",
     ) -> None:
         if num_envs < 1:
             raise ValueError("num_envs must be >= 1")
+        mode = autoreset_mode.value if isinstance(autoreset_mode, AutoresetMode) else autoreset_mode
+        if mode not in AUTORESET_MODES:
+            raise ValueError(f"autoreset_mode: {autoreset_mode!r} is not one of {AUTORESET_MODES}")
+        self.same_step = mode == "same_step"
+        self.metadata = {
+            **type(self).metadata,
+            "autoreset_mode": AutoresetMode.SAME_STEP
+            if self.same_step
+            else AutoresetMode.NEXT_STEP,
+        }
+        #: The reward settings of the constructor (a dict of ``REWARD_KEYS``; empty: sparse).
+        self.reward = reward_dict(
+            reward,
+            shaped_reward=shaped_reward,
+            damage_weight=damage_weight,
+            kill_weight=kill_weight,
+        )
+        # Those of the episodes started now (the last reset's options applied).
+        self._episode_reward = self.reward
         self._owns_client = client is None
         self.client = client if client is not None else Pf1eClient(address, timeout=timeout)
         self.scenario = scenario
@@ -291,10 +371,6 @@ class Pf1eVectorEnv(VectorEnv):
             opts = self._reset_extra.get("observation")
             if opts is not None:
                 opts.legal_actions = False
-        if shaped_reward or damage_weight is not None or kill_weight is not None:
-            self._reset_extra["reward"] = pb.RewardOptions(
-                shaped=shaped_reward, damage_weight=damage_weight, kill_weight=kill_weight
-            )
 
         self.num_envs = num_envs
         n = int(self.spec_msg.action_space_size)
@@ -344,6 +420,13 @@ class Pf1eVectorEnv(VectorEnv):
                 int(schema.terrain_plane_count), rows_, cols_
             )
         self._last_response: pb.BatchResponse | None = None
+        # SAME_STEP: episodes reset ahead of need (rows of their first decision, in the order
+        # they are handed out), the pool size wanted after the next step, and counters.
+        self._pool: _Rows = _Rows.of_states(self.codec, [])
+        self.pool_margin = max(2, num_envs // 16)
+        self._pool_target = self.pool_margin
+        #: SAME_STEP: extra reset calls made because the pool ran dry (a benchmark figure).
+        self.pool_refills = 0
 
     @property
     def last_batch_bytes(self) -> int:
@@ -359,7 +442,17 @@ class Pf1eVectorEnv(VectorEnv):
         seed: int | Sequence[int] | None = None,
         options: dict[str, Any] | None = None,
     ) -> tuple[dict[str, Any], dict[str, Any]]:
-        """Reset every slot (closing the previous episodes). ``options`` is unused."""
+        """Reset every slot (closing the previous episodes and, in SAME_STEP mode, the pool of
+        pre-reset episodes).
+
+        ``options``: ``{"reward": {...}}`` overrides keys of the constructor's ``reward``
+        settings for these episodes and for every later autoreset, until the next ``reset``.
+
+        Raises:
+            ValueError: bad seeds, an ``options`` key other than ``"reward"`` or a bad reward
+                key/value (named).
+        """
+        self._episode_reward = episode_reward(self.reward, options)
         if isinstance(seed, int) or seed is None:
             super().reset(seed=seed)
             if seed is None:
@@ -373,8 +466,15 @@ class Pf1eVectorEnv(VectorEnv):
             super().reset(seed=seeds[0])
         for i in range(self.num_envs):
             self._close_slot(i)
+        self._close_pool()
         slots = np.arange(self.num_envs)
-        rows = self._call([], [(i, s) for i, s in enumerate(seeds)])
+        # SAME_STEP: the first pool rides along (seeds drawn after the slots').
+        pool_seeds = [self._draw_seed() for _ in range(self.pool_margin if self.same_step else 0)]
+        rows = self._call([], [(i, s) for i, s in enumerate(seeds)] + [(-1, s) for s in pool_seeds])
+        if pool_seeds:
+            self._add_to_pool(rows.take(slice(self.num_envs, None)))
+            rows = rows.take(slice(0, self.num_envs))
+            self._pool_target = self.pool_margin
         self._store(slots, rows, slots)
         retries = self._retry_dead_resets(slots)
         self._autoreset[:] = False
@@ -385,7 +485,10 @@ class Pf1eVectorEnv(VectorEnv):
     def step(
         self, actions: Any
     ) -> tuple[dict[str, Any], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """Step every slot (NEXT_STEP autoreset: slots that ended last step are reset)."""
+        """Step every slot (NEXT_STEP: slots that ended last step are reset; SAME_STEP: slots
+        that end now take a pooled new episode, see the module docs)."""
+        if self.same_step:
+            return self._step_same(actions)
         acts = np.asarray(actions).reshape(self.num_envs)
         if any(e is None for e in self._episode_ids):
             raise RuntimeError(
@@ -443,10 +546,92 @@ class Pf1eVectorEnv(VectorEnv):
             self._infos(ok, codes, retries, winners),
         )
 
+    def _step_same(
+        self, actions: Any
+    ) -> tuple[dict[str, Any], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """SAME_STEP: step every slot and replenish the pool in one call; the slots that end
+        take pooled episodes (an extra reset call only if the pool is short)."""
+        e = self.num_envs
+        acts = np.asarray(actions).reshape(e)
+        if any(x is None for x in self._episode_ids):
+            raise RuntimeError(
+                "no episode in this slot: call reset() first (also after a step() that "
+                "raised: the server may have applied part of it)"
+            )
+        a = acts.astype(np.int64)
+        n = self.single_action_space.n
+        bad = np.flatnonzero((a < 0) | (a >= n))
+        if len(bad):
+            i = int(bad[0])
+            raise ValueError(f"action {int(acts[i])} of env {i} outside Discrete({n})")
+        steps = list(zip(self._episode_ids, self._decision_ids.tolist(), a.tolist(), strict=True))
+        want = max(0, self._pool_target - self._pool.k)
+        resets = [(-1, self._draw_seed()) for _ in range(want)]
+        rows = self._call(steps, resets)  # type: ignore[arg-type]
+        if want:
+            self._add_to_pool(rows.take(slice(e, None)))
+            rows = rows.take(slice(0, e))
+        slots = np.arange(e)
+        self._store(slots, rows, slots[:0])
+        rewards = rows.rewards.copy()
+        terminated = rows.terminated.copy()
+        truncated = rows.truncated.copy()
+        ended = self._actor < 0
+        # An episode with no decision left is over (the server always flags it; defensive).
+        truncated |= ended & ~terminated & ~truncated
+        ended_slots = np.flatnonzero(ended)
+        winners = {int(i): rows.state(int(i)).outcome.winner or None for i in ended_slots.tolist()}
+        retries = np.zeros(e, dtype=np.int64)
+        infos = self._infos(rows.result_ok, rows.result_codes, retries, winners)
+        if len(ended_slots):
+            final_obs = np.full(e, None, dtype=object)
+            obs_now = self._batch_obs()
+            for i in ended_slots.tolist():
+                final_obs[i] = {k: v[i] for k, v in obs_now.items()}
+            final_info = dict(infos)
+            for key in list(final_info):
+                if key.startswith("_"):
+                    final_info[key] = final_info[key] & ended
+            for i in ended_slots.tolist():
+                self._close_slot(i)
+            while self._pool.k < len(ended_slots):
+                self.pool_refills += 1
+                short = len(ended_slots) - self._pool.k
+                seeds = [(-1, self._draw_seed()) for _ in range(short + self.pool_margin)]
+                self._add_to_pool(self._call([], seeds))
+            m = len(ended_slots)
+            fresh, self._pool = self._pool.take(slice(0, m)), self._pool.take(slice(m, None))
+            self._store(ended_slots, fresh, ended_slots)
+            infos = self._infos(rows.result_ok, rows.result_codes, retries, winners)
+            infos["final_obs"] = final_obs
+            infos["_final_obs"] = ended.copy()
+            infos["final_info"] = final_info
+            infos["_final_info"] = ended.copy()
+        self._pool_target = len(ended_slots) + self.pool_margin
+        return self._batch_obs(), rewards, terminated, truncated, infos
+
+    def _add_to_pool(self, rows: _Rows) -> None:
+        """Append freshly reset episodes to the pool (closing those already over)."""
+        if rows.k == 0:
+            return
+        live = rows.actor >= 0
+        for j in np.flatnonzero(~live).tolist():
+            self._close_id(rows.state(j).episode_id)
+        if not live.all():
+            rows = rows.take(np.flatnonzero(live))
+        self._pool = _Rows.concat([p for p in (self._pool, rows) if p.k]) if self._pool.k else rows
+
+    def _close_pool(self) -> None:
+        for j in range(self._pool.k):
+            self._close_id(self._pool.state(j).episode_id)
+        self._pool = _Rows.of_states(self.codec, [])
+
     def close_extras(self, **kwargs: Any) -> None:
-        """Close every episode on the server, then the connection (if this env made it)."""
+        """Close every episode on the server (the pool's too), then the connection (if this
+        env made it)."""
         for i in range(self.num_envs):
             self._close_slot(i)
+        self._close_pool()
         closing, self._closing = self._closing, []
         for episode_id in closing:
             self._close_now(episode_id)
@@ -469,8 +654,12 @@ class Pf1eVectorEnv(VectorEnv):
         return int(self.np_random.integers(0, 2**63))
 
     def _reset_req(self, seed: int) -> pb.ResetRequest:
+        extra = self._reset_extra
+        opts = reward_options(self._episode_reward)
+        if opts is not None:
+            extra = {**extra, "reward": opts}
         return reset_request(
-            self.scenario, seed, self.controlled_sides, self.controlled_ids, **self._reset_extra
+            self.scenario, seed, self.controlled_sides, self.controlled_ids, **extra
         )
 
     def _retry_dead_resets(self, slots: np.ndarray) -> np.ndarray:

@@ -159,3 +159,102 @@ def test_make_without_importing_the_package(server_address: str) -> None:
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "['action_mask', 'features', 'planes'] True"
+
+
+def _rewards_of(env: Pf1eEnv, seed: int, options: dict | None = None) -> list[float]:
+    rng = np.random.default_rng(seed)
+    obs, _ = env.reset(seed=seed, options=options)
+    out = []
+    while True:
+        obs, r, term, trunc, _ = env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        out.append(r)
+        if term or trunc:
+            return out
+
+
+def test_reward_dict_and_reset_options(server_address: str) -> None:
+    old = Pf1eEnv(address=server_address, shaped_reward=True, kill_weight=0.5)
+    new = Pf1eEnv(address=server_address, reward={"shaped": True, "kill_weight": 0.5})
+    try:
+        assert new.reward == old.reward == {"shaped": True, "kill_weight": 0.5}
+        shaped = _rewards_of(new, 3)
+        assert shaped == _rewards_of(old, 3)
+        assert any(r not in (-1.0, 0.0, 1.0) for r in shaped)
+        # options["reward"] overrides keys for that episode only.
+        sparse = _rewards_of(new, 3, {"reward": {"shaped": False}})
+        assert len(sparse) == len(shaped) and set(sparse) <= {-1.0, 0.0, 1.0}
+        assert all(r == 0.0 for r in sparse[:-1])
+        assert _rewards_of(new, 3) == shaped
+        with pytest.raises(ValueError, match="'gamma'"):
+            new.reset(options={"reward": {"gamma": 0.9}})
+        with pytest.raises(ValueError, match="'rewards'"):
+            new.reset(options={"rewards": {}})
+        with pytest.raises(ValueError, match="kill_weight"):
+            Pf1eEnv(address=server_address, reward={"kill_weight": "a lot"})
+        with pytest.raises(ValueError, match="'discount'"):
+            Pf1eEnv(address=server_address, reward={"discount": 0.5})
+        # round_discount is sent as RewardOptions.round_discount.
+        sent = []
+        reset = new.client.reset
+
+        def spy(*args, **kwargs):
+            sent.append(kwargs.get("reward"))
+            return reset(*args, **kwargs)
+
+        new.client.reset = spy  # type: ignore[method-assign]
+        new.reset(seed=1, options={"reward": {"round_discount": 0.9}})
+        new.reset(seed=1)
+        assert sent[0].HasField("round_discount") and abs(sent[0].round_discount - 0.9) < 1e-6
+        assert sent[0].shaped and not sent[1].HasField("round_discount")
+    finally:
+        old.close()
+        new.close()
+
+
+def test_observation_space_repr_is_short(server_address: str) -> None:
+    for observation in ("tensor", "json"):
+        env = Pf1eEnv(address=server_address, observation=observation)
+        try:
+            text = repr(env.observation_space)
+            assert len(text) < 400, (observation, len(text))
+            if observation == "json":
+                assert (
+                    "JsonText" in text and len(env.observation_space["json"].character_set) > 60_000
+                )
+        finally:
+            env.close()
+
+
+def test_tensor_bounds_from_schema(server_address: str) -> None:
+    from pf1e_gym import pb
+    from pf1e_gym._codec import TENSOR_HIGH, ObsCodec
+
+    env = Pf1eEnv(address=server_address, observation="tensor")
+    try:
+        spec = pb.Spec()
+        spec.CopyFrom(env.spec_msg)
+    finally:
+        env.close()
+    planes, rows, cols = spec.observation_schema.plane_shape
+    combatants, features = spec.observation_schema.feature_shape
+    if not spec.capabilities.feature_bounds:
+        codec = ObsCodec(spec, "tensor")
+        assert not codec.exact_bounds and codec.space["features"].high.max() == TENSOR_HIGH
+        spec.capabilities.feature_bounds = True
+        schema = spec.observation_schema
+        schema.feature_low[:] = [-1.0 if k == 0 else 0.0 for k in range(features)]
+        schema.feature_high[:] = [float(k + 1) for k in range(features)]
+        schema.plane_low[:] = [0.0] * planes
+        schema.plane_high[:] = [1.0 + k for k in range(planes)]
+    codec = ObsCodec(spec, "tensor")
+    assert codec.exact_bounds
+    f, p = codec.space["features"], codec.space["planes"]
+    assert f.shape == (combatants, features) and p.shape == (planes, rows, cols)
+    for c in range(combatants):
+        assert np.array_equal(f.low[c], np.asarray(spec.observation_schema.feature_low, np.float32))
+        assert np.array_equal(
+            f.high[c], np.asarray(spec.observation_schema.feature_high, np.float32)
+        )
+    for k in range(planes):
+        assert (p.high[k] == np.float32(spec.observation_schema.plane_high[k])).all()
+        assert (p.low[k] == np.float32(spec.observation_schema.plane_low[k])).all()

@@ -235,3 +235,132 @@ def _subset(rows, order):  # type: ignore[no-untyped-def]
         setattr(sub, name, getattr(rows, name)[order])
     sub.first_plane = rows.first_plane
     return sub
+
+
+def _run_same_step(env: Pf1eVectorEnv, seed: int, steps: int) -> tuple[list[tuple], int]:
+    """Random legal actions in SAME_STEP mode, checking the mode's invariants at every step;
+    everything returned (final observations included) as comparable values, and the number of
+    episodes ended."""
+    rng = np.random.default_rng(seed)
+    obs, info = env.reset(seed=seed)
+    out = [_info_key(info)]
+    endings = 0
+    ids = env.episode_ids
+    for _ in range(steps):
+        # No all-zero mask ever reaches the learner.
+        assert (obs["action_mask"].sum(axis=1) > 0).all()
+        obs, rew, term, trunc, info = env.step(_random_actions(rng, obs["action_mask"]))
+        assert env.observation_space.contains(obs)
+        assert np.array_equal(info["action_mask"], obs["action_mask"])
+        ended = term | trunc
+        assert not (term & trunc).any()
+        finals = []
+        if ended.any():
+            assert np.array_equal(info["_final_obs"], ended)
+            assert np.array_equal(info["_final_info"], ended)
+            fi = info["final_info"]
+            assert np.array_equal(fi["_winner"], ended)
+            assert (fi["actor_index"][ended] == -1).all()
+            for i in range(env.num_envs):
+                if ended[i]:
+                    fo = info["final_obs"][i]
+                    assert env.single_observation_space.contains(fo)
+                    assert fo["action_mask"].sum() == 0  # the final observation
+                    assert env.episode_ids[i] != ids[i]  # a new episode took the slot
+                    assert rew[i] in (-1.0, 0.0, 1.0)
+                    finals.append((i, fo["planes"].tobytes(), fo["features"].tobytes()))
+                else:
+                    assert info["final_obs"][i] is None
+                    assert env.episode_ids[i] == ids[i]
+        else:
+            assert "final_obs" not in info
+        endings += int(ended.sum())
+        ids = env.episode_ids
+        out.append(
+            (
+                obs["planes"].tobytes(),
+                obs["features"].tobytes(),
+                obs["action_mask"].tobytes(),
+                rew.tobytes(),
+                term.tobytes(),
+                trunc.tobytes(),
+                tuple(finals),
+            )
+        )
+    return out, endings
+
+
+def test_vector_env_same_step_autoreset(server_address: str) -> None:
+    env = Pf1eVectorEnv(8, address=server_address, autoreset_mode="same_step")
+    calls: list[int] = []
+    stub = env.client.stub
+    step_batch = stub.StepBatch
+
+    def counting(req, **kw):
+        calls.append(len(req.resets))
+        return step_batch(req, **kw)
+
+    stub.StepBatch = counting
+    try:
+        assert env.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+        assert Pf1eVectorEnv.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+        run_a, endings = _run_same_step(env, 100, 300)
+        assert endings >= 30
+        # One call per step (plus the reset's), but for the rare pool refills.
+        assert len(calls) == 1 + 300 + env.pool_refills
+        assert env.pool_refills <= 30
+        pooled = [env._pool.state(j).episode_id for j in range(env._pool.k)]
+        assert pooled
+        # Reproducible: the same seed gives the same run, final observations included.
+        run_b, _ = _run_same_step(env, 100, 300)
+        assert run_a == run_b
+        # Another seed, another run.
+        assert _run_same_step(env, 101, 50)[0] != run_a[:51]
+        ids = env.episode_ids
+        pooled += [env._pool.state(j).episode_id for j in range(env._pool.k)]
+    finally:
+        stub.StepBatch = step_batch
+        env.close()
+    with Pf1eClient(server_address) as c:
+        for eid in ids + pooled:  # slots and pool closed by reset() / close()
+            with pytest.raises(grpc.RpcError) as e:
+                c.observe(eid)
+            assert e.value.code() == grpc.StatusCode.NOT_FOUND
+
+
+def test_vector_env_same_step_unary_equals_batched(server_address: str) -> None:
+    a = Pf1eVectorEnv(4, address=server_address, autoreset_mode="same_step")
+    b = Pf1eVectorEnv(4, address=server_address, autoreset_mode="same_step", batch=False)
+    try:
+        assert _run_same_step(a, 5, 120) == _run_same_step(b, 5, 120)
+    finally:
+        a.close()
+        b.close()
+    with pytest.raises(ValueError, match="autoreset_mode"):
+        Pf1eVectorEnv(2, address=server_address, autoreset_mode="disabled")
+
+
+def test_vector_env_reward_options(server_address: str) -> None:
+    env = Pf1eVectorEnv(
+        4, address=server_address, reward={"shaped": True}, autoreset_mode="same_step"
+    )
+    try:
+        rng = np.random.default_rng(0)
+
+        def rewards(options: dict | None) -> np.ndarray:
+            obs, _ = env.reset(seed=7, options=options)
+            out = []
+            for _ in range(150):  # through several autoresets
+                obs, rew, *_ = env.step(_random_actions(rng, obs["action_mask"]))
+                out.append(rew)
+            return np.concatenate(out)
+
+        assert np.isin(rewards({"reward": {"shaped": False}}), (-1.0, 0.0, 1.0)).all()
+        assert not np.isin(rewards(None), (-1.0, 0.0, 1.0)).all()
+        env.reset(seed=1, options={"reward": {"round_discount": 0.5}})
+        req = env._reset_req(3)  # what the later autoresets send
+        assert req.reward.shaped and req.reward.round_discount == 0.5
+        with pytest.raises(ValueError, match="'gamma'"):
+            env.reset(options={"reward": {"gamma": 1.0}})
+    finally:
+        env.close()
