@@ -15,10 +15,12 @@ Reward: the shaped reward (damage and kill terms, potential-based) with
 change nothing cannot earn anything.
 
 Every ``--eval-every`` env steps the greedy policy (masked argmax) plays ``--eval-episodes``
-held-out episodes (seeds ``--eval-seed`` + k, disjoint from the training episodes, whose seeds
-are ``--seed`` + slot and then 63-bit draws) against the default policy, which has played the
-same seeds. At the end the policy plays ``--final-episodes`` held-out seeds. Written to
-``--out``:
+held-out validation episodes (seeds ``--eval-seed`` + k) and is compared with the default
+policy on the same seeds; the best of these policies is kept (``--keep best``, else the last).
+At the end the kept policy plays ``--final-episodes`` held-out test episodes (seeds
+``--test-seed`` + k, the leaderboard's default seeds), against the default policy on the same
+seeds. Training episodes are seeded ``--seed`` + slot, then with 63-bit draws: they meet
+neither set (a collision has a probability of about 1e-13). Written to ``--out``:
 
 - ``curve.csv``: ``env_steps, wall_s, win_rate, episodes`` (``wall_s``: training time,
   evaluations excluded);
@@ -128,7 +130,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--eval-every", type=int, default=50_000, help="env steps between evals")
     p.add_argument("--eval-episodes", type=int, default=300, help="held-out episodes per eval")
     p.add_argument("--final-episodes", type=int, default=1000, help="held-out episodes at the end")
-    p.add_argument("--eval-seed", type=int, default=1_000_000, help="first held-out seed")
+    p.add_argument("--eval-seed", type=int, default=2_000_000, help="first validation seed")
+    p.add_argument("--test-seed", type=int, default=1_000_000, help="first test seed")
+    p.add_argument("--keep", choices=("best", "last"), default="best", help="policy exported")
+    p.add_argument("--lr-schedule", choices=("constant", "linear"), default="linear")
     p.add_argument("--out", default="runs/ppo", help="output directory")
     p.add_argument("--net", default="64,64", help="hidden layer sizes of actor and critic")
     p.add_argument("--lr", type=float, default=3e-4)
@@ -171,7 +176,9 @@ def main(argv: list[str] | None = None) -> int:
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     eval_seeds = list(range(args.eval_seed, args.eval_seed + args.eval_episodes))
-    final_seeds = list(range(args.eval_seed, args.eval_seed + args.final_episodes))
+    final_seeds = list(range(args.test_seed, args.test_seed + args.final_episodes))
+    if set(eval_seeds) & set(final_seeds):
+        sys.exit("--eval-seed and --test-seed ranges overlap: the test would not be held out")
 
     with server(args.address, args.data_dir) as address:
         client = Pf1eClient(address, timeout=300.0)
@@ -201,7 +208,9 @@ def main(argv: list[str] | None = None) -> int:
         model = MaskablePPO(
             "MlpPolicy",
             env,
-            learning_rate=args.lr,
+            learning_rate=(
+                (lambda progress: args.lr * progress) if args.lr_schedule == "linear" else args.lr
+            ),
             n_steps=args.n_steps,
             batch_size=args.batch_size,
             n_epochs=args.n_epochs,
@@ -221,6 +230,7 @@ def main(argv: list[str] | None = None) -> int:
             return np.asarray(a)
 
         rows: list[dict[str, Any]] = []
+        best: dict[str, Any] = {"win_rate": -1.0, "params": None, "env_steps": 0}
         clock = {"train": 0.0, "since": time.perf_counter()}
 
         def evaluate(steps: int) -> None:
@@ -239,6 +249,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"(default {baseline.win_rate:.3f})  eval {r.wall_s:.1f} s",
                 flush=True,
             )
+            if r.win_rate > best["win_rate"]:
+                best.update(win_rate=r.win_rate, params=model.get_parameters(), env_steps=steps)
             clock["since"] = time.perf_counter()
 
         class Eval(BaseCallback):
@@ -260,11 +272,15 @@ def main(argv: list[str] | None = None) -> int:
         train_s = rows[-1]["wall_s"]
         env.close()
 
+        if args.keep == "best" and best["params"] is not None:
+            model.set_parameters(best["params"])
         model.save(out / "model.zip")
         training = {
             "algorithm": "sb3-contrib MaskablePPO (MlpPolicy)",
             "env_steps": steps,
             "train_wall_s": train_s,
+            "kept": args.keep,
+            "kept_env_steps": best["env_steps"] if args.keep == "best" else steps,
             "reward": reward,
             "args": {k: v for k, v in vars(args).items() if k not in ("address",)},
         }
@@ -287,6 +303,10 @@ def main(argv: list[str] | None = None) -> int:
         "eval_episodes": len(eval_seeds),
         "passed_default_at_env_steps": passed["env_steps"] if passed else None,
         "passed_default_at_wall_s": passed["wall_s"] if passed else None,
+        "kept": args.keep,
+        "kept_env_steps": best["env_steps"] if args.keep == "best" else steps,
+        "kept_eval_win_rate": best["win_rate"] if args.keep == "best" else rows[-1]["win_rate"],
+        "test_seeds": [final_seeds[0], final_seeds[-1]],
         "final_episodes": len(final_seeds),
         "final_win_rate": final.win_rate,
         "final_win_interval": final.interval(),
