@@ -114,6 +114,12 @@ def host_cpu() -> str:
     )
     model = info.get("Model name", platform.processor() or "unknown CPU")
     mhz = info.get("CPU max MHz") or info.get("CPU MHz")
+    if not mhz:  # lscpu of some VMs has no clock: /proc/cpuinfo's "cpu MHz"
+        with contextlib.suppress(OSError):
+            for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines():
+                if line.startswith("cpu MHz"):
+                    mhz = line.partition(":")[2].strip()
+                    break
     cores = info.get("CPU(s)", "?")
     return f"{model}, {cores} CPUs" + (f", {float(mhz) / 1000:.2f} GHz" if mhz else "")
 
