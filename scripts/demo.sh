@@ -2,15 +2,17 @@
 # The main job on the bundled default scenario (data/scenarios/sample_arena.yaml):
 #   1. builds the server and the CLI (release),
 #   2. starts pf1e-env-server on a free loopback port,
-#   3. a Python agent (clients/python/examples/random_agent.py) plays episodes as the goblins
-#      against default-policy orcs through gRPC,
+#   3. plays the leaderboard (pf1e-leaderboard) through gRPC: random, scripted, the default
+#      policy and the trained agent shipped in data/agents/sample_arena_ppo.npz (numpy forward
+#      pass: no torch), each as the goblins against default-policy orcs on the same EPISODES
+#      held-out seeds (default 1000), with 95 % Wilson intervals and the paired comparison,
 #   4. prints the Monte Carlo balance report of 3 goblins vs 2 orcs (1000 runs, seed 1).
-# Installs what it needs (Rust crates via cargo, Python packages into .venv).
+# Installs what it needs (Rust crates via cargo, Python packages into .venv: numpy, grpcio…).
 # Usage: bash scripts/demo.sh [EPISODES]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-episodes=${1:-20}
+episodes=${1:-1000}
 
 cargo build --release --locked --bin pf1e-env-server --bin pf1e-sim
 # Where cargo put them (CARGO_TARGET_DIR or .cargo/config may move the target directory).
@@ -38,8 +40,9 @@ if [ -z "$addr" ]; then
   exit 1
 fi
 echo "== pf1e-env-server listening on $addr =="
-echo "== Python agent: $episodes episodes as the goblins (random legal actions) =="
-.venv/bin/python clients/python/examples/random_agent.py --address "$addr" --episodes "$episodes" --seed 1
+echo "== Leaderboard: the goblins' players vs default-policy orcs, $episodes held-out seeds =="
+.venv/bin/pf1e-leaderboard --address "$addr" --episodes "$episodes" --seed 1000000 \
+  --agent data/agents/sample_arena_ppo.npz
 echo
 echo "== Monte Carlo report: 3 goblins vs 2 orcs, 1000 runs, seed 1 =="
 "$target/release/pf1e-sim" \

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Scripted agent: a simple rule-based player of one side against the server's default policy.
 
+The rules live in :mod:`pf1e_gym.scripted` (also the ``scripted`` entry of ``pf1e-leaderboard``):
+
 At each decision of one of its combatants, in this order:
 
 1. shoot: a full attack, else an attack, with a **ranged** weapon, at the weakest enemy in reach;
@@ -16,47 +18,11 @@ Prints one line per episode and, last, ``<side> win rate: X.X% (W/N)``.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-from typing import Any
 
-from pf1e_gym import Pf1eEnv, pb
-
-ATTACKS = (pb.ACTION_KIND_FULL_ATTACK, pb.ACTION_KIND_ATTACK)
-
-
-def choose(state: pb.EpisodeState) -> int:
-    """The action id the rules above pick for the pending decision of ``state``."""
-    snap: dict[str, Any] = json.loads(state.observation.json)
-    combatants = snap["combatants"]
-    me = combatants[state.decision.actor_index]
-    hp = {c["index"]: c["hp"] for c in combatants}
-    pairs = {p["target_index"]: p for p in snap.get("pairs", [])}
-
-    def weapon_kind(la: pb.LegalAction) -> str:
-        w = la.action.weapon if la.action.HasField("weapon") else 0
-        attacks = me["attacks"]
-        return attacks[w]["kind"] if w < len(attacks) else "melee"
-
-    legal = list(state.legal_actions)
-    for ranged in (True, False):
-        for kind in ATTACKS:
-            options = [
-                la
-                for la in legal
-                if la.action.kind == kind and (weapon_kind(la) == "ranged") == ranged
-            ]
-            if options:
-                # The weakest target first (ties: the lowest id).
-                return min(options, key=lambda la: (hp[la.action.target], la.id)).id
-    toward = [
-        la for la in legal if la.action.kind == pb.ACTION_KIND_MOVE and la.action.HasField("target")
-    ]
-    if toward:
-        dist = lambda la: pairs.get(la.action.target, {}).get("distance_ft", 1 << 30)  # noqa: E731
-        return min(toward, key=lambda la: (dist(la), la.id)).id
-    return next(la.id for la in legal if la.action.kind == pb.ACTION_KIND_END_TURN)
+from pf1e_gym import Pf1eEnv
+from pf1e_gym.scripted import choose
 
 
 def main(argv: list[str] | None = None) -> int:
