@@ -33,7 +33,10 @@ fn feat(t: &TensorObservation, row: CombatantId, name: &str) -> f32 {
 fn feature_names_and_groups_are_laid_out_as_documented() {
     assert_eq!(FEATURES, 155);
     let mut seen = std::collections::HashSet::new();
-    assert!(FEATURE_NAMES.iter().all(|n| seen.insert(*n)), "duplicate name");
+    assert!(
+        FEATURE_NAMES.iter().all(|n| seen.insert(*n)),
+        "duplicate name"
+    );
     assert_eq!(FEATURE_NAMES[0], "present");
     assert_eq!(FEATURE_NAMES[FIRST_MAGIC_FEATURE], "caster_level_div_20");
     assert_eq!(FEATURE_NAMES[60], "spell_resistance_div_40");
@@ -56,7 +59,10 @@ fn feature_names_and_groups_are_laid_out_as_documented() {
             format!("weapon{s}_average_damage_div_30")
         );
     }
-    assert_eq!(FIRST_WEAPON_FEATURE + WEAPON_SLOTS * WEAPON_FEATURES, FEATURES);
+    assert_eq!(
+        FIRST_WEAPON_FEATURE + WEAPON_SLOTS * WEAPON_FEATURES,
+        FEATURES
+    );
     for (i, (lo, hi)) in FEATURE_BOUNDS.iter().enumerate() {
         assert!(lo < hi, "{}: [{lo}, {hi}]", FEATURE_NAMES[i]);
     }
@@ -318,7 +324,10 @@ fn weapon_slots_read_range_reach_and_ammunition() {
     assert_eq!(feat(&t, a, "weapon0_present"), 1.0);
     assert_eq!(feat(&t, a, "weapon0_ranged"), 1.0);
     assert_eq!(feat(&t, a, "weapon0_reach_div_30"), 0.0);
-    assert_eq!(feat(&t, a, "weapon0_range_increment_div_120"), 100.0 / 120.0);
+    assert_eq!(
+        feat(&t, a, "weapon0_range_increment_div_120"),
+        100.0 / 120.0
+    );
     assert_eq!(feat(&t, a, "weapon0_ammunition_left_fraction"), 1.0);
     assert_eq!(feat(&t, a, "weapon0_usable"), 1.0);
     assert_eq!(feat(&t, a, "weapon0_attack_bonus_div_30"), 1.0);

@@ -248,7 +248,6 @@ fn terrain_planes(grid: &crate::geometry::grid::Grid) -> &[f32] {
 /// Number of features per combatant.
 pub const FEATURES: usize = FEATURE_NAMES.len();
 
-
 /// The first relation feature (`rel_valid` … `rel_i_threaten`): the viewer's relation to the
 /// row's combatant, each within `[0, 1]`.
 pub const FIRST_RELATION_FEATURE: usize = 61;
@@ -317,7 +316,13 @@ const fn feature_bounds() -> [(f32, f32); FEATURES] {
 pub fn plane_bounds(enc: &crate::Encounter) -> Vec<(f32, f32)> {
     let grid = &enc.grid;
     let cover = grid.cover_bonus.iter().copied().max().unwrap_or(0).max(8);
-    let level = grid.elevation.iter().copied().max().unwrap_or(0).clamp(0, 255);
+    let level = grid
+        .elevation
+        .iter()
+        .copied()
+        .max()
+        .unwrap_or(0)
+        .clamp(0, 255);
     let mut b = vec![(0.0f32, 1.0f32); PLANES];
     b[3] = (0.0, f32::from(cover) / f32::from(PLANE_DIVISORS[3]));
     b[4] = (0.0, level as f32 / f32::from(PLANE_DIVISORS[4]));
@@ -575,7 +580,9 @@ pub(crate) fn build(ep: &Episode, viewer: CombatantId) -> TensorObservation {
         r[13] = b(p.i_threaten);
     }
     // The viewer's budget and the pending decision's kind, in the viewer's own row.
-    if let Some(me) = features.get_mut(viewer.0 as usize * FEATURES..(viewer.0 as usize + 1) * FEATURES) {
+    if let Some(me) =
+        features.get_mut(viewer.0 as usize * FEATURES..(viewer.0 as usize + 1) * FEATURES)
+    {
         let b = |v: bool| f32::from(u8::from(v));
         let g = &mut me[FIRST_BUDGET_FEATURE..][..8];
         if let Some(d) = ep.decision().filter(|d| d.actor == viewer) {
