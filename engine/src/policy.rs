@@ -143,7 +143,7 @@ pub(crate) fn is_preparatory(kind: ActionKind) -> bool {
 }
 
 /// Average damage of attack `wi` of `spec`: its dice plus its flat bonus.
-fn average_damage(spec: &crate::content::combatant::CombatantSpec, wi: usize) -> f64 {
+pub(crate) fn average_damage(spec: &crate::content::combatant::CombatantSpec, wi: usize) -> f64 {
     let mut avg = spec.attacks[wi].damage_bonus as f64;
     for c in &spec.resolved().damage[wi] {
         avg += (c.dice.min() + c.dice.max()) as f64 / 2.0;

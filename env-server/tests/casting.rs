@@ -138,7 +138,7 @@ async fn spec_lists_spellbooks_summon_slots_and_the_cast_blocks() {
         "caster_level_div_20"
     );
     assert_eq!(
-        schema.feature_names[FEATURES - 1],
+        schema.feature_names[FIRST_MAGIC_FEATURE + 10],
         "spell_resistance_div_40"
     );
 }
@@ -157,7 +157,12 @@ async fn magic_features_are_within_0_and_1_and_read_the_casters() {
     };
     for c in 0..n {
         let row = &tensors.features[c * FEATURES..(c + 1) * FEATURES];
-        for (name, v) in FEATURE_NAMES.iter().zip(row).skip(FIRST_MAGIC_FEATURE) {
+        for (name, v) in FEATURE_NAMES
+            .iter()
+            .zip(row)
+            .skip(FIRST_MAGIC_FEATURE)
+            .take(11)
+        {
             assert!((0.0..=1.0).contains(v), "{name} of {c}: {v}");
         }
     }

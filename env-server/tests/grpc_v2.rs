@@ -98,6 +98,36 @@ async fn spec_describes_schema_blocks_rewards_and_versions() {
         ]
     );
     assert_eq!(schema.feature_names[0], "present");
+    // Exact bounds (issue 14): one pair per feature and per plane, low < high for features;
+    // the sample arena's elevation plane reaches its highest level / 9.
+    let n = pf1e_engine::observe::tensor::FEATURES;
+    assert_eq!(
+        (schema.feature_low.len(), schema.feature_high.len()),
+        (n, n)
+    );
+    for (k, (lo, hi)) in schema
+        .feature_low
+        .iter()
+        .zip(&schema.feature_high)
+        .enumerate()
+    {
+        assert!(lo < hi, "{}: [{lo}, {hi}]", schema.feature_names[k]);
+    }
+    let hp = schema
+        .feature_names
+        .iter()
+        .position(|x| x == "hp_fraction")
+        .unwrap();
+    assert_eq!(
+        (schema.feature_low[hp], schema.feature_high[hp]),
+        (-1.0, 1.0)
+    );
+    let p = pf1e_engine::observe::tensor::PLANES;
+    assert_eq!((schema.plane_low.len(), schema.plane_high.len()), (p, p));
+    assert!(schema.plane_low.iter().all(|&x| x == 0.0));
+    assert_eq!(schema.plane_high[3], 1.0);
+    assert!(schema.plane_high[4] > 0.0 && schema.plane_high[4] <= 1.0);
+    assert_eq!(schema.weapon_slots, 4);
     // The blocks tile the action space.
     let mut next = 0;
     for b in &spec.action_blocks {
@@ -108,6 +138,7 @@ async fn spec_describes_schema_blocks_rewards_and_versions() {
     assert_eq!(spec.action_blocks[0].name, "end_turn");
     assert_eq!(spec.reward_components, vec!["sparse", "damage", "kill"]);
     let caps = spec.capabilities.unwrap();
+    assert!(caps.feature_bounds);
     assert!(caps.json_observation && caps.tensor_observation && caps.snapshots);
     assert!(caps.batch && caps.stream && caps.validate && caps.shaped_rewards);
     assert_eq!(spec.rules_data_version.len(), 16);

@@ -400,7 +400,6 @@ pub(crate) fn build(
     viewer: Option<crate::actions::CombatantId>,
 ) -> Observation {
     use crate::actions::CombatantId;
-    use crate::geometry::grid;
     use crate::rules;
     let enc = ep.encounter();
     let decision = ep.decision().cloned();
@@ -611,76 +610,26 @@ pub(crate) fn build(
     let mut threatened = vec![vec![false; enc.map.cols as usize]; enc.map.rows as usize];
     let mut enemies_threatening_me = Vec::new();
     if let Some(a) = acting {
-        let pos = ep.position(a);
-        let field = ep.move_field(a, None);
-        let mut stoppable = field.stoppable();
-        stoppable.sort_by_key(|(c, k)| (*k, *c));
-        let step_field = ep.move_field(a, Some(1));
+        let fields = PairFields::of(ep, a);
         for t in ep.ids().filter(|&t| t != a) {
-            let d = rules::ranged::distance_ft_from(ep, a, pos, t);
-            let wf = rules::weapons::weapon_for(ep, a, pos, t);
-            let (weapon_for, weapon_reason) = match wf {
-                Ok(w) => (Some(w), None),
-                Err(r) => (None, Some(r.code().to_string())),
-            };
-            let attacks = &ep.spec(a).attacks;
-            let range_penalty =
-                weapon_for.map_or(0, |w| rules::ranged::range_penalty(&attacks[w], d));
-            let ranged = weapon_for.is_some_and(|w| attacks[w].is_ranged());
-            let charge = if ep.conscious(t) && ep.enemies(a, t) {
-                rules::charge::charge_path(ep, a, t, None).map(|_| ())
-            } else {
-                Err(crate::actions::Reject::InvalidTarget {
-                    target: Some(t),
-                    why: if ep.conscious(t) {
-                        crate::actions::TargetIssue::Ally
-                    } else {
-                        crate::actions::TargetIssue::Unconscious
-                    },
-                })
-            };
-            let can_step5 = crate::actions::space::STEP_DIRECTIONS
-                .iter()
-                .any(|(dr, dc)| {
-                    let c = grid::Cell::new(pos.row + dr, pos.col + dc);
-                    step_field.can_stop(c)
-                        && step_field.cost(c) == Some(1)
-                        && rules::weapons::weapon_for(ep, a, c, t).is_ok()
-                });
-            // `stoppable` is sorted by cost: the first square from which a weapon can attack.
-            let movement_cost_ft = stoppable
-                .iter()
-                .find(|(c, _)| rules::weapons::weapon_for(ep, a, *c, t).is_ok())
-                .map(|(_, k)| *k as i32 * grid::SQUARE_FT);
+            let p = pair(ep, a, &fields, t);
             pairs.push(PairObs {
                 target_index: t.0,
                 target_id: ep.id_of(t).to_string(),
-                distance_ft: d,
-                weapon_for,
-                weapon_reason,
-                range_penalty,
-                can_charge: charge.is_ok(),
-                charge_reason: charge.err().map(|r| r.code().to_string()),
-                can_step5_to_attack: can_step5,
-                has_line_of_effect: crate::geometry::los::has_line_of_effect(
-                    &enc.grid,
-                    pos,
-                    ep.fp_side(a),
-                    ep.position(t),
-                    ep.fp_side(t),
-                ),
-                flanking: !ranged
-                    && weapon_for.is_some()
-                    && rules::flanking::flanking(ep, a, pos, t),
-                movement_cost_ft,
-                target_threatens_me: ep.enemies(a, t) && rules::reach::threatens(ep, t, a, pos),
-                cover_bonus: if weapon_for.is_some() {
-                    rules::cover::cover_bonus(ep, a, pos, t, ranged)
-                } else {
-                    0
-                },
+                distance_ft: p.distance_ft,
+                weapon_for: p.weapon_for.ok(),
+                weapon_reason: p.weapon_for.err().map(|r| r.code().to_string()),
+                range_penalty: p.range_penalty,
+                can_charge: p.charge.is_ok(),
+                charge_reason: p.charge.err().map(|r| r.code().to_string()),
+                can_step5_to_attack: p.can_step5_to_attack,
+                has_line_of_effect: p.has_line_of_effect,
+                flanking: p.flanking,
+                movement_cost_ft: p.movement_cost_ft,
+                target_threatens_me: p.target_threatens_me,
+                cover_bonus: p.cover_bonus,
             });
-            if ep.enemies(a, t) && rules::reach::threatens(ep, t, a, pos) {
+            if p.target_threatens_me {
                 enemies_threatening_me.push(ep.id_of(t).to_string());
             }
         }
@@ -741,6 +690,125 @@ pub(crate) fn build(
                 )
             })
             .collect(),
+    }
+}
+
+/// The actor's movement fields one observation's pairs share: computed once per observation,
+/// not per target ([`pair`]).
+pub(crate) struct PairFields {
+    /// The actor's anchor square.
+    pos: crate::geometry::grid::Cell,
+    /// Squares it can stop on with its whole movement, sorted by cost (squares of movement),
+    /// then square.
+    stoppable: Vec<(crate::geometry::grid::Cell, u32)>,
+    /// Its field bounded to one square (the 5-foot step).
+    step_field: crate::geometry::grid::PathField,
+}
+
+impl PairFields {
+    /// The fields of actor `a` now (`move_field(a, None)` and `move_field(a, Some(1))`).
+    pub(crate) fn of(ep: &crate::episode::Episode, a: crate::actions::CombatantId) -> PairFields {
+        let mut stoppable = ep.move_field(a, None).stoppable();
+        stoppable.sort_by_key(|(c, k)| (*k, *c));
+        PairFields {
+            pos: ep.position(a),
+            stoppable,
+            step_field: ep.move_field(a, Some(1)),
+        }
+    }
+}
+
+/// One actor × target pair's facts: what the JSON observation's [`PairObs`] and the tensor's
+/// `rel_` features both show ([`pair`] is their one source, so the two cannot disagree).
+pub(crate) struct Pair {
+    /// Distance in feet from the actor's square ([`crate::rules::ranged::distance_ft_from`]).
+    pub distance_ft: i32,
+    /// The weapon (attack index) that can attack the target from here, or why none.
+    pub weapon_for: Result<usize, crate::actions::Reject>,
+    /// Range penalty of that weapon at this distance (≤ 0; 0 without a weapon).
+    pub range_penalty: i32,
+    /// A charge at the target is possible now, or why not (CRB — Combat: Charge).
+    pub charge: Result<(), crate::actions::Reject>,
+    /// A 5-foot step reaches a square from which a weapon can attack it.
+    pub can_step5_to_attack: bool,
+    pub has_line_of_effect: bool,
+    /// Flanking it with the melee weapon that can attack it (CRB — Combat: Flanking).
+    pub flanking: bool,
+    /// Cheapest movement cost to a square from which to attack, in feet (`None`: unreachable).
+    pub movement_cost_ft: Option<i32>,
+    /// An enemy that threatens the actor's square.
+    pub target_threatens_me: bool,
+    /// The actor threatens the target's square (any relation).
+    pub i_threaten: bool,
+    /// Cover bonus to the target's AC against that weapon (0 without a weapon).
+    pub cover_bonus: i32,
+}
+
+/// The facts of actor `a` about target `t` (`t != a`), `fields` being [`PairFields::of`] `a`.
+pub(crate) fn pair(
+    ep: &crate::episode::Episode,
+    a: crate::actions::CombatantId,
+    fields: &PairFields,
+    t: crate::actions::CombatantId,
+) -> Pair {
+    use crate::geometry::grid;
+    use crate::rules;
+    let pos = fields.pos;
+    let d = rules::ranged::distance_ft_from(ep, a, pos, t);
+    let weapon_for = rules::weapons::weapon_for(ep, a, pos, t);
+    let w = weapon_for.as_ref().ok().copied();
+    let attacks = &ep.spec(a).attacks;
+    let range_penalty = w.map_or(0, |w| rules::ranged::range_penalty(&attacks[w], d));
+    let ranged = w.is_some_and(|w| attacks[w].is_ranged());
+    let charge = if ep.conscious(t) && ep.enemies(a, t) {
+        rules::charge::charge_path(ep, a, t, None).map(|_| ())
+    } else {
+        Err(crate::actions::Reject::InvalidTarget {
+            target: Some(t),
+            why: if ep.conscious(t) {
+                crate::actions::TargetIssue::Ally
+            } else {
+                crate::actions::TargetIssue::Unconscious
+            },
+        })
+    };
+    let step_field = &fields.step_field;
+    let can_step5_to_attack = crate::actions::space::STEP_DIRECTIONS
+        .iter()
+        .any(|(dr, dc)| {
+            let c = grid::Cell::new(pos.row + dr, pos.col + dc);
+            step_field.can_stop(c)
+                && step_field.cost(c) == Some(1)
+                && rules::weapons::weapon_for(ep, a, c, t).is_ok()
+        });
+    // `stoppable` is sorted by cost: the first square from which a weapon can attack.
+    let movement_cost_ft = fields
+        .stoppable
+        .iter()
+        .find(|(c, _)| rules::weapons::weapon_for(ep, a, *c, t).is_ok())
+        .map(|(_, k)| *k as i32 * grid::SQUARE_FT);
+    Pair {
+        distance_ft: d,
+        range_penalty,
+        charge,
+        can_step5_to_attack,
+        has_line_of_effect: crate::geometry::los::has_line_of_effect(
+            &ep.encounter().grid,
+            pos,
+            ep.fp_side(a),
+            ep.position(t),
+            ep.fp_side(t),
+        ),
+        flanking: !ranged && w.is_some() && rules::flanking::flanking(ep, a, pos, t),
+        movement_cost_ft,
+        target_threatens_me: ep.enemies(a, t) && rules::reach::threatens(ep, t, a, pos),
+        i_threaten: rules::reach::threatens(ep, a, t, ep.position(t)),
+        cover_bonus: if w.is_some() {
+            rules::cover::cover_bonus(ep, a, pos, t, ranged)
+        } else {
+            0
+        },
+        weapon_for,
     }
 }
 

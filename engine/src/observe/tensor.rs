@@ -2,13 +2,33 @@
 //! `ObservationTensor`): grid planes plus per-combatant features, and the action mask.
 //!
 //! Shapes are fixed per encounter: planes `[PLANES, rows, cols]` and features
-//! `[combatants, FEATURES]`, both `f32`, row-major, values roughly in `[0, 1]`. Everything is
-//! relative to the **viewer** (allies/enemies, "me").
+//! `[combatants, FEATURES]`, both `f32`, row-major. Everything is relative to the **viewer**
+//! (the deciding combatant: allies/enemies, "me"). Every value lies within exact bounds:
+//! feature `k` within [`FEATURE_BOUNDS`]`[k]` (the same for every row; [`build`] clamps into
+//! it), plane `p` within [`plane_bounds`]`(enc)[p]` (exact by construction).
+//!
+//! The features of a row, in groups (indices never move: new groups are appended):
+//! - `0..FIRST_MAGIC_FEATURE`: the combatant's state (hit points, life state, position, AC,
+//!   the toggles and per-turn flags of the rules);
+//! - `FIRST_MAGIC_FEATURE..FIRST_RELATION_FEATURE`: magic (caster level, slots and uses left…);
+//! - `FIRST_RELATION_FEATURE..` (`rel_`): the viewer's relation to this row's combatant, the
+//!   numbers of the JSON observation's `pairs` (one source: `observation::pair`); all 0 in the
+//!   viewer's own row and in the rows of the dead and absent (`rel_valid` = 0);
+//! - `FIRST_CONDITION_FEATURE..` (`cond_`): a multi-hot of every condition
+//!   ([`Condition::ALL`] order, CRB — Appendix: Conditions);
+//! - `FIRST_BUDGET_FEATURE..` (`budget_`, `decision_`): the viewer's remaining turn budget and
+//!   the pending decision's kind, in the viewer's own row only (0 elsewhere, and 0 when the
+//!   pending decision is not the viewer's);
+//! - `FIRST_ROUND_FEATURE..`: the round and round cap, the same in every row;
+//! - `FIRST_WEAPON_FEATURE..` (`weapon<k>_`): [`WEAPON_SLOTS`] slots of
+//!   [`WEAPON_FEATURES`] values, the combatant's attacks in list order (0 in absent slots;
+//!   attacks past the last slot are not described).
 
 use crate::actions::CombatantId;
 use crate::effects::conditions::Condition;
 use crate::episode::{Episode, LifeState};
 use crate::geometry::grid::Cell;
+use crate::observe::observation::{pair, PairFields};
 use serde::Serialize;
 
 /// Names of the grid planes, in order.
@@ -26,7 +46,7 @@ pub const PLANE_NAMES: [&str; 10] = [
 ];
 
 /// Names of the per-combatant features, in order.
-pub const FEATURE_NAMES: [&str; 61] = [
+pub const FEATURE_NAMES: [&str; 155] = [
     "present",
     "is_me",
     "is_ally",
@@ -88,6 +108,100 @@ pub const FEATURE_NAMES: [&str; 61] = [
     "summon_rounds_left_div_20",
     "cast_defensively",
     "spell_resistance_div_40",
+    "rel_valid",
+    "rel_enemy",
+    "rel_distance_div_120",
+    "rel_line_of_effect",
+    "rel_can_attack_now",
+    "rel_range_penalty_div_10",
+    "rel_cover_bonus_div_8",
+    "rel_flanking",
+    "rel_can_charge",
+    "rel_can_5foot_step_to_attack",
+    "rel_reachable_to_attack",
+    "rel_move_cost_to_attack_div_120",
+    "rel_threatens_me",
+    "rel_i_threaten",
+    "cond_shaken",
+    "cond_sickened",
+    "cond_fatigued",
+    "cond_exhausted",
+    "cond_entangled",
+    "cond_dazzled",
+    "cond_blinded",
+    "cond_deafened",
+    "cond_flat_footed",
+    "cond_prone",
+    "cond_stunned",
+    "cond_paralyzed",
+    "cond_nauseated",
+    "cond_dazed",
+    "cond_staggered",
+    "cond_frightened",
+    "cond_panicked",
+    "cond_cowering",
+    "cond_helpless",
+    "cond_fascinated",
+    "cond_invisible",
+    "cond_bleeding",
+    "cond_confused",
+    "cond_bane",
+    "cond_grappled",
+    "cond_pinned",
+    "cond_blurred",
+    "cond_displaced",
+    "cond_asleep",
+    "budget_standard",
+    "budget_move",
+    "budget_swift",
+    "budget_full_round",
+    "budget_five_foot_step",
+    "budget_immediate",
+    "decision_turn_action",
+    "decision_reaction",
+    "round_fraction",
+    "rounds_left_fraction",
+    "surprise_round",
+    "weapon0_present",
+    "weapon0_ranged",
+    "weapon0_natural",
+    "weapon0_reach_div_30",
+    "weapon0_range_increment_div_120",
+    "weapon0_ammunition_left_fraction",
+    "weapon0_usable",
+    "weapon0_broken",
+    "weapon0_attack_bonus_div_30",
+    "weapon0_average_damage_div_30",
+    "weapon1_present",
+    "weapon1_ranged",
+    "weapon1_natural",
+    "weapon1_reach_div_30",
+    "weapon1_range_increment_div_120",
+    "weapon1_ammunition_left_fraction",
+    "weapon1_usable",
+    "weapon1_broken",
+    "weapon1_attack_bonus_div_30",
+    "weapon1_average_damage_div_30",
+    "weapon2_present",
+    "weapon2_ranged",
+    "weapon2_natural",
+    "weapon2_reach_div_30",
+    "weapon2_range_increment_div_120",
+    "weapon2_ammunition_left_fraction",
+    "weapon2_usable",
+    "weapon2_broken",
+    "weapon2_attack_bonus_div_30",
+    "weapon2_average_damage_div_30",
+    "weapon3_present",
+    "weapon3_ranged",
+    "weapon3_natural",
+    "weapon3_reach_div_30",
+    "weapon3_range_increment_div_120",
+    "weapon3_ammunition_left_fraction",
+    "weapon3_usable",
+    "weapon3_broken",
+    "weapon3_attack_bonus_div_30",
+    "weapon3_average_damage_div_30",
 ];
 
 /// The first feature of the magic group (`caster_level_div_20` … `spell_resistance_div_40`):
@@ -133,6 +247,87 @@ fn terrain_planes(grid: &crate::geometry::grid::Grid) -> &[f32] {
 }
 /// Number of features per combatant.
 pub const FEATURES: usize = FEATURE_NAMES.len();
+
+/// The first relation feature (`rel_valid` … `rel_i_threaten`): the viewer's relation to the
+/// row's combatant, each within `[0, 1]`.
+pub const FIRST_RELATION_FEATURE: usize = 61;
+/// The first condition feature (`cond_shaken` …): one per [`Condition::ALL`], 0 or 1.
+pub const FIRST_CONDITION_FEATURE: usize = FIRST_RELATION_FEATURE + 14;
+/// The first budget feature (`budget_standard` … `decision_reaction`), viewer's row only.
+pub const FIRST_BUDGET_FEATURE: usize = FIRST_CONDITION_FEATURE + Condition::ALL.len();
+/// The first round feature (`round_fraction`, `rounds_left_fraction`, `surprise_round`).
+pub const FIRST_ROUND_FEATURE: usize = FIRST_BUDGET_FEATURE + 8;
+/// The first weapon feature (`weapon0_present`).
+pub const FIRST_WEAPON_FEATURE: usize = FIRST_ROUND_FEATURE + 3;
+/// Weapon slots per row (the spec's `ObservationSchema.weapon_slots`).
+pub const WEAPON_SLOTS: usize = 4;
+/// Features per weapon slot (`present` … `average_damage_div_30`).
+pub const WEAPON_FEATURES: usize = 10;
+
+/// Exact bounds `[low, high]` of every feature, in [`FEATURE_NAMES`] order, the same for every
+/// row: [`build`] clamps each value into them. Most are `[0, 1]` (flags, fractions, ratios
+/// clamped). The others, each a documented clamp wide enough for the Bestiary and the Core
+/// Rulebook's characters (values outside are clamped, not wrapped):
+/// - `hp_fraction` `[-1, 1]` (current / maximum hit points, negative while dying);
+/// - `hp_div_100` `[-1, 10]` (−100 … 1,000 hit points);
+/// - `ac_div_30` `[0, 3]` (AC 0 … 90); `cmd_div_40` `[0, 3]` (CMD 0 … 120);
+/// - `aoo_remaining` `[0, 16]` (attacks of opportunity left this round; Combat Reflexes:
+///   1 + Dex modifier);
+/// - `speed_div_60` `[0, 4]` (0 … 240 ft); `sneak_dice_div_10` `[0, 2]` (0 … 20d6);
+/// - `cmb_div_20` `[-1, 4]` (CMB −20 … +80);
+/// - `defensive_ac_bonus_div_4`, `combat_expertise_ac_bonus_div_4` `[0, 2]` (0 … +8 dodge);
+/// - `aid_attack_bonus_div_4`, `aid_ac_bonus_div_4` `[0, 4]` (0 … +16: eight aids of +2);
+/// - `weapon<k>_reach_div_30` `[0, 2]` (0 … 60 ft), `weapon<k>_range_increment_div_120`
+///   `[0, 2]` (0 … 240 ft);
+/// - `weapon<k>_attack_bonus_div_30` `[-0.5, 2]` (−15 … +60);
+///   `weapon<k>_average_damage_div_30` `[0, 4]` (0 … 120 average damage per hit).
+pub const FEATURE_BOUNDS: [(f32, f32); FEATURES] = feature_bounds();
+
+const fn feature_bounds() -> [(f32, f32); FEATURES] {
+    let mut b = [(0.0f32, 1.0f32); FEATURES];
+    b[4] = (-1.0, 1.0); // hp_fraction
+    b[5] = (-1.0, 10.0); // hp_div_100
+    b[12] = (0.0, 3.0); // ac_div_30
+    b[15] = (0.0, 16.0); // aoo_remaining
+    b[16] = (0.0, 4.0); // speed_div_60
+    b[23] = (0.0, 2.0); // sneak_dice_div_10
+    b[24] = (-1.0, 4.0); // cmb_div_20
+    b[25] = (0.0, 3.0); // cmd_div_40
+    b[35] = (0.0, 2.0); // defensive_ac_bonus_div_4
+    b[46] = (0.0, 2.0); // combat_expertise_ac_bonus_div_4
+    b[47] = (0.0, 4.0); // aid_attack_bonus_div_4
+    b[48] = (0.0, 4.0); // aid_ac_bonus_div_4
+    let mut k = 0;
+    while k < WEAPON_SLOTS {
+        let w = FIRST_WEAPON_FEATURE + k * WEAPON_FEATURES;
+        b[w + 3] = (0.0, 2.0); // reach_div_30
+        b[w + 4] = (0.0, 2.0); // range_increment_div_120
+        b[w + 8] = (-0.5, 2.0); // attack_bonus_div_30
+        b[w + 9] = (0.0, 4.0); // average_damage_div_30
+        k += 1;
+    }
+    b
+}
+
+/// Exact bounds `[low, high]` of every plane of `enc`'s observations, in [`PLANE_NAMES`]
+/// order: `[0, 1]` for the 0/1 planes; `cover_bonus_div_8` `[0, max(8, the map's highest
+/// cover bonus) / 8]`; `elevation_div_9` `[0, the map's highest level / 9]` (0 on a flat
+/// map). Each value is also a byte / [`PLANE_DIVISORS`] ([`planes_to_u8`]).
+pub fn plane_bounds(enc: &crate::Encounter) -> Vec<(f32, f32)> {
+    let grid = &enc.grid;
+    let cover = grid.cover_bonus.iter().copied().max().unwrap_or(0).max(8);
+    let level = grid
+        .elevation
+        .iter()
+        .copied()
+        .max()
+        .unwrap_or(0)
+        .clamp(0, 255);
+    let mut b = vec![(0.0f32, 1.0f32); PLANES];
+    b[3] = (0.0, f32::from(cover) / f32::from(PLANE_DIVISORS[3]));
+    b[4] = (0.0, level as f32 / f32::from(PLANE_DIVISORS[4]));
+    b
+}
 
 /// A tensor observation.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -218,6 +413,9 @@ pub(crate) fn build(ep: &Episode, viewer: CombatantId) -> TensorObservation {
     let n = enc.combatants.len();
     let mut features = vec![0f32; n * FEATURES];
     let order = ep.initiative_order();
+    let cap = enc.options.round_cap.max(1);
+    let round_fraction = (ep.round() as f32 / cap as f32).clamp(0.0, 1.0);
+    let surprise = ep.in_surprise_round();
     let my_slot = order.iter().position(|&c| c == viewer);
     for x in ep.ids() {
         let i = x.0 as usize;
@@ -322,6 +520,87 @@ pub(crate) fn build(ep: &Episode, viewer: CombatantId) -> TensorObservation {
         f[58] = ratio(st.summon_rounds as f32, 20.0);
         f[59] = b(st.cast_defensively);
         f[60] = ratio(spec.spell_resistance as f32, 40.0);
+        // Conditions (CRB — Appendix: Conditions), multi-hot in `Condition::ALL` order.
+        for c in &st.conditions {
+            f[FIRST_CONDITION_FEATURE + c.condition as usize] = 1.0;
+        }
+        // The round and the round cap, the same in every row.
+        f[FIRST_ROUND_FEATURE] = round_fraction;
+        f[FIRST_ROUND_FEATURE + 1] = 1.0 - round_fraction;
+        f[FIRST_ROUND_FEATURE + 2] = b(surprise);
+        // Weapons: the first `WEAPON_SLOTS` attacks, in list order.
+        for (k, w) in spec.attacks.iter().enumerate().take(WEAPON_SLOTS) {
+            let g = &mut f[FIRST_WEAPON_FEATURE + k * WEAPON_FEATURES..][..WEAPON_FEATURES];
+            let ranged = w.is_ranged();
+            let ammo_left = st.ammo.get(k).copied().flatten();
+            g[0] = 1.0;
+            g[1] = b(ranged);
+            g[2] = b(w.natural);
+            g[3] = if ranged {
+                0.0
+            } else {
+                crate::rules::reach::melee_reach(ep, x, w).1 as f32 / 30.0
+            };
+            g[4] = w.range_increment_ft.unwrap_or(0) as f32 / 120.0;
+            g[5] = match (ammo_left, w.ammunition) {
+                (Some(left), Some(max)) => ratio(left as f32, max as f32),
+                // Not counted: unlimited.
+                _ => 1.0,
+            };
+            g[6] = b(ep.weapon_usable(x, k) && ammo_left != Some(0));
+            g[7] = b(ep.weapon_broken(x, k));
+            g[8] = w.attack_bonus as f32 / 30.0;
+            g[9] = crate::policy::average_damage(spec, k) as f32 / 30.0;
+        }
+    }
+    // The viewer's relation to each combatant: the JSON observation's pairs, one source.
+    let mut fields = None;
+    for t in ep.ids() {
+        let st = &ep.st[t.0 as usize];
+        if t == viewer || st.life == LifeState::Dead || st.absent {
+            continue;
+        }
+        let fields = fields.get_or_insert_with(|| PairFields::of(ep, viewer));
+        let p = pair(ep, viewer, fields, t);
+        let r = &mut features[t.0 as usize * FEATURES + FIRST_RELATION_FEATURE..][..14];
+        let b = |v: bool| f32::from(u8::from(v));
+        r[0] = 1.0;
+        r[1] = b(ep.enemies(viewer, t));
+        r[2] = p.distance_ft as f32 / 120.0;
+        r[3] = b(p.has_line_of_effect);
+        r[4] = b(p.weapon_for.is_ok());
+        r[5] = -p.range_penalty as f32 / 10.0;
+        r[6] = p.cover_bonus as f32 / 8.0;
+        r[7] = b(p.flanking);
+        r[8] = b(p.charge.is_ok());
+        r[9] = b(p.can_step5_to_attack);
+        r[10] = b(p.movement_cost_ft.is_some());
+        r[11] = p.movement_cost_ft.map_or(1.0, |ft| ft as f32 / 120.0);
+        r[12] = b(p.target_threatens_me);
+        r[13] = b(p.i_threaten);
+    }
+    // The viewer's budget and the pending decision's kind, in the viewer's own row.
+    if let Some(me) =
+        features.get_mut(viewer.0 as usize * FEATURES..(viewer.0 as usize + 1) * FEATURES)
+    {
+        let b = |v: bool| f32::from(u8::from(v));
+        let g = &mut me[FIRST_BUDGET_FEATURE..][..8];
+        if let Some(d) = ep.decision().filter(|d| d.actor == viewer) {
+            g[0] = b(d.budget.standard);
+            g[1] = b(d.budget.move_action);
+            g[2] = b(d.budget.swift);
+            g[3] = b(d.budget.full_round);
+            g[4] = b(d.budget.five_foot_step);
+            g[6] = b(!d.kind.is_reaction());
+            g[7] = b(d.kind.is_reaction());
+        }
+        g[5] = b(ep.can_take_immediate(viewer));
+    }
+    // Every value into its bounds.
+    for row in features.chunks_mut(FEATURES) {
+        for (v, &(lo, hi)) in row.iter_mut().zip(FEATURE_BOUNDS.iter()) {
+            *v = v.clamp(lo, hi);
+        }
     }
     TensorObservation {
         plane_shape: [PLANES, rows, cols],

@@ -1,6 +1,7 @@
 //! GetSpec: what a client needs to know before its first Reset — the scenario's map, sides
 //! and combatants, the action space (size and blocks), the observation schema (tensor shapes,
-//! plane names and divisors, the terrain planes), the reward components, the capabilities and
+//! plane names and divisors, the terrain planes, the exact bounds of every feature and plane),
+//! the reward components, the capabilities and
 //! limits of this server — and [`rules_data_version`], the short hash of a built encounter.
 use super::{EnvironmentService, ServiceError};
 use crate::proto;
@@ -45,7 +46,10 @@ pub(super) fn fnv1a64_hex(bytes: &[u8]) -> String {
 
 /// The spec of an encounter.
 fn spec(name: &str, enc: &Encounter, max_batch_items: usize) -> proto::Spec {
-    use pf1e_engine::observe::tensor::{FEATURES, FEATURE_NAMES, PLANES, PLANE_NAMES};
+    use pf1e_engine::observe::tensor::{
+        FEATURES, FEATURE_BOUNDS, FEATURE_NAMES, PLANES, PLANE_NAMES, WEAPON_SLOTS,
+    };
+    let plane_bounds = pf1e_engine::observe::tensor::plane_bounds(enc);
     let space = pf1e_engine::actions::space::ActionSpace::of(enc);
     let action_space_size = space.size();
     proto::Spec {
@@ -81,7 +85,11 @@ fn spec(name: &str, enc: &Encounter, max_batch_items: usize) -> proto::Spec {
                 .collect(),
             terrain_plane_count: pf1e_engine::observe::tensor::TERRAIN_PLANES as u32,
             terrain_planes: pf1e_engine::observe::tensor::terrain_planes_u8(enc),
-            ..Default::default()
+            feature_low: FEATURE_BOUNDS.iter().map(|b| b.0).collect(),
+            feature_high: FEATURE_BOUNDS.iter().map(|b| b.1).collect(),
+            plane_low: plane_bounds.iter().map(|b| b.0).collect(),
+            plane_high: plane_bounds.iter().map(|b| b.1).collect(),
+            weapon_slots: WEAPON_SLOTS as u32,
         }),
         action_blocks: space
             .blocks()
@@ -113,6 +121,7 @@ fn spec(name: &str, enc: &Encounter, max_batch_items: usize) -> proto::Spec {
             explain: true,
             structured_actions: true,
             tactics: true,
+            feature_bounds: true,
             text_languages: pf1e_engine::observe::text::Lang::ALL
                 .iter()
                 .map(|l| l.code().to_string())

@@ -486,7 +486,8 @@ pub fn observation_json(
     serde_json::to_string(&v).map_err(|e| e.to_string())
 }
 
-/// `observation_tensor(viewer)` has the declared shapes and only finite values.
+/// `observation_tensor(viewer)` has the declared shapes and only finite values, each within
+/// its exact bounds (`FEATURE_BOUNDS`, `plane_bounds`).
 pub fn tensor_problem(ep: &Episode, viewer: pf1e_engine::CombatantId) -> Option<String> {
     let enc = ep.encounter();
     let (rows, cols, n) = (
@@ -521,6 +522,32 @@ pub fn tensor_problem(ep: &Episode, viewer: pf1e_engine::CombatantId) -> Option<
     }
     if let Some(i) = t.features.iter().position(|x| !x.is_finite()) {
         return Some(format!("feature value {i} is {}", t.features[i]));
+    }
+    // Exact bounds (issue 14): every value within the schema's bounds.
+    let bounds = pf1e_engine::observe::tensor::plane_bounds(enc);
+    let cells = (rows * cols).max(1);
+    if let Some(i) = t.planes.iter().enumerate().position(|(i, v)| {
+        let (lo, hi) = bounds[i / cells];
+        !(lo..=hi).contains(v)
+    }) {
+        return Some(format!(
+            "plane value {i} ({}) is {}, outside {:?}",
+            pf1e_engine::observe::tensor::PLANE_NAMES[i / cells],
+            t.planes[i],
+            bounds[i / cells]
+        ));
+    }
+    let fb = &pf1e_engine::observe::tensor::FEATURE_BOUNDS;
+    if let Some(i) = t.features.iter().enumerate().position(|(i, v)| {
+        let (lo, hi) = fb[i % FEATURES];
+        !(lo..=hi).contains(v)
+    }) {
+        return Some(format!(
+            "feature value {i} ({}) is {}, outside {:?}",
+            pf1e_engine::observe::tensor::FEATURE_NAMES[i % FEATURES],
+            t.features[i],
+            fb[i % FEATURES]
+        ));
     }
     None
 }
