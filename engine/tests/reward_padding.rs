@@ -71,9 +71,7 @@ fn play(seed: u64, pad: bool, config: RewardConfig) -> Played {
         }
         let d = match status {
             Status::Terminal(o) => {
-                let hp: Vec<i32> = (0..4)
-                    .map(|i| ep.hp(pf1e_engine::CombatantId(i)))
-                    .collect();
+                let hp: Vec<i32> = (0..4).map(|i| ep.hp(pf1e_engine::CombatantId(i))).collect();
                 out.end = format!("{o:?} round {} hp {hp:?}", ep.round());
                 return out;
             }
@@ -85,7 +83,9 @@ fn play(seed: u64, pad: bool, config: RewardConfig) -> Played {
             continue;
         }
         let legal = ep.legal_actions();
-        let can_toggle = legal.iter().any(|l| l.action.kind == ActionKind::ActivatePowerAttack);
+        let can_toggle = legal
+            .iter()
+            .any(|l| l.action.kind == ActionKind::ActivatePowerAttack);
         if pad && phase < 2 && (can_toggle || phase == 1) {
             assert!(can_toggle, "the toggle back is legal");
             assert_eq!(ep.power_attack_on(d.actor), phase == 1);

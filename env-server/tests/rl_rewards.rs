@@ -72,7 +72,10 @@ async fn round_discount_is_validated_and_discounts_by_rounds() {
         req.reward = reward(true, Some(bad));
         let e = t.client.reset(req).await.unwrap_err();
         assert_eq!(e.code(), Code::InvalidArgument, "{bad}");
-        assert!(e.message().contains("reward.round_discount"), "{bad}: {e:?}");
+        assert!(
+            e.message().contains("reward.round_discount"),
+            "{bad}: {e:?}"
+        );
     }
 
     // The same seed and actions with g = 1 (the rewards of before) and g = 0.8: the
@@ -197,17 +200,30 @@ async fn action_block_axes_decode_as_the_engine_does() {
                                 Some(Cell::new(pos.row + dr, pos.col + dc)),
                                 "{ctx}"
                             );
-                            assert_eq!(vname(), ["N", "NE", "E", "SE", "S", "SW", "W", "NW"][v as usize]);
+                            assert_eq!(
+                                vname(),
+                                ["N", "NE", "E", "SE", "S", "SW", "W", "NW"][v as usize]
+                            );
                         }
-                        "maneuver" => assert_eq!(a.maneuver.map(|m| m.name()), Some(vname()), "{ctx}"),
+                        "maneuver" => {
+                            assert_eq!(a.maneuver.map(|m| m.name()), Some(vname()), "{ctx}")
+                        }
                         "mode" => assert_eq!(a.aid_mode.map(|m| m.name()), Some(vname()), "{ctx}"),
                         "metamagic" => {
-                            assert_eq!(a.metamagic.iter().map(|m| m.name()).collect::<Vec<_>>(), vec![vname()], "{ctx}")
+                            assert_eq!(
+                                a.metamagic.iter().map(|m| m.name()).collect::<Vec<_>>(),
+                                vec![vname()],
+                                "{ctx}"
+                            )
                         }
                         "spell" => assert_eq!(a.spell, Some(v as usize), "{ctx}"),
                         "delay" => {
                             assert_eq!(a.kind, ActionKind::Delay);
-                            assert_eq!(a.target.map(|c| u32::from(c.0) + 1).unwrap_or(0), v, "{ctx}");
+                            assert_eq!(
+                                a.target.map(|c| u32::from(c.0) + 1).unwrap_or(0),
+                                v,
+                                "{ctx}"
+                            );
                             seen_target = true;
                         }
                         other => panic!("unknown axis {other}"),
