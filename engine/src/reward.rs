@@ -407,7 +407,9 @@ mod tests {
             assert!((irrational.discount_at(r) - want).abs() <= 1e-12 * want);
             want *= 0.95;
         }
-        assert!([0, 1, 7, 1000, u32::MAX].iter().all(|r| SHAPED.discount_at(*r) == 1.0));
+        assert!([0, 1, 7, 1000, u32::MAX]
+            .iter()
+            .all(|r| SHAPED.discount_at(*r) == 1.0));
     }
 
     #[test]
@@ -477,7 +479,9 @@ mod tests {
                 }
                 let Status::Decision(d) = &status else { break };
                 let legal = ep.legal_actions();
-                rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                rng = rng
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 let pick = legal
                     .iter()
                     .find(|l| matches!(l.action.kind, ActionKind::Attack | ActionKind::FullAttack))

@@ -146,9 +146,10 @@ async fn action_block_axes_decode_as_the_engine_does() {
         let spec = spec_of(&mut t.client, name).await;
         let enc = store.named(name, "scenario").unwrap();
         let space = ActionSpace::of(&enc);
-        let cols = enc.map.cols as i32;
+        let cols = enc.map.cols;
         assert_eq!(spec.action_blocks.len(), space.blocks().len());
         for (bi, b) in spec.action_blocks.iter().enumerate() {
+            assert_eq!(b.name, space.blocks()[bi].0);
             assert_eq!(b.axes.len(), b.axis_sizes.len(), "{name} {}", b.name);
             let product: u32 = b.axis_sizes.iter().product();
             assert_eq!(product, b.size, "{name} {}", b.name);
