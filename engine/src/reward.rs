@@ -18,12 +18,45 @@
 //! The damage terms are fractions of a side's total hit points (0..1 each, more with a
 //! killing blow's overkill); the kill terms are head counts. Without shaping phi is 0.
 //!
-//! The reward of S reported at a status change is phi(S) now − phi(S) when S's reward was
-//! last reported (when the tracker was made, for the first), plus at the end the sparse
-//! reward: +1 if S won, −1 if another side won, 0 for a draw (truncation included). A reward
-//! is reported for S when S decides next and, for every tracked side, at the end. Over an
-//! episode a side's rewards therefore add up to phi(S) at the end − phi(S) at the start +
-//! the sparse reward. The arithmetic is `f64`, cast to `f32` last.
+//! # Discount per combat round
+//!
+//! With the round discount g = [`RewardConfig::round_discount`] in (0, 1], time is counted in
+//! combat rounds, never in decisions. Let d(r) = g^(max(r, 1) − 1) for the episode's round r
+//! ([`Episode::round`]: the surprise round, the engine's round 0, counts as round 1, so it and
+//! the first full round are both undiscounted; [`RewardConfig::discount_at`]). The reward of S
+//! reported at a status change in round r is
+//!
+//! ```text
+//! reward = d(r) × phi(S) now − d(r') × phi(S) at S's previous report (round r')
+//!        [+ d(R) × sparse, at the end: R = the round the combat ended in]
+//! ```
+//!
+//! (the first baseline is d(round) × phi when the tracker was made: 0 for a fresh episode),
+//! with the sparse reward +1 if S won, −1 if another side won, 0 for a draw (truncation
+//! included). A reward is reported for S when S decides next and, for every tracked side, at
+//! the end. Over an episode a side's rewards therefore add up to
+//!
+//! ```text
+//! d(R) × (phi(S) at the end + sparse) − d(r0) × phi(S) at the start
+//! ```
+//!
+//! whatever the number of decisions taken. This is potential-based shaping (Ng, Harada &
+//! Russell 1999, which leaves the optimal policy unchanged) with the potential phi and the
+//! discount g per round: a reward reported in round r after S's previous report in round r'
+//! is d(r') × F, in the round-discounted units of round r', with
+//!
+//! ```text
+//! F = g^(Δrounds) × Φ(s') − Φ(s),   Φ = phi(S), Δrounds = r − r'
+//! ```
+//!
+//! the shaping term of a semi-Markov decision process whose discount over a step is
+//! g^(Δrounds). A decision that changes neither the potential nor the round (a free toggle
+//! switched on and off) therefore earns exactly 0, and padding a turn cannot pay. A learner
+//! should use its own discount gamma = 1 (or close to it) and let g discount time.
+//! With g = 1 (the default) d is 1 everywhere and the rewards are the undiscounted ones, bit
+//! for bit: phi(S) now − phi(S) at the previous report, + sparse at the end. The
+//! arithmetic is `f64` (d by exact repeated squaring, never `powf`, so it is the same on
+//! every platform), cast to `f32` last.
 use crate::episode::{Episode, Status};
 use crate::CombatantId;
 
@@ -40,6 +73,26 @@ pub struct RewardConfig {
     /// Reward per enemy combatant unconscious or dead, minus per own one (the protocol's
     /// default is 0.1).
     pub kill_weight: f64,
+    /// Discount per combat round g, in (0, 1] (checked by the caller; the protocol's
+    /// default is 1.0: no discount). See the module documentation.
+    pub round_discount: f64,
+}
+
+impl RewardConfig {
+    /// The discount of a reward reported in the episode's round `round` ([`Episode::round`]):
+    /// g^(max(round, 1) − 1) — the surprise round (round 0) counts as round 1. Exactly 1.0
+    /// when g = 1. Computed by repeated squaring (the same bits on every platform).
+    pub fn discount_at(&self, round: u32) -> f64 {
+        let (mut out, mut base, mut e) = (1.0f64, self.round_discount, round.max(1) - 1);
+        while e > 0 {
+            if e & 1 == 1 {
+                out *= base;
+            }
+            base *= base;
+            e >>= 1;
+        }
+        out
+    }
 }
 
 /// The shaping potential of `side` in `ep` now (see the module documentation); 0 when
@@ -74,30 +127,32 @@ pub fn potential(ep: &Episode, side: &str, config: &RewardConfig) -> f64 {
 }
 
 /// The reward bookkeeping of one episode: for each tracked side (the sides an agent
-/// controls), the potential when its reward was last reported.
+/// controls), the round-discounted potential d(r) × phi when its reward was last reported.
 #[derive(Debug, Clone)]
 pub struct RewardTracker {
     config: RewardConfig,
     /// The tracked sides, in the caller's order (the order of [`RewardTracker::settle`]'s
     /// output at the end).
     sides: Vec<String>,
-    /// `potential` of `sides[k]` when its reward was last reported.
+    /// `discount_at(round) × potential` of `sides[k]` when its reward was last reported.
     last: Vec<f64>,
 }
 
 impl RewardTracker {
-    /// A tracker of `sides` in `ep`, each side's baseline its potential in `ep` now (0 for a
-    /// fresh episode: nothing has happened yet; a restored one starts from where it is).
+    /// A tracker of `sides` in `ep`, each side's baseline its discounted potential in `ep` now
+    /// (0 for a fresh episode: nothing has happened yet; a restored one starts from where it
+    /// is).
     pub fn new(ep: &Episode, sides: Vec<String>, config: RewardConfig) -> RewardTracker {
         let mut t = RewardTracker {
             config,
             last: vec![0.0; sides.len()],
             sides,
         };
+        let d = t.config.discount_at(ep.round());
         t.last = t
             .sides
             .iter()
-            .map(|side| potential(ep, side, &t.config))
+            .map(|side| d * potential(ep, side, &t.config))
             .collect();
         t
     }
@@ -114,7 +169,8 @@ impl RewardTracker {
 
     /// After `ep` reached `status`: the rewards to report, `(side, reward)`, and the new
     /// baselines. At a decision: the deciding combatant's side alone, if it is tracked (else
-    /// nothing); at the end: every tracked side, in order, each with its sparse reward added.
+    /// nothing); at the end: every tracked side, in order, each with its sparse reward added
+    /// (both discounted by [`RewardConfig::discount_at`] the episode's round).
     pub fn settle(&mut self, ep: &Episode, status: &Status) -> Vec<(String, f32)> {
         let mut out = Vec::new();
         let sides: Vec<usize> = match status {
@@ -128,13 +184,14 @@ impl RewardTracker {
             }
             Status::Terminal(_) => (0..self.sides.len()).collect(),
         };
+        let d = self.config.discount_at(ep.round());
         for k in sides {
             let side = self.sides[k].clone();
-            let phi = potential(ep, &side, &self.config);
+            let phi = d * potential(ep, &side, &self.config);
             let mut r = phi - self.last[k];
             self.last[k] = phi;
             if let Status::Terminal(o) = status {
-                r += match &o.winner {
+                r += d * match &o.winner {
                     Some(w) if *w == side => 1.0,
                     Some(_) => -1.0,
                     None => 0.0,
@@ -232,6 +289,7 @@ mod tests {
         shaped: true,
         damage_weight: 1.0,
         kill_weight: 0.5,
+        round_discount: 1.0,
     };
 
     #[test]
@@ -327,5 +385,111 @@ mod tests {
         let want = 1.0 * (d(2) / hp(2) - (d(0) + d(1)) / (hp(0) + hp(1)))
             + 0.5 * (down(2) - down(0) - down(1));
         assert_eq!(potential(&ep, "players", &SHAPED), want);
+    }
+
+    #[test]
+    fn the_round_discount_is_g_to_the_rounds_elapsed_and_exactly_1_without_discount() {
+        let g = RewardConfig {
+            round_discount: 0.5,
+            ..SHAPED
+        };
+        // The surprise round (0) and round 1 are undiscounted.
+        assert_eq!(
+            [0, 1, 2, 3, 11].map(|r| g.discount_at(r)),
+            [1.0, 1.0, 0.5, 0.25, 0.5f64.powi(10)]
+        );
+        let irrational = RewardConfig {
+            round_discount: 0.95,
+            ..SHAPED
+        };
+        let mut want = 1.0f64;
+        for r in 1..200u32 {
+            assert!((irrational.discount_at(r) - want).abs() <= 1e-12 * want);
+            want *= 0.95;
+        }
+        assert!([0, 1, 7, 1000, u32::MAX]
+            .iter()
+            .all(|r| SHAPED.discount_at(*r) == 1.0));
+    }
+
+    #[test]
+    fn round_discounted_rewards_telescope_to_the_discounted_end_value() {
+        let enc = arena();
+        let sides = vec!["players".to_string(), "monsters".to_string()];
+        let g = 0.9;
+        let config = RewardConfig {
+            round_discount: g,
+            ..SHAPED
+        };
+        let mut discounted = 0;
+        for seed in 0..6 {
+            let mut ep = Episode::new(enc.clone(), seed, &[Controller::External; 3]);
+            let mut tracker = RewardTracker::new(&ep, sides.clone(), config);
+            let (reported, status) = play(&mut ep, &mut tracker, seed);
+            let rounds = ep.round().max(1);
+            let d_end = g.powi(rounds as i32 - 1);
+            for s in &sides {
+                let sum: f64 = reported
+                    .iter()
+                    .filter(|(side, _)| side == s)
+                    .map(|(_, r)| f64::from(*r))
+                    .sum();
+                // phi at the start is 0 (nothing has happened).
+                let end = potential(&ep, s, &config) + sparse(&status, s);
+                let want = d_end * end;
+                assert!(
+                    (sum - want).abs() < 1e-4,
+                    "seed {seed} {s}: {sum} vs {want} (R = {rounds})"
+                );
+                if rounds > 1 && end.abs() > 0.1 {
+                    // The discount did something: the undiscounted sum differs.
+                    assert!((sum - end).abs() > 1e-3, "seed {seed} {s}");
+                    discounted += 1;
+                }
+            }
+        }
+        assert!(discounted > 0, "every fight ended in round 1");
+    }
+
+    #[test]
+    fn without_discount_the_rewards_are_the_undiscounted_ones_bit_for_bit() {
+        // The formula of the protocol before `round_discount`, recomputed independently.
+        let enc = arena();
+        for seed in 0..4 {
+            let mut ep = Episode::new(enc.clone(), seed, &[Controller::External; 3]);
+            let mut tracker = RewardTracker::new(&ep, vec!["players".into()], SHAPED);
+            let mut last = 0.0f64;
+            let mut rng = seed | 1;
+            let mut status = ep.advance();
+            loop {
+                let got = tracker.settle(&ep, &status);
+                let mine = matches!(&status, Status::Decision(d)
+                    if ep.encounter().combatants[usize::from(d.actor.0)].side == "players")
+                    || matches!(status, Status::Terminal(_));
+                if mine {
+                    let phi = potential(&ep, "players", &SHAPED);
+                    let mut r = phi - last;
+                    last = phi;
+                    if let Status::Terminal(_) = status {
+                        r += sparse(&status, "players");
+                    }
+                    assert_eq!(got, vec![("players".to_string(), r as f32)]);
+                } else {
+                    assert!(got.is_empty());
+                }
+                let Status::Decision(d) = &status else { break };
+                let legal = ep.legal_actions();
+                rng = rng
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let pick = legal
+                    .iter()
+                    .find(|l| matches!(l.action.kind, ActionKind::Attack | ActionKind::FullAttack))
+                    .unwrap_or(&legal[(rng >> 33) as usize % legal.len()]);
+                ep.submit(d.decision_id, std::slice::from_ref(&pick.action))
+                    .unwrap();
+                status = ep.advance();
+            }
+        }
     }
 }

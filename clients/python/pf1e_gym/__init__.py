@@ -24,6 +24,7 @@ Importing the package registers the Gymnasium ids ``pf1e_gym/SampleArena-v0`` (t
 import gymnasium
 
 from pf1e_gym._proto.pf1e.env.v1 import environment_pb2 as pb
+from pf1e_gym.actions import decode_action, encode_action
 from pf1e_gym.client import (
     METAMAGIC,
     DecisionKind,
@@ -61,7 +62,9 @@ __all__ = [
     "cast_spell_action",
     "decision_kind",
     "decline_action",
+    "decode_action",
     "delay_action",
+    "encode_action",
     "fire_readied_action",
     "inline_scenario",
     "is_reaction",

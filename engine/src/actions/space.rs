@@ -72,6 +72,30 @@ pub const STEP_DIRECTIONS: [(i32, i32); 8] = [
     (-1, -1),
 ];
 
+/// The names of [`STEP_DIRECTIONS`], in order (the `direction` axis' values).
+pub const STEP_DIRECTION_NAMES: [&str; 8] = ["N", "NE", "E", "SE", "S", "SW", "W", "NW"];
+
+/// The axes of one block of the action space ([`ActionSpace::block_axes`]): the index
+/// within the block is row-major over `axes` (the last varying fastest) and the product of
+/// `sizes` is the block's size. Axis names: `target`, `opponent`, `ally` (a combatant index,
+/// list order), `weapon` (an attack index of the actor's), `square` (row × cols + col),
+/// `direction` (a 5-foot step, [`STEP_DIRECTIONS`] order), `maneuver` ([`Maneuver::ALL`]
+/// order), `mode` (aid another: [`crate::actions::AidMode::ALL`] order), `metamagic`
+/// ([`crate::actions::Metamagic::ALL`] order), `delay` (0: to the end of the round; 1 + t:
+/// to just after combatant t), `spell` (a spellbook index). A parameterless block (always of
+/// size 1: `end_turn`, `stand_up`, the toggles…) has no axes; a parameterised block keeps
+/// its axes even where its size happens to be 1 (one weapon).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BlockAxes {
+    /// The axis names, outermost first.
+    pub axes: Vec<&'static str>,
+    /// The size of each axis.
+    pub sizes: Vec<u32>,
+    /// The value names of the last axis where it is an enumeration (`direction`, `maneuver`,
+    /// `mode`, `metamagic`, as the engine names them), else empty.
+    pub last_axis_values: Vec<&'static str>,
+}
+
 /// Number of blocks of the action space.
 pub const BLOCKS: usize = 40;
 
@@ -172,6 +196,53 @@ impl ActionSpace {
             start += size;
         }
         out
+    }
+
+    /// How the index within block `block` (its position in [`ActionSpace::blocks`]) decodes:
+    /// row-major over the returned axes, the last varying fastest (the table of the module
+    /// documentation). `None` past the last block.
+    pub fn block_axes(&self, block: usize) -> Option<BlockAxes> {
+        let (n, w, c, s) = (self.n, self.w, self.cells(), self.s);
+        let m = Maneuver::ALL.len() as u32;
+        let (axes, sizes, last_axis_values): (&'static [&'static str], Vec<u32>, Vec<&str>) =
+            match block {
+                1 | 2 | 24 | 32 => (&["target", "weapon"], vec![n, w], vec![]),
+                3 | 4 | 22 | 25 | 26 | 35 => (&["target"], vec![n], vec![]),
+                5 | 7 | 14 => (&["square"], vec![c], vec![]),
+                6 => (&["direction"], vec![8], STEP_DIRECTION_NAMES.to_vec()),
+                8 => (
+                    &["target", "maneuver"],
+                    vec![n, m],
+                    Maneuver::ALL.iter().map(|x| x.name()).collect(),
+                ),
+                11 | 12 | 15 | 20 | 21 | 33 | 34 => (&["weapon"], vec![w], vec![]),
+                19 => (&["delay"], vec![1 + n], vec![]),
+                31 => (
+                    &["opponent", "ally", "mode"],
+                    vec![n, n, 2],
+                    crate::actions::AidMode::ALL
+                        .iter()
+                        .map(|x| x.name())
+                        .collect(),
+                ),
+                36 => (&["spell", "target"], vec![s, n], vec![]),
+                37 => (&["spell", "square"], vec![s, c], vec![]),
+                39 => (
+                    &["metamagic"],
+                    vec![crate::actions::Metamagic::ALL.len() as u32],
+                    crate::actions::Metamagic::ALL
+                        .iter()
+                        .map(|x| x.name())
+                        .collect(),
+                ),
+                b if b < BLOCKS => (&[], vec![], vec![]),
+                _ => return None,
+            };
+        Some(BlockAxes {
+            axes: axes.to_vec(),
+            sizes,
+            last_axis_values,
+        })
     }
 
     /// Total number of action ids.

@@ -72,7 +72,9 @@ pub const MAX_REWARD_WEIGHT: f32 = 1000.0;
 /// Reward shaping (`proto::RewardOptions`, defaults applied): the engine's
 /// [`RewardConfig`]. Unset weights take [`DEFAULT_DAMAGE_WEIGHT`] / [`DEFAULT_KILL_WEIGHT`];
 /// a weight that is not finite or is beyond ±[`MAX_REWARD_WEIGHT`] is INVALID_ARGUMENT naming
-/// `{field}.damage_weight` / `{field}.kill_weight`. (A function, not `TryFrom`: the orphan
+/// `{field}.damage_weight` / `{field}.kill_weight`; an unset `round_discount` is 1 (no
+/// discount), one not finite or outside (0, 1] is INVALID_ARGUMENT naming
+/// `{field}.round_discount`. (A function, not `TryFrom`: the orphan
 /// rule forbids `impl TryFrom<Option<&proto::RewardOptions>> for RewardConfig`, and the error
 /// names `field`.)
 pub(super) fn reward_config(
@@ -90,8 +92,16 @@ pub(super) fn reward_config(
         }
         Ok(f64::from(w))
     };
+    let g = o.round_discount.unwrap_or(1.0);
+    if !(g.is_finite() && g > 0.0 && g <= 1.0) {
+        return Err(ServiceError::invalid(
+            format!("{field}.round_discount"),
+            format!("{g} is not a discount per round in (0, 1]"),
+        ));
+    }
     Ok(RewardConfig {
         shaped: o.shaped,
+        round_discount: f64::from(g),
         damage_weight: weight(o.damage_weight, DEFAULT_DAMAGE_WEIGHT, "damage_weight")?,
         kill_weight: weight(o.kill_weight, DEFAULT_KILL_WEIGHT, "kill_weight")?,
     })

@@ -94,11 +94,17 @@ fn spec(name: &str, enc: &Encounter, max_batch_items: usize) -> proto::Spec {
         action_blocks: space
             .blocks()
             .iter()
-            .map(|&(name, first_id, size)| proto::ActionBlock {
-                name: name.to_string(),
-                first_id,
-                size,
-                ..Default::default()
+            .enumerate()
+            .map(|(i, &(name, first_id, size))| {
+                let ax = space.block_axes(i).unwrap_or_default();
+                proto::ActionBlock {
+                    name: name.to_string(),
+                    first_id,
+                    size,
+                    axes: ax.axes.iter().map(|a| a.to_string()).collect(),
+                    axis_sizes: ax.sizes,
+                    last_axis_values: ax.last_axis_values.iter().map(|v| v.to_string()).collect(),
+                }
             })
             .collect(),
         reward_components: REWARD_COMPONENTS.iter().map(|s| s.to_string()).collect(),
@@ -121,6 +127,8 @@ fn spec(name: &str, enc: &Encounter, max_batch_items: usize) -> proto::Spec {
             explain: true,
             structured_actions: true,
             tactics: true,
+            round_discount: true,
+            action_block_axes: true,
             feature_bounds: true,
             text_languages: pf1e_engine::observe::text::Lang::ALL
                 .iter()
