@@ -140,6 +140,12 @@ def rl_import(name: str, extra: str = "rl"):
         pytest.skip(reason, allow_module_level=True)
 
 
+def require_rl() -> None:
+    """:func:`rl_import` of torch, stable-baselines3 and sb3-contrib (the trainer tests)."""
+    for name in ("torch", "stable_baselines3", "sb3_contrib"):
+        rl_import(name)
+
+
 def llm_import(name: str):
     """Import the module ``name`` of the ``llm`` extra, else :func:`llm_missing`."""
     try:

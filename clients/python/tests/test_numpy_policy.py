@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from rl_deps import require_rl
+from conftest import require_rl
 from test_leaderboard import tiny_policy
 
 from pf1e_gym import Pf1eClient

@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from conftest import rl_import
 
 rl_import("ray.rllib", "rllib")
 
-from ray.rllib.env.wrappers.pettingzoo_env import ParallelPettingZooEnv
+from ray.rllib.env.wrappers.pettingzoo_env import ParallelPettingZooEnv  # noqa: E402 (after the rl_import skip)
 
-from pf1e_gym.parallel import Pf1eParallelEnv
-from pf1e_gym.rllib import Pf1eRLlibEnv, side_mapping
+from pf1e_gym.parallel import Pf1eParallelEnv  # noqa: E402 (after the rl_import skip)
+from pf1e_gym.rllib import Pf1eRLlibEnv, side_mapping  # noqa: E402 (after the rl_import skip)
 
 
 def _run_native(env: Pf1eRLlibEnv, seed: int) -> tuple[dict, dict, int]:

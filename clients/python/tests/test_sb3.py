@@ -10,16 +10,15 @@ import warnings
 
 import numpy as np
 import pytest
-
 from conftest import rl_import
 
 rl_import("stable_baselines3")
 rl_import("sb3_contrib")
 
-from stable_baselines3.common.vec_env import VecEnv
+from stable_baselines3.common.vec_env import VecEnv  # noqa: E402 (after the rl_import skip)
 
-from pf1e_gym import Pf1eEnv, Pf1eVectorEnv
-from pf1e_gym.sb3 import Pf1eSB3VecEnv
+from pf1e_gym import Pf1eEnv, Pf1eVectorEnv  # noqa: E402 (after the rl_import skip)
+from pf1e_gym.sb3 import Pf1eSB3VecEnv  # noqa: E402 (after the rl_import skip)
 
 
 def _random(rng: np.random.Generator, masks: np.ndarray) -> np.ndarray:

@@ -8,7 +8,7 @@ import json
 import pathlib
 import sys
 
-from rl_deps import require_rl
+from conftest import require_rl
 
 from pf1e_gym import Pf1eClient
 from pf1e_gym.numpy_policy import NumpyPolicy
