@@ -208,8 +208,10 @@ pub struct Episode {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct StepRecording {
     snapshots: Vec<Episode>,
-    /// Transcript length at the last snapshot.
+    /// Transcript length at the last step.
     logged: usize,
+    /// The last step's copy, refreshed until the next step begins.
+    pending: Option<Box<Episode>>,
 }
 
 impl Episode {
@@ -258,40 +260,58 @@ impl Episode {
 
     /// Start recording the episode step by step, for a replay viewer: from now on, after each
     /// unit of resolution (a turn's start, one movement leg, one attack roll, one decision's
-    /// answer…) that added transcript lines, a copy of the episode is kept
-    /// ([`Episode::take_steps`]). Recording changes nothing in play (state, dice, decisions);
+    /// answer…) that added transcript lines, a copy of the episode is kept: the state once
+    /// that unit and the silent ones after it are done ([`Episode::take_steps`]). Recording changes nothing in play (state, dice, decisions);
     /// it costs one episode copy per step, so it is meant for one episode, not a batch.
     pub fn record_steps(&mut self) {
         if self.steps.is_none() {
             self.steps = Some(Box::new(StepRecording {
                 snapshots: Vec::new(),
                 logged: self.log.len(),
+                pending: None,
             }));
         }
     }
 
     /// The copies kept since [`Episode::record_steps`] (each without a recording of its own),
-    /// oldest first: the state right after each step; the step's transcript lines are the
-    /// copy's transcript beyond the previous copy's. Recording goes on.
+    /// oldest first, one per step: the state after the step's unit of resolution and the
+    /// silent ones that followed it (the whole walk of a `move` line), up to the next step or
+    /// now; the step's transcript lines are the copy's transcript beyond the previous copy's.
+    /// Recording goes on.
     pub fn take_steps(&mut self) -> Vec<Episode> {
+        self.note_step();
         self.steps
             .as_mut()
-            .map(|r| std::mem::take(&mut r.snapshots))
+            .map(|r| {
+                let mut out = std::mem::take(&mut r.snapshots);
+                out.extend(r.pending.take().map(|p| *p));
+                out
+            })
             .unwrap_or_default()
     }
 
-    /// Keep a copy when recording and the transcript grew since the last one.
+    /// While recording: after a unit of resolution that added transcript lines, the episode
+    /// as it is becomes the pending copy of a new step (the previous one is kept); after a
+    /// silent unit (a square of a walk, a turn's end…), the pending copy is refreshed. So a
+    /// step shows its lines with everything that followed them silently (the whole walk of a
+    /// `move` line), up to the next line.
     #[inline]
     pub(crate) fn note_step(&mut self) {
         let Some(rec) = self.steps.as_ref() else {
             return;
         };
-        if self.log.len() == rec.logged {
+        let grew = self.log.len() != rec.logged;
+        if !grew && rec.pending.is_none() {
             return;
         }
         let mut rec = self.steps.take().expect("checked above");
-        rec.logged = self.log.len();
-        rec.snapshots.push(self.clone());
+        if grew {
+            rec.logged = self.log.len();
+            if let Some(p) = rec.pending.take() {
+                rec.snapshots.push(*p);
+            }
+        }
+        rec.pending = Some(Box::new(self.clone()));
         self.steps = Some(rec);
     }
 
