@@ -7,6 +7,7 @@
 pub mod heatmap;
 pub mod montecarlo;
 pub mod proto;
+pub mod replay;
 pub mod report;
 pub mod scenarios;
 pub mod service;

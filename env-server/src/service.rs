@@ -51,7 +51,9 @@ pub use convert::{
 pub use error::ServiceError;
 pub use evaluate::{DEFAULT_MAX_EVALUATIONS, MAX_ORIGIN_LEN, PROGRESS_INTERVAL};
 pub use spec::{rules_data_version, MASK_POLARITY, PROTOCOL, REWARD_COMPONENTS};
-pub use transcript::{MAX_TRANSCRIPT_BYTES, TRANSCRIPT_FORMAT, TRANSCRIPT_VERSION};
+pub use transcript::{
+    read_offline, OfflineTranscript, MAX_TRANSCRIPT_BYTES, TRANSCRIPT_FORMAT, TRANSCRIPT_VERSION,
+};
 
 /// Most actions accepted in one Step.
 pub const MAX_ACTIONS_PER_STEP: usize = 64;

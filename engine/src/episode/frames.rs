@@ -212,6 +212,7 @@ impl Episode {
                 Some(f) => self.step_frame(f),
                 None => self.phase = Phase::TurnStart,
             }
+            self.note_step();
         }
     }
 

@@ -68,6 +68,27 @@ impl Episode {
         Ok(ep)
     }
 
+    /// [`Episode::replay`], recording every step ([`Episode::record_steps`]): the replayed
+    /// episode (not recording any more) and its steps, oldest first — a copy of the episode
+    /// right after each unit of resolution that added transcript lines. For replay viewers.
+    ///
+    /// # Errors
+    /// [`ReplayError`], as [`Episode::replay`].
+    pub fn replay_with_steps(
+        encounter: Arc<Encounter>,
+        dice: DiceSource,
+        controllers: &[Controller],
+        history: &[HistoryEntry],
+    ) -> Result<(Episode, Vec<Episode>), ReplayError> {
+        let mut ep = Episode::with_dice(encounter, dice, controllers);
+        ep.record_steps();
+        ep.replay_history(history)?;
+        ep.advance();
+        let steps = ep.take_steps();
+        ep.steps = None;
+        Ok((ep, steps))
+    }
+
     /// Submit every entry of `history` at its decision (advancing before each), without the
     /// final advance.
     pub(crate) fn replay_history(&mut self, history: &[HistoryEntry]) -> Result<(), ReplayError> {

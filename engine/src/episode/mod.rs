@@ -198,6 +198,20 @@ pub struct Episode {
     pub(crate) move_aoo_provoked: BTreeSet<(CombatantId, CombatantId)>,
     /// Movement fields computed last (a cache: see `rules::movement::FieldSlot`).
     pub(crate) field_slot: crate::rules::movement::FieldSlot,
+    /// The step recording of [`Episode::record_steps`], `None` unless asked (viewers only:
+    /// never part of a snapshot, nothing reads it during play).
+    pub(crate) steps: Option<Box<StepRecording>>,
+}
+
+/// The snapshots kept by [`Episode::record_steps`]: one per unit of resolution that added
+/// transcript lines.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct StepRecording {
+    snapshots: Vec<Episode>,
+    /// Transcript length at the last step.
+    logged: usize,
+    /// The last step's copy, refreshed until the next step begins.
+    pending: Option<Box<Episode>>,
 }
 
 impl Episode {
@@ -240,13 +254,79 @@ impl Episode {
             attrition: vec![Attrition::default(); n],
             move_aoo_provoked: BTreeSet::new(),
             field_slot: Default::default(),
+            steps: None,
         }
+    }
+
+    /// Start recording the episode step by step, for a replay viewer: from now on, after each
+    /// unit of resolution (a turn's start, one movement leg, one attack roll, one decision's
+    /// answer…) that added transcript lines, a copy of the episode is kept: the state once
+    /// that unit and the silent ones after it are done ([`Episode::take_steps`]). Recording changes nothing in play (state, dice, decisions);
+    /// it costs one episode copy per step, so it is meant for one episode, not a batch.
+    pub fn record_steps(&mut self) {
+        if self.steps.is_none() {
+            self.steps = Some(Box::new(StepRecording {
+                snapshots: Vec::new(),
+                logged: self.log.len(),
+                pending: None,
+            }));
+        }
+    }
+
+    /// The copies kept since [`Episode::record_steps`] (each without a recording of its own),
+    /// oldest first, one per step: the state after the step's unit of resolution and the
+    /// silent ones that followed it (the whole walk of a `move` line), up to the next step or
+    /// now; the step's transcript lines are the copy's transcript beyond the previous copy's.
+    /// Recording goes on.
+    pub fn take_steps(&mut self) -> Vec<Episode> {
+        self.note_step();
+        self.steps
+            .as_mut()
+            .map(|r| {
+                let mut out = std::mem::take(&mut r.snapshots);
+                out.extend(r.pending.take().map(|p| *p));
+                out
+            })
+            .unwrap_or_default()
+    }
+
+    /// While recording: after a unit of resolution that added transcript lines, the episode
+    /// as it is becomes the pending copy of a new step (the previous one is kept); after a
+    /// silent unit (a square of a walk, a turn's end…), the pending copy is refreshed. So a
+    /// step shows its lines with everything that followed them silently (the whole walk of a
+    /// `move` line), up to the next line.
+    #[inline]
+    pub(crate) fn note_step(&mut self) {
+        let Some(rec) = self.steps.as_ref() else {
+            return;
+        };
+        let grew = self.log.len() != rec.logged;
+        if !grew && rec.pending.is_none() {
+            return;
+        }
+        let mut rec = self.steps.take().expect("checked above");
+        if grew {
+            rec.logged = self.log.len();
+            if let Some(p) = rec.pending.take() {
+                rec.snapshots.push(*p);
+            }
+        }
+        rec.pending = Some(Box::new(self.clone()));
+        self.steps = Some(rec);
+    }
+
+    /// The squares (row-major, `rows × cols`) threatened by any of `threateners` for a 1×1
+    /// creature standing there (CRB — Combat: Threatened Squares): conscious, able to act and
+    /// attack, a usable melee weapon whose reach covers the square, with line of effect.
+    pub fn threatened_squares(&self, threateners: &[CombatantId]) -> Vec<bool> {
+        crate::rules::reach::threatened_squares(self, threateners)
     }
 
     /// Run default-policy turns, dice, AoOs… until an external decision or the end.
     /// Idempotent while a decision is pending.
     pub fn advance(&mut self) -> Status {
         loop {
+            self.note_step();
             match &self.phase {
                 Phase::Over(o) => return Status::Terminal(o.clone()),
                 Phase::Awaiting(d) => return Status::Decision(d.clone()),
@@ -387,6 +467,7 @@ impl Episode {
         let h = self.push_history(&d, actions);
         if d.kind.is_reaction() {
             let results = self.submit_reaction(&d, actions);
+            self.note_step();
             self.run_frames();
             // The reaction's own results (the rest of an interrupted list are its own).
             return Ok(results);

@@ -272,6 +272,7 @@ impl Episode {
             attrition: s.attrition,
             move_aoo_provoked: s.move_aoo_provoked,
             field_slot: Default::default(),
+            steps: None,
         };
         ep.check_replays()?;
         Ok(ep)

@@ -4,10 +4,15 @@
 //! ```text
 //! pf1e-sim --map MAP --side NAME FILE... [--side NAME FILE...] [--runs 1000] [--seed 1]
 //!          [--round-cap 100] [--transcript] [--simple-monster-death] [--lang fr|en]
-//!          [--format text|json] [--threads N] [--tactics SIDE=FILE]...
+//!          [--format text|json] [--threads N] [--tactics SIDE=FILE]... [--replay-html FILE]
 //! pf1e-sim sweep SPEC --out DIR [--runs N] [--seed S] [--threads N] [--format text|json]
 //!          [--data-dir DIR]
+//! pf1e-sim replay TRANSCRIPT [--out FILE] [--data-dir DIR]
 //! ```
+//!
+//! `--replay-html FILE` writes the replay viewer page ([`pf1e_env_server::replay`]) of the
+//! first combat (seed `--seed`); `replay` writes it for an ExportTranscript document
+//! (`transcript_json`, saved to a file), next to it by default (`TRANSCRIPT` with `.html`).
 //!
 //! `sweep` evaluates every placement of a sweep spec ([`pf1e_env_server::sweep`]), prints the
 //! ranked table (or the JSON document) on stdout and writes `sweep.csv`, `sweep.json` and, per
@@ -28,8 +33,10 @@ use pf1e_engine::content::encounter::RulesOptions;
 use pf1e_engine::{CombatantSpec, Encounter, MapSpec};
 use pf1e_env_server::heatmap::{render_png, render_svg, HeatmapError};
 use pf1e_env_server::montecarlo::{run_batch, BatchResult};
+use pf1e_env_server::replay;
 use pf1e_env_server::report::{escape_controls, render_json, render_text, render_transcript, Lang};
 use pf1e_env_server::scenarios::ScenarioStore;
+use pf1e_env_server::service::{read_offline, MAX_TRANSCRIPT_BYTES};
 use pf1e_env_server::sweep::{
     assemble_report, check_runs, run_placements, SweepError, SweepPlan, SweepReport, SweepSpec,
     MAX_SPEC_BYTES,
@@ -101,6 +108,10 @@ struct Cli {
     /// docs/tactics.md); repeat for each side. Sides without one play the default policy.
     #[arg(long, value_name = "SIDE=FILE", action = ArgAction::Append)]
     tactics: Vec<String>,
+    /// Write the replay viewer of the first combat (seed --seed) to FILE: a self-contained
+    /// HTML page (see docs/replay-viewer.md).
+    #[arg(long, value_name = "FILE")]
+    replay_html: Option<PathBuf>,
 }
 
 /// Subcommands.
@@ -109,6 +120,25 @@ enum Command {
     /// Position sweep: play an encounter for every placement of a sweep spec, rank the
     /// placements by a side's win rate, write sweep.csv, sweep.json and heatmaps into --out.
     Sweep(SweepArgs),
+    /// Replay viewer of a transcript: read an ExportTranscript document (its transcript_json
+    /// saved to a file), replay it on the bundled scenario data and write a self-contained
+    /// HTML page that steps through it (see docs/replay-viewer.md).
+    Replay(ReplayArgs),
+}
+
+/// Arguments of `pf1e-sim replay`.
+#[derive(Debug, Args)]
+struct ReplayArgs {
+    /// The transcript document (ExportTranscript's transcript_json), a JSON file.
+    #[arg(value_name = "TRANSCRIPT")]
+    transcript: PathBuf,
+    /// The page to write; default: TRANSCRIPT with the extension .html, next to it.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Data directory holding maps/, monsters/, pcs/, scenarios/ (the document's named
+    /// scenario); default: $PF1E_DATA_DIR, else ./data.
+    #[arg(long, value_name = "DIR")]
+    data_dir: Option<PathBuf>,
 }
 
 /// Arguments of `pf1e-sim sweep`.
@@ -146,8 +176,12 @@ struct UsageError(String);
 fn main() -> ExitCode {
     let matches = Cli::command().get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
-    if let Some(Command::Sweep(args)) = &cli.command {
-        return match sweep(args) {
+    if let Some(command) = &cli.command {
+        let done = match command {
+            Command::Sweep(args) => sweep(args),
+            Command::Replay(args) => replay(args),
+        };
+        return match done {
             Ok(()) => ExitCode::SUCCESS,
             Err(UsageError(msg)) => {
                 eprintln!("pf1e-sim: error: {}", escape_controls(&msg));
@@ -243,6 +277,9 @@ fn run(cli: &Cli, side_args: &[Vec<String>]) -> Result<(), UsageError> {
         encounter = attach_tactics(&encounter, arg)?;
     }
     let encounter = Arc::new(encounter);
+    if let Some(path) = &cli.replay_html {
+        check_writable(path, "--replay-html")?;
+    }
 
     let result = match cli.threads {
         Some(n) => {
@@ -250,9 +287,9 @@ fn run(cli: &Cli, side_args: &[Vec<String>]) -> Result<(), UsageError> {
                 .num_threads(n)
                 .build()
                 .map_err(|e| UsageError(format!("--threads {n}: {e}")))?;
-            pool.install(|| simulate(encounter, cli))
+            pool.install(|| simulate(Arc::clone(&encounter), cli))
         }
-        None => simulate(encounter, cli),
+        None => simulate(Arc::clone(&encounter), cli),
     };
 
     let out = match cli.format {
@@ -267,6 +304,15 @@ fn run(cli: &Cli, side_args: &[Vec<String>]) -> Result<(), UsageError> {
             s
         }
     };
+    if let Some(path) = &cli.replay_html {
+        write_replay_of_first(
+            &encounter,
+            cli.seed,
+            &result.first_transcript,
+            map_path,
+            path,
+        )?;
+    }
     let mut stdout = std::io::stdout().lock();
     // A closed pipe (`pf1e-sim ... | head`) is not an error worth a message.
     let _ = stdout
@@ -348,6 +394,143 @@ fn per_second(rate: f64) -> String {
     } else {
         "-/s".into()
     }
+}
+
+/// Check, before playing, that `path` can be written: not a directory, its folder exists
+/// (errors name `what`, the option).
+fn check_writable(path: &Path, what: &str) -> Result<(), UsageError> {
+    let err = |why: String| UsageError(format!("{what}: {}: {why}", path.display()));
+    if path.is_dir() {
+        return Err(err("is a directory".into()));
+    }
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if !parent.is_dir() {
+        return Err(err(format!("no such directory {}", parent.display())));
+    }
+    Ok(())
+}
+
+/// `--replay-html`: replay combat 0 of the batch (seed `seed`, every combatant on the
+/// default policy) step by step and write its page; its transcript must be the batch's.
+fn write_replay_of_first(
+    encounter: &Arc<Encounter>,
+    seed: u64,
+    first: &[pf1e_engine::episode::LogLine],
+    map_path: &Path,
+    path: &Path,
+) -> Result<(), UsageError> {
+    let title = format!(
+        "{} ({}), seed {seed}",
+        encounter.map.name,
+        map_path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    );
+    let (doc, ep) = replay::record(Arc::clone(encounter), seed, &[], &[], title)
+        .map_err(|e| UsageError(format!("--replay-html: {e}")))?;
+    if ep.transcript() != first {
+        return Err(UsageError(
+            "--replay-html: internal error: the recorded combat differs from the batch's first"
+                .into(),
+        ));
+    }
+    write_page(path, &doc, "--replay-html")
+}
+
+/// Write the page of `doc` to `path` and say so on stderr.
+fn write_page(path: &Path, doc: &replay::ReplayDoc, what: &str) -> Result<(), UsageError> {
+    std::fs::write(path, replay::render_html(doc))
+        .map_err(|e| UsageError(format!("{what}: {}: {e}", path.display())))?;
+    eprintln!(
+        "pf1e-sim: wrote {} ({} steps)",
+        escape_controls(&path.display().to_string()),
+        doc.frames.len() - 1
+    );
+    Ok(())
+}
+
+/// `pf1e-sim replay`: read the transcript document, check it as ReplayTranscript does,
+/// replay it step by step (it must reproduce the document's transcript and outcome) and write
+/// the page.
+fn replay(args: &ReplayArgs) -> Result<(), UsageError> {
+    let file = args.transcript.display().to_string();
+    let err = |why: String| UsageError(format!("{file}: {why}"));
+    let size = std::fs::metadata(&args.transcript)
+        .map_err(|e| err(format!("cannot read: {e}")))?
+        .len();
+    if size > MAX_TRANSCRIPT_BYTES as u64 {
+        return Err(err(format!("longer than {MAX_TRANSCRIPT_BYTES} bytes")));
+    }
+    let bytes = std::fs::read(&args.transcript).map_err(|e| err(format!("cannot read: {e}")))?;
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| args.transcript.with_extension("html"));
+    if out == args.transcript {
+        return Err(UsageError(format!(
+            "--out: {}: is the transcript itself",
+            out.display()
+        )));
+    }
+    check_writable(&out, "--out")?;
+    let data_dir = args
+        .data_dir
+        .clone()
+        .or_else(|| std::env::var_os("PF1E_DATA_DIR").map(PathBuf::from))
+        .unwrap_or_else(|| PathBuf::from("data"));
+    if !data_dir.is_dir() {
+        return Err(UsageError(format!(
+            "--data-dir: {}: not a directory (give --data-dir or set PF1E_DATA_DIR)",
+            data_dir.display()
+        )));
+    }
+    let t = read_offline(&ScenarioStore::new(data_dir), &bytes).map_err(|e| {
+        let msg = e.to_string();
+        err(msg
+            .strip_prefix("transcript_json.")
+            .unwrap_or(&msg)
+            .to_string())
+    })?;
+    let title = format!("{}, seed {}", t.scenario, t.seed);
+    let (doc, ep) = replay::record(
+        Arc::clone(&t.encounter),
+        t.seed,
+        &t.controllers,
+        &t.history,
+        title,
+    )
+    .map_err(|e| err(e.to_string()))?;
+    if let Some(i) = ep
+        .history()
+        .iter()
+        .zip(&t.history)
+        .position(|(a, b)| a.results != b.results)
+    {
+        return Err(err(format!("history[{i}].results: differ from the replay")));
+    }
+    if let Some(i) = ep
+        .transcript()
+        .iter()
+        .zip(&t.transcript)
+        .position(|(a, b)| a != b)
+    {
+        return Err(err(format!("transcript[{i}]: differs from the replay")));
+    }
+    if ep.transcript().len() != t.transcript.len() {
+        return Err(err(format!(
+            "transcript: {} lines, the replay has {}",
+            t.transcript.len(),
+            ep.transcript().len()
+        )));
+    }
+    if t.outcome.is_some() && ep.outcome() != t.outcome.as_ref() {
+        return Err(err("outcome: differs from the replay".into()));
+    }
+    write_page(&out, &doc, "--out")
 }
 
 impl From<SweepError> for UsageError {

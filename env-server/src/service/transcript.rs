@@ -35,7 +35,7 @@ use super::sessions::{lock, Session, Start};
 use super::spec::{fnv1a64_hex, rules_data_version};
 use super::{EnvironmentService, ServiceError, MAX_ACTIONS_PER_STEP};
 use crate::proto;
-use crate::scenarios::ScenarioSource;
+use crate::scenarios::{ScenarioSource, ScenarioStore};
 use pf1e_engine::episode::LogLine;
 use pf1e_engine::{Controller, DiceSource, Episode, HistoryEntry, Outcome, Status};
 use serde::{Deserialize, Serialize};
@@ -264,132 +264,14 @@ impl EnvironmentService {
     ) -> Result<(String, proto::EpisodeState), ServiceError> {
         let obs = ObsOpts::parse(req.observation.as_ref())?;
         let reward = reward_config(req.reward.as_ref(), "reward")?;
-        let bytes = &req.transcript_json;
-        if bytes.is_empty() {
-            return Err(ServiceError::invalid(FIELD, "is required"));
-        }
-        if bytes.len() > MAX_TRANSCRIPT_BYTES {
-            return Err(ServiceError::invalid(
-                FIELD,
-                format!(
-                    "{} bytes, longer than the {MAX_TRANSCRIPT_BYTES} bytes accepted",
-                    bytes.len()
-                ),
-            ));
-        }
-        let header: DocHeader = serde_json::from_slice(bytes)
-            .map_err(|e| ServiceError::invalid(FIELD, format!("not a transcript document: {e}")))?;
-        if header.format.as_deref() != Some(TRANSCRIPT_FORMAT) {
-            return Err(invalid(
-                "format",
-                format!("{:?}, expected {TRANSCRIPT_FORMAT:?}", header.format),
-            ));
-        }
-        if header.version != Some(TRANSCRIPT_VERSION) {
-            return Err(invalid(
-                "version",
-                format!(
-                    "{:?}: this server reads version {TRANSCRIPT_VERSION}",
-                    header.version
-                ),
-            ));
-        }
-        if header.engine_version.as_deref() != Some(pf1e_engine::VERSION) {
-            return Err(invalid(
-                "engine_version",
-                format!(
-                    "{:?}: this server runs engine {} (a transcript replays only on the engine that played it)",
-                    header.engine_version,
-                    pf1e_engine::VERSION
-                ),
-            ));
-        }
-        if header.rng_version.as_deref() != Some(pf1e_engine::dice::RNG_VERSION) {
-            return Err(invalid(
-                "rng_version",
-                format!(
-                    "{:?}: this server rolls with {}",
-                    header.rng_version,
-                    pf1e_engine::dice::RNG_VERSION
-                ),
-            ));
-        }
-        let doc: TranscriptDoc = serde_json::from_slice(bytes)
-            .map_err(|e| ServiceError::invalid(FIELD, format!("not a transcript document: {e}")))?;
+        let Checked {
+            doc,
+            name,
+            encounter: enc,
+            seed,
+            controllers: ctl,
+        } = check_document(&self.inner.scenarios, &req.transcript_json)?;
         let scenario = doc.scenario.clone();
-        let (name, enc) = self
-            .inner
-            .scenarios
-            .resolve(Some(&scenario), &format!("{FIELD}.scenario"))?;
-        let enc = super::convert::with_tactics(enc, &doc.tactics, &format!("{FIELD}.tactics"))?;
-        let version = rules_data_version(&enc);
-        if doc.rules_data_version != version {
-            return Err(invalid(
-                "rules_data_version",
-                format!(
-                    "{}: the scenario's data on this server is {version} (changed since the export)",
-                    doc.rules_data_version
-                ),
-            ));
-        }
-        let Some(seed) = doc.seed else {
-            return Err(invalid(
-                "seed",
-                "is required (an episode restored from a snapshot has no known start: it cannot be replayed)",
-            ));
-        };
-        let n = enc.combatants.len();
-        let mut ctl = vec![Controller::DefaultPolicy; n];
-        for (i, id) in doc.controlled.iter().enumerate() {
-            let Some(k) = enc.combatants.iter().position(|p| p.id == *id) else {
-                let ids: Vec<&str> = enc.combatants.iter().map(|p| p.id.as_str()).collect();
-                return Err(invalid(
-                    format_args!("controlled[{i}]"),
-                    format!("unknown combatant {id:?} (ids: {})", ids.join(", ")),
-                ));
-            };
-            if ctl[k] == Controller::External {
-                return Err(invalid(
-                    format_args!("controlled[{i}]"),
-                    format!("combatant {id:?} listed twice"),
-                ));
-            }
-            ctl[k] = Controller::External;
-        }
-        // The shape of every entry, as a Step would check it, before any engine work.
-        for (i, e) in doc.history.iter().enumerate() {
-            if usize::from(e.actor.0) >= n {
-                return Err(invalid(
-                    format_args!("history[{i}].actor"),
-                    format!(
-                        "no combatant with index {} (the encounter has {n})",
-                        e.actor.0
-                    ),
-                ));
-            }
-            if e.actions.is_empty() || e.actions.len() > MAX_ACTIONS_PER_STEP {
-                return Err(invalid(
-                    format_args!("history[{i}].actions"),
-                    format!("must hold 1 to {MAX_ACTIONS_PER_STEP} actions"),
-                ));
-            }
-            if e.results.len() > e.actions.len() {
-                return Err(invalid(
-                    format_args!("history[{i}].results"),
-                    "more results than actions",
-                ));
-            }
-            for (j, a) in e.actions.iter().enumerate() {
-                let field = format!("{FIELD}.history[{i}].actions[{j}]");
-                let back = action_from_proto(&proto::Action::from(a), &field, &enc)?;
-                if back != *a {
-                    return Err(ServiceError::invalid(
-                        field,
-                        "not an action a Step could submit",
-                    ));
-                }
-            }
-        }
         let open_steps = open_steps(&doc)?;
         self.check_capacity()?;
         let dice = || DiceSource::seeded(seed);
@@ -431,6 +313,191 @@ impl EnvironmentService {
         tracing::debug!(episode = %id, entries = doc.history.len(), "replay transcript");
         Ok((id, state))
     }
+}
+
+/// A transcript document that passed every check short of replaying it.
+struct Checked {
+    doc: TranscriptDoc,
+    /// The scenario's name (`inline` for an inline one).
+    name: String,
+    encounter: Arc<pf1e_engine::Encounter>,
+    seed: u64,
+    controllers: Vec<Controller>,
+}
+
+/// Parse and check a transcript document (format, versions, scenario on `scenarios`, rules
+/// data, seed, controlled combatants, the shape of every history entry), before any engine
+/// work.
+fn check_document(scenarios: &ScenarioStore, bytes: &[u8]) -> Result<Checked, ServiceError> {
+    if bytes.is_empty() {
+        return Err(ServiceError::invalid(FIELD, "is required"));
+    }
+    if bytes.len() > MAX_TRANSCRIPT_BYTES {
+        return Err(ServiceError::invalid(
+            FIELD,
+            format!(
+                "{} bytes, longer than the {MAX_TRANSCRIPT_BYTES} bytes accepted",
+                bytes.len()
+            ),
+        ));
+    }
+    let header: DocHeader = serde_json::from_slice(bytes)
+        .map_err(|e| ServiceError::invalid(FIELD, format!("not a transcript document: {e}")))?;
+    if header.format.as_deref() != Some(TRANSCRIPT_FORMAT) {
+        return Err(invalid(
+            "format",
+            format!("{:?}, expected {TRANSCRIPT_FORMAT:?}", header.format),
+        ));
+    }
+    if header.version != Some(TRANSCRIPT_VERSION) {
+        return Err(invalid(
+            "version",
+            format!(
+                "{:?}: this server reads version {TRANSCRIPT_VERSION}",
+                header.version
+            ),
+        ));
+    }
+    if header.engine_version.as_deref() != Some(pf1e_engine::VERSION) {
+        return Err(invalid(
+                "engine_version",
+                format!(
+                    "{:?}: this server runs engine {} (a transcript replays only on the engine that played it)",
+                    header.engine_version,
+                    pf1e_engine::VERSION
+                ),
+            ));
+    }
+    if header.rng_version.as_deref() != Some(pf1e_engine::dice::RNG_VERSION) {
+        return Err(invalid(
+            "rng_version",
+            format!(
+                "{:?}: this server rolls with {}",
+                header.rng_version,
+                pf1e_engine::dice::RNG_VERSION
+            ),
+        ));
+    }
+    let doc: TranscriptDoc = serde_json::from_slice(bytes)
+        .map_err(|e| ServiceError::invalid(FIELD, format!("not a transcript document: {e}")))?;
+    let scenario = doc.scenario.clone();
+    let (name, enc) = scenarios.resolve(Some(&scenario), &format!("{FIELD}.scenario"))?;
+    let enc = super::convert::with_tactics(enc, &doc.tactics, &format!("{FIELD}.tactics"))?;
+    let version = rules_data_version(&enc);
+    if doc.rules_data_version != version {
+        return Err(invalid(
+            "rules_data_version",
+            format!(
+                "{}: the scenario's data on this server is {version} (changed since the export)",
+                doc.rules_data_version
+            ),
+        ));
+    }
+    let Some(seed) = doc.seed else {
+        return Err(invalid(
+                "seed",
+                "is required (an episode restored from a snapshot has no known start: it cannot be replayed)",
+            ));
+    };
+    let n = enc.combatants.len();
+    let mut ctl = vec![Controller::DefaultPolicy; n];
+    for (i, id) in doc.controlled.iter().enumerate() {
+        let Some(k) = enc.combatants.iter().position(|p| p.id == *id) else {
+            let ids: Vec<&str> = enc.combatants.iter().map(|p| p.id.as_str()).collect();
+            return Err(invalid(
+                format_args!("controlled[{i}]"),
+                format!("unknown combatant {id:?} (ids: {})", ids.join(", ")),
+            ));
+        };
+        if ctl[k] == Controller::External {
+            return Err(invalid(
+                format_args!("controlled[{i}]"),
+                format!("combatant {id:?} listed twice"),
+            ));
+        }
+        ctl[k] = Controller::External;
+    }
+    // The shape of every entry, as a Step would check it, before any engine work.
+    for (i, e) in doc.history.iter().enumerate() {
+        if usize::from(e.actor.0) >= n {
+            return Err(invalid(
+                format_args!("history[{i}].actor"),
+                format!(
+                    "no combatant with index {} (the encounter has {n})",
+                    e.actor.0
+                ),
+            ));
+        }
+        if e.actions.is_empty() || e.actions.len() > MAX_ACTIONS_PER_STEP {
+            return Err(invalid(
+                format_args!("history[{i}].actions"),
+                format!("must hold 1 to {MAX_ACTIONS_PER_STEP} actions"),
+            ));
+        }
+        if e.results.len() > e.actions.len() {
+            return Err(invalid(
+                format_args!("history[{i}].results"),
+                "more results than actions",
+            ));
+        }
+        for (j, a) in e.actions.iter().enumerate() {
+            let field = format!("{FIELD}.history[{i}].actions[{j}]");
+            let back = action_from_proto(&proto::Action::from(a), &field, &enc)?;
+            if back != *a {
+                return Err(ServiceError::invalid(
+                    field,
+                    "not an action a Step could submit",
+                ));
+            }
+        }
+    }
+    Ok(Checked {
+        doc,
+        name,
+        encounter: enc,
+        seed,
+        controllers: ctl,
+    })
+}
+
+/// An ExportTranscript document read offline (by `pf1e-sim replay`), checked as
+/// ReplayTranscript checks it short of replaying it.
+#[derive(Debug)]
+pub struct OfflineTranscript {
+    /// The scenario's name (`inline` for an inline scenario).
+    pub scenario: String,
+    /// The encounter, tactics attached.
+    pub encounter: Arc<pf1e_engine::Encounter>,
+    pub seed: u64,
+    /// One per combatant: `External` for the document's `controlled`.
+    pub controllers: Vec<Controller>,
+    pub history: Vec<HistoryEntry>,
+    /// The document's transcript lines and outcome (a replay must reproduce them).
+    pub transcript: Vec<LogLine>,
+    pub outcome: Option<Outcome>,
+}
+
+/// Read an ExportTranscript document offline: the checks of ReplayTranscript (format,
+/// versions, scenario resolved on `scenarios`, rules data, seed, controlled ids, history
+/// shapes) without a server.
+///
+/// # Errors
+/// [`ServiceError::InvalidArgument`] naming the document's field (`transcript_json.seed`),
+/// [`ServiceError::Scenario`] for the document's scenario.
+pub fn read_offline(
+    scenarios: &ScenarioStore,
+    bytes: &[u8],
+) -> Result<OfflineTranscript, ServiceError> {
+    let c = check_document(scenarios, bytes)?;
+    Ok(OfflineTranscript {
+        scenario: c.name,
+        encounter: c.encounter,
+        seed: c.seed,
+        controllers: c.controllers,
+        history: c.doc.history,
+        transcript: c.doc.transcript,
+        outcome: c.doc.outcome,
+    })
 }
 
 /// The session's interrupted steps (decision id, request fields, results reported so far):

@@ -1,0 +1,515 @@
+//! The replay viewer (`pf1e-sim --replay-html`, `pf1e-sim replay TRANSCRIPT`): the page it
+//! writes embeds the episode step by step (checked against an independent engine run), bad
+//! transcripts exit 2 naming the file and the field, and the page, loaded in headless
+//! Chromium at its last step, draws what the episode ended with (tokens, hp, log, winner) —
+//! with a screenshot in `target/test-artifacts/`.
+//!
+//! Chromium: `/usr/bin/chromium` (Debian's package; `scripts/install_chromium.sh`) or
+//! `$PF1E_CHROMIUM`. Without it the browser tests skip, unless `PF1E_REQUIRE_CHROMIUM=1`
+//! (CI), where they fail.
+
+mod common;
+
+use pf1e_engine::{CombatantId, Episode};
+use pf1e_env_server::montecarlo::play_one;
+use pf1e_env_server::proto;
+use pf1e_env_server::scenarios::ScenarioStore;
+use pf1e_env_server::service::{EnvironmentService, ServiceConfig};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_pf1e-sim");
+const SEED: u64 = 7;
+
+fn data(rel: &str) -> String {
+    format!("{}/{rel}", common::DATA_DIR)
+}
+
+/// A fresh empty scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pf1e-replay-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Where test artefacts go: `<target>/test-artifacts`.
+fn artifacts() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"));
+    let dir = target.join("test-artifacts");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn sim(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).output().expect("run pf1e-sim")
+}
+
+/// `pf1e-sim` on the bundled scenario's encounter (the sample arena, 3 goblins vs 2 orcs),
+/// one combat of seed [`SEED`], its page written to `out`.
+fn write_arena_page(out: &Path) -> Output {
+    let (g, o) = (data("monsters/goblin.json"), data("monsters/orc.json"));
+    let seed = SEED.to_string();
+    sim(&[
+        "--map",
+        &data("maps/sample_arena.yaml"),
+        "--side",
+        "players",
+        &g,
+        &g,
+        &g,
+        "--side",
+        "monsters",
+        &o,
+        &o,
+        "--runs",
+        "1",
+        "--seed",
+        &seed,
+        "--replay-html",
+        &out.display().to_string(),
+    ])
+}
+
+/// The episode embedded in a page.
+fn embedded(page: &str) -> Value {
+    let open = r#"<script type="application/json" id="replay-data">"#;
+    let start = page.find(open).expect("the data tag") + open.len();
+    let end = start + page[start..].find("</script>").expect("its end");
+    serde_json::from_str(&page[start..end]).expect("the embedded document is JSON")
+}
+
+/// The same combat, played by the engine directly: the bundled scenario `sample_arena`.
+fn arena_episode() -> Episode {
+    let enc = ScenarioStore::new(common::DATA_DIR)
+        .named("sample_arena", "scenario")
+        .unwrap();
+    play_one(enc, SEED).0
+}
+
+#[test]
+fn the_page_embeds_every_step_of_the_combat() {
+    let dir = scratch("embed");
+    let out = dir.join("arena.html");
+    let o = write_arena_page(&out);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("wrote"));
+    let page = std::fs::read_to_string(&out).unwrap();
+    // Self-contained: no external script, style, image or font.
+    for bad in ["<script src", "<link", "https://", "url(", "@import"] {
+        assert!(!page.contains(bad), "the page refers to {bad}");
+    }
+    let doc = embedded(&page);
+    assert_eq!(doc["format"], "pf1e-replay");
+    let ep = arena_episode();
+    let log = doc["log"].as_array().unwrap();
+    let messages: Vec<&str> = log.iter().map(|l| l["message"].as_str().unwrap()).collect();
+    let expected: Vec<&str> = ep.transcript().iter().map(|l| l.message.as_str()).collect();
+    assert_eq!(
+        messages, expected,
+        "the page's log is the combat's transcript"
+    );
+    assert!(
+        messages.iter().any(|m| m.contains("d20=")),
+        "rolls in the log"
+    );
+    let frames = doc["frames"].as_array().unwrap();
+    assert!(frames.len() > 5, "a step per unit of resolution");
+    // The frames' lines tile the log, in order, and only frame 0 has none.
+    let mut at = 0;
+    for (k, f) in frames.iter().enumerate() {
+        let (a, b) = (
+            f["lines"][0].as_u64().unwrap(),
+            f["lines"][1].as_u64().unwrap(),
+        );
+        assert_eq!(a, at, "frame {k} starts where the previous ended");
+        assert!(k == 0 || b > a, "frame {k} adds lines");
+        at = b;
+    }
+    assert_eq!(at as usize, log.len());
+    // Start: every combatant at full hp on its start square; end: the engine's final state.
+    let units = doc["units"].as_array().unwrap();
+    assert_eq!(units.len(), ep.encounter().combatants.len());
+    let (first, last) = (&frames[0], frames.last().unwrap());
+    for (i, u) in units.iter().enumerate() {
+        let id = CombatantId(i as u16);
+        let start = ep.encounter().combatants[i].start;
+        assert_eq!(first["units"][i]["hp"], u["hp_max"]);
+        assert_eq!(
+            first["units"][i]["pos"],
+            serde_json::json!([start.row, start.col])
+        );
+        assert_eq!(last["units"][i]["hp"], ep.hp(id), "final hp of {}", u["id"]);
+        let p = ep.position(id);
+        assert_eq!(last["units"][i]["pos"], serde_json::json!([p.row, p.col]));
+    }
+    let outcome = ep.outcome().unwrap();
+    assert_eq!(
+        doc["outcome"]["winner"].as_str(),
+        outcome.winner.as_deref(),
+        "the winner"
+    );
+    // A step shows its lines with what followed them silently: after a `move` line, the
+    // mover stands at the end of its path (unless something interrupted the walk).
+    let (mut moves, mut at_end) = (0, 0);
+    for f in &frames[1..] {
+        let (a, b) = (
+            f["lines"][0].as_u64().unwrap() as usize,
+            f["lines"][1].as_u64().unwrap() as usize,
+        );
+        let Some(actor) = f["actor"].as_u64() else {
+            continue;
+        };
+        for l in &log[a..b] {
+            let m = l["message"].as_str().unwrap();
+            if !m.starts_with("move (") || !m.contains("->(") {
+                continue;
+            }
+            moves += 1;
+            let end = m.rsplit("->(").next().unwrap();
+            let end: Vec<i64> = end
+                .trim_end_matches(|c: char| c != ')')
+                .trim_end_matches(')')
+                .split(',')
+                .map(|x| x.trim().parse().unwrap())
+                .collect();
+            if f["units"][actor as usize]["pos"] == serde_json::json!(end) {
+                at_end += 1;
+            }
+        }
+    }
+    assert!(moves > 0, "the combat has moves");
+    assert!(
+        2 * at_end > moves,
+        "{at_end} of {moves} moves end where their path does"
+    );
+    // Threatened squares: once the fight is joined, some frame has some for each side.
+    for side in 0..2 {
+        assert!(frames
+            .iter()
+            .any(|f| !f["threatened"][side].as_array().unwrap().is_empty()));
+    }
+    // Deterministic: the same command writes the same page.
+    let again = dir.join("again.html");
+    assert!(write_arena_page(&again).status.success());
+    assert_eq!(std::fs::read_to_string(&again).unwrap(), page);
+}
+
+/// Play the bundled scenario with `players` controlled (attack when possible, else move,
+/// take every attack of opportunity) and export its transcript document.
+fn exported_transcript(seed: u64) -> String {
+    use proto::ActionKind as K;
+    let svc = EnvironmentService::new(ServiceConfig::new(common::DATA_DIR));
+    let mut s = svc
+        .reset_blocking(&common::reset_req("sample_arena", seed, &["players"]))
+        .unwrap();
+    let id = s.episode_id.clone();
+    let mut steps = 0;
+    while !(s.terminated || s.truncated) {
+        steps += 1;
+        assert!(steps < 500, "the episode ends");
+        let d = s.decision.as_ref().unwrap();
+        let of = |k: K| {
+            s.legal_actions
+                .iter()
+                .find(|l| l.action.as_ref().is_some_and(|a| a.kind == k as i32))
+                .map(|l| l.id)
+        };
+        let pick = of(K::AttackOfOpportunity)
+            .or_else(|| of(K::FullAttack))
+            .or_else(|| of(K::Attack))
+            .or_else(|| of(K::Move))
+            .or_else(|| of(K::EndTurn))
+            .or_else(|| of(K::Decline))
+            .unwrap();
+        s = svc
+            .step_blocking(&proto::StepRequest {
+                episode_id: id.clone(),
+                decision_id: d.decision_id,
+                action_ids: vec![pick],
+                ..Default::default()
+            })
+            .unwrap();
+    }
+    svc.export_transcript_blocking(&proto::ExportTranscriptRequest {
+        episode_id: id,
+        json_only: true,
+    })
+    .unwrap()
+    .transcript_json
+}
+
+#[test]
+fn a_transcript_document_replays_into_a_page_next_to_it() {
+    let dir = scratch("transcript");
+    let json = exported_transcript(11);
+    let file = dir.join("episode.json");
+    std::fs::write(&file, &json).unwrap();
+    let o = sim(&[
+        "replay",
+        &file.display().to_string(),
+        "--data-dir",
+        common::DATA_DIR,
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let page = std::fs::read_to_string(dir.join("episode.html")).expect("written next to it");
+    let doc = embedded(&page);
+    let original: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(doc["log"], original["transcript"]);
+    assert_eq!(doc["outcome"]["winner"], original["outcome"]["winner"]);
+    assert_eq!(doc["seed"], 11);
+    let units = doc["units"].as_array().unwrap();
+    for u in units {
+        let controlled = original["controlled"]
+            .as_array()
+            .unwrap()
+            .contains(&u["id"]);
+        assert_eq!(u["external"], controlled, "{}", u["id"]);
+    }
+    assert!(units.iter().any(|u| u["external"] == true));
+}
+
+#[test]
+fn bad_transcripts_exit_2_naming_the_file_and_the_field() {
+    let dir = scratch("bad");
+    let run = |file: &Path| {
+        let o = sim(&[
+            "replay",
+            &file.display().to_string(),
+            "--data-dir",
+            common::DATA_DIR,
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{o:?}");
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert!(err.starts_with("pf1e-sim: error: "), "{err}");
+        assert!(err.contains(&file.display().to_string()), "{err}");
+        err
+    };
+    let missing = dir.join("missing.json");
+    assert!(run(&missing).contains("cannot read"));
+    let garbled = dir.join("garbled.json");
+    std::fs::write(&garbled, "{\"format\": \"pf1e-transcript\", ").unwrap();
+    assert!(run(&garbled).contains("not a transcript document"));
+    let json = exported_transcript(11);
+    let mut doc: Value = serde_json::from_str(&json).unwrap();
+    doc["format"] = "something-else".into();
+    let other = dir.join("other.json");
+    std::fs::write(&other, doc.to_string()).unwrap();
+    assert!(run(&other).contains("format:"));
+    let mut doc: Value = serde_json::from_str(&json).unwrap();
+    doc["seed"] = Value::Null;
+    let seedless = dir.join("seedless.json");
+    std::fs::write(&seedless, doc.to_string()).unwrap();
+    assert!(run(&seedless).contains("seed: is required"));
+    let mut doc: Value = serde_json::from_str(&json).unwrap();
+    doc["history"][0]["results"][0]["ok"] = (!doc["history"][0]["results"][0]["ok"]
+        .as_bool()
+        .unwrap_or(true))
+    .into();
+    let changed = dir.join("changed.json");
+    std::fs::write(&changed, doc.to_string()).unwrap();
+    assert!(run(&changed).contains("history[0]"), "names the entry");
+    // No page is written for a bad document.
+    assert!(!dir.join("changed.html").exists());
+    // An output folder that does not exist: exit 2 before playing.
+    let o = write_arena_page(&dir.join("no/such/dir/x.html"));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--replay-html"));
+}
+
+/// The Chromium binary, or `None` (skip) — a failure when `PF1E_REQUIRE_CHROMIUM=1`.
+fn chromium() -> Option<PathBuf> {
+    let candidates = [
+        std::env::var_os("PF1E_CHROMIUM").map(PathBuf::from),
+        Some(PathBuf::from("/usr/bin/chromium")),
+        Some(PathBuf::from("/usr/bin/chromium-browser")),
+    ];
+    if let Some(p) = candidates.into_iter().flatten().find(|p| p.is_file()) {
+        return Some(p);
+    }
+    if std::env::var("PF1E_REQUIRE_CHROMIUM").as_deref() == Ok("1") {
+        panic!(
+            "PF1E_REQUIRE_CHROMIUM=1 but no chromium (/usr/bin/chromium or $PF1E_CHROMIUM): \
+             run scripts/install_chromium.sh"
+        );
+    }
+    eprintln!("skipped: no chromium (scripts/install_chromium.sh installs it)");
+    None
+}
+
+/// Run headless Chromium with `args` on `url`, stdout to `stdout_file`; killed after 120 s.
+fn headless(chromium: &Path, profile: &Path, args: &[String], url: &str, stdout_file: &Path) {
+    let mut cmd = Command::new(chromium);
+    cmd.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+        "--hide-scrollbars",
+    ])
+    .arg(format!("--user-data-dir={}", profile.display()))
+    .args(args)
+    .arg(url)
+    .stdin(Stdio::null())
+    .stdout(std::fs::File::create(stdout_file).unwrap())
+    .stderr(Stdio::null());
+    let mut child = cmd.spawn().expect("start chromium");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            assert!(status.success(), "chromium {args:?}: {status}");
+            return;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("chromium {args:?} did not finish within 120 s");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The value of attribute `name` in the start tag `tag` (`<div class="unit" data-hp="3">`).
+fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
+    let key = format!(" {name}=\"");
+    let start = tag.find(&key)? + key.len();
+    Some(&tag[start..start + tag[start..].find('"')?])
+}
+
+/// Every start tag of `html` that begins with `prefix` (`<div class="unit`).
+fn tags<'a>(html: &'a str, prefix: &str) -> Vec<&'a str> {
+    html.match_indices(prefix)
+        .map(|(i, _)| &html[i..i + html[i..].find('>').unwrap()])
+        .collect()
+}
+
+/// The text of the first element whose start tag begins with `prefix` (no child elements).
+fn text_of<'a>(html: &'a str, prefix: &str) -> &'a str {
+    let at = html.find(prefix).expect("the element");
+    let start = at + html[at..].find('>').unwrap() + 1;
+    &html[start..start + html[start..].find('<').unwrap()]
+}
+
+#[test]
+fn chromium_draws_the_last_step_of_the_recorded_combat() {
+    let Some(chromium) = chromium() else {
+        return;
+    };
+    let dir = scratch("chromium");
+    let page_path = dir.join("replay.html");
+    let o = write_arena_page(&page_path);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let doc = embedded(&std::fs::read_to_string(&page_path).unwrap());
+    let ep = arena_episode();
+    let url = format!("file://{}#step=end", page_path.display());
+
+    let dom_file = dir.join("dom.html");
+    headless(
+        &chromium,
+        &dir.join("profile-dom"),
+        &[
+            "--dump-dom".to_string(),
+            "--virtual-time-budget=5000".to_string(),
+        ],
+        &url,
+        &dom_file,
+    );
+    let dom = std::fs::read_to_string(&dom_file).unwrap();
+    let steps = doc["frames"].as_array().unwrap().len() - 1;
+    let body = tags(&dom, "<body")[0];
+    assert_eq!(attr(body, "data-step"), Some(steps.to_string().as_str()));
+    // One token per combatant on the map.
+    let tokens = tags(&dom, "<g class=\"token");
+    assert_eq!(tokens.len(), ep.encounter().combatants.len(), "tokens");
+    // The hp shown are the episode's final hp, on the map and in the panel.
+    for (i, p) in ep.encounter().combatants.iter().enumerate() {
+        let hp = ep.hp(CombatantId(i as u16)).to_string();
+        let token = tokens
+            .iter()
+            .find(|t| attr(t, "data-index") == Some(i.to_string().as_str()))
+            .unwrap_or_else(|| panic!("the token of {}", p.id));
+        assert_eq!(
+            attr(token, "data-hp"),
+            Some(hp.as_str()),
+            "token of {}",
+            p.id
+        );
+        let id = doc["units"][i]["id"].as_str().unwrap();
+        let row = tags(&dom, "<div class=\"unit")
+            .into_iter()
+            .find(|t| attr(t, "data-id") == Some(id))
+            .unwrap_or_else(|| panic!("the panel row of {id}"));
+        assert_eq!(attr(row, "data-hp"), Some(hp.as_str()), "panel of {id}");
+    }
+    // The whole log is shown: one entry per transcript line, none hidden.
+    let entries = tags(&dom, "<div class=\"entry");
+    assert_eq!(entries.len(), ep.transcript().len(), "log entries");
+    assert!(entries.iter().all(|e| !e.contains(" hidden")));
+    let log = tags(&dom, "<div id=\"log\"")[0];
+    assert_eq!(
+        attr(log, "data-shown"),
+        Some(ep.transcript().len().to_string().as_str())
+    );
+    // The winner.
+    let winner = ep.outcome().unwrap().winner.clone().unwrap();
+    let w = tags(&dom, "<span id=\"winner\"")[0];
+    assert_eq!(attr(w, "data-winner"), Some(winner.as_str()));
+    assert!(
+        text_of(&dom, "<span id=\"winner\"").starts_with(&format!("{winner} win in")),
+        "the winner is shown"
+    );
+
+    // At step 0 nothing has happened: the log is empty, everyone at full hp.
+    let dom0_file = dir.join("dom0.html");
+    headless(
+        &chromium,
+        &dir.join("profile-dom0"),
+        &[
+            "--dump-dom".to_string(),
+            "--virtual-time-budget=5000".to_string(),
+        ],
+        &format!("file://{}#step=0", page_path.display()),
+        &dom0_file,
+    );
+    let dom0 = std::fs::read_to_string(&dom0_file).unwrap();
+    let shown0 = tags(&dom0, "<div id=\"log\"")[0];
+    assert_eq!(attr(shown0, "data-shown"), Some("0"));
+    assert_eq!(text_of(&dom0, "<span id=\"winner\""), "");
+
+    // Screenshot, kept as a test artefact.
+    let png = artifacts().join("replay.png");
+    let _ = std::fs::remove_file(&png);
+    headless(
+        &chromium,
+        &dir.join("profile-shot"),
+        &[
+            format!("--screenshot={}", png.display()),
+            "--window-size=1200,900".to_string(),
+            "--virtual-time-budget=5000".to_string(),
+        ],
+        &url,
+        &dir.join("shot.out"),
+    );
+    let bytes = std::fs::read(&png).expect("the screenshot");
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "a PNG");
+    let (w, h) = (
+        u32::from_be_bytes(bytes[16..20].try_into().unwrap()),
+        u32::from_be_bytes(bytes[20..24].try_into().unwrap()),
+    );
+    assert_eq!((w, h), (1200, 900));
+    assert!(
+        bytes.len() > 20_000,
+        "a non-trivial picture ({} bytes)",
+        bytes.len()
+    );
+    std::fs::copy(&page_path, artifacts().join("replay.html")).unwrap();
+}
