@@ -6,6 +6,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
+echo "== Headless Chromium (the replay viewer's browser test) =="
+# env-server/tests/replay_viewer.rs draws a recorded episode in Debian's chromium; under
+# PF1E_REQUIRE_CHROMIUM=1 a missing browser fails the test instead of skipping it.
+bash scripts/install_chromium.sh
+export PF1E_REQUIRE_CHROMIUM=1
+
 echo "== Rust: build and test (workspace) =="
 cargo build --workspace --all-targets --locked
 cargo test --workspace --locked
