@@ -41,6 +41,7 @@ import os
 import pathlib
 import platform
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -139,7 +140,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--eval-seed", type=int, default=2_000_000, help="first validation seed")
     p.add_argument("--test-seed", type=int, default=1_000_000, help="first test seed")
     p.add_argument("--keep", choices=("best", "last"), default="best", help="policy exported")
-    p.add_argument("--lr-schedule", choices=("constant", "linear"), default="linear")
+    p.add_argument("--lr-schedule", choices=("constant", "linear"), default="constant")
     p.add_argument("--out", default="runs/ppo", help="output directory")
     p.add_argument("--net", default="64,64", help="hidden layer sizes of actor and critic")
     p.add_argument("--lr", type=float, default=3e-4)
@@ -169,6 +170,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    # SIGTERM (kill, a CI timeout) unwinds like Ctrl-C, so that the server started here is
+    # stopped by its context manager instead of being left running.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
