@@ -41,6 +41,7 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
+from pf1e_gym._codec import BoundsBox
 from pf1e_gym._proto.pf1e.env.v1 import environment_pb2 as pb
 from pf1e_gym.client import Pf1eClient
 from pf1e_gym.vector import Pf1eVectorEnv
@@ -128,7 +129,7 @@ class Pf1eSB3VecEnv(VecEnv):
         }
         observation_space: spaces.Space
         if flatten:
-            observation_space = spaces.Box(
+            observation_space = BoundsBox(
                 np.concatenate([planes_box.low.ravel(), features_box.low.ravel()]),
                 np.concatenate([planes_box.high.ravel(), features_box.high.ravel()]),
                 dtype=np.float32,
