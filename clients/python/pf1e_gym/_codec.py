@@ -58,6 +58,25 @@ class JsonText(spaces.Text):
         )
 
 
+class BoundsBox(spaces.Box):
+    """A ``Box`` with per-element bounds (the schema's exact ones) and a short ``repr``.
+
+    Only the printout differs from ``gymnasium.spaces.Box``: the default ``repr`` lists every
+    bound when they are not all equal (8,000 characters for the sample arena's features).
+    It gives the ranges of the bounds instead, ``BoundsBox(low in [-1.0, 0.0], high in [1.0,
+    4.0], (5, 155), float32)``; ``.low`` / ``.high`` hold them all."""
+
+    def __repr__(self) -> str:
+        lo, hi = self.low, self.high
+        if lo.size == 0 or (np.all(lo == lo.flat[0]) and np.all(hi == hi.flat[0])):
+            return super().__repr__()
+        return (
+            f"BoundsBox(low in [{lo.min():.6g}, {lo.max():.6g}], high in [{hi.min():.6g}, "
+            f"{hi.max():.6g}], "
+            f"{self.shape}, {self.dtype})"
+        )
+
+
 # Fallback bounds of the tensor values, for a server without ``capabilities.feature_bounds``
 # (it publishes no exact bounds): the engine documents "roughly in [0, 1]"; hp fractions go
 # down to -1 and a few counters (hp/100, attacks of opportunity left) can exceed 1.
@@ -391,8 +410,8 @@ class ObsCodec:
             pl, ph, fl, fh, self.exact_bounds = tensor_bounds(
                 spec, self.plane_shape, self.feature_shape
             )
-            d["planes"] = spaces.Box(pl, ph, self.plane_shape, np.float32)
-            d["features"] = spaces.Box(fl, fh, self.feature_shape, np.float32)
+            d["planes"] = BoundsBox(pl, ph, self.plane_shape, np.float32)
+            d["features"] = BoundsBox(fl, fh, self.feature_shape, np.float32)
         else:
             self.plane_shape = self.feature_shape = ()
             self.exact_bounds = False

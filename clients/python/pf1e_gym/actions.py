@@ -16,6 +16,7 @@ An id being in the space does not make it legal: the decision's action mask says
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 from pf1e_gym._proto.pf1e.env.v1 import environment_pb2 as pb
@@ -33,6 +34,14 @@ def _block_of(spec: pb.Spec, action_id: int) -> pb.ActionBlock:
             return b
     total = sum(b.size for b in spec.action_blocks)
     raise ValueError(f"action id {action_id} is outside the action space (0..{total - 1})")
+
+
+def _index(value: Any, field: str) -> int:
+    """``value`` as an ``int`` if it is an integer (Python or numpy, not a bool), else
+    ``ValueError`` naming ``field``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{field}: an integer, not {value!r}")
+    return int(value)
 
 
 def _check_axes(block: pb.ActionBlock) -> None:
@@ -54,8 +63,9 @@ def decode_action(spec: pb.Spec, action_id: int) -> dict[str, Any]:
     actor), ``maneuver`` / ``mode`` / ``metamagic`` (the value's name), ``spell`` (an index in
     the actor's spellbook, ``CombatantInfo.spells``) and ``delay`` (0: to the end of the round;
     1 + t: to just after combatant t). Raises ``ValueError`` for an id outside the space (or
-    a server that does not describe the axes)."""
-    action_id = int(action_id)
+    a server that does not describe the axes, or an ``action_id`` that is not an integer:
+    ``1.5``, ``True`` or ``"7"`` are refused, not rounded)."""
+    action_id = _index(action_id, "action_id")
     block = _block_of(spec, action_id)
     _check_axes(block)
     out: dict[str, Any] = {"id": action_id, "kind": block.name}
@@ -105,7 +115,7 @@ def encode_action(spec: pb.Spec, kind: str, **axes: Any) -> int:
             cid = given.pop(f"{axis}_id", None)
             if cid is not None and ids.get(cid) != v:
                 raise ValueError(f"{kind}.{axis}_id: {cid!r} is not combatant {v}")
-        elif axis == "square" and not isinstance(v, int):
+        elif axis == "square" and not isinstance(v, numbers.Integral):
             row, col = v
             if not (0 <= col < spec.map.cols and 0 <= row < spec.map.rows):
                 raise ValueError(f"{kind}.square: {(row, col)} is off the map")
@@ -115,8 +125,9 @@ def encode_action(spec: pb.Spec, kind: str, **axes: Any) -> int:
             if v not in values:
                 raise ValueError(f"{kind}.{axis}: unknown value {v!r} (values: {values})")
             v = values.index(v)
-        if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < size:
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not 0 <= v < size:
             raise ValueError(f"{kind}.{axis}: {v!r} is not an index below {size}")
+        v = int(v)
         k = k * size + v
     if given:
         raise ValueError(f"{kind}: unknown axes {sorted(given)} (axes: {list(block.axes)})")

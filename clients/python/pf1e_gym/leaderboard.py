@@ -29,10 +29,12 @@ import os
 import pathlib
 import sys
 import time
+import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import grpc
 import numpy as np
 
 from pf1e_gym._proto.pf1e.env.v1 import environment_pb2 as pb
@@ -265,14 +267,26 @@ def random_policy(seed: int = 0) -> TensorPolicy:
     return act
 
 
-def sb3_policy(path: str | os.PathLike[str]) -> TensorPolicy:
+def sb3_policy(path: str | os.PathLike[str], spec: pb.Spec | None = None) -> TensorPolicy:
     """A Stable-Baselines3 / sb3-contrib checkpoint (``.zip``), greedy; the observation is the
-    flat concat(planes, features) of :class:`~pf1e_gym.sb3.Pf1eSB3VecEnv` (``flatten=True``)."""
+    flat concat(planes, features) of :class:`~pf1e_gym.sb3.Pf1eSB3VecEnv` (``flatten=True``).
+    Raises ``ValueError`` when ``spec`` is given and its observation size or action space
+    differs from the checkpoint's."""
     try:
         from sb3_contrib import MaskablePPO
     except ImportError as e:  # pragma: no cover - depends on the install
         raise RuntimeError(f"{path}: an SB3 checkpoint needs sb3-contrib and torch ({e})") from e
     model = MaskablePPO.load(str(path), device="cpu")
+    if spec is not None:
+        schema = spec.observation_schema
+        size = int(np.prod(schema.plane_shape)) + int(np.prod(schema.feature_shape))
+        got_obs = tuple(model.observation_space.shape or ())
+        got_n = int(getattr(model.action_space, "n", -1))
+        if got_obs != (size,) or got_n != int(spec.action_space_size):
+            raise ValueError(
+                f"{path}: observation {got_obs} / Discrete({got_n}) differ from the scenario's "
+                f"({size},) / Discrete({spec.action_space_size}): trained for another scenario"
+            )
 
     def act(planes: np.ndarray, features: np.ndarray, masks: np.ndarray) -> np.ndarray:
         k = len(masks)
@@ -295,7 +309,7 @@ def agent_policy(path: str | os.PathLike[str], spec: pb.Spec | None = None) -> T
             pol.check_spec(spec)
         return pol.tensor_policy()
     if p.suffix == ".zip":
-        return sb3_policy(p)
+        return sb3_policy(p, spec)
     raise ValueError(f"--agent {path}: expected a .npz (numpy policy) or .zip (SB3 checkpoint)")
 
 
@@ -452,10 +466,31 @@ def main(argv: list[str] | None = None) -> int:
             p.error(f"--agent {a}: no such file")
         if pathlib.Path(a).suffix not in (".npz", ".zip"):
             p.error(f"--agent {a}: expected a .npz or .zip file")
+    if not 0 <= args.seed <= 2**64 - args.episodes:
+        p.error(f"--seed {args.seed}: the seeds {args.seed}.. must lie in [0, 2^64)")
+    if not entries and not args.agent:
+        p.error("nothing to play: --entries is empty and no --agent")
+    if args.png and not pathlib.Path(args.png).resolve().parent.is_dir():
+        p.error(f"--png {args.png}: no such directory")
     seeds = _seed_list(args.seed, args.episodes)
     client = Pf1eClient(args.address, timeout=300.0)
     t0 = time.perf_counter()
     try:
+        # Bad arguments are told before any episode is played (exit 2, naming the flag).
+        try:
+            spec = client.get_spec(args.scenario)
+        except grpc.RpcError as e:
+            if e.code() in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.INVALID_ARGUMENT):
+                p.error(f"--scenario {args.scenario}: {e.details()}")
+            sys.exit(f"pf1e-leaderboard: server {args.address}: {e.code().name}: {e.details()}")
+        sides = sorted({c.side for c in spec.combatants})
+        if args.side not in sides:
+            p.error(f"--side {args.side}: not a side of {args.scenario} ({', '.join(sides)})")
+        for a in args.agent:
+            try:
+                agent_policy(a, spec)
+            except (ValueError, OSError, KeyError, RuntimeError, zipfile.BadZipFile) as e:
+                p.error(f"--agent {a}: {e}")
         results, baseline = run(
             client,
             seeds,

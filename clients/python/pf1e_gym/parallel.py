@@ -71,6 +71,7 @@ default policy) is reset again with a seed drawn from ``np_random``.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -335,9 +336,11 @@ class Pf1eParallelEnv(ParallelEnv):
                     f"{int(st.decision.decision_id)} is pending), got {a!r}"
                 )
             try:
-                a_int = int(a)
-            except (TypeError, ValueError):
-                raise ValueError(f"actions[{actor!r}]: expected an action id, got {a!r}") from None
+                a_int = operator.index(a)  # an integer (numpy too); 1.5 or "0" are refused
+            except TypeError:
+                raise ValueError(
+                    f"actions[{actor!r}]: expected an action id (an integer), got {a!r}"
+                ) from None
             if not 0 <= a_int < self.n:
                 what = "the wait id" if a_int == self.wait_id else "outside the action space"
                 raise ValueError(
@@ -351,8 +354,8 @@ class Pf1eParallelEnv(ParallelEnv):
                 if name in acted.values() or a is None:
                     continue
                 try:
-                    is_wait = int(a) == self.wait_id
-                except (TypeError, ValueError):
+                    is_wait = operator.index(a) == self.wait_id
+                except TypeError:
                     is_wait = False
                 if not is_wait:
                     raise ValueError(

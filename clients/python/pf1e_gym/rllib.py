@@ -36,6 +36,7 @@ import numpy as np
 from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
+from pf1e_gym._codec import BoundsBox
 from pf1e_gym.parallel import Pf1eParallelEnv
 
 
@@ -72,7 +73,7 @@ class Pf1eRLlibEnv(MultiAgentEnv):
             obs_space: spaces.Space = spaces.Dict(
                 {
                     "action_mask": spaces.Box(0.0, 1.0, (n,), np.float32),
-                    "observations": spaces.Box(low, high, dtype=np.float32),
+                    "observations": BoundsBox(low, high, dtype=np.float32),
                 }
             )
         else:

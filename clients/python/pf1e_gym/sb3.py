@@ -41,6 +41,7 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
+from pf1e_gym._codec import BoundsBox
 from pf1e_gym._proto.pf1e.env.v1 import environment_pb2 as pb
 from pf1e_gym.client import Pf1eClient
 from pf1e_gym.vector import Pf1eVectorEnv
@@ -128,7 +129,7 @@ class Pf1eSB3VecEnv(VecEnv):
         }
         observation_space: spaces.Space
         if flatten:
-            observation_space = spaces.Box(
+            observation_space = BoundsBox(
                 np.concatenate([planes_box.low.ravel(), features_box.low.ravel()]),
                 np.concatenate([planes_box.high.ravel(), features_box.high.ravel()]),
                 dtype=np.float32,
@@ -254,9 +255,15 @@ class Pf1eSB3VecEnv(VecEnv):
         return [result for _ in idx]
 
     def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
-        """``False`` for every slot: no Gymnasium wrapper is involved (the ``episode`` info
-        that ``Monitor`` would add is written by this env itself)."""
-        return [False for _ in self._get_indices(indices)]
+        """No Gymnasium wrapper is involved, but this env writes the ``episode`` info that
+        SB3's ``Monitor`` would add (raw returns, before any ``VecNormalize``): ``True`` for
+        ``Monitor`` itself (so ``evaluate_policy`` reads the true episode returns and lengths from
+        it, without its "not wrapped with a Monitor" warning), ``False`` for any other
+        wrapper, once per slot."""
+        from stable_baselines3.common.monitor import Monitor
+
+        wrapped = wrapper_class is Monitor
+        return [wrapped for _ in self._get_indices(indices)]
 
     def _get_indices(self, indices: Any) -> Iterable[int]:
         if indices is None:

@@ -383,6 +383,8 @@ class Pf1eVectorEnv(VectorEnv):
 
         # Per slot: the server's episode id and the current decision (from either transport).
         self._episode_ids: list[str | None] = [None] * num_envs
+        # A call failed part-way (the slots' decisions are unknown): reset() before step().
+        self._needs_reset = False
         self._decision_ids = np.zeros(num_envs, dtype=np.int64)
         self._actor = np.full(num_envs, -1, dtype=np.int64)
         self._round = np.zeros(num_envs, dtype=np.int64)
@@ -477,6 +479,7 @@ class Pf1eVectorEnv(VectorEnv):
             self._pool_target = self.pool_margin
         self._store(slots, rows, slots)
         retries = self._retry_dead_resets(slots)
+        self._needs_reset = False
         self._autoreset[:] = False
         ok = np.ones(self.num_envs, dtype=np.bool_)
         codes = np.full(self.num_envs, pb.RESULT_CODE_OK, dtype=np.int64)
@@ -490,7 +493,7 @@ class Pf1eVectorEnv(VectorEnv):
         if self.same_step:
             return self._step_same(actions)
         acts = np.asarray(actions).reshape(self.num_envs)
-        if any(e is None for e in self._episode_ids):
+        if self._needs_reset or any(e is None for e in self._episode_ids):
             raise RuntimeError(
                 "no episode in this slot: call reset() first (also after a step() that "
                 "raised: the server may have applied part of it)"
@@ -553,7 +556,7 @@ class Pf1eVectorEnv(VectorEnv):
         take pooled episodes (an extra reset call only if the pool is short)."""
         e = self.num_envs
         acts = np.asarray(actions).reshape(e)
-        if any(x is None for x in self._episode_ids):
+        if self._needs_reset or any(x is None for x in self._episode_ids):
             raise RuntimeError(
                 "no episode in this slot: call reset() first (also after a step() that "
                 "raised: the server may have applied part of it)"
@@ -696,7 +699,6 @@ class Pf1eVectorEnv(VectorEnv):
             ]
             futures += [self.client.stub.Reset.future(r, timeout=t) for r in reset_reqs]
             return _Rows.of_states(self.codec, [f.result() for f in futures])
-        parts: list[_Rows] = []
         kinds: list[tuple[str, Any]] = [("s", x) for x in steps] + [("r", r) for r in reset_reqs]
         # Closes ride along with the first chunk (they count towards the batch limit).
         closing, self._closing = self._closing, []
@@ -705,6 +707,28 @@ class Pf1eVectorEnv(VectorEnv):
             self._close_now(episode_id)
         closing = closing[:room]
         width = max(1, self.max_batch_items - len(closing))
+        created: list[str] = []
+        try:
+            return self._send_chunks(kinds, slots, closing, width, created)
+        except BaseException:
+            # The episodes that earlier chunks' resets created: nothing holds them.
+            for episode_id in created:
+                self._close_now(episode_id)
+            # Never step on from a half-applied call (see "Errors").
+            self._needs_reset = True
+            raise
+
+    def _send_chunks(
+        self,
+        kinds: list[tuple[str, Any]],
+        slots: list[int],
+        closing: list[str],
+        width: int,
+        created: list[str],
+    ) -> _Rows:
+        """The StepBatch calls of :meth:`_call`, ``width`` items each; the ids of the
+        episodes their resets create are appended to ``created`` as they come."""
+        parts: list[_Rows] = []
         for lo in range(0, max(len(kinds), 1), width):
             chunk = kinds[lo : lo + width]
             close_ids = closing if lo == 0 else []
@@ -738,6 +762,9 @@ class Pf1eVectorEnv(VectorEnv):
             )
             if not chunk:
                 continue
+            created.extend(
+                resp.items[k].state.episode_id for k in range(len(chunk_steps), len(resp.items))
+            )
             states = _ItemStates(resp.items)
             if self.columnar:
                 parts.append(self._columns_rows(resp, states))

@@ -134,3 +134,22 @@ def test_decode_and_encode_are_inverse_over_the_whole_space(server_address: str)
         encode_action(spec, "fireball")
     with pytest.raises(ValueError, match="not an index below"):
         encode_action(spec, "charge", target=len(spec.combatants))
+
+
+def test_ids_and_axis_values_must_be_integers(server_address: str) -> None:
+    # Found by the break-it review: 1.5 and True decoded as id 1 (int() rounding), "7" as 7,
+    # and encode_action refused numpy integers (an id or index taken from an array).
+    import numpy as np
+
+    with Pf1eClient(server_address) as c:
+        spec = c.get_spec("sample_arena")
+    for bad in (1.5, True, "7", None):
+        with pytest.raises(ValueError, match="action_id: an integer"):
+            decode_action(spec, bad)  # type: ignore[arg-type]
+    assert decode_action(spec, np.int64(7)) == decode_action(spec, 7)
+    d = decode_action(spec, 7)
+    assert encode_action(spec, "attack", target=np.int64(d["target"]), weapon=np.int32(0)) == 7
+    with pytest.raises(ValueError, match=r"attack\.weapon: 0\.0 is not an index"):
+        encode_action(spec, "attack", target=d["target"], weapon=0.0)
+    with pytest.raises(ValueError, match=r"attack\.weapon: True is not an index"):
+        encode_action(spec, "attack", target=d["target"], weapon=True)

@@ -223,6 +223,24 @@ def test_observation_space_repr_is_short(server_address: str) -> None:
                 )
         finally:
             env.close()
+    # With the exact per-feature bounds (capabilities.feature_bounds) gymnasium's Box repr
+    # listed every bound: 8,255 characters for the tensor observation (break-it review).
+    from pf1e_gym import Pf1eVectorEnv
+    from pf1e_gym.parallel import Pf1eParallelEnv
+
+    venv = Pf1eVectorEnv(2, address=server_address, observation="tensor")
+    par = Pf1eParallelEnv(address=server_address, observation="tensor")
+    try:
+        exact = venv.codec.exact_bounds  # an older server: uniform bounds, a short repr
+        for space in (venv.single_observation_space, par.observation_space("goblin")):
+            text = repr(space)
+            assert len(text) < 400, text
+            assert ("BoundsBox(low in [" in text) == exact, text
+        if exact:
+            assert float(space["features"].low.min()) == -1.0  # the bounds themselves are kept
+    finally:
+        venv.close()
+        par.close()
 
 
 def test_tensor_bounds_from_schema(server_address: str) -> None:

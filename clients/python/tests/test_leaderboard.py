@@ -140,3 +140,35 @@ def test_cli(server_address: str, tmp_path, capsys) -> None:
         with pytest.raises(SystemExit) as e:
             lb.main(["--address", server_address, *bad])
         assert e.value.code == 2
+
+
+def test_cli_bad_arguments_exit_2_naming_the_flag(server_address: str, tmp_path, capsys) -> None:
+    # Found by the break-it review: each of these was a traceback with exit 1 (a garbled
+    # agent file only after every built-in entry had been played).
+    garbled = tmp_path / "garbled.npz"
+    garbled.write_bytes(b"not a zip")
+    no_meta = tmp_path / "no_meta.npz"
+    np.savez(no_meta, a=np.zeros(3))
+    bad_zip = tmp_path / "bad.zip"
+    bad_zip.write_bytes(b"PK garbage")
+    other = tmp_path / "other_scenario.npz"
+    NumpyPolicy(
+        [], (np.zeros((3, 2), np.float32), np.zeros(3, np.float32)), {"action_space_size": 3}
+    ).save(other)
+    cases = [
+        (["--scenario", "nope"], "--scenario nope: "),
+        (["--side", "nobody"], "--side nobody: not a side"),
+        (["--seed", "-1"], "--seed -1"),
+        (["--entries", ","], "nothing to play"),
+        (["--png", str(tmp_path / "no" / "x.png")], "no such directory"),
+        (["--agent", str(garbled)], f"--agent {garbled}: "),
+        (["--agent", str(no_meta)], "no 'meta' entry"),
+        (["--agent", str(other)], "action_space_size (3) differs"),
+        (["--agent", str(bad_zip)], f"--agent {bad_zip}: "),
+    ]
+    for bad, message in cases:
+        capsys.readouterr()
+        with pytest.raises(SystemExit) as e:
+            lb.main(["--address", server_address, "--episodes", "2", *bad])
+        assert e.value.code == 2, bad
+        assert message in capsys.readouterr().err, bad

@@ -231,6 +231,12 @@ def test_bad_actions(server_address: str) -> None:
             env.step({actor: -1})
         with pytest.raises(ValueError, match="expected an action id"):
             env.step({actor: "attack"})
+        # Found by the break-it review: int() made 1.5 and "0" the actions 1 and 0.
+        for not_an_int in (legal + 0.5, str(legal), np.float64(legal)):
+            with pytest.raises(ValueError, match="expected an action id"):
+                env.step({actor: not_an_int})
+        with pytest.raises(ValueError, match="given to a waiting agent"):
+            env.step({actor: legal, waiting: float(env.wait_id)})
         with pytest.raises(ValueError, match="given to a waiting agent"):
             env.step({actor: legal, waiting: legal})
         # Nothing was sent by the refused calls: the same decision is pending.
@@ -246,7 +252,7 @@ def test_bad_actions(server_address: str) -> None:
         # (The server re-issues the decision under a new decision id.)
         assert infos2[actor]["round"] == infos[actor]["round"]
         assert np.array_equal(obs2[actor]["action_mask"], obs[actor]["action_mask"])
-        # None / omitted for waiting agents is fine.
-        env.step({actor: legal, waiting: None})
+        # None / omitted for waiting agents is fine; numpy integers (0-d arrays too) are ids.
+        env.step({actor: np.array(legal), waiting: np.int64(env.wait_id)})
     finally:
         env.close()

@@ -142,6 +142,34 @@ def test_maskable_ppo_learns_on_it(server_address: str) -> None:
         env.close()
 
 
+def test_evaluate_policy_reads_the_envs_episode_infos(server_address: str) -> None:
+    # Found by the break-it review: env_is_wrapped(Monitor) was False, so sb3-contrib's
+    # evaluate_policy warned "not wrapped with a Monitor" and, under VecNormalize, reported
+    # normalised step rewards instead of the episode returns this env writes itself.
+    import warnings
+
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.evaluation import evaluate_policy
+    from stable_baselines3.common.monitor import Monitor
+    from stable_baselines3.common.vec_env import VecNormalize
+
+    base = Pf1eSB3VecEnv(4, address=server_address, seed=3)
+    env = VecNormalize(base)
+    try:
+        assert base.env_is_wrapped(Monitor) == [True] * 4
+        model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=64, seed=0, verbose=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            returns, lengths = evaluate_policy(
+                model, env, n_eval_episodes=8, return_episode_rewards=True, warn=True
+            )
+        # Sparse reward: each return is the episode's raw outcome, +1 / -1 / 0.
+        assert len(returns) == 8 and set(returns) <= {-1.0, 0.0, 1.0}
+        assert all(n >= 1 for n in lengths)
+    finally:
+        env.close()
+
+
 def test_sb3_env_checker_passes_on_pf1e_env(server_address: str) -> None:
     from stable_baselines3.common.env_checker import check_env
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import time
 import warnings
 
 import grpc
 import gymnasium
 import numpy as np
 import pytest
+from conftest import running_server
 from gymnasium.vector import AutoresetMode
 
 from pf1e_gym import Pf1eClient, Pf1eVectorEnv, pb
@@ -205,6 +207,44 @@ def test_vector_env_inline_error_raises(server_address: str) -> None:
         assert e.value.slot == 1 and e.value.code == grpc.StatusCode.NOT_FOUND.value[0]
     finally:
         env.close()
+
+
+def test_vector_env_after_item_error_step_refuses_until_reset(server_address: str) -> None:
+    # Part of the failed call was applied (the other slots' decisions moved on): a second
+    # step() must say "reset first", not resend stale decision ids; reset() recovers.
+    from pf1e_gym.vector import BatchItemError
+
+    env = Pf1eVectorEnv(3, address=server_address, autoreset_mode="same_step")
+    try:
+        obs, _ = env.reset(seed=4)
+        with Pf1eClient(server_address) as c:
+            c.close_episode(env.episode_ids[1])
+        actions = _random_actions(np.random.default_rng(0), obs["action_mask"])
+        with pytest.raises(BatchItemError, match="slot 1: NOT_FOUND"):
+            env.step(actions)
+        with pytest.raises(RuntimeError, match=r"call reset\(\) first"):
+            env.step(actions)
+        obs, _ = env.reset(seed=4)
+        env.step(_random_actions(np.random.default_rng(0), obs["action_mask"]))
+    finally:
+        env.close()
+
+
+def test_vector_env_failed_chunked_reset_leaks_no_episode() -> None:
+    # A reset split over several StepBatch calls (max_batch_items 8) whose last chunk is
+    # refused (max_episodes): the episodes the earlier chunks created are closed, not leaked.
+    from pf1e_gym.vector import BatchItemError
+
+    with running_server("--max-batch-items", "8", "--max-episodes", "20") as address:
+        env = Pf1eVectorEnv(19, address=address, autoreset_mode="same_step")
+        with pytest.raises(BatchItemError, match="RESOURCE_EXHAUSTED"):
+            env.reset(seed=1)  # 19 slots + a pool of 2 > 20
+        env.close()
+        with Pf1eClient(address) as c:
+            deadline = time.monotonic() + 5
+            while c.stats().live_episodes and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert c.stats().live_episodes == 0
 
 
 def test_vector_env_partial_store_equals_full_store(server_address: str) -> None:
