@@ -26,6 +26,7 @@ offered weapons and ``decline`` are legal). ``info["decision_kind"]`` names it a
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -131,16 +132,35 @@ def reward_dict(
         elif isinstance(value, bool) or not isinstance(value, int | float | np.number):
             raise ValueError(f"{field}.{key}: a number, not {value!r}")
         else:
-            out[key] = float(value)
+            v = float(value)
+            # The server's rules (RewardOptions), checked here too so that every env raises
+            # the same ValueError before anything is sent.
+            if key == "round_discount" and not (math.isfinite(v) and 0.0 < v <= 1.0):
+                raise ValueError(f"{field}.round_discount: in (0, 1], not {value!r}")
+            if key != "round_discount" and not (math.isfinite(v) and abs(v) <= 1000.0):
+                raise ValueError(f"{field}.{key}: finite, at most 1000 in size, not {value!r}")
+            out[key] = v
     return out
 
 
-def reward_options(settings: dict[str, Any]) -> pb.RewardOptions | None:
+def reward_options(
+    settings: dict[str, Any], caps: dict[str, Any] | None = None
+) -> pb.RewardOptions | None:
     """``pb.RewardOptions`` of a :func:`reward_dict` (``None`` when empty: the server's default,
-    the sparse reward). The server validates the values (INVALID_ARGUMENT naming
-    ``reward.<field>``)."""
+    the sparse reward). The server validates the values too (INVALID_ARGUMENT naming
+    ``reward.<field>``).
+
+    Raises:
+        ValueError: ``round_discount`` is set and ``caps`` (the server's capabilities, when
+            given) says the server does not apply it.
+    """
     if not settings:
         return None
+    if "round_discount" in settings and caps is not None and not caps.get("round_discount"):
+        raise ValueError(
+            "reward.round_discount: this server does not apply a round discount "
+            "(Capabilities.round_discount is false)"
+        )
     return pb.RewardOptions(**settings)
 
 

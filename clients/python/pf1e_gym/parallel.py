@@ -51,8 +51,9 @@ a decision, for every side at the end), each live agent of that side in that epi
 it at that step. Without shaping, each agent's rewards sum to +1 (its side won), -1 (lost) or 0
 (draw or round cap). Reward options: the ``reward`` dict ``{"shaped": bool, "damage_weight":
 float, "kill_weight": float, "round_discount": float}`` (or the older keywords), also accepted
-by ``reset(options={"reward": {...}})``, where it replaces the env's reward options from that
-reset on; other ``options`` keys are ignored.
+by ``reset(options={"reward": {...}})``, where its keys update the constructor's settings for
+the episodes of that reset only (as in :class:`~pf1e_gym.env.Pf1eEnv`); other ``options`` keys
+are ignored (PettingZoo's ``parallel_api_test`` passes some).
 
 **Terminations / truncations**: all agents of an episode end together, ``terminated`` when a
 side won (or every side is out of the fight), ``truncated`` at the round cap;
@@ -88,49 +89,13 @@ from pf1e_gym._codec import (
     is_over,
     outcome,
     reaction_info,
+    reward_dict,
+    reward_options,
 )
 from pf1e_gym._proto.pf1e.env.v1 import environment_pb2 as pb
 from pf1e_gym.client import Pf1eClient, reset_request
 
 _MAX_RESET_RETRIES = 100
-REWARD_KEYS = ("shaped", "damage_weight", "kill_weight", "round_discount")
-
-
-def reward_options(
-    reward: Mapping[str, Any] | None, caps: Mapping[str, bool] | None = None
-) -> pb.RewardOptions | None:
-    """``pb.RewardOptions`` from the reward dict ``{"shaped", "damage_weight", "kill_weight",
-    "round_discount"}`` (every key optional; ``None`` or ``{}``: the server default, sparse).
-
-    Raises ``ValueError`` naming the key for an unknown key or a value of the wrong type, and
-    for ``round_discount`` when ``caps`` (the server's capabilities) says the server does not
-    apply it. Ranges (finite weights, ``0 < round_discount <= 1``) are the server's to check
-    (``INVALID_ARGUMENT`` naming ``reward.<field>``)."""
-    if reward is None:
-        return None
-    if not isinstance(reward, Mapping):
-        raise ValueError(f"reward: expected a dict with keys {REWARD_KEYS}, got {reward!r}")
-    unknown = sorted(set(reward) - set(REWARD_KEYS))
-    if unknown:
-        raise ValueError(f"reward.{unknown[0]}: unknown key (expected one of {REWARD_KEYS})")
-    opts = pb.RewardOptions()
-    for key, value in reward.items():
-        if value is None:
-            continue
-        if key == "shaped":
-            if not isinstance(value, bool | np.bool_):
-                raise ValueError(f"reward.shaped: expected a bool, got {value!r}")
-            opts.shaped = bool(value)
-            continue
-        if isinstance(value, bool) or not isinstance(value, int | float | np.number):
-            raise ValueError(f"reward.{key}: expected a number, got {value!r}")
-        if key == "round_discount" and caps is not None and not caps.get("round_discount"):
-            raise ValueError(
-                "reward.round_discount: this server does not apply a round discount "
-                "(Capabilities.round_discount is false)"
-            )
-        setattr(opts, key, float(value))
-    return opts
 
 
 class Pf1eParallelEnv(ParallelEnv):
@@ -186,15 +151,14 @@ class Pf1eParallelEnv(ParallelEnv):
         self._obs_kwargs = self.codec.reset_kwargs()
         if self.codec.mode == "json" and "observation" in self._obs_kwargs:
             self._obs_kwargs["observation"].legal_actions = False  # the mask comes as bytes
-        if reward is None and (
-            shaped_reward or damage_weight is not None or kill_weight is not None
-        ):
-            reward = {
-                "shaped": shaped_reward,
-                "damage_weight": damage_weight,
-                "kill_weight": kill_weight,
-            }
-        self._reward = reward_options(reward, self.codec.caps)
+        #: The reward settings of every episode (a dict of ``REWARD_KEYS``; empty: sparse).
+        self.reward = reward_dict(
+            None if reward is None else dict(reward),
+            shaped_reward=shaped_reward,
+            damage_weight=damage_weight,
+            kill_weight=kill_weight,
+        )
+        self._reward = reward_options(self.reward, self.codec.caps)
         combatants = [
             c for c in self.spec_msg.combatants if c.side in sides or c.id in self.controlled_ids
         ]
@@ -263,10 +227,15 @@ class Pf1eParallelEnv(ParallelEnv):
         """Start ``num_episodes`` new episodes (closing the previous ones).
 
         ``seed``: episode ``k`` gets ``seed + k`` (module docs). ``options["reward"]``: the
-        reward dict, kept for later resets; other keys are ignored. Returns
+        reward dict, updating the constructor's for these episodes only; other keys are
+        ignored. Returns
         ``(observations, infos)`` for every agent."""
-        if options is not None and "reward" in options:
-            self._reward = reward_options(options["reward"], self.codec.caps)
+        # Like Pf1eEnv: options["reward"] updates the constructor's settings for these
+        # episodes only. Other keys are ignored (PettingZoo's parallel_api_test passes some).
+        reward = self.reward
+        if options and options.get("reward") is not None:
+            reward = reward_dict(options["reward"], base=self.reward, field='options["reward"]')
+        self._reward = reward_options(reward, self.codec.caps)
         if seed is not None:
             self._np_random, self.np_random_seed = seeding.np_random(int(seed))
             seeds = [int(seed) + k for k in range(self.num_episodes)]

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from pettingzoo.test import parallel_api_test
 
-from pf1e_gym.parallel import Pf1eParallelEnv, reward_options
+from pf1e_gym._codec import reward_dict, reward_options
+from pf1e_gym.parallel import Pf1eParallelEnv
 
 # parallel_api_test's advice that does not fit: Dict observations and the zero masks of the
 # agents after the end (they are no longer live).
@@ -25,10 +26,16 @@ def _random_policy(env: Pf1eParallelEnv, obs: dict, rng: np.random.Generator) ->
     return {a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) for a in env.agents}
 
 
-def _play(env: Pf1eParallelEnv, seed: int, policy_seed: int, max_steps: int = 5000) -> dict:
+def _play(
+    env: Pf1eParallelEnv,
+    seed: int,
+    policy_seed: int,
+    max_steps: int = 5000,
+    options: dict | None = None,
+) -> dict:
     """One run to the end; returns the totals, the acting agents per step, the outcomes."""
     rng = np.random.default_rng(policy_seed)
-    obs, infos = env.reset(seed=seed)
+    obs, infos = env.reset(seed=seed, options=options)
     totals = dict.fromkeys(env.possible_agents, 0.0)
     acting: list[tuple[str, ...]] = []
     trace: list[tuple] = []
@@ -171,14 +178,14 @@ def test_shaped_reward_via_reset_options(server_address: str) -> None:
     env = Pf1eParallelEnv(address=server_address)
     try:
         sparse = _play(env, seed=8, policy_seed=3)
-        env.reset(seed=8, options={"reward": {"shaped": True, "kill_weight": 0.5}})
-        shaped = _play(env, seed=8, policy_seed=3)  # the option is kept for later resets
+        shaped_opts = {"reward": {"shaped": True, "kill_weight": 0.5}}
+        shaped = _play(env, seed=8, policy_seed=3, options=shaped_opts)
         assert sparse["acting"] == shaped["acting"]  # rewards do not change the game
         nonzero = [r for step in shaped["trace"] for _, r in step if r != 0.0]
         sparse_nonzero = [r for step in sparse["trace"] for _, r in step if r != 0.0]
         assert len(nonzero) > len(sparse_nonzero)
         assert sparse["totals"] != shaped["totals"]
-        env.reset(seed=8, options={"reward": {}})  # back to the server default (sparse)
+        # The options were for that reset only (as Pf1eEnv): the next one is sparse again.
         again = _play(env, seed=8, policy_seed=3)
         assert again["totals"] == sparse["totals"]
     finally:
@@ -186,24 +193,31 @@ def test_shaped_reward_via_reset_options(server_address: str) -> None:
 
 
 def test_reward_dict_errors(server_address: str) -> None:
-    with pytest.raises(ValueError, match=r"reward\.shapd: unknown key"):
-        reward_options({"shapd": True})
-    with pytest.raises(ValueError, match=r"reward\.shaped: expected a bool"):
-        reward_options({"shaped": 1})
-    with pytest.raises(ValueError, match=r"reward\.kill_weight: expected a number"):
-        reward_options({"kill_weight": "0.1"})
+    with pytest.raises(ValueError, match=r"reward: unknown key 'shapd'"):
+        reward_dict({"shapd": True})
+    with pytest.raises(ValueError, match=r"reward\.shaped: a bool"):
+        reward_dict({"shaped": 1})
+    with pytest.raises(ValueError, match=r"reward\.kill_weight: a number"):
+        reward_dict({"kill_weight": "0.1"})
+    for bad in (0.0, -0.5, 1.5, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match=r"reward\.round_discount: in \(0, 1\]"):
+            reward_dict({"round_discount": bad})
+    with pytest.raises(ValueError, match=r"reward\.damage_weight: finite"):
+        reward_dict({"damage_weight": float("nan")})
     with pytest.raises(ValueError, match="round_discount"):
         reward_options({"round_discount": 0.9}, {"round_discount": False})
-    opts = reward_options({"shaped": True, "damage_weight": 2, "round_discount": 0.9})
+    opts = reward_options(reward_dict({"shaped": True, "damage_weight": 2, "round_discount": 0.9}))
     assert opts is not None and opts.shaped and opts.damage_weight == 2.0
     assert abs(opts.round_discount - 0.9) < 1e-6
+    with pytest.raises(ValueError, match=r"reward\.round_discount: in \(0, 1\]"):
+        Pf1eParallelEnv(address=server_address, reward={"round_discount": 0})
     with pytest.raises(ValueError, match="num_episodes"):
         Pf1eParallelEnv(address=server_address, num_episodes=0)
     with pytest.raises(ValueError, match="no controlled combatant"):
         Pf1eParallelEnv(address=server_address, controlled_sides=["nobody"])
     env = Pf1eParallelEnv(address=server_address)
     try:
-        with pytest.raises(ValueError, match=r"reward\.weight"):
+        with pytest.raises(ValueError, match=r"options\[.reward.\]: unknown key .weight."):
             env.reset(seed=1, options={"reward": {"weight": 1.0}})
         # Unknown top-level option keys are ignored (parallel_api_test passes some).
         env.reset(seed=1, options={"options": 1})
