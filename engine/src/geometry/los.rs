@@ -281,8 +281,32 @@ fn best_corner_score(
 ///   the smallest over such pairs (CRB — Combat: Big Creatures and Cover). If no squares are
 ///   adjacent (reach), falls back to the ranged rule, as the CRB directs.
 ///
-/// Does not decide total cover: check [`has_line_of_effect`] first.
+/// Does not decide total cover: check [`has_line_of_effect`] first. Single squares on the map
+/// are answered from the per-encounter cache (terrain is static).
 pub fn terrain_cover_bonus(
+    grid: &Grid,
+    attacker: Cell,
+    a_side: i32,
+    target: Cell,
+    t_side: i32,
+    mode: CoverMode,
+) -> u8 {
+    if a_side == 1 && t_side == 1 && grid.in_bounds(attacker) && grid.in_bounds(target) {
+        let cols = grid.cols as usize;
+        let index = |c: Cell| c.row as usize * cols + c.col as usize;
+        let m = usize::from(mode == CoverMode::MeleeAdjacent);
+        let cached = grid.cover_cache.get(index(attacker), index(target), m, || {
+            terrain_cover_bonus_uncached(grid, attacker, 1, target, 1, mode)
+        });
+        if let Some(v) = cached {
+            return v;
+        }
+    }
+    terrain_cover_bonus_uncached(grid, attacker, a_side, target, t_side, mode)
+}
+
+/// [`terrain_cover_bonus`] computed from the geometry, without the cache.
+fn terrain_cover_bonus_uncached(
     grid: &Grid,
     attacker: Cell,
     a_side: i32,
@@ -335,6 +359,20 @@ pub fn soft_cover(
     let occ = |c: Cell| u8::from(occupied(c));
     let value = valued(grid, attacker, a_side, target, t_side, 1, &occ);
     best_corner_score(attacker, a_side, target, t_side, &value) > 0
+}
+
+/// The rectangle of squares (top-left and bottom-right, inclusive) outside of which no line
+/// between a corner of footprint `a` and a corner of footprint `b` looks at a square: the
+/// footprints' bounding box grown by one square on every side (a line along an edge or
+/// through a lattice point looks at the squares on both sides). [`soft_cover`] and
+/// [`terrain_cover_bonus`] ask their value of no square outside it.
+pub fn lines_box(a: Cell, a_side: i32, b: Cell, b_side: i32) -> (Cell, Cell) {
+    let max = crate::geometry::grid::MAX_FOOTPRINT_SIDE;
+    let (sa, sb) = (a_side.clamp(1, max), b_side.clamp(1, max));
+    (
+        Cell::new(a.row.min(b.row) - 1, a.col.min(b.col) - 1),
+        Cell::new((a.row + sa).max(b.row + sb), (a.col + sa).max(b.col + sb)),
+    )
 }
 
 /// Squares of a straight line from `a` to `b` (Bresenham), excluding `a`, including `b`.
@@ -667,5 +705,80 @@ mod cache_tests {
             }
         }
         assert!(blocked > 0, "the walls block some lines");
+    }
+}
+
+#[cfg(test)]
+mod cover_cache_tests {
+    use super::*;
+    use crate::content::map::MapSpec;
+
+    /// The terrain cover cache agrees with the geometry for every pair of squares in both
+    /// modes, on first use and from the cache.
+    #[test]
+    fn cached_terrain_cover_matches_geometry() {
+        let text = "name: t\nterrain: |\n  ..........\n  ..##..W...\n  ....#..C..\n  .I....##..\n  ...W......\nlegend:\n  \".\": { type: floor, move_cost: 1 }\n  \"#\": { type: wall, move_cost: null, blocks_los: true }\n  \"C\": { type: pillar, move_cost: null, cover: true }\n  \"W\": { type: ruin, move_cost: null, cover_bonus: 2 }\n  \"I\": { type: fortress, move_cost: null, cover_bonus: 8 }\n";
+        let grid = Grid::from_map(&MapSpec::from_yaml_str(text, "t").unwrap());
+        let mut seen = [0usize; 9];
+        for pass in 0..2 {
+            for a in 0..50 {
+                for b in 0..50 {
+                    let (ca, cb) = (Cell::new(a / 10, a % 10), Cell::new(b / 10, b % 10));
+                    for mode in [CoverMode::Ranged, CoverMode::MeleeAdjacent] {
+                        let cached = terrain_cover_bonus(&grid, ca, 1, cb, 1, mode);
+                        let geometry = terrain_cover_bonus_uncached(&grid, ca, 1, cb, 1, mode);
+                        assert_eq!(cached, geometry, "pass {pass}: {ca} {cb} {mode:?}");
+                        seen[usize::from(cached)] += 1;
+                    }
+                }
+            }
+        }
+        assert!(
+            seen[0] > 0 && seen[2] > 0 && seen[4] > 0 && seen[8] > 0,
+            "every cover level occurs: {seen:?}"
+        );
+    }
+
+    /// No line between two footprints asks about a square outside [`lines_box`], so soft cover
+    /// from only the creatures inside it equals soft cover from all of them (random
+    /// footprints, sizes and occupied squares).
+    #[test]
+    fn soft_cover_looks_only_inside_lines_box() {
+        let grid = Grid::from_map(
+            &MapSpec::from_yaml_str(
+                "name: t\nterrain: |\n  ............\n  ............\n  ............\n  ............\n  ............\n  ............\n  ............\n  ............\n  ............\n  ............\nlegend:\n  \".\": { type: floor, move_cost: 1 }\n",
+                "t",
+            )
+            .unwrap(),
+        );
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(14);
+        let mut soft = 0;
+        for _ in 0..3000 {
+            let mut pick = |n: i32| rng.gen_range(0..n);
+            let (sa, sb) = (1 + pick(3), 1 + pick(3));
+            let a = Cell::new(pick(10), pick(10));
+            let b = Cell::new(pick(10), pick(10));
+            let occupied: Vec<Cell> = (0..pick(6))
+                .map(|_| Cell::new(pick(12), pick(12)))
+                .collect();
+            let (lo, hi) = lines_box(a, sa, b, sb);
+            let inside =
+                |c: Cell| c.row >= lo.row && c.row <= hi.row && c.col >= lo.col && c.col <= hi.col;
+            let all = soft_cover(&grid, a, sa, b, sb, &|c| {
+                assert!(
+                    inside(c),
+                    "{c} asked, outside {lo}..{hi} ({a}x{sa} to {b}x{sb})"
+                );
+                occupied.contains(&c)
+            });
+            let boxed: Vec<Cell> = occupied.iter().copied().filter(|&c| inside(c)).collect();
+            assert_eq!(
+                all,
+                soft_cover(&grid, a, sa, b, sb, &|c| boxed.contains(&c))
+            );
+            soft += usize::from(all);
+        }
+        assert!(soft > 0, "some pairs have soft cover");
     }
 }

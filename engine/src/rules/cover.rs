@@ -26,27 +26,32 @@ pub(crate) fn cover_bonus(
     let terrain =
         los::terrain_cover_bonus(&ep.enc.grid, from, ep.fp_side(a), tpos, ep.fp_side(t), mode)
             as i32;
-    let soft = if ranged {
-        let mut occ: Vec<Cell> = Vec::new();
-        for o in ep.ids() {
-            if o != a && o != t && ep.conscious(o) {
-                occ.extend(ep.cells_of(o));
-            }
+    // Soft cover is +4: it matters only against ranged attacks and terrain cover below +4.
+    if !ranged || terrain >= 4 {
+        return terrain;
+    }
+    // Only creatures inside the lines' box can stand on a line ([`los::lines_box`]).
+    let (lo, hi) = los::lines_box(from, ep.fp_side(a), tpos, ep.fp_side(t));
+    let inside =
+        |c: &Cell| c.row >= lo.row && c.row <= hi.row && c.col >= lo.col && c.col <= hi.col;
+    let mut occ: Vec<Cell> = Vec::new();
+    for o in ep.ids() {
+        if o != a && o != t && ep.conscious(o) {
+            occ.extend(ep.cells_iter(o).filter(inside));
         }
-        if los::soft_cover(
+    }
+    let soft = !occ.is_empty()
+        && los::soft_cover(
             &ep.enc.grid,
             from,
             ep.fp_side(a),
             tpos,
             ep.fp_side(t),
             &|c| occ.contains(&c),
-        ) {
-            4
-        } else {
-            0
-        }
+        );
+    if soft {
+        terrain.max(4)
     } else {
-        0
-    };
-    terrain.max(soft)
+        terrain
+    }
 }
