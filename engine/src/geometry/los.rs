@@ -375,6 +375,38 @@ pub fn lines_box(a: Cell, a_side: i32, b: Cell, b_side: i32) -> (Cell, Cell) {
     )
 }
 
+/// Whether a line between a corner of footprint `a` and a corner of footprint `b` can look at
+/// square `s` at all (false: [`soft_cover`] and [`terrain_cover_bonus`] never ask its value).
+/// Every such line lies in the convex hull of the two footprints, and a square it looks at
+/// (crossed, or beside it on a seam) shares a point with it. Outside [`lines_box`]: false.
+/// Footprints of one size `k`: the hull is the segment between the anchors swept by the
+/// `k × k` square, so the closed square `s` meets it exactly when that segment meets
+/// `[s.col − k, s.col + 1] × [s.row − k, s.row + 1]` (exact integer test). Other sizes: true
+/// inside the box.
+pub fn lines_may_touch(a: Cell, a_side: i32, b: Cell, b_side: i32, s: Cell) -> bool {
+    let (lo, hi) = lines_box(a, a_side, b, b_side);
+    if s.row < lo.row || s.row > hi.row || s.col < lo.col || s.col > hi.col {
+        return false;
+    }
+    let max = crate::geometry::grid::MAX_FOOTPRINT_SIDE;
+    let k = i64::from(a_side.clamp(1, max));
+    if k != i64::from(b_side.clamp(1, max)) {
+        return true;
+    }
+    let (px, py) = (i64::from(a.col), i64::from(a.row));
+    let (qx, qy) = (i64::from(b.col), i64::from(b.row));
+    let (x0, x1) = (i64::from(s.col) - k, i64::from(s.col) + 1);
+    let (y0, y1) = (i64::from(s.row) - k, i64::from(s.row) + 1);
+    if px.max(qx) < x0 || px.min(qx) > x1 || py.max(qy) < y0 || py.min(qy) > y1 {
+        return false;
+    }
+    // The segment's line misses the box only if every corner lies strictly on one side.
+    let (dx, dy) = (qx - px, qy - py);
+    let side = |x: i64, y: i64| (dx * (y - py) - dy * (x - px)).signum();
+    let sides = [side(x0, y0), side(x0, y1), side(x1, y0), side(x1, y1)];
+    !(sides.iter().all(|&v| v > 0) || sides.iter().all(|&v| v < 0))
+}
+
 /// Squares of a straight line from `a` to `b` (Bresenham), excluding `a`, including `b`.
 /// Deterministic; used for charge and run paths (CRB — Combat: Charge, Run). Lines longer than
 /// [`MAX_LINE_SQUARES`] are truncated.
@@ -743,7 +775,7 @@ mod cover_cache_tests {
     /// from only the creatures inside it equals soft cover from all of them (random
     /// footprints, sizes and occupied squares).
     #[test]
-    fn soft_cover_looks_only_inside_lines_box() {
+    fn soft_cover_looks_only_where_lines_may_touch() {
         let grid = Grid::from_map(
             &MapSpec::from_yaml_str(
                 "name: t\nterrain: |\n  ............\n  ............\n  ............\n  ............\n  ............\n  ............\n  ............\n  ............\n  ............\n  ............\nlegend:\n  \".\": { type: floor, move_cost: 1 }\n",
@@ -753,32 +785,44 @@ mod cover_cache_tests {
         );
         use rand::{Rng, SeedableRng};
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(14);
-        let mut soft = 0;
+        let (mut soft, mut pruned) = (0, 0);
         for _ in 0..3000 {
             let mut pick = |n: i32| rng.gen_range(0..n);
-            let (sa, sb) = (1 + pick(3), 1 + pick(3));
+            let sa = 1 + pick(3);
+            // Equal sizes half the time (the exact hull test), else any sizes (the box).
+            let sb = if pick(2) == 0 { sa } else { 1 + pick(3) };
             let a = Cell::new(pick(10), pick(10));
             let b = Cell::new(pick(10), pick(10));
             let occupied: Vec<Cell> = (0..pick(6))
                 .map(|_| Cell::new(pick(12), pick(12)))
                 .collect();
             let (lo, hi) = lines_box(a, sa, b, sb);
-            let inside =
+            let may = |c: Cell| lines_may_touch(a, sa, b, sb, c);
+            let in_box =
                 |c: Cell| c.row >= lo.row && c.row <= hi.row && c.col >= lo.col && c.col <= hi.col;
-            let all = soft_cover(&grid, a, sa, b, sb, &|c| {
+            let checked = |c: Cell| {
                 assert!(
-                    inside(c),
-                    "{c} asked, outside {lo}..{hi} ({a}x{sa} to {b}x{sb})"
+                    may(c) && in_box(c),
+                    "{c} asked, ruled out ({lo}..{hi}; {a}x{sa} to {b}x{sb})"
                 );
+            };
+            // Every square any line looks at (all occupied: no early end on a clear corner).
+            let _ = soft_cover(&grid, a, sa, b, sb, &|c| {
+                checked(c);
+                true
+            });
+            let all = soft_cover(&grid, a, sa, b, sb, &|c| {
+                checked(c);
                 occupied.contains(&c)
             });
-            let boxed: Vec<Cell> = occupied.iter().copied().filter(|&c| inside(c)).collect();
-            assert_eq!(
-                all,
-                soft_cover(&grid, a, sa, b, sb, &|c| boxed.contains(&c))
-            );
+            let kept: Vec<Cell> = occupied.iter().copied().filter(|&c| may(c)).collect();
+            assert_eq!(all, soft_cover(&grid, a, sa, b, sb, &|c| kept.contains(&c)));
+            pruned += occupied.len() - kept.len();
             soft += usize::from(all);
         }
-        assert!(soft > 0, "some pairs have soft cover");
+        assert!(
+            soft > 0 && pruned > 0,
+            "soft cover {soft}, creatures ruled out {pruned}"
+        );
     }
 }

@@ -30,10 +30,9 @@ pub(crate) fn cover_bonus(
     if !ranged || terrain >= 4 {
         return terrain;
     }
-    // Only creatures inside the lines' box can stand on a line ([`los::lines_box`]).
-    let (lo, hi) = los::lines_box(from, ep.fp_side(a), tpos, ep.fp_side(t));
-    let inside =
-        |c: &Cell| c.row >= lo.row && c.row <= hi.row && c.col >= lo.col && c.col <= hi.col;
+    // Only creatures on squares that a line can look at matter ([`los::lines_may_touch`]).
+    let (fa, ft) = (ep.fp_side(a), ep.fp_side(t));
+    let inside = |c: &Cell| los::lines_may_touch(from, fa, tpos, ft, *c);
     let mut occ: Vec<Cell> = Vec::new();
     for o in ep.ids() {
         if o != a && o != t && ep.conscious(o) {
