@@ -148,6 +148,10 @@ pub struct Grid {
     /// encounter; not serialized.
     #[serde(skip)]
     pub(crate) loe_cache: LoeCache,
+    /// Terrain cover cache between single squares (both cover modes), filled pair by pair on
+    /// first use; maps of at most [`COVER_CACHE_MAX_CELLS`] squares. Not serialized.
+    #[serde(skip)]
+    pub(crate) cover_cache: CoverCache,
     /// Movement steps of a 1×1 mover, per square (built once from the arrays above on first
     /// use; terrain never changes during an encounter). Not serialized.
     #[serde(skip)]
@@ -258,6 +262,72 @@ impl LoeCache {
     }
 }
 
+/// Maps with more squares keep no terrain cover cache ([`CoverCache`]): a source square's row
+/// takes two bytes per square of the map.
+pub const COVER_CACHE_MAX_CELLS: usize = 4096;
+
+/// Lazily filled terrain cover bonuses between single squares (see [`Grid`]): per source
+/// square, a row allocated on first use with one byte per (target square, cover mode), each
+/// computed on first use ([`CoverCache::EMPTY`] until then). The values are pure functions of
+/// the terrain, so whichever thread fills an entry stores the same byte.
+#[derive(Debug, Default)]
+pub(crate) struct CoverCache {
+    cells: usize,
+    rows: Vec<std::sync::OnceLock<Box<[std::sync::atomic::AtomicU8]>>>,
+}
+
+impl Clone for CoverCache {
+    /// A fresh, empty cache of the same size (the entries are derived data).
+    fn clone(&self) -> Self {
+        CoverCache::new(self.cells)
+    }
+}
+
+impl CoverCache {
+    /// Marks an entry not computed yet (cover bonuses are 0, 2, 4 or 8).
+    const EMPTY: u8 = u8::MAX;
+
+    fn new(cells: usize) -> Self {
+        if cells > COVER_CACHE_MAX_CELLS {
+            return CoverCache::default();
+        }
+        CoverCache {
+            cells,
+            rows: (0..cells).map(|_| std::sync::OnceLock::new()).collect(),
+        }
+    }
+
+    /// The cached value for `from → to` (square indices) in cover mode `mode` (0 or 1),
+    /// computing it with `compute` on first use; `None` when the cache does not cover the
+    /// pair (a map too large, or an index off the map).
+    pub(crate) fn get(
+        &self,
+        from: usize,
+        to: usize,
+        mode: usize,
+        compute: impl FnOnce() -> u8,
+    ) -> Option<u8> {
+        use std::sync::atomic::{AtomicU8, Ordering};
+        if to >= self.cells || mode > 1 {
+            return None;
+        }
+        let row = self.rows.get(from)?.get_or_init(|| {
+            (0..2 * self.cells)
+                .map(|_| AtomicU8::new(Self::EMPTY))
+                .collect()
+        });
+        let slot = &row[2 * to + mode];
+        let v = slot.load(Ordering::Relaxed);
+        if v != Self::EMPTY {
+            return Some(v);
+        }
+        let v = compute();
+        debug_assert_ne!(v, Self::EMPTY);
+        slot.store(v, Ordering::Relaxed);
+        Some(v)
+    }
+}
+
 /// The eight neighbour offsets, in the fixed order used for deterministic tie-breaking.
 const NEIGHBOURS: [(i32, i32); 8] = [
     (-1, -1),
@@ -286,6 +356,7 @@ impl Grid {
             blocks_los: Vec::with_capacity(n),
             cover_bonus: Vec::with_capacity(n),
             loe_cache: LoeCache::new(n),
+            cover_cache: CoverCache::new(n),
             steps: std::sync::OnceLock::new(),
             terrain_planes: std::sync::OnceLock::new(),
             run_lines: Vec::new(),

@@ -281,8 +281,32 @@ fn best_corner_score(
 ///   the smallest over such pairs (CRB — Combat: Big Creatures and Cover). If no squares are
 ///   adjacent (reach), falls back to the ranged rule, as the CRB directs.
 ///
-/// Does not decide total cover: check [`has_line_of_effect`] first.
+/// Does not decide total cover: check [`has_line_of_effect`] first. Single squares on the map
+/// are answered from the per-encounter cache (terrain is static).
 pub fn terrain_cover_bonus(
+    grid: &Grid,
+    attacker: Cell,
+    a_side: i32,
+    target: Cell,
+    t_side: i32,
+    mode: CoverMode,
+) -> u8 {
+    if a_side == 1 && t_side == 1 && grid.in_bounds(attacker) && grid.in_bounds(target) {
+        let cols = grid.cols as usize;
+        let index = |c: Cell| c.row as usize * cols + c.col as usize;
+        let m = usize::from(mode == CoverMode::MeleeAdjacent);
+        let cached = grid.cover_cache.get(index(attacker), index(target), m, || {
+            terrain_cover_bonus_uncached(grid, attacker, 1, target, 1, mode)
+        });
+        if let Some(v) = cached {
+            return v;
+        }
+    }
+    terrain_cover_bonus_uncached(grid, attacker, a_side, target, t_side, mode)
+}
+
+/// [`terrain_cover_bonus`] computed from the geometry, without the cache.
+fn terrain_cover_bonus_uncached(
     grid: &Grid,
     attacker: Cell,
     a_side: i32,
@@ -335,6 +359,52 @@ pub fn soft_cover(
     let occ = |c: Cell| u8::from(occupied(c));
     let value = valued(grid, attacker, a_side, target, t_side, 1, &occ);
     best_corner_score(attacker, a_side, target, t_side, &value) > 0
+}
+
+/// The rectangle of squares (top-left and bottom-right, inclusive) outside of which no line
+/// between a corner of footprint `a` and a corner of footprint `b` looks at a square: the
+/// footprints' bounding box grown by one square on every side (a line along an edge or
+/// through a lattice point looks at the squares on both sides). [`soft_cover`] and
+/// [`terrain_cover_bonus`] ask their value of no square outside it.
+pub fn lines_box(a: Cell, a_side: i32, b: Cell, b_side: i32) -> (Cell, Cell) {
+    let max = crate::geometry::grid::MAX_FOOTPRINT_SIDE;
+    let (sa, sb) = (a_side.clamp(1, max), b_side.clamp(1, max));
+    (
+        Cell::new(a.row.min(b.row) - 1, a.col.min(b.col) - 1),
+        Cell::new((a.row + sa).max(b.row + sb), (a.col + sa).max(b.col + sb)),
+    )
+}
+
+/// Whether a line between a corner of footprint `a` and a corner of footprint `b` can look at
+/// square `s` at all (false: [`soft_cover`] and [`terrain_cover_bonus`] never ask its value).
+/// Every such line lies in the convex hull of the two footprints, and a square it looks at
+/// (crossed, or beside it on a seam) shares a point with it. Outside [`lines_box`]: false.
+/// Footprints of one size `k`: the hull is the segment between the anchors swept by the
+/// `k × k` square, so the closed square `s` meets it exactly when that segment meets
+/// `[s.col − k, s.col + 1] × [s.row − k, s.row + 1]` (exact integer test). Other sizes: true
+/// inside the box.
+pub fn lines_may_touch(a: Cell, a_side: i32, b: Cell, b_side: i32, s: Cell) -> bool {
+    let (lo, hi) = lines_box(a, a_side, b, b_side);
+    if s.row < lo.row || s.row > hi.row || s.col < lo.col || s.col > hi.col {
+        return false;
+    }
+    let max = crate::geometry::grid::MAX_FOOTPRINT_SIDE;
+    let k = i64::from(a_side.clamp(1, max));
+    if k != i64::from(b_side.clamp(1, max)) {
+        return true;
+    }
+    let (px, py) = (i64::from(a.col), i64::from(a.row));
+    let (qx, qy) = (i64::from(b.col), i64::from(b.row));
+    let (x0, x1) = (i64::from(s.col) - k, i64::from(s.col) + 1);
+    let (y0, y1) = (i64::from(s.row) - k, i64::from(s.row) + 1);
+    if px.max(qx) < x0 || px.min(qx) > x1 || py.max(qy) < y0 || py.min(qy) > y1 {
+        return false;
+    }
+    // The segment's line misses the box only if every corner lies strictly on one side.
+    let (dx, dy) = (qx - px, qy - py);
+    let side = |x: i64, y: i64| (dx * (y - py) - dy * (x - px)).signum();
+    let sides = [side(x0, y0), side(x0, y1), side(x1, y0), side(x1, y1)];
+    !(sides.iter().all(|&v| v > 0) || sides.iter().all(|&v| v < 0))
 }
 
 /// Squares of a straight line from `a` to `b` (Bresenham), excluding `a`, including `b`.
@@ -667,5 +737,92 @@ mod cache_tests {
             }
         }
         assert!(blocked > 0, "the walls block some lines");
+    }
+}
+
+#[cfg(test)]
+mod cover_cache_tests {
+    use super::*;
+    use crate::content::map::MapSpec;
+
+    /// The terrain cover cache agrees with the geometry for every pair of squares in both
+    /// modes, on first use and from the cache.
+    #[test]
+    fn cached_terrain_cover_matches_geometry() {
+        let text = "name: t\nterrain: |\n  ..........\n  ..##..W...\n  ....#..C..\n  .I....##..\n  ...W......\nlegend:\n  \".\": { type: floor, move_cost: 1 }\n  \"#\": { type: wall, move_cost: null, blocks_los: true }\n  \"C\": { type: pillar, move_cost: null, cover: true }\n  \"W\": { type: ruin, move_cost: null, cover_bonus: 2 }\n  \"I\": { type: fortress, move_cost: null, cover_bonus: 8 }\n";
+        let grid = Grid::from_map(&MapSpec::from_yaml_str(text, "t").unwrap());
+        let mut seen = [0usize; 9];
+        for pass in 0..2 {
+            for a in 0..50 {
+                for b in 0..50 {
+                    let (ca, cb) = (Cell::new(a / 10, a % 10), Cell::new(b / 10, b % 10));
+                    for mode in [CoverMode::Ranged, CoverMode::MeleeAdjacent] {
+                        let cached = terrain_cover_bonus(&grid, ca, 1, cb, 1, mode);
+                        let geometry = terrain_cover_bonus_uncached(&grid, ca, 1, cb, 1, mode);
+                        assert_eq!(cached, geometry, "pass {pass}: {ca} {cb} {mode:?}");
+                        seen[usize::from(cached)] += 1;
+                    }
+                }
+            }
+        }
+        assert!(
+            seen[0] > 0 && seen[2] > 0 && seen[4] > 0 && seen[8] > 0,
+            "every cover level occurs: {seen:?}"
+        );
+    }
+
+    /// No line between two footprints asks about a square outside [`lines_box`], so soft cover
+    /// from only the creatures inside it equals soft cover from all of them (random
+    /// footprints, sizes and occupied squares).
+    #[test]
+    fn soft_cover_looks_only_where_lines_may_touch() {
+        let grid = Grid::from_map(
+            &MapSpec::from_yaml_str(
+                "name: t\nterrain: |\n  ............\n  ............\n  ............\n  ............\n  ............\n  ............\n  ............\n  ............\n  ............\n  ............\nlegend:\n  \".\": { type: floor, move_cost: 1 }\n",
+                "t",
+            )
+            .unwrap(),
+        );
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(14);
+        let (mut soft, mut pruned) = (0, 0);
+        for _ in 0..3000 {
+            let mut pick = |n: i32| rng.gen_range(0..n);
+            let sa = 1 + pick(3);
+            // Equal sizes half the time (the exact hull test), else any sizes (the box).
+            let sb = if pick(2) == 0 { sa } else { 1 + pick(3) };
+            let a = Cell::new(pick(10), pick(10));
+            let b = Cell::new(pick(10), pick(10));
+            let occupied: Vec<Cell> = (0..pick(6))
+                .map(|_| Cell::new(pick(12), pick(12)))
+                .collect();
+            let (lo, hi) = lines_box(a, sa, b, sb);
+            let may = |c: Cell| lines_may_touch(a, sa, b, sb, c);
+            let in_box =
+                |c: Cell| c.row >= lo.row && c.row <= hi.row && c.col >= lo.col && c.col <= hi.col;
+            let checked = |c: Cell| {
+                assert!(
+                    may(c) && in_box(c),
+                    "{c} asked, ruled out ({lo}..{hi}; {a}x{sa} to {b}x{sb})"
+                );
+            };
+            // Every square any line looks at (all occupied: no early end on a clear corner).
+            let _ = soft_cover(&grid, a, sa, b, sb, &|c| {
+                checked(c);
+                true
+            });
+            let all = soft_cover(&grid, a, sa, b, sb, &|c| {
+                checked(c);
+                occupied.contains(&c)
+            });
+            let kept: Vec<Cell> = occupied.iter().copied().filter(|&c| may(c)).collect();
+            assert_eq!(all, soft_cover(&grid, a, sa, b, sb, &|c| kept.contains(&c)));
+            pruned += occupied.len() - kept.len();
+            soft += usize::from(all);
+        }
+        assert!(
+            soft > 0 && pruned > 0,
+            "soft cover {soft}, creatures ruled out {pruned}"
+        );
     }
 }

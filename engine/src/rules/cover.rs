@@ -26,27 +26,31 @@ pub(crate) fn cover_bonus(
     let terrain =
         los::terrain_cover_bonus(&ep.enc.grid, from, ep.fp_side(a), tpos, ep.fp_side(t), mode)
             as i32;
-    let soft = if ranged {
-        let mut occ: Vec<Cell> = Vec::new();
-        for o in ep.ids() {
-            if o != a && o != t && ep.conscious(o) {
-                occ.extend(ep.cells_of(o));
-            }
+    // Soft cover is +4: it matters only against ranged attacks and terrain cover below +4.
+    if !ranged || terrain >= 4 {
+        return terrain;
+    }
+    // Only creatures on squares that a line can look at matter ([`los::lines_may_touch`]).
+    let (fa, ft) = (ep.fp_side(a), ep.fp_side(t));
+    let inside = |c: &Cell| los::lines_may_touch(from, fa, tpos, ft, *c);
+    let mut occ: Vec<Cell> = Vec::new();
+    for o in ep.ids() {
+        if o != a && o != t && ep.conscious(o) {
+            occ.extend(ep.cells_iter(o).filter(inside));
         }
-        if los::soft_cover(
+    }
+    let soft = !occ.is_empty()
+        && los::soft_cover(
             &ep.enc.grid,
             from,
             ep.fp_side(a),
             tpos,
             ep.fp_side(t),
             &|c| occ.contains(&c),
-        ) {
-            4
-        } else {
-            0
-        }
+        );
+    if soft {
+        terrain.max(4)
     } else {
-        0
-    };
-    terrain.max(soft)
+        terrain
+    }
 }
