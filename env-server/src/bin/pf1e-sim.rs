@@ -398,6 +398,24 @@ fn per_second(rate: f64) -> String {
 
 /// Check, before playing, that `path` can be written: not a directory, its folder exists
 /// (errors name `what`, the option).
+/// The data directory: `--data-dir`, else `$PF1E_DATA_DIR`, else `./data`.
+///
+/// # Errors
+/// A [`UsageError`] naming `--data-dir` when it is not a directory.
+fn data_dir(given: Option<&Path>) -> Result<PathBuf, UsageError> {
+    let dir = given
+        .map(Path::to_path_buf)
+        .or_else(|| std::env::var_os("PF1E_DATA_DIR").map(PathBuf::from))
+        .unwrap_or_else(|| PathBuf::from("data"));
+    if !dir.is_dir() {
+        return Err(UsageError(format!(
+            "--data-dir: {}: not a directory (give --data-dir or set PF1E_DATA_DIR)",
+            dir.display()
+        )));
+    }
+    Ok(dir)
+}
+
 fn check_writable(path: &Path, what: &str) -> Result<(), UsageError> {
     let err = |why: String| UsageError(format!("{what}: {}: {why}", path.display()));
     if path.is_dir() {
@@ -477,17 +495,7 @@ fn replay(args: &ReplayArgs) -> Result<(), UsageError> {
         )));
     }
     check_writable(&out, "--out")?;
-    let data_dir = args
-        .data_dir
-        .clone()
-        .or_else(|| std::env::var_os("PF1E_DATA_DIR").map(PathBuf::from))
-        .unwrap_or_else(|| PathBuf::from("data"));
-    if !data_dir.is_dir() {
-        return Err(UsageError(format!(
-            "--data-dir: {}: not a directory (give --data-dir or set PF1E_DATA_DIR)",
-            data_dir.display()
-        )));
-    }
+    let data_dir = data_dir(args.data_dir.as_deref())?;
     let t = read_offline(&ScenarioStore::new(data_dir), &bytes).map_err(|e| {
         let msg = e.to_string();
         err(msg
@@ -570,17 +578,7 @@ fn sweep(args: &SweepArgs) -> Result<(), UsageError> {
     if let Some(s) = args.seed {
         spec.seed = Some(s);
     }
-    let data_dir = args
-        .data_dir
-        .clone()
-        .or_else(|| std::env::var_os("PF1E_DATA_DIR").map(PathBuf::from))
-        .unwrap_or_else(|| PathBuf::from("data"));
-    if !data_dir.is_dir() {
-        return Err(UsageError(format!(
-            "--data-dir: {}: not a directory (give --data-dir or set PF1E_DATA_DIR)",
-            data_dir.display()
-        )));
-    }
+    let data_dir = data_dir(args.data_dir.as_deref())?;
     let plan = SweepPlan::build(&spec, &ScenarioStore::new(data_dir))?;
     let mut names = vec!["sweep.csv".to_string(), "sweep.json".to_string()];
     for s in &plan.swept {
