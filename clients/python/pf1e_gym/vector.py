@@ -632,6 +632,8 @@ class Pf1eVectorEnv(VectorEnv):
     def close_extras(self, **kwargs: Any) -> None:
         """Close every episode on the server (the pool's too), then the connection (if this
         env made it)."""
+        if not hasattr(self, "_pool"):
+            return  # the constructor raised before there was anything to close
         for i in range(self.num_envs):
             self._close_slot(i)
         self._close_pool()

@@ -311,8 +311,10 @@ const fn feature_bounds() -> [(f32, f32); FEATURES] {
 
 /// Exact bounds `[low, high]` of every plane of `enc`'s observations, in [`PLANE_NAMES`]
 /// order: `[0, 1]` for the 0/1 planes; `cover_bonus_div_8` `[0, max(8, the map's highest
-/// cover bonus) / 8]`; `elevation_div_9` `[0, the map's highest level / 9]` (0 on a flat
-/// map). Each value is also a byte / [`PLANE_DIVISORS`] ([`planes_to_u8`]).
+/// cover bonus) / 8]`; `elevation_div_9` `[0, max(9, the map's highest level) / 9]` (so
+/// `[0, 1]` unless a map goes above level 9: never low = high, which Gymnasium's checker
+/// warns about for a flat map). Each value is also a byte / [`PLANE_DIVISORS`]
+/// ([`planes_to_u8`]).
 pub fn plane_bounds(enc: &crate::Encounter) -> Vec<(f32, f32)> {
     let grid = &enc.grid;
     let cover = grid.cover_bonus.iter().copied().max().unwrap_or(0).max(8);
@@ -322,7 +324,7 @@ pub fn plane_bounds(enc: &crate::Encounter) -> Vec<(f32, f32)> {
         .copied()
         .max()
         .unwrap_or(0)
-        .clamp(0, 255);
+        .clamp(i32::from(PLANE_DIVISORS[4]), 255);
     let mut b = vec![(0.0f32, 1.0f32); PLANES];
     b[3] = (0.0, f32::from(cover) / f32::from(PLANE_DIVISORS[3]));
     b[4] = (0.0, level as f32 / f32::from(PLANE_DIVISORS[4]));
