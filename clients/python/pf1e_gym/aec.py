@@ -37,8 +37,11 @@ gets its own final observation (the server's ``final_agents``).
 
 Rewards are **per side, shared by its agents**: whenever the server reports a reward for side S
 (when S decides next, and for every side at the end; see ``RewardOptions`` in the proto),
-each agent of S receives it. Sparse by default (+1 win / -1 loss / 0 draw at the end); pass
-``shaped_reward=True`` for the damage/kill terms.
+each agent of S receives it. Sparse by default (+1 win / -1 loss / 0 draw at the end); pass the
+reward dict ``reward={"shaped": True, "round_discount": 0.95, ...}`` (or the older
+``shaped_reward=True``) for the damage/kill terms and the per-round discount, as in
+:class:`~pf1e_gym.env.Pf1eEnv`; ``reset(options={"reward": {...}})`` updates it for that
+episode only (other ``options`` keys are ignored, as PettingZoo's tests pass some).
 
 Agents stay in ``agents`` until the episode ends, even when their combatant is down (it simply
 never decides); at the end all are terminated (a side won) or truncated (round cap) together,
@@ -63,6 +66,8 @@ from pf1e_gym._codec import (
     late_results,
     outcome,
     reaction_info,
+    reward_dict,
+    reward_options,
 )
 from pf1e_gym._proto.pf1e.env.v1 import environment_pb2 as pb
 from pf1e_gym.client import Pf1eClient
@@ -76,8 +81,9 @@ class Pf1eAECEnv(AECEnv):
         scenario: bundled scenario name, or a ``pb.Scenario``.
         controlled_sides: sides whose combatants are agents; ``None`` = every side (self-play).
         controlled_ids: further combatants (by id) that are agents.
-        observation, shaped_reward, damage_weight, kill_weight, legal_actions, reaction_obs:
-            as :class:`~pf1e_gym.env.Pf1eEnv`.
+        observation, reward, shaped_reward, damage_weight, kill_weight, legal_actions,
+            reaction_obs: as :class:`~pf1e_gym.env.Pf1eEnv` (a bad reward dict is a
+            ``ValueError`` naming the key).
         client: an existing :class:`Pf1eClient` (not closed by :meth:`close`).
         timeout: deadline of each call, in seconds.
     """
@@ -92,6 +98,7 @@ class Pf1eAECEnv(AECEnv):
         controlled_ids: Sequence[str] = (),
         *,
         observation: str = "auto",
+        reward: dict[str, Any] | None = None,
         shaped_reward: bool = False,
         damage_weight: float | None = None,
         kill_weight: float | None = None,
@@ -112,10 +119,14 @@ class Pf1eAECEnv(AECEnv):
             self.spec_msg, observation, legal_actions=legal_actions, reaction_obs=reaction_obs
         )
         self._reset_kwargs = self.codec.reset_kwargs()
-        if shaped_reward or damage_weight is not None or kill_weight is not None:
-            self._reset_kwargs["reward"] = pb.RewardOptions(
-                shaped=shaped_reward, damage_weight=damage_weight, kill_weight=kill_weight
-            )
+        #: The reward settings of every episode (a dict of ``REWARD_KEYS``; empty: sparse).
+        self.reward = reward_dict(
+            reward,
+            shaped_reward=shaped_reward,
+            damage_weight=damage_weight,
+            kill_weight=kill_weight,
+        )
+        reward_options(self.reward, self.codec.caps)  # checked once, here
         combatants = [
             c for c in self.spec_msg.combatants if c.side in sides or c.id in self.controlled_ids
         ]
@@ -153,7 +164,12 @@ class Pf1eAECEnv(AECEnv):
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start a new episode (closing the previous one). The server seed is ``seed``, else
-        drawn from a generator seeded by the first ``seed`` given. ``options`` is unused."""
+        drawn from a generator seeded by the first ``seed`` given. ``options["reward"]``
+        updates the reward dict for this episode; other keys are ignored."""
+        reward = self.reward
+        if options and options.get("reward") is not None:
+            reward = reward_dict(options["reward"], base=self.reward, field='options["reward"]')
+        opts = reward_options(reward, self.codec.caps)
         if seed is not None or self._np_random is None:
             self._np_random, _ = seeding.np_random(seed)
         server_seed = seed if seed is not None else int(self._np_random.integers(0, 2**63))
@@ -164,6 +180,7 @@ class Pf1eAECEnv(AECEnv):
             controlled_sides=self.controlled_sides,
             controlled_ids=self.controlled_ids,
             **self._reset_kwargs,
+            **({"reward": opts} if opts is not None else {}),
         )
         self.state_msg = st
         self.agents = self.possible_agents[:]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import pytest
 from pettingzoo.test import api_test, seed_test
 
 from pf1e_gym import Pf1eAECEnv
@@ -75,3 +76,45 @@ def test_one_side_controlled_and_self_play_rewards(server_address: str) -> None:
         assert env.agent_selection in ("orc", "orc-2")
     finally:
         env.close()
+
+
+def _returns(env: Pf1eAECEnv, seed: int, options: dict | None = None) -> tuple[dict, list]:
+    """One self-play episode with a seeded random policy: per-agent returns and the actions."""
+    rng = np.random.default_rng(5)
+    totals: dict[str, float] = {}
+    actions: list[tuple[str, int]] = []
+    env.reset(seed=seed, options=options)
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
+        totals[agent] = totals.get(agent, 0.0) + reward
+        if term or trunc:
+            env.step(None)
+        else:
+            a = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            actions.append((agent, a))
+            env.step(a)
+    return totals, actions
+
+
+def test_reward_dict_and_reset_options(server_address: str) -> None:
+    """The reward dict of the other envs: constructor and per-reset options, checked fields."""
+    env = Pf1eAECEnv(address=server_address)
+    try:
+        sparse, acts = _returns(env, seed=8)
+        shaped_opts = {"reward": {"shaped": True, "round_discount": 0.9}}
+        shaped, acts2 = _returns(env, seed=8, options=shaped_opts)
+        assert acts2 == acts  # the reward does not change the game
+        assert shaped != sparse
+        again, _ = _returns(env, seed=8)  # the options were for that reset only
+        assert again == sparse
+        with pytest.raises(ValueError, match=r"round_discount: in \(0, 1\]"):
+            env.reset(seed=1, options={"reward": {"round_discount": 0}})
+    finally:
+        env.close()
+    env = Pf1eAECEnv(address=server_address, reward={"shaped": True, "round_discount": 0.9})
+    try:
+        assert _returns(env, seed=8)[0] == shaped
+    finally:
+        env.close()
+    with pytest.raises(ValueError, match="unknown key 'shapd'"):
+        Pf1eAECEnv(address=server_address, reward={"shapd": True})
