@@ -37,6 +37,7 @@ from typing import Any
 import grpc
 import numpy as np
 
+from pf1e_gym import stats
 from pf1e_gym._proto.pf1e.env.v1 import environment_pb2 as pb
 from pf1e_gym.client import Pf1eClient, reset_request
 
@@ -50,19 +51,15 @@ StatePolicy = Callable[[pb.EpisodeState], int]
 
 
 def wilson_interval(wins: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval of a binomial proportion ``wins / n`` (``(0, 1)`` when n = 0).
+    """The Wilson score interval of a binomial proportion ``wins / n`` (``(0, 1)`` when n = 0):
+    :func:`pf1e_gym.stats.wilson_interval`, with ``wins`` checked.
 
-    ``(p + z²/2n ± z·sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n)``, clipped to [0, 1]."""
-    if n <= 0:
-        return 0.0, 1.0
-    if not 0 <= wins <= n:
+    Raises:
+        ValueError: ``wins`` outside ``[0, n]``.
+    """
+    if n > 0 and not 0 <= wins <= n:
         raise ValueError(f"wins = {wins} outside [0, n = {n}]")
-    p = wins / n
-    z2 = z * z
-    denom = 1.0 + z2 / n
-    center = (p + z2 / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
-    return max(0.0, center - half), min(1.0, center + half)
+    return stats.wilson_interval(wins, n, z)
 
 
 def mcnemar_exact(b: int, c: int) -> float:
