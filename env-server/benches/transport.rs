@@ -239,6 +239,7 @@ async fn run() {
             tx.send(proto::SessionRequest {
                 request_id: id,
                 kind: Some(kind),
+                ..Default::default()
             })
             .await
             .unwrap();

@@ -10,5 +10,6 @@ pub mod proto;
 pub mod replay;
 pub mod report;
 pub mod scenarios;
+pub mod server;
 pub mod service;
 pub mod sweep;

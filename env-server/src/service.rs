@@ -24,9 +24,7 @@
 //! - `error`: [`ServiceError`] and its mapping to gRPC codes.
 use crate::proto;
 use crate::scenarios::ScenarioStore;
-use sessions::{splitmix64, SessionMap};
-use std::collections::HashMap;
-use std::future::Future;
+use sessions::SessionMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
@@ -38,6 +36,7 @@ mod error;
 mod evaluate;
 mod exec;
 mod handlers;
+pub mod principal;
 mod requests;
 mod sessions;
 mod spec;
@@ -49,6 +48,8 @@ pub use convert::{
     DEFAULT_DAMAGE_WEIGHT, DEFAULT_KILL_WEIGHT, MAX_REWARD_WEIGHT,
 };
 pub use error::ServiceError;
+pub use principal::{Owner, Principal, Quotas};
+pub use crate::server::serve;
 pub use evaluate::{DEFAULT_MAX_EVALUATIONS, MAX_ORIGIN_LEN, PROGRESS_INTERVAL};
 pub use spec::{rules_data_version, MASK_POLARITY, PROTOCOL, REWARD_COMPONENTS};
 pub use transcript::{
@@ -76,6 +77,23 @@ pub struct ServiceConfig {
     pub max_batch_items: usize,
     /// Most Evaluate calls at once (beyond: RESOURCE_EXHAUSTED). They share the rayon pool.
     pub max_evaluations: usize,
+    /// Quotas of a client without a token of its own (an anonymous connection), and the
+    /// defaults of a token-file entry that does not set them.
+    pub client_quotas: Quotas,
+    /// Most bytes one episode may hold (accounted: state, log, history); a call that takes
+    /// it beyond fails with RESOURCE_EXHAUSTED (reason "memory") and closes the episode.
+    pub max_episode_memory_bytes: u64,
+    /// Most default-policy turns one call may run for one episode (a Reset, a Step, each
+    /// batch item); beyond, the call stops, fails with RESOURCE_EXHAUSTED (reason
+    /// "work_budget") and closes the episode.
+    pub max_turns_per_call: u64,
+    /// Longest any call may work, whatever its own deadline (none: unbounded); engine work
+    /// checks it as it checks the call's deadline.
+    pub max_call_duration: Option<Duration>,
+    /// Largest snapshot accepted by Restore, in bytes.
+    pub max_snapshot_bytes: usize,
+    /// Key of the snapshots' HMAC-SHA256 (`None`: a random key per server instance).
+    pub snapshot_key: Option<Vec<u8>>,
 }
 
 /// Default of [`ServiceConfig::max_message_bytes`]: 16 MiB.
@@ -94,8 +112,45 @@ impl ServiceConfig {
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             max_batch_items: DEFAULT_MAX_BATCH_ITEMS,
             max_evaluations: DEFAULT_MAX_EVALUATIONS,
+            client_quotas: Quotas {
+                max_episodes: DEFAULT_MAX_EPISODES_PER_CLIENT,
+                max_evaluations: DEFAULT_MAX_EVALUATIONS_PER_CLIENT,
+                max_memory_bytes: DEFAULT_MAX_CLIENT_MEMORY_BYTES,
+            },
+            max_episode_memory_bytes: DEFAULT_MAX_EPISODE_MEMORY_BYTES,
+            max_turns_per_call: DEFAULT_MAX_TURNS_PER_CALL,
+            max_call_duration: Some(DEFAULT_MAX_CALL_DURATION),
+            max_snapshot_bytes: DEFAULT_MAX_SNAPSHOT_BYTES,
+            snapshot_key: None,
         }
     }
+}
+
+/// Default of [`Quotas::max_episodes`] for a client: half of the default `max_episodes`, so
+/// that one client cannot take them all.
+pub const DEFAULT_MAX_EPISODES_PER_CLIENT: usize = 2048;
+/// Default of [`Quotas::max_evaluations`] for a client.
+pub const DEFAULT_MAX_EVALUATIONS_PER_CLIENT: usize = 2;
+/// Default of [`Quotas::max_memory_bytes`] for a client: 2 GiB.
+pub const DEFAULT_MAX_CLIENT_MEMORY_BYTES: u64 = 2 << 30;
+/// Default of [`ServiceConfig::max_episode_memory_bytes`]: 16 MiB.
+pub const DEFAULT_MAX_EPISODE_MEMORY_BYTES: u64 = 16 << 20;
+/// Default of [`ServiceConfig::max_turns_per_call`].
+pub const DEFAULT_MAX_TURNS_PER_CALL: u64 = 20_000;
+/// Default of [`ServiceConfig::max_call_duration`]: 5 minutes.
+pub const DEFAULT_MAX_CALL_DURATION: Duration = Duration::from_secs(300);
+/// Default of [`ServiceConfig::max_snapshot_bytes`]: 8 MiB.
+pub const DEFAULT_MAX_SNAPSHOT_BYTES: usize = 8 << 20;
+
+/// Connection-level counters, kept by the transport (`crate::server`), reported by Stats.
+#[derive(Debug, Default)]
+pub struct TransportCounters {
+    /// TCP connections open now.
+    pub open_connections: AtomicU64,
+    /// Connections refused since start (over the connection limit).
+    pub connections_refused: AtomicU64,
+    /// Calls refused by a client's request rate since start.
+    pub requests_rate_limited: AtomicU64,
 }
 
 #[derive(Default)]
@@ -110,23 +165,34 @@ struct Counters {
     evaluations_completed: AtomicU64,
     evaluations_cancelled: AtomicU64,
     combats_evaluated: AtomicU64,
+    calls_stopped: AtomicU64,
 }
 
 struct Inner {
     scenarios: ScenarioStore,
     sessions: SessionMap,
-    next_id: AtomicU64,
-    id_salt: u64,
+    /// This process's id (8 hex digits, random), in every episode id.
+    instance_id: String,
+    /// The snapshots' HMAC-SHA256 key (the configured one, else random).
+    snapshot_key: Vec<u8>,
     config: ServiceConfig,
     counters: Counters,
     /// Set to true when the server shuts down: Session streams end after their current item.
     shutdown: tokio::sync::watch::Sender<bool>,
+    /// Set when the shutdown grace period is over: engine work in progress stops.
+    cancel_all: std::sync::atomic::AtomicBool,
+    /// Kept by the transport.
+    transport: TransportCounters,
 }
 
-/// The Environment service. Cheap to clone (shared state).
+/// The Environment service. Cheap to clone (shared state). A handle acts for one client
+/// ([`EnvironmentService::for_client`]): the episodes it creates belong to that client and
+/// it sees no other's; [`EnvironmentService::new`] gives the in-process client
+/// ([`Principal::local`]).
 #[derive(Clone)]
 pub struct EnvironmentService {
     inner: Arc<Inner>,
+    principal: Principal,
 }
 
 impl std::fmt::Debug for EnvironmentService {
@@ -141,27 +207,94 @@ impl std::fmt::Debug for EnvironmentService {
 impl EnvironmentService {
     /// A service over the scenarios of `config.data_dir`.
     pub fn new(config: ServiceConfig) -> Self {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(0);
+        let snapshot_key = config
+            .snapshot_key
+            .clone()
+            .unwrap_or_else(|| sessions::os_random::<32>().to_vec());
         EnvironmentService {
+            principal: Principal::local(),
             inner: Arc::new(Inner {
                 scenarios: ScenarioStore::new(config.data_dir.clone()),
-                sessions: RwLock::new(HashMap::new()),
-                next_id: AtomicU64::new(0),
-                id_salt: splitmix64(now ^ u64::from(std::process::id())),
+                sessions: RwLock::new(sessions::Sessions::default()),
+                instance_id: sessions::new_instance_id(),
+                snapshot_key,
                 config,
                 counters: Counters::default(),
                 shutdown: tokio::sync::watch::Sender::new(false),
+                cancel_all: std::sync::atomic::AtomicBool::new(false),
+                transport: TransportCounters::default(),
             }),
         }
     }
 
-    /// Server counters.
+    /// A handle acting for `principal` (same shared state).
+    pub fn for_client(&self, principal: Principal) -> EnvironmentService {
+        EnvironmentService {
+            inner: self.inner.clone(),
+            principal,
+        }
+    }
+
+    /// The client this handle acts for.
+    pub fn principal(&self) -> &Principal {
+        &self.principal
+    }
+
+    /// This server process's instance id (in every episode id).
+    pub fn instance_id(&self) -> &str {
+        &self.inner.instance_id
+    }
+
+    /// The service's settings.
+    pub fn config(&self) -> &ServiceConfig {
+        &self.inner.config
+    }
+
+    /// Connection-level counters, for the transport to keep.
+    pub fn transport_counters(&self) -> &TransportCounters {
+        &self.inner.transport
+    }
+
+    /// Start shutting down: Session streams end after their current item with UNAVAILABLE,
+    /// new Evaluate calls are refused, running ones stop within a combat.
+    pub fn begin_shutdown(&self) {
+        self.inner.shutdown.send_replace(true);
+    }
+
+    /// The shutdown grace period is over: engine work in progress stops at its next check
+    /// (its call fails with UNAVAILABLE, its episode closed).
+    pub fn cancel_work(&self) {
+        self.inner.cancel_all.store(true, Ordering::SeqCst);
+        self.inner.shutdown.send_replace(true);
+    }
+
+    /// An anonymous connection ended: close the episodes it owned ([`Owner::Connection`]);
+    /// returns how many.
+    pub fn connection_closed(&self, connection: u64) -> usize {
+        self.close_owned_by(&Owner::Connection(connection))
+    }
+
+    /// Server counters, and the calling client's usage and quotas.
     pub fn stats(&self) -> proto::StatsResponse {
         let c = &self.inner.counters;
+        let t = &self.inner.transport;
+        let mine = self.client_usage();
+        let q = &self.principal.quotas;
         proto::StatsResponse {
+            instance_id: self.inner.instance_id.clone(),
+            episode_memory_bytes: self.episode_memory(),
+            max_episode_memory_bytes: self.inner.config.max_episode_memory_bytes,
+            max_turns_per_call: self.inner.config.max_turns_per_call,
+            calls_stopped: c.calls_stopped.load(Ordering::Relaxed),
+            client: self.principal.owner.name().to_string(),
+            client_live_episodes: mine.episodes as u64,
+            client_max_episodes: q.max_episodes.min(self.inner.config.max_episodes) as u64,
+            client_max_evaluations: q.max_evaluations.min(self.inner.config.max_evaluations)
+                as u64,
+            client_episode_memory_bytes: mine.memory,
+            open_connections: t.open_connections.load(Ordering::Relaxed),
+            connections_refused: t.connections_refused.load(Ordering::Relaxed),
+            requests_rate_limited: t.requests_rate_limited.load(Ordering::Relaxed),
             live_episodes: self.open_episodes() as u64,
             max_episodes: self.inner.config.max_episodes as u64,
             episodes_created: c.created.load(Ordering::Relaxed),
@@ -179,66 +312,3 @@ impl EnvironmentService {
     }
 }
 
-/// Serve the Environment service, `grpc.health.v1` and server reflection on `listener` until
-/// `shutdown` resolves (then in-flight requests finish, open Session streams end after
-/// their current item, and running Evaluate calls stop within a combat and end with
-/// UNAVAILABLE). Also closes idle episodes once a minute when `config.idle_timeout` is
-/// set. The Environment service's decoding and encoding limits are
-/// `config.max_message_bytes`.
-///
-/// # Errors
-/// A transport error of the server (reflection setup failures are reported as such too).
-pub async fn serve(
-    listener: tokio::net::TcpListener,
-    config: ServiceConfig,
-    shutdown: impl Future<Output = ()> + Send,
-) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    let svc = EnvironmentService::new(config);
-    let (health_reporter, health_service) = tonic_health::server::health_reporter();
-    health_reporter
-        .set_serving::<proto::environment_server::EnvironmentServer<EnvironmentService>>()
-        .await;
-    let reflection = tonic_reflection::server::Builder::configure()
-        .register_encoded_file_descriptor_set(proto::FILE_DESCRIPTOR_SET)
-        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
-        .build_v1()?;
-
-    let reaper = svc.inner.config.idle_timeout.map(|_| {
-        let svc = svc.clone();
-        tokio::spawn(async move {
-            let mut tick = tokio::time::interval(Duration::from_secs(60));
-            loop {
-                tick.tick().await;
-                let n = svc.reap_idle();
-                if n > 0 {
-                    tracing::info!(closed = n, "closed idle episodes");
-                }
-            }
-        })
-    });
-
-    let max = svc.inner.config.max_message_bytes;
-    let stop = svc.inner.shutdown.clone();
-    let shutdown = async move {
-        shutdown.await;
-        // Session streams end after their current item, so the graceful shutdown completes.
-        stop.send_replace(true);
-    };
-    let result = tonic::transport::Server::builder()
-        .add_service(health_service)
-        .add_service(reflection)
-        .add_service(
-            proto::environment_server::EnvironmentServer::new(svc)
-                .max_decoding_message_size(max)
-                .max_encoding_message_size(max),
-        )
-        .serve_with_incoming_shutdown(
-            tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true)),
-            shutdown,
-        )
-        .await;
-    if let Some(r) = reaper {
-        r.abort();
-    }
-    result.map_err(Into::into)
-}

@@ -1016,6 +1016,7 @@ fn sreq(id: u64, kind: proto::session_request::Kind) -> proto::SessionRequest {
     proto::SessionRequest {
         request_id: id,
         kind: Some(kind),
+        ..Default::default()
     }
 }
 
@@ -1055,6 +1056,7 @@ async fn session_stream_is_ordered_with_inline_errors() {
         proto::SessionRequest {
             request_id: 8,
             kind: None,
+            ..Default::default()
         },
         sreq(
             9,

@@ -322,6 +322,28 @@ impl Episode {
         crate::rules::reach::threatened_squares(self, threateners)
     }
 
+    /// Bytes of heap this episode holds beyond the shared encounter (an estimate from the
+    /// sizes of its state, frames, history and log, each string counted by its length), for
+    /// the server's per-episode memory accounting.
+    pub fn memory_bytes(&self) -> u64 {
+        use std::mem::size_of;
+        let log: usize = self
+            .log
+            .iter()
+            .map(|l| size_of::<LogLine>() + l.message.len() + l.actor.as_ref().map_or(0, String::len))
+            .sum();
+        let history: usize = self
+            .history
+            .iter()
+            .map(|h| size_of::<HistoryEntry>() + (h.actions.len() + h.results.len()) * 64)
+            .sum();
+        (size_of::<Episode>()
+            + self.st.len() * size_of::<CState>()
+            + self.frames.len() * size_of::<crate::episode::frames::Frame>()
+            + log
+            + history) as u64
+    }
+
     /// Run default-policy turns, dice, AoOs… until an external decision or the end.
     /// Idempotent while a decision is pending.
     pub fn advance(&mut self) -> Status {

@@ -20,9 +20,51 @@ pub enum ServiceError {
     /// Resolving the scenario failed (status depends on the variant).
     #[error(transparent)]
     Scenario(#[from] ScenarioError),
-    /// No open episode has this id (NOT_FOUND).
+    /// No open episode of this client has this id (NOT_FOUND). Another client's episode is
+    /// reported the same way.
     #[error("episode_id: unknown episode `{0}` (closed, expired, or never created)")]
     UnknownEpisode(String),
+    /// The id is from another server instance: the server restarted and the episode is lost
+    /// (NOT_FOUND, reason "episode_lost").
+    #[error("episode_id: server restarted; episode lost: `{episode}` was created by server instance {instance}, this is instance {current}; start a new episode with Reset")]
+    EpisodeLost {
+        /// The episode id.
+        episode: String,
+        /// The instance id in it.
+        instance: String,
+        /// This server's instance id.
+        current: String,
+    },
+    /// The client's quota (RESOURCE_EXHAUSTED, reason "quota").
+    #[error("too many {what} for this client (quota {limit}): close some")]
+    Quota {
+        /// What is counted, e.g. `open episodes`.
+        what: String,
+        /// The quota.
+        limit: u64,
+    },
+    /// A memory limit of an episode or a client (RESOURCE_EXHAUSTED, reason "memory").
+    #[error("{0}")]
+    Memory(String),
+    /// The call ran out of its work budget of default-policy turns (RESOURCE_EXHAUSTED,
+    /// reason "work_budget").
+    #[error("work budget exhausted: the engine ran {turns} default-policy turns in this call without reaching a decision of yours or the end (--max-turns-per-call)")]
+    WorkBudget {
+        /// Turns run.
+        turns: u64,
+    },
+    /// The call's client cancelled it while the engine worked (CANCELLED).
+    #[error("cancelled by the client")]
+    Cancelled,
+    /// The call changed an episode, then failed: the episode was closed (the code is the
+    /// cause's).
+    #[error("{cause}; episode `{episode}` was closed")]
+    EpisodeClosed {
+        /// The episode id.
+        episode: String,
+        /// Why.
+        cause: Box<ServiceError>,
+    },
     /// The episode has ended (FAILED_PRECONDITION).
     #[error("episode `{0}` is over: call Reset to start a new one")]
     EpisodeOver(String),
@@ -51,9 +93,9 @@ pub enum ServiceError {
     /// Too many open episodes (RESOURCE_EXHAUSTED).
     #[error("too many open episodes (limit {0}): close some with Close")]
     TooManyEpisodes(usize),
-    /// The request's deadline (`grpc-timeout`) passed before the engine work started
+    /// The request's deadline (`grpc-timeout`, or the server's `--max-call-secs`) passed
     /// (DEADLINE_EXCEEDED).
-    #[error("deadline exceeded before the request could be processed")]
+    #[error("deadline exceeded")]
     DeadlineExceeded,
     /// Too many Evaluate calls at once (RESOURCE_EXHAUSTED).
     #[error("too many evaluations running (limit {0}, --max-evaluations): retry later")]
@@ -73,12 +115,75 @@ pub enum ServiceError {
     /// The server is shutting down (UNAVAILABLE).
     #[error("the server is shutting down")]
     ShuttingDown,
+    /// An episode left unusable by an earlier internal error (INTERNAL; the message is sent
+    /// as is: it says what to do).
+    #[error("internal error: {0}")]
+    Poisoned(String),
     /// A server bug or an engine panic (INTERNAL).
     #[error("internal error: {0}")]
     Internal(String),
 }
 
 impl ServiceError {
+    /// This error, saying the call closed `episode`.
+    pub(super) fn closing(self, episode: &str) -> ServiceError {
+        match self {
+            e @ ServiceError::EpisodeClosed { .. } => e,
+            e => ServiceError::EpisodeClosed {
+                episode: episode.to_string(),
+                cause: Box::new(e),
+            },
+        }
+    }
+
+    /// The machine-readable reason (`Error.reason`, the `pf1e-reason` trailer), or "".
+    pub fn reason(&self) -> &'static str {
+        match self {
+            ServiceError::EpisodeLost { .. } => "episode_lost",
+            ServiceError::WorkBudget { .. } => "work_budget",
+            ServiceError::Memory(_) => "memory",
+            ServiceError::Quota { .. } | ServiceError::TooManyEvaluations(_) => "quota",
+            ServiceError::EpisodeClosed { cause, .. } => cause.reason(),
+            _ => "",
+        }
+    }
+
+    /// The gRPC code.
+    pub fn code(&self) -> tonic::Code {
+        use tonic::Code;
+        match self {
+            ServiceError::InvalidArgument { .. } => Code::InvalidArgument,
+            ServiceError::Scenario(s) => match s {
+                ScenarioError::Missing { .. }
+                | ScenarioError::InvalidName { .. }
+                | ScenarioError::InvalidInline { .. } => Code::InvalidArgument,
+                ScenarioError::UnknownScenario { .. } => Code::NotFound,
+                ScenarioError::BrokenData { .. } => Code::Internal,
+            },
+            ServiceError::UnknownEpisode(_) | ServiceError::EpisodeLost { .. } => Code::NotFound,
+            ServiceError::EpisodeOver(_)
+            | ServiceError::StaleDecision { .. }
+            | ServiceError::SteppedTwice { .. } => Code::FailedPrecondition,
+            ServiceError::Submit(s) => match s {
+                SubmitError::Terminal => Code::FailedPrecondition,
+                SubmitError::Empty => Code::InvalidArgument,
+                SubmitError::NotAwaitingDecision => Code::Internal,
+                SubmitError::StaleDecision { .. } => Code::FailedPrecondition,
+            },
+            ServiceError::TooManyEpisodes(_)
+            | ServiceError::TooManyEvaluations(_)
+            | ServiceError::Quota { .. }
+            | ServiceError::Memory(_)
+            | ServiceError::WorkBudget { .. } => Code::ResourceExhausted,
+            ServiceError::TooLarge { .. } => Code::OutOfRange,
+            ServiceError::ShuttingDown => Code::Unavailable,
+            ServiceError::DeadlineExceeded => Code::DeadlineExceeded,
+            ServiceError::Cancelled => Code::Cancelled,
+            ServiceError::EpisodeClosed { cause, .. } => cause.code(),
+            ServiceError::Internal(_) | ServiceError::Poisoned(_) => Code::Internal,
+        }
+    }
+
     pub(super) fn invalid(field: impl Into<String>, reason: impl Into<String>) -> Self {
         ServiceError::InvalidArgument {
             field: field.into(),
@@ -89,39 +194,36 @@ impl ServiceError {
 
 impl From<ServiceError> for tonic::Status {
     fn from(e: ServiceError) -> Self {
-        use tonic::Code;
-        let code = match &e {
-            ServiceError::InvalidArgument { .. } => Code::InvalidArgument,
-            ServiceError::Scenario(s) => match s {
-                ScenarioError::Missing { .. }
-                | ScenarioError::InvalidName { .. }
-                | ScenarioError::InvalidInline { .. } => Code::InvalidArgument,
-                ScenarioError::UnknownScenario { .. } => Code::NotFound,
-                ScenarioError::BrokenData { .. } => Code::Internal,
-            },
-            ServiceError::UnknownEpisode(_) => Code::NotFound,
-            ServiceError::EpisodeOver(_)
-            | ServiceError::StaleDecision { .. }
-            | ServiceError::SteppedTwice { .. } => Code::FailedPrecondition,
-            ServiceError::Submit(s) => match s {
-                SubmitError::Terminal => Code::FailedPrecondition,
-                SubmitError::Empty => Code::InvalidArgument,
-                SubmitError::NotAwaitingDecision => Code::Internal,
-                SubmitError::StaleDecision { .. } => Code::FailedPrecondition,
-            },
-            ServiceError::TooManyEpisodes(_) | ServiceError::TooManyEvaluations(_) => {
-                Code::ResourceExhausted
-            }
-            ServiceError::TooLarge { .. } => Code::OutOfRange,
-            ServiceError::ShuttingDown => Code::Unavailable,
-            ServiceError::DeadlineExceeded => Code::DeadlineExceeded,
-            ServiceError::Internal(_) => Code::Internal,
-        };
-        if code == Code::Internal {
-            tracing::error!(error = %e, "internal error");
+        let (code, message, reason) = status_parts(e);
+        let mut st = tonic::Status::new(code, message);
+        if !reason.is_empty() {
+            st.metadata_mut()
+                .insert("pf1e-reason", tonic::metadata::MetadataValue::from_static(reason));
         }
-        tonic::Status::new(code, bounded_message(e.to_string()))
+        st
     }
+}
+
+/// Code, client-facing message and reason of an error. Internal errors (server bugs, broken
+/// bundled data) are logged with their details and a reference number; the client gets a
+/// generic message with that number, never server paths or file contents.
+fn status_parts(e: ServiceError) -> (tonic::Code, String, &'static str) {
+    static NEXT_REF: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    let code = e.code();
+    let reason = e.reason();
+    let message = if code == tonic::Code::Internal && !matches!(e, ServiceError::Poisoned(_)) {
+        let r = NEXT_REF.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        tracing::error!(error = %e, reference = r, "internal error");
+        match &e {
+            ServiceError::Scenario(ScenarioError::BrokenData { .. }) => format!(
+                "internal error: the server's bundled data for this scenario is broken (reference {r} in the server log)"
+            ),
+            _ => format!("internal error (reference {r} in the server log)"),
+        }
+    } else {
+        bounded_message(e.to_string())
+    };
+    (code, message, reason)
 }
 
 /// Most bytes of an error message sent back: messages may quote client input, and gRPC
@@ -143,10 +245,11 @@ fn bounded_message(mut message: String) -> String {
 
 /// A service error as an inline error (same code and message as the unary status).
 pub(super) fn error_to_proto(e: ServiceError) -> proto::Error {
-    let st = tonic::Status::from(e);
+    let (code, message, reason) = status_parts(e);
     proto::Error {
-        code: st.code() as i32,
-        message: st.message().to_string(),
+        code: code as i32,
+        message,
+        reason: reason.to_string(),
     }
 }
 

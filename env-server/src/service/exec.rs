@@ -78,8 +78,9 @@ impl EnvironmentService {
         f: fn(&EnvironmentService, &Req) -> Result<Resp, ServiceError>,
     ) -> Result<Response<Resp>, tonic::Status> {
         let deadline = deadline_of(&request);
+        let svc = self.for_client(super::Principal::of(&request));
         let req = request.into_inner();
-        inline(|| check_deadline(deadline).and_then(|()| f(self, &req)))
+        inline(|| check_deadline(deadline).and_then(|()| f(&svc, &req)))
             .map(Response::new)
             .map_err(tonic::Status::from)
     }
@@ -95,7 +96,7 @@ impl EnvironmentService {
         Req: Send + 'static,
         Resp: Send + 'static,
     {
-        let svc = self.clone();
+        let svc = self.for_client(super::Principal::of(&request));
         let deadline = deadline_of(&request);
         let req = request.into_inner();
         blocking(deadline, move || f(&svc, &req))

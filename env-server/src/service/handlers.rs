@@ -3,7 +3,7 @@
 //! the synchronous body in `requests`, `batch`, `spec`, `stream`, `transcript` or `evaluate`.
 use super::exec::{blocking, blocking_creating, deadline_of};
 use super::stream::SessionResponseStream;
-use super::{evaluate, EnvironmentService};
+use super::{evaluate, EnvironmentService, Principal};
 use crate::proto::{self, environment_server::Environment};
 use tonic::{Request, Response};
 
@@ -20,7 +20,7 @@ impl Environment for EnvironmentService {
         &self,
         request: Request<proto::ListScenariosRequest>,
     ) -> Result<Response<proto::ListScenariosResponse>, tonic::Status> {
-        let svc = self.clone();
+        let svc = self.for_client(Principal::of(&request));
         blocking(deadline_of(&request), move || {
             Ok(proto::ListScenariosResponse {
                 scenarios: svc
@@ -40,7 +40,7 @@ impl Environment for EnvironmentService {
         &self,
         request: Request<proto::ResetRequest>,
     ) -> Result<Response<proto::EpisodeState>, tonic::Status> {
-        let svc = self.clone();
+        let svc = self.for_client(Principal::of(&request));
         let deadline = deadline_of(&request);
         let req = request.into_inner();
         blocking_creating(svc.clone(), deadline, 0, move || svc.reset_blocking(&req))
@@ -66,7 +66,8 @@ impl Environment for EnvironmentService {
         &self,
         request: Request<proto::CloseRequest>,
     ) -> Result<Response<proto::CloseResponse>, tonic::Status> {
-        self.close_episode(request.get_ref())
+        self.for_client(Principal::of(&request))
+            .close_episode(request.get_ref())
             .map(Response::new)
             .map_err(tonic::Status::from)
     }
@@ -89,7 +90,7 @@ impl Environment for EnvironmentService {
         &self,
         request: Request<proto::RestoreRequest>,
     ) -> Result<Response<proto::EpisodeState>, tonic::Status> {
-        let svc = self.clone();
+        let svc = self.for_client(Principal::of(&request));
         let deadline = deadline_of(&request);
         let req = request.into_inner();
         blocking_creating(svc.clone(), deadline, 0, move || {
@@ -103,7 +104,7 @@ impl Environment for EnvironmentService {
         &self,
         request: Request<proto::ForkRequest>,
     ) -> Result<Response<proto::EpisodeState>, tonic::Status> {
-        let svc = self.clone();
+        let svc = self.for_client(Principal::of(&request));
         let deadline = deadline_of(&request);
         let req = request.into_inner();
         blocking_creating(svc.clone(), deadline, 0, move || {
@@ -124,7 +125,7 @@ impl Environment for EnvironmentService {
         &self,
         request: Request<proto::ReplayTranscriptRequest>,
     ) -> Result<Response<proto::EpisodeState>, tonic::Status> {
-        let svc = self.clone();
+        let svc = self.for_client(Principal::of(&request));
         let deadline = deadline_of(&request);
         let req = request.into_inner();
         blocking_creating(svc.clone(), deadline, 0, move || {
@@ -143,16 +144,18 @@ impl Environment for EnvironmentService {
 
     async fn stats(
         &self,
-        _request: Request<proto::StatsRequest>,
+        request: Request<proto::StatsRequest>,
     ) -> Result<Response<proto::StatsResponse>, tonic::Status> {
-        Ok(Response::new(self.stats()))
+        Ok(Response::new(
+            self.for_client(Principal::of(&request)).stats(),
+        ))
     }
 
     async fn step_batch(
         &self,
         request: Request<proto::StepBatchRequest>,
     ) -> Result<Response<proto::BatchResponse>, tonic::Status> {
-        let svc = self.clone();
+        let svc = self.for_client(Principal::of(&request));
         let deadline = deadline_of(&request);
         let req = request.into_inner();
         // Items come steps, columnar steps, then resets: only the resets create episodes
@@ -173,7 +176,7 @@ impl Environment for EnvironmentService {
         &self,
         request: Request<proto::ResetBatchRequest>,
     ) -> Result<Response<proto::BatchResponse>, tonic::Status> {
-        let svc = self.clone();
+        let svc = self.for_client(Principal::of(&request));
         let deadline = deadline_of(&request);
         let req = proto::StepBatchRequest {
             steps: Vec::new(),
@@ -193,7 +196,8 @@ impl Environment for EnvironmentService {
         &self,
         request: Request<tonic::Streaming<proto::SessionRequest>>,
     ) -> Result<Response<Self::SessionStream>, tonic::Status> {
-        Ok(Response::new(self.session_stream(request.into_inner())))
+        let svc = self.for_client(Principal::of(&request));
+        Ok(Response::new(svc.session_stream(request.into_inner())))
     }
 
     async fn echo(
@@ -211,7 +215,9 @@ impl Environment for EnvironmentService {
         &self,
         request: Request<proto::EvaluateRequest>,
     ) -> Result<Response<Self::EvaluateStream>, tonic::Status> {
-        self.evaluate_call(request).await
+        self.for_client(Principal::of(&request))
+            .evaluate_call(request)
+            .await
     }
 
     async fn explain(

@@ -182,19 +182,13 @@ impl EnvironmentService {
         req: &proto::CloseRequest,
     ) -> Result<proto::CloseResponse, ServiceError> {
         check_episode_id(&req.episode_id)?;
-        let removed = self
-            .inner
-            .sessions
-            .write()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(&req.episode_id);
-        match removed {
-            Some(_) => {
+        match self.remove_owned(&req.episode_id) {
+            true => {
                 self.inner.counters.closed.fetch_add(1, Ordering::Relaxed);
                 tracing::debug!(episode = %req.episode_id, "close");
                 Ok(proto::CloseResponse {})
             }
-            None => Err(ServiceError::UnknownEpisode(req.episode_id.clone())),
+            false => Err(self.unknown_episode(&req.episode_id)),
         }
     }
 

@@ -8,6 +8,7 @@
 //! The map's lock is held only to look up, insert or remove a session; engine work runs under
 //! the episode's own mutex.
 use super::convert::{episode_state, result_to_proto, ObsOpts};
+use super::principal::Owner;
 use super::{EnvironmentService, ServiceError, MAX_EPISODE_ID_LEN};
 use crate::proto;
 use pf1e_engine::reward::{RewardConfig, RewardTracker};
@@ -176,6 +177,13 @@ impl Session {
         s
     }
 
+    /// Bytes accounted to this session: the episode's ([`Episode::memory_bytes`]) and the
+    /// results kept for Observe.
+    pub(super) fn memory_bytes(&self) -> u64 {
+        let results = (self.last_results.len() + self.last_engine_results.len()) * 128;
+        self.episode.memory_bytes() + (std::mem::size_of::<Session>() + results) as u64
+    }
+
     /// Sides with at least one controlled combatant, deployment order.
     pub(super) fn controlled_sides(&self) -> &[String] {
         self.reward.sides()
@@ -191,24 +199,105 @@ impl Session {
     }
 }
 
-pub(super) type SessionMap = RwLock<HashMap<String, Arc<Mutex<Session>>>>;
+/// One entry of the session map: the episode and who owns it.
+pub(super) struct Entry {
+    pub(super) owner: Owner,
+    pub(super) session: Arc<Mutex<Session>>,
+    /// Bytes accounted to the episode (see [`Session::memory_bytes`]) when last measured.
+    pub(super) memory: u64,
+}
 
-/// SplitMix64: turns a counter into a random-looking id.
-pub(super) fn splitmix64(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
+/// What one owner holds.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct Usage {
+    pub(super) episodes: usize,
+    pub(super) memory: u64,
+}
+
+/// The open episodes by id, and what each owner holds (kept in step under one lock).
+#[derive(Default)]
+pub(super) struct Sessions {
+    pub(super) by_id: HashMap<String, Entry>,
+    pub(super) usage: HashMap<Owner, Usage>,
+    /// Bytes accounted to all live episodes.
+    pub(super) memory: u64,
+}
+
+impl Sessions {
+    /// Remove an episode, keeping the usage in step.
+    pub(super) fn remove(&mut self, id: &str) -> Option<Entry> {
+        let e = self.by_id.remove(id)?;
+        self.memory -= e.memory;
+        if let Some(u) = self.usage.get_mut(&e.owner) {
+            u.episodes -= 1;
+            u.memory -= e.memory;
+            if u.episodes == 0 {
+                self.usage.remove(&e.owner);
+            }
+        }
+        Some(e)
+    }
+
+    /// What `owner` holds now.
+    pub(super) fn usage_of(&self, owner: &Owner) -> Usage {
+        self.usage.get(owner).copied().unwrap_or_default()
+    }
+}
+
+pub(super) type SessionMap = RwLock<Sessions>;
+
+/// The random part of an episode id, in bytes (128 bits).
+const ID_RANDOM_BYTES: usize = 16;
+
+/// `n` bytes from the operating system's random source.
+///
+/// # Panics
+/// When the OS has no random source (the server cannot issue unguessable ids without one).
+pub(super) fn os_random<const N: usize>() -> [u8; N] {
+    let mut b = [0u8; N];
+    getrandom::fill(&mut b).expect("the operating system's random source");
+    b
+}
+
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}
+
+/// A fresh server instance id: 8 hex digits from the OS random source.
+pub(super) fn new_instance_id() -> String {
+    hex(&os_random::<4>())
+}
+
+/// The instance id part of a well-formed episode id (`ep-<8 hex>-<32 hex>`), if it is one.
+fn instance_of(id: &str) -> Option<&str> {
+    let rest = id.strip_prefix("ep-")?;
+    let (inst, random) = rest.split_once('-')?;
+    let is_hex = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_hexdigit());
+    (is_hex(inst, 8) && is_hex(random, 2 * ID_RANDOM_BYTES)).then_some(inst)
 }
 
 impl EnvironmentService {
-    /// Number of open episodes.
-    pub fn open_episodes(&self) -> usize {
+    fn map_read(&self) -> std::sync::RwLockReadGuard<'_, Sessions> {
         self.inner
             .sessions
             .read()
             .unwrap_or_else(|p| p.into_inner())
-            .len()
+    }
+
+    pub(super) fn map_write(&self) -> std::sync::RwLockWriteGuard<'_, Sessions> {
+        self.inner
+            .sessions
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Number of open episodes (all clients).
+    pub fn open_episodes(&self) -> usize {
+        self.map_read().by_id.len()
     }
 
     /// Close episodes idle for longer than the configured timeout; returns how many. Episodes
@@ -217,90 +306,218 @@ impl EnvironmentService {
         let Some(ttl) = self.inner.config.idle_timeout else {
             return 0;
         };
-        let mut map = self
-            .inner
-            .sessions
-            .write()
-            .unwrap_or_else(|p| p.into_inner());
-        let before = map.len();
-        map.retain(|_, s| match s.try_lock() {
-            Ok(s) => s.last_used.elapsed() < ttl,
-            Err(std::sync::TryLockError::WouldBlock) => true,
-            Err(std::sync::TryLockError::Poisoned(_)) => false,
-        });
-        let n = before - map.len();
+        let mut map = self.map_write();
+        let idle: Vec<String> = map
+            .by_id
+            .iter()
+            .filter(|(_, e)| match e.session.try_lock() {
+                Ok(s) => s.last_used.elapsed() >= ttl,
+                Err(std::sync::TryLockError::WouldBlock) => false,
+                Err(std::sync::TryLockError::Poisoned(_)) => true,
+            })
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in &idle {
+            map.remove(id);
+        }
+        drop(map);
         self.inner
             .counters
             .evicted
-            .fetch_add(n as u64, Ordering::Relaxed);
-        n
+            .fetch_add(idle.len() as u64, Ordering::Relaxed);
+        idle.len()
     }
 
-    /// Insert a new session under a fresh id; RESOURCE_EXHAUSTED beyond the limit.
+    /// Insert a new session, owned by this handle's client, under a fresh id;
+    /// RESOURCE_EXHAUSTED beyond the server's limit, the client's quota or memory.
     pub(super) fn insert(
         &self,
         session: Session,
     ) -> Result<(String, proto::EpisodeState), ServiceError> {
         let id = self.new_episode_id();
         let state = episode_state(&id, &session);
+        let memory = session.memory_bytes();
+        self.check_episode_memory(memory)?;
+        let owner = self.principal.owner.clone();
         {
-            let mut map = self
-                .inner
-                .sessions
-                .write()
-                .unwrap_or_else(|p| p.into_inner());
-            if map.len() >= self.inner.config.max_episodes {
-                return Err(ServiceError::TooManyEpisodes(
-                    self.inner.config.max_episodes,
-                ));
-            }
-            map.insert(id.clone(), Arc::new(Mutex::new(session)));
+            let mut map = self.map_write();
+            self.check_room(&map, memory)?;
+            let u = map.usage.entry(owner.clone()).or_default();
+            u.episodes += 1;
+            u.memory += memory;
+            map.memory += memory;
+            map.by_id.insert(
+                id.clone(),
+                Entry {
+                    owner,
+                    session: Arc::new(Mutex::new(session)),
+                    memory,
+                },
+            );
         }
         self.inner.counters.created.fetch_add(1, Ordering::Relaxed);
         Ok((id, state))
     }
 
-    pub(super) fn check_capacity(&self) -> Result<(), ServiceError> {
-        if self.open_episodes() >= self.inner.config.max_episodes {
+    /// RESOURCE_EXHAUSTED when one more episode of `memory` bytes would exceed the server's
+    /// episode limit or this client's quotas.
+    fn check_room(&self, map: &Sessions, memory: u64) -> Result<(), ServiceError> {
+        if map.by_id.len() >= self.inner.config.max_episodes {
             return Err(ServiceError::TooManyEpisodes(
                 self.inner.config.max_episodes,
             ));
         }
+        let q = &self.principal.quotas;
+        let u = map.usage_of(&self.principal.owner);
+        if u.episodes >= q.max_episodes {
+            return Err(ServiceError::Quota {
+                what: "open episodes".into(),
+                limit: q.max_episodes as u64,
+            });
+        }
+        if u.memory.saturating_add(memory) > q.max_memory_bytes {
+            return Err(ServiceError::Memory(format!(
+                "this client's episodes would hold {} bytes, over its quota of {} bytes: close some",
+                u.memory.saturating_add(memory),
+                q.max_memory_bytes
+            )));
+        }
         Ok(())
     }
 
-    pub(super) fn new_episode_id(&self) -> String {
-        let n = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
-        format!("ep-{:016x}", splitmix64(n ^ self.inner.id_salt))
+    /// RESOURCE_EXHAUSTED (reason "memory") when one episode would hold more than
+    /// `max_episode_memory_bytes`.
+    pub(super) fn check_episode_memory(&self, memory: u64) -> Result<(), ServiceError> {
+        let limit = self.inner.config.max_episode_memory_bytes;
+        if memory > limit {
+            return Err(ServiceError::Memory(format!(
+                "the episode would hold {memory} bytes, over the limit of {limit} bytes per episode (--max-episode-memory-bytes)"
+            )));
+        }
+        Ok(())
     }
 
+    /// After a call changed an episode: account its new size; over the per-episode limit or
+    /// the client's memory quota, close it and fail with RESOURCE_EXHAUSTED.
+    pub(super) fn account(&self, episode_id: &str, memory: u64) -> Result<(), ServiceError> {
+        let mut map = self.map_write();
+        let Some(e) = map.by_id.get_mut(episode_id) else {
+            return Ok(());
+        };
+        let old = std::mem::replace(&mut e.memory, memory);
+        let owner = e.owner.clone();
+        map.memory = map.memory - old + memory;
+        let u = map.usage.entry(owner.clone()).or_default();
+        u.memory = u.memory - old + memory;
+        let over_client = u.memory > self.principal.quotas.max_memory_bytes;
+        let err = if memory > self.inner.config.max_episode_memory_bytes {
+            self.check_episode_memory(memory).err()
+        } else if over_client && memory > old {
+            Some(ServiceError::Memory(format!(
+                "this client's episodes hold {} bytes, over its quota of {} bytes",
+                u.memory, self.principal.quotas.max_memory_bytes
+            )))
+        } else {
+            None
+        };
+        if let Some(e) = err {
+            map.remove(episode_id);
+            drop(map);
+            self.inner.counters.closed.fetch_add(1, Ordering::Relaxed);
+            return Err(e.closing(episode_id));
+        }
+        Ok(())
+    }
+
+    /// RESOURCE_EXHAUSTED when this client could not open one more episode now.
+    pub(super) fn check_capacity(&self) -> Result<(), ServiceError> {
+        self.check_room(&self.map_read(), 0)
+    }
+
+    /// A fresh id: `ep-<instance id>-<128 random bits from the OS, hex>`.
+    pub(super) fn new_episode_id(&self) -> String {
+        format!(
+            "ep-{}-{}",
+            self.inner.instance_id,
+            hex(&os_random::<ID_RANDOM_BYTES>())
+        )
+    }
+
+    /// The session of `episode_id` if this handle's client owns it; NOT_FOUND otherwise
+    /// (another client's episode is reported exactly as an unknown one), with reason
+    /// "episode_lost" for an id of another server instance.
     pub(super) fn session(&self, episode_id: &str) -> Result<Arc<Mutex<Session>>, ServiceError> {
         check_episode_id(episode_id)?;
-        self.inner
-            .sessions
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
+        let found = self
+            .map_read()
+            .by_id
             .get(episode_id)
-            .cloned()
-            .ok_or_else(|| ServiceError::UnknownEpisode(episode_id.to_string()))
+            .filter(|e| e.owner == self.principal.owner)
+            .map(|e| e.session.clone());
+        found.ok_or_else(|| self.unknown_episode(episode_id))
     }
 
-    /// Close episodes without counting unknown ones as errors (stream teardown).
+    /// The error for an id this client has no episode under.
+    pub(super) fn unknown_episode(&self, episode_id: &str) -> ServiceError {
+        match instance_of(episode_id) {
+            Some(inst) if inst != self.inner.instance_id => ServiceError::EpisodeLost {
+                episode: episode_id.to_string(),
+                instance: inst.to_string(),
+                current: self.inner.instance_id.clone(),
+            },
+            _ => ServiceError::UnknownEpisode(episode_id.to_string()),
+        }
+    }
+
+    /// Close one episode of this client; `false` if it has none under that id.
+    pub(super) fn remove_owned(&self, episode_id: &str) -> bool {
+        let mut map = self.map_write();
+        let owned = map
+            .by_id
+            .get(episode_id)
+            .is_some_and(|e| e.owner == self.principal.owner);
+        owned && map.remove(episode_id).is_some()
+    }
+
+    /// Close episodes of this client without counting unknown ones as errors (stream
+    /// teardown).
     pub(super) fn close_quietly(&self, ids: impl IntoIterator<Item = String>) -> usize {
-        let mut map = self
-            .inner
-            .sessions
-            .write()
-            .unwrap_or_else(|p| p.into_inner());
-        let n = ids
-            .into_iter()
-            .filter(|id| map.remove(id).is_some())
-            .count();
+        let n = ids.into_iter().filter(|id| self.remove_owned(id)).count();
         self.inner
             .counters
             .closed
             .fetch_add(n as u64, Ordering::Relaxed);
         n
+    }
+
+    /// Close every episode of `owner`; returns how many.
+    pub(super) fn close_owned_by(&self, owner: &Owner) -> usize {
+        let mut map = self.map_write();
+        let ids: Vec<String> = map
+            .by_id
+            .iter()
+            .filter(|(_, e)| &e.owner == owner)
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in &ids {
+            map.remove(id);
+        }
+        drop(map);
+        self.inner
+            .counters
+            .closed
+            .fetch_add(ids.len() as u64, Ordering::Relaxed);
+        ids.len()
+    }
+
+    /// What this handle's client holds now: (episodes, bytes).
+    pub(super) fn client_usage(&self) -> Usage {
+        self.map_read().usage_of(&self.principal.owner)
+    }
+
+    /// Bytes accounted to all live episodes.
+    pub(super) fn episode_memory(&self) -> u64 {
+        self.map_read().memory
     }
 }
 
@@ -309,7 +526,7 @@ pub(super) fn lock<'a>(
     episode_id: &str,
 ) -> Result<std::sync::MutexGuard<'a, Session>, ServiceError> {
     session.lock().map_err(|_| {
-        ServiceError::Internal(format!(
+        ServiceError::Poisoned(format!(
             "episode `{episode_id}` is unusable after an earlier internal error; close it"
         ))
     })
@@ -334,11 +551,22 @@ mod tests {
     use crate::service::ServiceConfig;
 
     #[test]
-    fn episode_ids_are_distinct() {
+    fn episode_ids_are_distinct_and_carry_the_instance() {
         let svc = EnvironmentService::new(ServiceConfig::new("/nonexistent"));
         let a = svc.new_episode_id();
         let b = svc.new_episode_id();
         assert_ne!(a, b);
-        assert!(a.starts_with("ep-") && a.len() == 19, "{a}");
+        assert_eq!(a.len(), 3 + 8 + 1 + 32, "{a}");
+        assert_eq!(instance_of(&a), Some(svc.inner.instance_id.as_str()));
+        // Another instance's id is "lost", a malformed one just unknown.
+        let other = EnvironmentService::new(ServiceConfig::new("/nonexistent"));
+        assert!(matches!(
+            other.unknown_episode(&a),
+            ServiceError::EpisodeLost { .. }
+        ));
+        assert!(matches!(
+            other.unknown_episode("ep-1234"),
+            ServiceError::UnknownEpisode(_)
+        ));
     }
 }

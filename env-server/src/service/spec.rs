@@ -130,6 +130,9 @@ fn spec(name: &str, enc: &Encounter, max_batch_items: usize) -> proto::Spec {
             round_discount: true,
             action_block_axes: true,
             feature_bounds: true,
+            episode_ownership: true,
+            work_budget: true,
+            authenticated_snapshots: true,
             text_languages: pf1e_engine::observe::text::Lang::ALL
                 .iter()
                 .map(|l| l.code().to_string())
