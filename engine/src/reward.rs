@@ -62,7 +62,7 @@ use crate::CombatantId;
 
 /// How rewards are shaped (the engine side of the protocol's `RewardOptions`, with its
 /// defaults already applied and its weights already checked by the caller).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RewardConfig {
     /// Add the damage and kill terms to the sparse reward. `false`: phi is 0 and only the
     /// sparse ±1/0 at the end is reported.
@@ -128,7 +128,9 @@ pub fn potential(ep: &Episode, side: &str, config: &RewardConfig) -> f64 {
 
 /// The reward bookkeeping of one episode: for each tracked side (the sides an agent
 /// controls), the round-discounted potential d(r) × phi when its reward was last reported.
-#[derive(Debug, Clone)]
+/// Serializable: a snapshot of a session carries it, so a restored session reports exactly
+/// the rewards the original would.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct RewardTracker {
     config: RewardConfig,
     /// The tracked sides, in the caller's order (the order of [`RewardTracker::settle`]'s

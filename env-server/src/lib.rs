@@ -4,6 +4,7 @@
 //! (used by the `pf1e-sim` CLI).
 #![forbid(unsafe_code)]
 
+pub mod codec;
 pub mod heatmap;
 pub mod montecarlo;
 pub mod proto;

@@ -32,6 +32,7 @@ use std::time::Duration;
 
 mod batch;
 mod convert;
+mod envelope;
 mod error;
 mod evaluate;
 mod exec;
@@ -42,15 +43,15 @@ mod sessions;
 mod spec;
 mod stream;
 mod transcript;
+pub use crate::server::serve;
 pub use convert::{
     action_to_proto, kind_from_proto, kind_to_proto, maneuver_from_proto, maneuver_to_proto,
     metamagic_from_proto, metamagic_to_proto, note_code, result_code, trigger_to_proto,
     DEFAULT_DAMAGE_WEIGHT, DEFAULT_KILL_WEIGHT, MAX_REWARD_WEIGHT,
 };
 pub use error::ServiceError;
-pub use principal::{Owner, Principal, Quotas};
-pub use crate::server::serve;
 pub use evaluate::{DEFAULT_MAX_EVALUATIONS, MAX_ORIGIN_LEN, PROGRESS_INTERVAL};
+pub use principal::{Owner, Principal, Quotas};
 pub use spec::{rules_data_version, MASK_POLARITY, PROTOCOL, REWARD_COMPONENTS};
 pub use transcript::{
     read_offline, OfflineTranscript, MAX_TRANSCRIPT_BYTES, TRANSCRIPT_FORMAT, TRANSCRIPT_VERSION,
@@ -183,6 +184,8 @@ struct Inner {
     cancel_all: std::sync::atomic::AtomicBool,
     /// Kept by the transport.
     transport: TransportCounters,
+    /// Evaluate calls running, by client.
+    evaluations_by_client: std::sync::Mutex<std::collections::HashMap<Owner, usize>>,
 }
 
 /// The Environment service. Cheap to clone (shared state). A handle acts for one client
@@ -193,6 +196,8 @@ struct Inner {
 pub struct EnvironmentService {
     inner: Arc<Inner>,
     principal: Principal,
+    /// What bounds the engine work of the call this handle serves.
+    limits: exec::CallLimits,
 }
 
 impl std::fmt::Debug for EnvironmentService {
@@ -213,6 +218,7 @@ impl EnvironmentService {
             .unwrap_or_else(|| sessions::os_random::<32>().to_vec());
         EnvironmentService {
             principal: Principal::local(),
+            limits: exec::CallLimits::default(),
             inner: Arc::new(Inner {
                 scenarios: ScenarioStore::new(config.data_dir.clone()),
                 sessions: RwLock::new(sessions::Sessions::default()),
@@ -223,6 +229,7 @@ impl EnvironmentService {
                 shutdown: tokio::sync::watch::Sender::new(false),
                 cancel_all: std::sync::atomic::AtomicBool::new(false),
                 transport: TransportCounters::default(),
+                evaluations_by_client: std::sync::Mutex::default(),
             }),
         }
     }
@@ -232,6 +239,7 @@ impl EnvironmentService {
         EnvironmentService {
             inner: self.inner.clone(),
             principal,
+            limits: self.limits.clone(),
         }
     }
 
@@ -289,8 +297,7 @@ impl EnvironmentService {
             client: self.principal.owner.name().to_string(),
             client_live_episodes: mine.episodes as u64,
             client_max_episodes: q.max_episodes.min(self.inner.config.max_episodes) as u64,
-            client_max_evaluations: q.max_evaluations.min(self.inner.config.max_evaluations)
-                as u64,
+            client_max_evaluations: q.max_evaluations.min(self.inner.config.max_evaluations) as u64,
             client_episode_memory_bytes: mine.memory,
             open_connections: t.open_connections.load(Ordering::Relaxed),
             connections_refused: t.connections_refused.load(Ordering::Relaxed),
@@ -311,4 +318,3 @@ impl EnvironmentService {
         }
     }
 }
-

@@ -725,7 +725,14 @@ async fn snapshot_restore_and_fork_replay_identically() {
         .await
         .unwrap()
         .into_inner();
-    let mut recording: serde_json::Value = serde_json::from_slice(&fresh.snapshot).unwrap();
+    // Snapshot bytes: a 37-byte header (magic, version, HMAC tag), the session part's length
+    // and JSON, then the engine's JSON; an edit of the engine's JSON keeps the old tag.
+    let split = |bytes: &[u8]| -> (Vec<u8>, Vec<u8>) {
+        let n = u32::from_le_bytes(bytes[37..41].try_into().unwrap()) as usize;
+        (bytes[..41 + n].to_vec(), bytes[41 + n..].to_vec())
+    };
+    let (fresh_head, fresh_engine) = split(&fresh.snapshot);
+    let mut recording: serde_json::Value = serde_json::from_slice(&fresh_engine).unwrap();
     let faces: Vec<u32> = recording["log"]
         .as_array()
         .unwrap()
@@ -742,7 +749,8 @@ async fn snapshot_restore_and_fork_replay_identically() {
         assert!(rng.is_object(), "{}", recording[key]);
         recording[key] = serde_json::json!({"Recording": {"rng": rng, "faces": faces}});
     }
-    let v: serde_json::Value = serde_json::from_slice(&snap.snapshot).unwrap();
+    let (snap_head, snap_engine) = split(&snap.snapshot);
+    let v: serde_json::Value = serde_json::from_slice(&snap_engine).unwrap();
     let mut padded = serde_json::to_string(&v).unwrap();
     padded.pop();
     padded.push_str(&format!(
@@ -750,21 +758,28 @@ async fn snapshot_restore_and_fork_replay_identically() {
         "[".repeat(200),
         "]".repeat(200)
     ));
+    // The server signs its snapshots: edited ones are refused before the engine reads them
+    // (the engine's own checks of seeded dice and controllers stay behind the signature).
+    let resealed = |head: &[u8], engine: String| [head, engine.as_bytes()].concat();
     for (req, needle) in [
         (
-            bad(recording.to_string().into_bytes(), "sample_arena", None),
-            "seeded episodes only",
+            bad(
+                resealed(&fresh_head, recording.to_string()),
+                "sample_arena",
+                None,
+            ),
+            "does not verify",
         ),
         (
             bad(
-                padded.into_bytes(),
+                resealed(&snap_head, padded),
                 "sample_arena",
                 Some(proto::Controlled {
                     sides: vec!["monsters".into()],
                     combatant_ids: vec![],
                 }),
             ),
-            "snapshot",
+            "does not verify",
         ),
     ] {
         let e = t.client.restore(req).await.unwrap_err();

@@ -391,7 +391,7 @@ async fn inline_scenarios_travel_in_the_document() {
 }
 
 #[tokio::test]
-async fn restored_episodes_export_but_cannot_be_replayed() {
+async fn restored_episodes_export_and_replay_like_the_original() {
     let mut t = start().await;
     let s = both_sides(&mut t.client, 3, |s| s.steps == 4).await;
     let snap = t
@@ -414,17 +414,17 @@ async fn restored_episodes_export_but_cannot_be_replayed() {
         .into_inner();
     let original = export(&mut t.client, &s.episode_id, false).await.unwrap();
     let restored = export(&mut t.client, &r.episode_id, false).await.unwrap();
-    assert_eq!(restored.seed, None);
-    assert!(!restored.replayable);
+    // The (signed) snapshot carries the seed: the restored episode exports as the original.
+    assert_eq!(restored.seed, Some(3));
+    assert!(restored.replayable);
     assert_eq!(restored.entries, original.entries);
     assert_eq!(restored.lines, original.lines);
+    assert_eq!(restored.transcript_json, original.transcript_json);
     let doc: Value = serde_json::from_str(&restored.transcript_json).unwrap();
-    assert!(doc["seed"].is_null());
-    assert_status(
-        replay(&mut t.client, restored.transcript_json).await,
-        Code::InvalidArgument,
-        "transcript_json.seed",
-    );
+    assert_eq!(doc["seed"], 3);
+    replay(&mut t.client, restored.transcript_json)
+        .await
+        .expect("a restored episode's transcript replays");
 }
 
 /// Restored from a snapshot taken while a reaction interrupted a turn list, an episode goes on

@@ -45,6 +45,7 @@ from pf1e_gym.client import (
     scenario_message,
 )
 from pf1e_gym.env import Pf1eEnv
+from pf1e_gym.errors import error_reason, is_episode_lost
 
 __all__ = [
     "METAMAGIC",
@@ -65,8 +66,10 @@ __all__ = [
     "decode_action",
     "delay_action",
     "encode_action",
+    "error_reason",
     "fire_readied_action",
     "inline_scenario",
+    "is_episode_lost",
     "is_reaction",
     "pb",
     "ready_action",

@@ -17,6 +17,9 @@ pub enum ServiceError {
         /// Why it is rejected.
         reason: String,
     },
+    /// The bytes of a request are not the message (INVALID_ARGUMENT, reason "malformed").
+    #[error("malformed request: {0}")]
+    Malformed(String),
     /// Resolving the scenario failed (status depends on the variant).
     #[error(transparent)]
     Scenario(#[from] ScenarioError),
@@ -140,9 +143,10 @@ impl ServiceError {
     pub fn reason(&self) -> &'static str {
         match self {
             ServiceError::EpisodeLost { .. } => "episode_lost",
+            ServiceError::Malformed(_) => "malformed",
             ServiceError::WorkBudget { .. } => "work_budget",
             ServiceError::Memory(_) => "memory",
-            ServiceError::Quota { .. } | ServiceError::TooManyEvaluations(_) => "quota",
+            ServiceError::Quota { .. } => "quota",
             ServiceError::EpisodeClosed { cause, .. } => cause.reason(),
             _ => "",
         }
@@ -152,7 +156,9 @@ impl ServiceError {
     pub fn code(&self) -> tonic::Code {
         use tonic::Code;
         match self {
-            ServiceError::InvalidArgument { .. } => Code::InvalidArgument,
+            ServiceError::InvalidArgument { .. } | ServiceError::Malformed(_) => {
+                Code::InvalidArgument
+            }
             ServiceError::Scenario(s) => match s {
                 ScenarioError::Missing { .. }
                 | ScenarioError::InvalidName { .. }
@@ -197,8 +203,10 @@ impl From<ServiceError> for tonic::Status {
         let (code, message, reason) = status_parts(e);
         let mut st = tonic::Status::new(code, message);
         if !reason.is_empty() {
-            st.metadata_mut()
-                .insert("pf1e-reason", tonic::metadata::MetadataValue::from_static(reason));
+            st.metadata_mut().insert(
+                "pf1e-reason",
+                tonic::metadata::MetadataValue::from_static(reason),
+            );
         }
         st
     }

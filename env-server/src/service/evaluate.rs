@@ -108,6 +108,20 @@ struct EvaluationSlot {
 
 impl Drop for EvaluationSlot {
     fn drop(&mut self) {
+        let mut per = self
+            .svc
+            .inner
+            .evaluations_by_client
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        let owner = &self.svc.principal.owner;
+        if let Some(n) = per.get_mut(owner) {
+            *n -= 1;
+            if *n == 0 {
+                per.remove(owner);
+            }
+        }
+        drop(per);
         self.svc
             .inner
             .counters
@@ -149,6 +163,21 @@ impl EnvironmentService {
     /// when its work begins, in [`drive`].)
     fn acquire_evaluation(&self) -> Result<EvaluationSlot, ServiceError> {
         let max = self.inner.config.max_evaluations;
+        // The client's quota first (under its lock, so two calls cannot both take the last
+        // one), then a server-wide slot.
+        let mut per = self
+            .inner
+            .evaluations_by_client
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        let mine = per.get(&self.principal.owner).copied().unwrap_or(0);
+        let quota = self.principal.quotas.max_evaluations;
+        if mine >= quota {
+            return Err(ServiceError::Quota {
+                what: "evaluations running".into(),
+                limit: quota as u64,
+            });
+        }
         self.inner
             .counters
             .evaluations_running
@@ -156,6 +185,7 @@ impl EnvironmentService {
                 (n < max as u64).then_some(n + 1)
             })
             .map_err(|_| ServiceError::TooManyEvaluations(max))?;
+        *per.entry(self.principal.owner.clone()).or_default() += 1;
         Ok(EvaluationSlot { svc: self.clone() })
     }
 

@@ -5,8 +5,88 @@
 //! ([`blocking_creating`]). An engine panic becomes INTERNAL in every case.
 use super::{EnvironmentService, ServiceError};
 use crate::proto;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tonic::{Request, Response};
+
+/// What bounds the engine work of one call (see [`EnvironmentService::for_call`]): its
+/// deadline (the client's `grpc-timeout`, capped by the server's `max_call_duration`) and a
+/// flag raised when the client cancels or goes away. The server-wide shutdown flag and the
+/// per-call turn budget (`max_turns_per_call`) apply as well.
+#[derive(Clone, Default, Debug)]
+pub(super) struct CallLimits {
+    pub(super) deadline: Option<Instant>,
+    pub(super) cancelled: Option<Arc<AtomicBool>>,
+}
+
+/// Raises its flag when dropped: held by a call's async task, so that the blocking engine
+/// work of a cancelled call (the task dropped by tonic) sees the cancellation.
+pub(super) struct CancelOnDrop(pub(super) Arc<AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+impl EnvironmentService {
+    /// The handle serving `request`: acting for its client ([`super::Principal::of`]), with
+    /// its deadline, and a cancellation flag raised when the returned guard drops (keep it
+    /// alive in the call's async task: tonic drops the task when the client cancels).
+    pub(super) fn call<T>(&self, request: &Request<T>) -> (EnvironmentService, CancelOnDrop) {
+        let flag = Arc::new(AtomicBool::new(false));
+        let svc = self
+            .for_client(super::Principal::of(request))
+            .for_call(deadline_of(request), Some(flag.clone()));
+        (svc, CancelOnDrop(flag))
+    }
+
+    /// A handle for one call with `deadline` (capped by `max_call_duration`) and the
+    /// cancellation flag `cancelled`.
+    pub(super) fn for_call(
+        &self,
+        deadline: Option<Instant>,
+        cancelled: Option<Arc<AtomicBool>>,
+    ) -> EnvironmentService {
+        let cap = self
+            .inner
+            .config
+            .max_call_duration
+            .and_then(|d| Instant::now().checked_add(d));
+        let deadline = match (deadline, cap) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let mut h = self.clone();
+        h.limits = CallLimits {
+            deadline,
+            cancelled,
+        };
+        h
+    }
+
+    /// Why this call's engine work must stop now, if it must: the server's grace period is
+    /// over (UNAVAILABLE), the client cancelled (CANCELLED), the deadline passed
+    /// (DEADLINE_EXCEEDED).
+    pub(super) fn stop_reason(&self) -> Option<ServiceError> {
+        if self.inner.cancel_all.load(Ordering::Relaxed) {
+            return Some(ServiceError::ShuttingDown);
+        }
+        if self
+            .limits
+            .cancelled
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed))
+        {
+            return Some(ServiceError::Cancelled);
+        }
+        match self.limits.deadline {
+            Some(d) if Instant::now() >= d => Some(ServiceError::DeadlineExceeded),
+            _ => None,
+        }
+    }
+}
 
 /// DEADLINE_EXCEEDED when `deadline` has passed.
 pub(super) fn check_deadline(deadline: Option<Instant>) -> Result<(), ServiceError> {
@@ -78,7 +158,7 @@ impl EnvironmentService {
         f: fn(&EnvironmentService, &Req) -> Result<Resp, ServiceError>,
     ) -> Result<Response<Resp>, tonic::Status> {
         let deadline = deadline_of(&request);
-        let svc = self.for_client(super::Principal::of(&request));
+        let (svc, _cancel) = self.call(&request);
         let req = request.into_inner();
         inline(|| check_deadline(deadline).and_then(|()| f(&svc, &req)))
             .map(Response::new)
@@ -96,7 +176,7 @@ impl EnvironmentService {
         Req: Send + 'static,
         Resp: Send + 'static,
     {
-        let svc = self.for_client(super::Principal::of(&request));
+        let (svc, _cancel) = self.call(&request);
         let deadline = deadline_of(&request);
         let req = request.into_inner();
         blocking(deadline, move || f(&svc, &req))

@@ -20,7 +20,7 @@ impl Environment for EnvironmentService {
         &self,
         request: Request<proto::ListScenariosRequest>,
     ) -> Result<Response<proto::ListScenariosResponse>, tonic::Status> {
-        let svc = self.for_client(Principal::of(&request));
+        let (svc, _cancel) = self.call(&request);
         blocking(deadline_of(&request), move || {
             Ok(proto::ListScenariosResponse {
                 scenarios: svc
@@ -40,7 +40,7 @@ impl Environment for EnvironmentService {
         &self,
         request: Request<proto::ResetRequest>,
     ) -> Result<Response<proto::EpisodeState>, tonic::Status> {
-        let svc = self.for_client(Principal::of(&request));
+        let (svc, _cancel) = self.call(&request);
         let deadline = deadline_of(&request);
         let req = request.into_inner();
         blocking_creating(svc.clone(), deadline, 0, move || svc.reset_blocking(&req))
@@ -90,7 +90,7 @@ impl Environment for EnvironmentService {
         &self,
         request: Request<proto::RestoreRequest>,
     ) -> Result<Response<proto::EpisodeState>, tonic::Status> {
-        let svc = self.for_client(Principal::of(&request));
+        let (svc, _cancel) = self.call(&request);
         let deadline = deadline_of(&request);
         let req = request.into_inner();
         blocking_creating(svc.clone(), deadline, 0, move || {
@@ -104,7 +104,7 @@ impl Environment for EnvironmentService {
         &self,
         request: Request<proto::ForkRequest>,
     ) -> Result<Response<proto::EpisodeState>, tonic::Status> {
-        let svc = self.for_client(Principal::of(&request));
+        let (svc, _cancel) = self.call(&request);
         let deadline = deadline_of(&request);
         let req = request.into_inner();
         blocking_creating(svc.clone(), deadline, 0, move || {
@@ -125,7 +125,7 @@ impl Environment for EnvironmentService {
         &self,
         request: Request<proto::ReplayTranscriptRequest>,
     ) -> Result<Response<proto::EpisodeState>, tonic::Status> {
-        let svc = self.for_client(Principal::of(&request));
+        let (svc, _cancel) = self.call(&request);
         let deadline = deadline_of(&request);
         let req = request.into_inner();
         blocking_creating(svc.clone(), deadline, 0, move || {
@@ -155,7 +155,7 @@ impl Environment for EnvironmentService {
         &self,
         request: Request<proto::StepBatchRequest>,
     ) -> Result<Response<proto::BatchResponse>, tonic::Status> {
-        let svc = self.for_client(Principal::of(&request));
+        let (svc, _cancel) = self.call(&request);
         let deadline = deadline_of(&request);
         let req = request.into_inner();
         // Items come steps, columnar steps, then resets: only the resets create episodes
@@ -176,7 +176,7 @@ impl Environment for EnvironmentService {
         &self,
         request: Request<proto::ResetBatchRequest>,
     ) -> Result<Response<proto::BatchResponse>, tonic::Status> {
-        let svc = self.for_client(Principal::of(&request));
+        let (svc, _cancel) = self.call(&request);
         let deadline = deadline_of(&request);
         let req = proto::StepBatchRequest {
             steps: Vec::new(),

@@ -16,6 +16,9 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
+/// Bytes an episode's size may drift from its accounted size before Step accounts it again.
+const ACCOUNTING_STEP: u64 = 16 << 10;
+
 impl EnvironmentService {
     /// Reset, synchronously: build the episode, advance it to the first controlled decision.
     ///
@@ -155,6 +158,13 @@ impl EnvironmentService {
         s.steps += 1;
         s.settle();
         self.inner.counters.steps.fetch_add(1, Ordering::Relaxed);
+        // Account the episode's growth (its log and history) in steps of 16 KiB, so most
+        // steps do not take the map's lock.
+        let memory = s.memory_bytes();
+        if memory.abs_diff(s.accounted_memory) >= ACCOUNTING_STEP {
+            s.accounted_memory = memory;
+            self.account(&req.episode_id, memory)?;
+        }
         tracing::debug!(episode = %req.episode_id, decision = current, "step");
         Ok(episode_state(&req.episode_id, &s))
     }
@@ -365,8 +375,18 @@ impl EnvironmentService {
         let session = self.session(&req.episode_id)?;
         let mut s = lock(&session, &req.episode_id)?;
         s.last_used = Instant::now();
+        let part = super::envelope::SessionPart {
+            steps: s.steps,
+            open_steps: s.open_steps.clone(),
+            seed: s.start.seed,
+            reward: serde_json::to_value(&s.reward)
+                .map_err(|e| ServiceError::Internal(format!("reward serialization: {e}")))?,
+            viewer: s.viewer.map(|v| v.0),
+        };
+        let snapshot =
+            super::envelope::seal(&self.inner.snapshot_key, &part, &s.episode.snapshot())?;
         Ok(proto::SnapshotResponse {
-            snapshot: s.episode.snapshot(),
+            snapshot,
             rules_data_version: rules_data_version(s.episode.encounter()),
         })
     }
@@ -391,7 +411,18 @@ impl EnvironmentService {
         if req.snapshot.is_empty() {
             return Err(ServiceError::invalid("snapshot", "is required"));
         }
-        let episode = Episode::restore(enc.clone(), &req.snapshot)
+        let limit = self.inner.config.max_snapshot_bytes;
+        if req.snapshot.len() > limit {
+            return Err(ServiceError::invalid(
+                "snapshot",
+                format!(
+                    "{} bytes, over the limit of {limit} bytes (--max-snapshot-bytes)",
+                    req.snapshot.len()
+                ),
+            ));
+        }
+        let (part, engine_bytes) = super::envelope::open(&self.inner.snapshot_key, &req.snapshot)?;
+        let episode = Episode::restore(enc.clone(), engine_bytes)
             .map_err(|e| ServiceError::invalid("snapshot", e.to_string()))?;
         // The server's episodes roll seeded dice; a script (a test's, or a client's choice of
         // rolls) is refused.
@@ -419,19 +450,38 @@ impl EnvironmentService {
         self.check_capacity()?;
         // The snapshot holds the dice at the start but not the seed a transcript names: not
         // exportable for replay.
+        // The snapshot carries the seed of an episode that started from a Reset: the restored
+        // one exports transcripts as the original would.
         let start = Arc::new(Start {
             scenario: super::convert::scenario_source(req.scenario.as_ref()),
-            seed: None,
+            seed: part.seed,
             tactics,
         });
-        // What the snapshotted session knew, from the history: its steps (one entry each) and
-        // the turn lists a reaction interrupted, whose later results come as late results (the
-        // snapshot does not say whether they were sent as ids: named `actions[i]`).
-        let steps = episode.history().len() as u64;
-        let open_steps = super::sessions::interrupted_steps(episode.history(), |_| "actions");
+        let n = episode.encounter().combatants.len();
+        if part.viewer.is_some_and(|v| usize::from(v) >= n)
+            || part.open_steps.len() > episode.history().len()
+        {
+            return Err(ServiceError::invalid(
+                "snapshot",
+                "session state out of range (viewer or interrupted steps)",
+            ));
+        }
         let mut session = Session::new(episode, name, start, &ctl, obs, reward);
-        session.steps = steps;
-        session.open_steps = open_steps;
+        // The session as it was: its steps, interrupted steps (with their request fields),
+        // last viewer, and reward bookkeeping — the latter only under the same reward options
+        // and sides (other options start their baselines here, as a new session would).
+        session.steps = part.steps;
+        session.open_steps = part.open_steps;
+        if let Some(v) = part.viewer {
+            session.viewer = Some(CombatantId(v));
+        }
+        let stored: pf1e_engine::reward::RewardTracker = serde_json::from_value(part.reward)
+            .map_err(|e| {
+                ServiceError::invalid("snapshot", format!("malformed reward bookkeeping: {e}"))
+            })?;
+        if stored.config() == session.reward.config() && stored.sides() == session.reward.sides() {
+            session.reward = stored;
+        }
         let (id, state) = self.insert(session)?;
         tracing::debug!(episode = %id, "restore");
         Ok((id, state))

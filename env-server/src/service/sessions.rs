@@ -54,6 +54,8 @@ pub(super) struct Session {
     /// Late results reported by the last step (repeated by Observe).
     pub(super) last_late: Vec<proto::LateResults>,
     pub(super) steps: u64,
+    /// Bytes accounted to the episode in the session map when last measured.
+    pub(super) accounted_memory: u64,
     pub(super) created: Instant,
     pub(super) last_used: Instant,
 }
@@ -169,6 +171,7 @@ impl Session {
             open_steps: Vec::new(),
             last_late: Vec::new(),
             steps: 0,
+            accounted_memory: 0,
             created: now,
             last_used: now,
         };
@@ -261,10 +264,12 @@ pub(super) fn os_random<const N: usize>() -> [u8; N] {
 
 fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write;
-    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
 }
 
 /// A fresh server instance id: 8 hex digits from the OS random source.
@@ -336,7 +341,9 @@ impl EnvironmentService {
     ) -> Result<(String, proto::EpisodeState), ServiceError> {
         let id = self.new_episode_id();
         let state = episode_state(&id, &session);
+        let mut session = session;
         let memory = session.memory_bytes();
+        session.accounted_memory = memory;
         self.check_episode_memory(memory)?;
         let owner = self.principal.owner.clone();
         {

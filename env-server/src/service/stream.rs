@@ -7,6 +7,7 @@ use super::error::error_to_proto;
 use super::exec::{check_deadline, inline};
 use super::{EnvironmentService, ServiceError};
 use crate::proto;
+use prost::Message;
 use std::collections::BTreeSet;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -29,23 +30,52 @@ impl EnvironmentService {
             svc: self.clone(),
             owned: BTreeSet::new(),
         };
+        // Raised when the client stops reading (gone, or cancelled the call): engine work of the
+        // current item stops at its next check.
+        let gone = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        // (Aborted when the stream's task ends, so that its sender does not keep the response
+        // stream open.)
+        let watcher = {
+            let (gone, tx) = (gone.clone(), tx.clone());
+            tokio::spawn(async move {
+                tx.closed().await;
+                gone.store(true, Ordering::SeqCst);
+            })
+        };
         tokio::spawn(async move {
+            let unavailable = || tonic::Status::from(ServiceError::ShuttingDown);
             loop {
                 if *shutdown.borrow() {
+                    let _ = tx.send(Err(unavailable())).await;
                     break;
                 }
                 let next = tokio::select! {
                     m = inbound.message() => m,
-                    _ = shutdown.changed() => break,
+                    _ = shutdown.changed() => {
+                        let _ = tx.send(Err(unavailable())).await;
+                        break;
+                    }
                     () = tx.closed() => break,
                 };
                 let req = match next {
                     Ok(Some(r)) => r,
-                    // End of input, or the client went away / sent garbage: end the stream.
-                    Ok(None) | Err(_) => break,
+                    // End of input: the stream ends with OK.
+                    Ok(None) => break,
+                    // The client went away (nothing to tell), or the framing broke (an
+                    // invalid compressed flag, a message over the limit): the stream ends with
+                    // that status. Items whose bytes merely do not decode come as `malformed`
+                    // items (see `crate::codec`) and are answered inline.
+                    Err(st) => {
+                        if st.code() != tonic::Code::Cancelled {
+                            let _ = tx.send(Err(st)).await;
+                        }
+                        break;
+                    }
                 };
                 let request_id = req.request_id;
-                let svc = guard.svc.clone();
+                // Each item is a call of its own: the server's longest call duration and the
+                // stream's cancellation bound its engine work.
+                let svc = guard.svc.for_call(None, Some(gone.clone()));
                 use proto::session_request::Kind as Q;
                 let short = matches!(
                     req.kind,
@@ -59,6 +89,7 @@ impl EnvironmentService {
                 };
                 let response = match item {
                     Ok((resp, effect)) => {
+                        let (resp, effect) = guard.svc.fit_reply(resp, effect);
                         match effect {
                             StreamEffect::Created(id) => {
                                 guard.owned.insert(id);
@@ -81,6 +112,7 @@ impl EnvironmentService {
                     break;
                 }
             }
+            watcher.abort();
             drop(guard);
         });
         tokio_stream::wrappers::ReceiverStream::new(rx)
@@ -113,6 +145,19 @@ impl EnvironmentService {
         use proto::session_request::Kind as Q;
         use proto::session_response::Kind as A;
         let mut effect = StreamEffect::None;
+        if !req.malformed.is_empty() {
+            let e = ServiceError::Malformed(format!(
+                "item {}: the bytes are not a SessionRequest: {}",
+                req.request_id, req.malformed
+            ));
+            return (
+                proto::SessionResponse {
+                    request_id: req.request_id,
+                    kind: Some(A::Error(error_to_proto(e))),
+                },
+                effect,
+            );
+        }
         let result: Result<A, ServiceError> =
             check_deadline(deadline).and_then(|()| match req.kind {
                 None => Err(ServiceError::invalid(
@@ -150,6 +195,45 @@ impl EnvironmentService {
             proto::SessionResponse {
                 request_id: req.request_id,
                 kind: Some(kind),
+            },
+            effect,
+        )
+    }
+}
+
+impl EnvironmentService {
+    /// A reply over the message limit would end the whole stream (tonic's encoder fails the
+    /// call): it is replaced by an inline OUT_OF_RANGE error instead, and an episode the item
+    /// created is closed again (the client never learns its id).
+    fn fit_reply(
+        &self,
+        resp: proto::SessionResponse,
+        effect: StreamEffect,
+    ) -> (proto::SessionResponse, StreamEffect) {
+        let size = resp.encoded_len();
+        let limit = self.inner.config.max_message_bytes;
+        if size <= limit {
+            return (resp, effect);
+        }
+        let mut hint = String::from("; ask for leaner observations (ObservationOptions)");
+        let effect = match effect {
+            StreamEffect::Created(id) => {
+                self.close_quietly([id.clone()]);
+                hint.push_str("; the episode it created was closed");
+                StreamEffect::None
+            }
+            other => other,
+        };
+        let e = ServiceError::TooLarge {
+            what: "the reply would take".into(),
+            size,
+            limit,
+            hint,
+        };
+        (
+            proto::SessionResponse {
+                request_id: resp.request_id,
+                kind: Some(proto::session_response::Kind::Error(error_to_proto(e))),
             },
             effect,
         )

@@ -9,8 +9,8 @@
 //! - `scenario`: `{"named": "sample_arena"}` (a bundled scenario of the server, never a path)
 //!   or `{"inline": {map_yaml, sides: [{name, combatants: [{json, base_id}]}], round_cap,
 //!   simple_monster_death}}` (the Reset request's inline scenario, as given);
-//! - `seed`: the episode's seed (its dice are `DiceSource::seeded(seed)`), `null` for an
-//!   episode restored from a snapshot (not replayable);
+//! - `seed`: the episode's seed (its dice are `DiceSource::seeded(seed)`; a restored episode
+//!   has its original's, from the signed snapshot), `null` when unknown (not replayable);
 //! - `controlled`: the ids of the externally controlled combatants, list order;
 //! - `history`: the engine's [`HistoryEntry`]s (decision id, actor index, decision kind with
 //!   its offer, the submitted actions, their results), in order;

@@ -493,7 +493,7 @@ class ActionBlock(_message.Message):
     def __init__(self, name: _Optional[str] = ..., first_id: _Optional[int] = ..., size: _Optional[int] = ..., axes: _Optional[_Iterable[str]] = ..., axis_sizes: _Optional[_Iterable[int]] = ..., last_axis_values: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class Capabilities(_message.Message):
-    __slots__ = ("json_observation", "tensor_observation", "snapshots", "batch", "stream", "validate", "shaped_rewards", "evaluate", "columnar_batch", "batch_close", "columnar_decisions", "compact_columns", "columnar_decision_kinds", "transcripts", "text_observation", "explain", "structured_actions", "tactics", "text_languages", "round_discount", "action_block_axes", "feature_bounds")
+    __slots__ = ("json_observation", "tensor_observation", "snapshots", "batch", "stream", "validate", "shaped_rewards", "evaluate", "columnar_batch", "batch_close", "columnar_decisions", "compact_columns", "columnar_decision_kinds", "transcripts", "text_observation", "explain", "structured_actions", "tactics", "text_languages", "round_discount", "action_block_axes", "feature_bounds", "episode_ownership", "work_budget", "authenticated_snapshots")
     JSON_OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     TENSOR_OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     SNAPSHOTS_FIELD_NUMBER: _ClassVar[int]
@@ -516,6 +516,9 @@ class Capabilities(_message.Message):
     ROUND_DISCOUNT_FIELD_NUMBER: _ClassVar[int]
     ACTION_BLOCK_AXES_FIELD_NUMBER: _ClassVar[int]
     FEATURE_BOUNDS_FIELD_NUMBER: _ClassVar[int]
+    EPISODE_OWNERSHIP_FIELD_NUMBER: _ClassVar[int]
+    WORK_BUDGET_FIELD_NUMBER: _ClassVar[int]
+    AUTHENTICATED_SNAPSHOTS_FIELD_NUMBER: _ClassVar[int]
     json_observation: bool
     tensor_observation: bool
     snapshots: bool
@@ -538,7 +541,10 @@ class Capabilities(_message.Message):
     round_discount: bool
     action_block_axes: bool
     feature_bounds: bool
-    def __init__(self, json_observation: _Optional[bool] = ..., tensor_observation: _Optional[bool] = ..., snapshots: _Optional[bool] = ..., batch: _Optional[bool] = ..., stream: _Optional[bool] = ..., validate: _Optional[bool] = ..., shaped_rewards: _Optional[bool] = ..., evaluate: _Optional[bool] = ..., columnar_batch: _Optional[bool] = ..., batch_close: _Optional[bool] = ..., columnar_decisions: _Optional[bool] = ..., compact_columns: _Optional[bool] = ..., columnar_decision_kinds: _Optional[bool] = ..., transcripts: _Optional[bool] = ..., text_observation: _Optional[bool] = ..., explain: _Optional[bool] = ..., structured_actions: _Optional[bool] = ..., tactics: _Optional[bool] = ..., text_languages: _Optional[_Iterable[str]] = ..., round_discount: _Optional[bool] = ..., action_block_axes: _Optional[bool] = ..., feature_bounds: _Optional[bool] = ...) -> None: ...
+    episode_ownership: bool
+    work_budget: bool
+    authenticated_snapshots: bool
+    def __init__(self, json_observation: _Optional[bool] = ..., tensor_observation: _Optional[bool] = ..., snapshots: _Optional[bool] = ..., batch: _Optional[bool] = ..., stream: _Optional[bool] = ..., validate: _Optional[bool] = ..., shaped_rewards: _Optional[bool] = ..., evaluate: _Optional[bool] = ..., columnar_batch: _Optional[bool] = ..., batch_close: _Optional[bool] = ..., columnar_decisions: _Optional[bool] = ..., compact_columns: _Optional[bool] = ..., columnar_decision_kinds: _Optional[bool] = ..., transcripts: _Optional[bool] = ..., text_observation: _Optional[bool] = ..., explain: _Optional[bool] = ..., structured_actions: _Optional[bool] = ..., tactics: _Optional[bool] = ..., text_languages: _Optional[_Iterable[str]] = ..., round_discount: _Optional[bool] = ..., action_block_axes: _Optional[bool] = ..., feature_bounds: _Optional[bool] = ..., episode_ownership: _Optional[bool] = ..., work_budget: _Optional[bool] = ..., authenticated_snapshots: _Optional[bool] = ...) -> None: ...
 
 class MapInfo(_message.Message):
     __slots__ = ("name", "rows", "cols", "square_size_ft")
@@ -1008,7 +1014,7 @@ class StatsRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class StatsResponse(_message.Message):
-    __slots__ = ("live_episodes", "max_episodes", "episodes_created", "episodes_closed", "episodes_evicted", "steps", "open_streams", "evaluations_running", "max_evaluations", "evaluations_started", "evaluations_completed", "evaluations_cancelled", "combats_evaluated")
+    __slots__ = ("live_episodes", "max_episodes", "episodes_created", "episodes_closed", "episodes_evicted", "steps", "open_streams", "evaluations_running", "max_evaluations", "evaluations_started", "evaluations_completed", "evaluations_cancelled", "combats_evaluated", "instance_id", "episode_memory_bytes", "max_episode_memory_bytes", "max_turns_per_call", "calls_stopped", "client", "client_live_episodes", "client_max_episodes", "client_max_evaluations", "client_episode_memory_bytes", "open_connections", "connections_refused", "requests_rate_limited")
     LIVE_EPISODES_FIELD_NUMBER: _ClassVar[int]
     MAX_EPISODES_FIELD_NUMBER: _ClassVar[int]
     EPISODES_CREATED_FIELD_NUMBER: _ClassVar[int]
@@ -1022,6 +1028,19 @@ class StatsResponse(_message.Message):
     EVALUATIONS_COMPLETED_FIELD_NUMBER: _ClassVar[int]
     EVALUATIONS_CANCELLED_FIELD_NUMBER: _ClassVar[int]
     COMBATS_EVALUATED_FIELD_NUMBER: _ClassVar[int]
+    INSTANCE_ID_FIELD_NUMBER: _ClassVar[int]
+    EPISODE_MEMORY_BYTES_FIELD_NUMBER: _ClassVar[int]
+    MAX_EPISODE_MEMORY_BYTES_FIELD_NUMBER: _ClassVar[int]
+    MAX_TURNS_PER_CALL_FIELD_NUMBER: _ClassVar[int]
+    CALLS_STOPPED_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_LIVE_EPISODES_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_MAX_EPISODES_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_MAX_EVALUATIONS_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_EPISODE_MEMORY_BYTES_FIELD_NUMBER: _ClassVar[int]
+    OPEN_CONNECTIONS_FIELD_NUMBER: _ClassVar[int]
+    CONNECTIONS_REFUSED_FIELD_NUMBER: _ClassVar[int]
+    REQUESTS_RATE_LIMITED_FIELD_NUMBER: _ClassVar[int]
     live_episodes: int
     max_episodes: int
     episodes_created: int
@@ -1035,7 +1054,20 @@ class StatsResponse(_message.Message):
     evaluations_completed: int
     evaluations_cancelled: int
     combats_evaluated: int
-    def __init__(self, live_episodes: _Optional[int] = ..., max_episodes: _Optional[int] = ..., episodes_created: _Optional[int] = ..., episodes_closed: _Optional[int] = ..., episodes_evicted: _Optional[int] = ..., steps: _Optional[int] = ..., open_streams: _Optional[int] = ..., evaluations_running: _Optional[int] = ..., max_evaluations: _Optional[int] = ..., evaluations_started: _Optional[int] = ..., evaluations_completed: _Optional[int] = ..., evaluations_cancelled: _Optional[int] = ..., combats_evaluated: _Optional[int] = ...) -> None: ...
+    instance_id: str
+    episode_memory_bytes: int
+    max_episode_memory_bytes: int
+    max_turns_per_call: int
+    calls_stopped: int
+    client: str
+    client_live_episodes: int
+    client_max_episodes: int
+    client_max_evaluations: int
+    client_episode_memory_bytes: int
+    open_connections: int
+    connections_refused: int
+    requests_rate_limited: int
+    def __init__(self, live_episodes: _Optional[int] = ..., max_episodes: _Optional[int] = ..., episodes_created: _Optional[int] = ..., episodes_closed: _Optional[int] = ..., episodes_evicted: _Optional[int] = ..., steps: _Optional[int] = ..., open_streams: _Optional[int] = ..., evaluations_running: _Optional[int] = ..., max_evaluations: _Optional[int] = ..., evaluations_started: _Optional[int] = ..., evaluations_completed: _Optional[int] = ..., evaluations_cancelled: _Optional[int] = ..., combats_evaluated: _Optional[int] = ..., instance_id: _Optional[str] = ..., episode_memory_bytes: _Optional[int] = ..., max_episode_memory_bytes: _Optional[int] = ..., max_turns_per_call: _Optional[int] = ..., calls_stopped: _Optional[int] = ..., client: _Optional[str] = ..., client_live_episodes: _Optional[int] = ..., client_max_episodes: _Optional[int] = ..., client_max_evaluations: _Optional[int] = ..., client_episode_memory_bytes: _Optional[int] = ..., open_connections: _Optional[int] = ..., connections_refused: _Optional[int] = ..., requests_rate_limited: _Optional[int] = ...) -> None: ...
 
 class StepBatchRequest(_message.Message):
     __slots__ = ("steps", "resets", "columnar_steps", "columnar_response", "close_episode_ids", "compact_columns")
@@ -1112,12 +1144,14 @@ class ResetBatchRequest(_message.Message):
     def __init__(self, resets: _Optional[_Iterable[_Union[ResetRequest, _Mapping]]] = ...) -> None: ...
 
 class Error(_message.Message):
-    __slots__ = ("code", "message")
+    __slots__ = ("code", "message", "reason")
     CODE_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
     code: int
     message: str
-    def __init__(self, code: _Optional[int] = ..., message: _Optional[str] = ...) -> None: ...
+    reason: str
+    def __init__(self, code: _Optional[int] = ..., message: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
 
 class BatchItem(_message.Message):
     __slots__ = ("state", "error")
@@ -1138,7 +1172,7 @@ class BatchResponse(_message.Message):
     def __init__(self, items: _Optional[_Iterable[_Union[BatchItem, _Mapping]]] = ..., columns: _Optional[_Union[BatchColumns, _Mapping]] = ..., closed: _Optional[int] = ...) -> None: ...
 
 class SessionRequest(_message.Message):
-    __slots__ = ("request_id", "reset", "step", "observe", "validate", "close", "describe", "snapshot", "restore", "fork", "echo")
+    __slots__ = ("request_id", "reset", "step", "observe", "validate", "close", "describe", "snapshot", "restore", "fork", "echo", "malformed")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     RESET_FIELD_NUMBER: _ClassVar[int]
     STEP_FIELD_NUMBER: _ClassVar[int]
@@ -1150,6 +1184,7 @@ class SessionRequest(_message.Message):
     RESTORE_FIELD_NUMBER: _ClassVar[int]
     FORK_FIELD_NUMBER: _ClassVar[int]
     ECHO_FIELD_NUMBER: _ClassVar[int]
+    MALFORMED_FIELD_NUMBER: _ClassVar[int]
     request_id: int
     reset: ResetRequest
     step: StepRequest
@@ -1161,7 +1196,8 @@ class SessionRequest(_message.Message):
     restore: RestoreRequest
     fork: ForkRequest
     echo: EchoRequest
-    def __init__(self, request_id: _Optional[int] = ..., reset: _Optional[_Union[ResetRequest, _Mapping]] = ..., step: _Optional[_Union[StepRequest, _Mapping]] = ..., observe: _Optional[_Union[ObserveRequest, _Mapping]] = ..., validate: _Optional[_Union[ValidateRequest, _Mapping]] = ..., close: _Optional[_Union[CloseRequest, _Mapping]] = ..., describe: _Optional[_Union[DescribeRequest, _Mapping]] = ..., snapshot: _Optional[_Union[SnapshotRequest, _Mapping]] = ..., restore: _Optional[_Union[RestoreRequest, _Mapping]] = ..., fork: _Optional[_Union[ForkRequest, _Mapping]] = ..., echo: _Optional[_Union[EchoRequest, _Mapping]] = ...) -> None: ...
+    malformed: str
+    def __init__(self, request_id: _Optional[int] = ..., reset: _Optional[_Union[ResetRequest, _Mapping]] = ..., step: _Optional[_Union[StepRequest, _Mapping]] = ..., observe: _Optional[_Union[ObserveRequest, _Mapping]] = ..., validate: _Optional[_Union[ValidateRequest, _Mapping]] = ..., close: _Optional[_Union[CloseRequest, _Mapping]] = ..., describe: _Optional[_Union[DescribeRequest, _Mapping]] = ..., snapshot: _Optional[_Union[SnapshotRequest, _Mapping]] = ..., restore: _Optional[_Union[RestoreRequest, _Mapping]] = ..., fork: _Optional[_Union[ForkRequest, _Mapping]] = ..., echo: _Optional[_Union[EchoRequest, _Mapping]] = ..., malformed: _Optional[str] = ...) -> None: ...
 
 class SessionResponse(_message.Message):
     __slots__ = ("request_id", "state", "validation", "closed", "description", "snapshot", "echo", "error")
