@@ -188,6 +188,10 @@ impl EnvironmentService {
 /// Episodes a response created (Reset, Fork, Restore: the one; batches: the reset items).
 pub(super) trait CreatedEpisodes: prost::Message {
     fn created(&self, reset_items_from: usize) -> Vec<String>;
+    /// Items in the reply (1 for a single state).
+    fn items(&self) -> usize {
+        1
+    }
 }
 
 impl CreatedEpisodes for proto::EpisodeState {
@@ -197,6 +201,14 @@ impl CreatedEpisodes for proto::EpisodeState {
 }
 
 impl CreatedEpisodes for proto::BatchResponse {
+    fn items(&self) -> usize {
+        self.items.len().max(
+            self.columns
+                .as_ref()
+                .map_or(0, |c| c.decision_ids.len()),
+        )
+    }
+
     fn created(&self, reset_items_from: usize) -> Vec<String> {
         self.items
             .iter()
@@ -218,6 +230,11 @@ impl CreatedEpisodes for proto::BatchResponse {
 ///   be encoded and sent in time (DEADLINE_EXCEEDED): a margin of 2 ms + 10 µs per created
 ///   episode + 1 ms per 100 KB of reply. A call that created nothing gets no margin.
 ///
+/// A reply over the limit that created nothing (a StepBatch of steps only) fails the same way,
+/// its steps applied (Observe gives each episode's state). The message of every such
+/// refusal says how many items of the reply's mean size would fit: the real batch limit for
+/// those observation options (`--max-batch-items` is only a cap).
+///
 /// A reply lost later still (a stalled network) leaves its episodes to the idle eviction
 /// (`--idle-timeout-secs`). `reset_items_from`: index of the first batch item that created an
 /// episode.
@@ -234,19 +251,48 @@ where
     blocking(deadline, move || {
         let out = f()?;
         let created = out.created(reset_items_from);
-        if created.is_empty() {
-            return check_deadline(deadline).map(|()| out);
-        }
         let size = out.encoded_len();
         let limit = svc.inner.config.max_message_bytes;
+        // How many items of this reply's mean size fit in the limit (batches: the real
+        // batch limit with these observation options; `--max-batch-items` is only a cap).
+        let items = out.items().max(1);
+        let fit = |what: &str| {
+            if items > 1 {
+                format!(
+                    "; about {} items of this size fit (--max-message-bytes / {} bytes per item){what}",
+                    limit / (size / items).max(1),
+                    size / items
+                )
+            } else {
+                what.to_string()
+            }
+        };
+        if created.is_empty() {
+            if size > limit {
+                // Steps only: they were applied; the client reads each episode's state with
+                // Observe.
+                return Err(ServiceError::TooLarge {
+                    what: "the reply would take".into(),
+                    size,
+                    limit,
+                    hint: fit(
+                        "; the steps were applied: Observe each episode for its state, and \
+                         send fewer items per call or leaner observations",
+                    ),
+                }
+                .into());
+            }
+            return check_deadline(deadline).map(|()| out);
+        }
         let refused = if size > limit {
             Some(ServiceError::TooLarge {
                 what: "the reply would take".into(),
                 size,
                 limit,
-                hint: "; ask for fewer episodes per call or leaner observations \
-                       (ObservationOptions); nothing was created"
-                    .into(),
+                hint: fit(
+                    "; ask for fewer episodes per call or leaner observations \
+                     (ObservationOptions); nothing was created",
+                ),
             })
         } else {
             let margin =
