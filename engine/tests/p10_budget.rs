@@ -26,7 +26,7 @@ fn play(ep: &mut Episode, seed: u64, advance: &mut dyn FnMut(&mut Episode) -> St
                 matches!(
                     l.action.kind,
                     pf1e_engine::ActionKind::Attack | pf1e_engine::ActionKind::FullAttack
-                ) && rng % 3 != 0
+                ) && !rng.is_multiple_of(3)
             })
             .unwrap_or(&legal[(rng % legal.len() as u64) as usize]);
         ep.submit(d.decision_id, std::slice::from_ref(&pick.action))
@@ -165,7 +165,11 @@ fn every_turn_start_counts_and_polls() {
     assert_eq!(ep.transcript(), want.transcript());
     // One turn per line "round N id: …" start at least: the turns of every round.
     let rounds = u64::from(ep.round());
-    assert!(budget.turns_used() >= rounds, "{} turns", budget.turns_used());
+    assert!(
+        budget.turns_used() >= rounds,
+        "{} turns",
+        budget.turns_used()
+    );
     // Initiative + every turn start polled.
     assert!(budget.stop_checks() > budget.turns_used());
 }

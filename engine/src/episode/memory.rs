@@ -68,7 +68,10 @@ fn cstate_heap(c: &CState) -> usize {
             size_of_val(r)
                 + r.spell.len()
                 + r.dice.len()
-                + r.types.iter().map(|t| size_of::<String>() + t.len()).sum::<usize>()
+                + r.types
+                    .iter()
+                    .map(|t| size_of::<String>() + t.len())
+                    .sum::<usize>()
         })
         .sum();
     let zones: usize = c
@@ -88,7 +91,9 @@ fn cstate_heap(c: &CState) -> usize {
         + vec_bytes(&c.aid)
         + vec_bytes(&c.slots_left)
         + vec_bytes(&c.spell_uses)
-        + c.readied.as_ref().map_or(0, |r| size_of_val(r) + action_heap(&r.action))
+        + c.readied
+            .as_ref()
+            .map_or(0, |r| size_of_val(r) + action_heap(&r.action))
         + spells
         + recurring
         + zones
@@ -108,9 +113,7 @@ fn frame_heap(f: &Frame) -> usize {
             vec_bytes(&w.path)
                 + w.what.len()
                 + match &w.stage {
-                    crate::episode::frames::WalkStage::Entering { before, .. } => {
-                        vec_bytes(before)
-                    }
+                    crate::episode::frames::WalkStage::Entering { before, .. } => vec_bytes(before),
                     _ => 0,
                 }
         }

@@ -367,7 +367,10 @@ impl Episode {
                 )));
             }
         }
-        if s.history.windows(2).any(|w| w[0].decision_id >= w[1].decision_id) {
+        if s.history
+            .windows(2)
+            .any(|w| w[0].decision_id >= w[1].decision_id)
+        {
             return bad("history: decision ids are not increasing");
         }
         if let Err(what) = crate::episode::frames::check_frames(
