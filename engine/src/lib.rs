@@ -31,7 +31,8 @@ pub use content::encounter::{Encounter, EncounterError, RulesOptions};
 pub use content::map::MapSpec;
 pub use dice::{Dice, DiceSource, ScriptedDice};
 pub use episode::{
-    Controller, Decision, DecisionKind, Episode, HistoryEntry, LegalAction, Outcome, Status,
+    Controller, Decision, DecisionKind, Episode, HistoryEntry, Interrupted, LegalAction, Outcome,
+    Status, WorkBudget,
 };
 pub use geometry::grid::Cell;
 pub use observe::observation::Observation;

@@ -59,10 +59,14 @@
 //! every platform), cast to `f32` last.
 use crate::episode::{Episode, Status};
 use crate::CombatantId;
+use serde::{Deserialize, Serialize};
 
 /// How rewards are shaped (the engine side of the protocol's `RewardOptions`, with its
-/// defaults already applied and its weights already checked by the caller).
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+/// defaults already applied and its weights already checked by the caller). Serialized as
+/// `{"shaped", "damage_weight", "kill_weight", "round_discount"}` (part of
+/// [`RewardTracker`]'s serialization).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RewardConfig {
     /// Add the damage and kill terms to the sparse reward. `false`: phi is 0 and only the
     /// sparse ±1/0 at the end is reported.
@@ -126,11 +130,25 @@ pub fn potential(ep: &Episode, side: &str, config: &RewardConfig) -> f64 {
         + config.kill_weight * (k_en - k_own)
 }
 
+/// Error of [`RewardTracker::validate`]: `field` (`sides[1]`, `last`, `config.round_discount`)
+/// is wrong for `reason`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("reward state: {field} {reason}")]
+pub struct RewardStateError {
+    pub field: String,
+    pub reason: String,
+}
+
 /// The reward bookkeeping of one episode: for each tracked side (the sides an agent
 /// controls), the round-discounted potential d(r) × phi when its reward was last reported.
-/// Serializable: a snapshot of a session carries it, so a restored session reports exactly
-/// the rewards the original would.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+///
+/// Serializable (serde; as JSON `{"config": {...}, "sides": [...], "last": [...]}`, every
+/// `f64` exactly: serde_json writes the shortest representation that reads back bit for
+/// bit): with a snapshot of the episode it is everything a continuation needs — a tracker
+/// deserialized next to [`Episode::restore`] reports exactly the rewards the original would.
+/// Client data must be checked with [`RewardTracker::validate`] before use.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RewardTracker {
     config: RewardConfig,
     /// The tracked sides, in the caller's order (the order of [`RewardTracker::settle`]'s
@@ -157,6 +175,58 @@ impl RewardTracker {
             .map(|side| d * potential(ep, side, &t.config))
             .collect();
         t
+    }
+
+    /// Check a deserialized tracker against the episode it continues: every tracked side a side of the encounter and named once, one baseline per side,
+    /// every number finite, the weights finite and the round discount in (0, 1].
+    ///
+    /// # Errors
+    /// [`RewardStateError`] naming the field and the reason.
+    pub fn validate(&self, ep: &Episode) -> Result<(), RewardStateError> {
+        let bad = |field: &str, reason: String| {
+            Err(RewardStateError {
+                field: field.to_string(),
+                reason,
+            })
+        };
+        let c = &self.config;
+        if !c.damage_weight.is_finite() {
+            return bad("config.damage_weight", "is not finite".into());
+        }
+        if !c.kill_weight.is_finite() {
+            return bad("config.kill_weight", "is not finite".into());
+        }
+        if !(c.round_discount > 0.0 && c.round_discount <= 1.0) {
+            return bad(
+                "config.round_discount",
+                format!("{} is not in (0, 1]", c.round_discount),
+            );
+        }
+        for (k, side) in self.sides.iter().enumerate() {
+            if !ep.encounter().sides.contains(side) {
+                return bad(
+                    &format!("sides[{k}]"),
+                    format!("{side:?} is not a side of the encounter"),
+                );
+            }
+            if self.sides[..k].contains(side) {
+                return bad(&format!("sides[{k}]"), format!("{side:?} is named twice"));
+            }
+        }
+        if self.last.len() != self.sides.len() {
+            return bad(
+                "last",
+                format!(
+                    "{} baselines for {} sides",
+                    self.last.len(),
+                    self.sides.len()
+                ),
+            );
+        }
+        if let Some(k) = self.last.iter().position(|x| !x.is_finite()) {
+            return bad(&format!("last[{k}]"), "is not finite".into());
+        }
+        Ok(())
     }
 
     /// The shaping settings.

@@ -207,13 +207,25 @@ impl Episode {
     /// Step frames until the episode waits for an external decision, is over, or a new turn
     /// must start.
     pub(crate) fn run_frames(&mut self) {
+        self.run_frames_within(&mut crate::episode::WorkBudget::unlimited());
+    }
+
+    /// [`Episode::run_frames`] under a work budget: returns `true` when its stop function
+    /// interrupted the work (after a whole frame: the phase is still `Resolving` and the
+    /// pending frames resume exactly on the next call).
+    #[inline]
+    pub(crate) fn run_frames_within(&mut self, budget: &mut crate::episode::WorkBudget) -> bool {
         while self.phase == Phase::Resolving {
             match self.frames.pop() {
                 Some(f) => self.step_frame(f),
                 None => self.phase = Phase::TurnStart,
             }
             self.note_step();
+            if self.phase == Phase::Resolving && budget.frame_done() {
+                return true;
+            }
         }
+        false
     }
 
     fn step_frame(&mut self, f: Frame) {
@@ -748,6 +760,7 @@ impl Episode {
     fn record_result(&mut self, list: &ActionList, r: ActionResult) {
         if let Some(h) = list.history {
             self.history[h].results.push(r.clone());
+            self.history_bytes += crate::episode::memory::RESULT_BYTES;
         }
         self.turn.results.push(r);
     }
@@ -775,6 +788,7 @@ impl Episode {
                 }
             };
             self.history[h].results.push(r);
+            self.history_bytes += crate::episode::memory::RESULT_BYTES;
         }
         let results = self.history[h].results.clone();
         let Some(answer) = answer else {
@@ -805,13 +819,15 @@ impl Episode {
 
     /// Begin answering decision `d` with `actions`: the history entry.
     pub(crate) fn push_history(&mut self, d: &Decision, actions: &[Action]) -> usize {
-        self.history.push(HistoryEntry {
+        let entry = HistoryEntry {
             decision_id: d.decision_id,
             actor: d.actor,
             kind: d.kind.clone(),
             actions: actions.to_vec(),
             results: Vec::new(),
-        });
+        };
+        self.history_bytes += crate::episode::memory::history_entry_bytes(&entry);
+        self.history.push(entry);
         self.history.len() - 1
     }
 }

@@ -23,12 +23,15 @@ use crate::geometry::grid::Cell;
 use crate::observe::observation::Observation;
 use serde::{Deserialize, Serialize};
 
+mod budget;
 pub mod frames;
 mod history;
+mod memory;
 mod snapshot;
 mod state;
 mod turn;
 
+pub use budget::{Interrupted, WorkBudget, STOP_CHECK_EVERY_FRAMES};
 pub use history::{HistoryEntry, ReplayError};
 pub use snapshot::SnapshotError;
 pub(crate) use state::{AidBonus, CState, Readied, TurnState};
@@ -201,6 +204,11 @@ pub struct Episode {
     /// The step recording of [`Episode::record_steps`], `None` unless asked (viewers only:
     /// never part of a snapshot, nothing reads it during play).
     pub(crate) steps: Option<Box<StepRecording>>,
+    /// Bytes of the transcript ([`Episode::memory_bytes`]), counted as lines are pushed
+    /// ([`Episode::push_log`]).
+    pub(crate) log_bytes: u64,
+    /// Bytes of the history, counted as entries and results are pushed.
+    pub(crate) history_bytes: u64,
 }
 
 /// The snapshots kept by [`Episode::record_steps`]: one per unit of resolution that added
@@ -255,6 +263,8 @@ impl Episode {
             move_aoo_provoked: BTreeSet::new(),
             field_slot: Default::default(),
             steps: None,
+            log_bytes: 0,
+            history_bytes: 0,
         }
     }
 
@@ -322,90 +332,12 @@ impl Episode {
         crate::rules::reach::threatened_squares(self, threateners)
     }
 
-    /// Bytes of heap this episode holds beyond the shared encounter (an estimate from the
-    /// sizes of its state, frames, history and log, each string counted by its length), for
-    /// the server's per-episode memory accounting.
-    pub fn memory_bytes(&self) -> u64 {
-        use std::mem::size_of;
-        let log: usize = self
-            .log
-            .iter()
-            .map(|l| {
-                size_of::<LogLine>() + l.message.len() + l.actor.as_ref().map_or(0, String::len)
-            })
-            .sum();
-        let history: usize = self
-            .history
-            .iter()
-            .map(|h| size_of::<HistoryEntry>() + (h.actions.len() + h.results.len()) * 64)
-            .sum();
-        (size_of::<Episode>()
-            + self.st.len() * size_of::<CState>()
-            + self.frames.len() * size_of::<crate::episode::frames::Frame>()
-            + log
-            + history) as u64
-    }
-
     /// Run default-policy turns, dice, AoOs… until an external decision or the end.
-    /// Idempotent while a decision is pending.
+    /// Idempotent while a decision is pending. [`Episode::advance_within`] with no limit.
     pub fn advance(&mut self) -> Status {
-        loop {
-            self.note_step();
-            match &self.phase {
-                Phase::Over(o) => return Status::Terminal(o.clone()),
-                Phase::Awaiting(d) => return Status::Decision(d.clone()),
-                Phase::NotStarted => {
-                    self.roll_initiative();
-                    // A surprise round (round 0) when some but not all are aware (CRB —
-                    // Combat: The Surprise Round).
-                    self.round = if self.surprise_round_applies() { 0 } else { 1 };
-                    if self.round == 0 {
-                        self.log_raw("surprise round".to_string());
-                    }
-                    self.turn_pos = 0;
-                    self.phase = Phase::TurnStart;
-                    if self.check_end() {
-                        continue;
-                    }
-                }
-                Phase::TurnStart => {
-                    let actor = self.order[self.turn_pos];
-                    if let Some(why) = self.passes_turn(actor) {
-                        // No turn at all (an unaware combatant in the surprise round, or one
-                        // whose readied action already was its action this round).
-                        self.log_turn(actor, why.to_string());
-                        self.next_turn();
-                        continue;
-                    }
-                    let skip = self.begin_turn(actor);
-                    if self.check_end() {
-                        continue;
-                    }
-                    if skip || !self.st[actor.0 as usize].life.is_conscious() {
-                        self.end_turn();
-                        continue;
-                    }
-                    if self.controllers[actor.0 as usize] == Controller::External
-                        && self.only_end_turn_left(actor)
-                    {
-                        self.end_turn();
-                        continue;
-                    }
-                    // The default policy plans again after a preparatory action (stand up,
-                    // pick up a weapon, toggle Power Attack), with the budget that is left,
-                    // at most 4 times per turn.
-                    self.frames.push(crate::episode::frames::Frame::Turn(
-                        crate::episode::frames::TurnFrame {
-                            actor,
-                            plans_left: 4,
-                            acted: false,
-                            list: None,
-                        },
-                    ));
-                    self.phase = Phase::Resolving;
-                }
-                Phase::Resolving => self.run_frames(),
-            }
+        match self.advance_within(&mut WorkBudget::unlimited()) {
+            Ok(s) => s,
+            Err(_) => unreachable!("an unlimited work budget never interrupts"),
         }
     }
 
@@ -628,7 +560,7 @@ impl Episode {
 
     pub(crate) fn log_turn(&mut self, actor: CombatantId, message: String) {
         let actor = self.id_of(actor).to_string();
-        self.log.push(LogLine {
+        self.push_log(LogLine {
             round: Some(self.round),
             actor: Some(actor),
             message,
@@ -636,7 +568,7 @@ impl Episode {
     }
 
     pub(crate) fn log_raw(&mut self, message: String) {
-        self.log.push(LogLine {
+        self.push_log(LogLine {
             round: None,
             actor: None,
             message,

@@ -24,6 +24,116 @@ pub enum SnapshotError {
     OtherEncounter,
 }
 
+/// The most damage a restored attrition counter may hold (far above any combat's).
+const MAX_DAMAGE: i64 = 1 << 40;
+
+/// The longest duration in rounds a restored condition, spell effect, area or summons may
+/// have left, unless the combatant's own initial conditions last longer: 24 hours of rounds
+/// (a 24-hour spell's 14,400 rounds, with room).
+const MAX_DURATION_ROUNDS: u32 = 100_000;
+
+/// The counters of combatant `i`'s restored state that only decrease from their start, or
+/// are bounded by its statistics (a snapshot is client data): hit points at most its
+/// maximum (nothing in the engine raises them above: healing stops at the maximum, there
+/// are no temporary hit points) and consistent with its life state (CRB — Combat: Injury
+/// and Death: positive healthy, 0 disabled, negative dying or stable), ammunition, spell
+/// slots and counted uses at most what it started with, attacks of opportunity this round
+/// at most its allowance (CRB — Feats: Combat Reflexes), durations bounded. `Err` says which.
+fn check_counters(enc: &Encounter, i: usize, c: &CState) -> Result<(), String> {
+    let spec = &enc.combatants[i].spec;
+    let max = spec.max_hp();
+    if c.hp > max {
+        return Err(format!("hp {} is above its max hp {max}", c.hp));
+    }
+    if c.hp < -100_000 {
+        return Err(format!("hp {} is out of range", c.hp));
+    }
+    let life_ok = match c.life {
+        LifeState::Healthy => c.hp > 0,
+        LifeState::Disabled => c.hp == 0,
+        LifeState::Dying | LifeState::Stable => c.hp < 0,
+        LifeState::Dead => true,
+    };
+    if !life_ok {
+        return Err(format!("life state {:?} does not fit hp {}", c.life, c.hp));
+    }
+    if c.absent && c.life != LifeState::Dead {
+        return Err("an absent summons slot must read dead".into());
+    }
+    for (k, (left, a)) in c.ammo.iter().zip(&spec.attacks).enumerate() {
+        let ok = match (left, a.ammunition) {
+            (None, None) => true,
+            (Some(l), Some(start)) => *l <= start,
+            _ => false,
+        };
+        if !ok {
+            return Err(format!(
+                "ammo[{k}] {left:?} does not fit the attack's ammunition {:?}",
+                a.ammunition
+            ));
+        }
+    }
+    for (l, left) in c.slots_left.iter().enumerate() {
+        let start = spec.slots_of(l as u8).unwrap_or(0);
+        if *left > start {
+            return Err(format!(
+                "slots_left[{l}] {left} is above its {start} spell slots of level {l}"
+            ));
+        }
+    }
+    for (k, (left, s)) in c.spell_uses.iter().zip(spec.spellbook()).enumerate() {
+        let ok = match (left, &s.uses) {
+            (None, crate::content::combatant::SpellUses::Counted(_)) => false,
+            (None, _) => true,
+            (Some(l), crate::content::combatant::SpellUses::Counted(start)) => l <= start,
+            (Some(_), _) => false,
+        };
+        if !ok {
+            return Err(format!(
+                "spell_uses[{k}] {left:?} does not fit the spell's uses {:?}",
+                s.uses
+            ));
+        }
+    }
+    let allowance = if spec.has_feat(crate::content::feats::Feat::CombatReflexes) {
+        (1 + spec.abilities.dex_mod()).max(1) as u32
+    } else {
+        1
+    };
+    if c.aoo_used > allowance {
+        return Err(format!(
+            "aoo_used {} is above its {allowance} attacks of opportunity per round",
+            c.aoo_used
+        ));
+    }
+    let longest = spec
+        .conditions
+        .iter()
+        .filter_map(|x| x.rounds)
+        .max()
+        .unwrap_or(0)
+        .max(MAX_DURATION_ROUNDS);
+    let durations = c
+        .conditions
+        .iter()
+        .filter_map(|x| x.rounds)
+        .chain(c.spell_effects.iter().map(|e| e.rounds))
+        .chain(c.recurring.iter().map(|r| r.rounds))
+        .chain(c.zones.iter().map(|z| z.rounds))
+        .chain(std::iter::once(c.summon_rounds));
+    if let Some(r) = durations.into_iter().find(|r| *r > longest) {
+        return Err(format!("a duration of {r} rounds is above {longest}"));
+    }
+    let mut seen = Vec::new();
+    for x in &c.conditions {
+        if seen.contains(&x.condition) {
+            return Err(format!("condition {:?} is listed twice", x.condition));
+        }
+        seen.push(x.condition);
+    }
+    Ok(())
+}
+
 /// FNV-1a 64 of the encounter's JSON serialization: identifies the encounter a snapshot
 /// belongs to.
 fn encounter_fingerprint(enc: &Encounter) -> u64 {
@@ -188,7 +298,6 @@ impl Episode {
             let spec = &encounter.combatants[i].spec;
             let cells = crate::geometry::grid::footprint(c.pos, spec.size.footprint_side());
             let in_map = cells.iter().all(|x| encounter.grid.in_bounds(*x));
-            let hp_ok = c.hp <= spec.max_hp() + 1000 && c.hp >= -100_000;
             let grapple_ok = c.grapple.is_none_or(|g| (g.with.0 as usize) < n)
                 && c.aid.len() <= 1024
                 && c.aid
@@ -220,14 +329,49 @@ impl Episode {
                 || !magic_ok
                 || c.ammo.len() != spec.attacks.len()
                 || c.weapons.len() != spec.attacks.len()
-                || !hp_ok
                 || !grapple_ok
             {
                 return bad("combatant state does not fit the encounter");
             }
+            check_counters(&encounter, i, c).map_err(|what| {
+                SnapshotError::Malformed(format!(
+                    "st[{i}] ({}): {what}",
+                    encounter.combatants[i].id
+                ))
+            })?;
             // Two combatants may share squares: a mover passing through an ally's square
             // stops there while an attack of opportunity is decided. Whether the positions
             // are reachable is what the replay below checks.
+        }
+        for (i, a) in s.attrition.iter().enumerate() {
+            if a.hits > a.attacks
+                || a.crits > a.hits
+                || a.damage_dealt < 0
+                || a.damage_taken < 0
+                || a.damage_dealt > MAX_DAMAGE
+                || a.damage_taken > MAX_DAMAGE
+            {
+                return Err(SnapshotError::Malformed(format!(
+                    "attrition[{i}]: impossible counters (crits <= hits <= attacks, 0 <= damage <= {MAX_DAMAGE}): {a:?}"
+                )));
+            }
+        }
+        for (k, l) in s.log.iter().enumerate() {
+            if l.round.is_some_and(|r| r > cap)
+                || l.actor
+                    .as_ref()
+                    .is_some_and(|a| !encounter.combatants.iter().any(|p| p.id == *a))
+            {
+                return Err(SnapshotError::Malformed(format!(
+                    "log[{k}]: its round is above the round cap or its actor is not a combatant"
+                )));
+            }
+        }
+        if s.history
+            .windows(2)
+            .any(|w| w[0].decision_id >= w[1].decision_id)
+        {
+            return bad("history: decision ids are not increasing");
         }
         if let Err(what) = crate::episode::frames::check_frames(
             &encounter,
@@ -254,7 +398,7 @@ impl Episode {
         {
             return bad("attack-of-opportunity bookkeeping names unknown combatants");
         }
-        let ep = Episode {
+        let mut ep = Episode {
             enc: encounter,
             start_dice: crate::dice::StartDice::of(&s.start_dice),
             dice: s.dice,
@@ -273,7 +417,10 @@ impl Episode {
             move_aoo_provoked: s.move_aoo_provoked,
             field_slot: Default::default(),
             steps: None,
+            log_bytes: 0,
+            history_bytes: 0,
         };
+        ep.recount_log_and_history();
         ep.check_replays()?;
         Ok(ep)
     }

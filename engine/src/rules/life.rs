@@ -98,7 +98,7 @@ impl Episode {
                 LifeState::Dead => Some("dies"),
             };
             if let Some(w) = what {
-                self.log.push(LogLine {
+                self.push_log(LogLine {
                     round: Some(self.round),
                     actor: Some(id),
                     message: format!("{w} (hp {hp})"),
