@@ -5,6 +5,7 @@
 //! ([`blocking_creating`]). An engine panic becomes INTERNAL in every case.
 use super::{EnvironmentService, ServiceError};
 use crate::proto;
+use pf1e_engine::{Interrupted, WorkBudget};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -85,6 +86,37 @@ impl EnvironmentService {
             Some(d) if Instant::now() >= d => Some(ServiceError::DeadlineExceeded),
             _ => None,
         }
+    }
+}
+
+impl EnvironmentService {
+    /// Advance `episode` to its next controlled decision or its end within this call's limits
+    /// (CRB rules unchanged: the engine's [`Episode::advance_within`], checked cooperatively):
+    /// at most `max_turns_per_call` turns, stopping at the next check when the deadline
+    /// passes, the client cancels or the shutdown grace period ends.
+    ///
+    /// # Errors
+    /// [`ServiceError::WorkBudget`], [`ServiceError::DeadlineExceeded`],
+    /// [`ServiceError::Cancelled`], [`ServiceError::ShuttingDown`]; the episode is then
+    /// mid-resolution and the caller discards it (counted in `Stats.calls_stopped`).
+    pub(super) fn advance_bounded(
+        &self,
+        episode: &mut pf1e_engine::Episode,
+    ) -> Result<pf1e_engine::Status, ServiceError> {
+        let stop = || self.stop_reason().is_some();
+        let mut budget = WorkBudget::new(self.inner.config.max_turns_per_call, &stop);
+        episode.advance_within(&mut budget).map_err(|e| {
+            self.inner
+                .counters
+                .calls_stopped
+                .fetch_add(1, Ordering::Relaxed);
+            match e {
+                Interrupted::TurnBudget { turns } => ServiceError::WorkBudget { turns },
+                Interrupted::Stopped => {
+                    self.stop_reason().unwrap_or(ServiceError::DeadlineExceeded)
+                }
+            }
+        })
     }
 }
 
@@ -202,11 +234,9 @@ impl CreatedEpisodes for proto::EpisodeState {
 
 impl CreatedEpisodes for proto::BatchResponse {
     fn items(&self) -> usize {
-        self.items.len().max(
-            self.columns
-                .as_ref()
-                .map_or(0, |c| c.decision_ids.len()),
-        )
+        self.items
+            .len()
+            .max(self.columns.as_ref().map_or(0, |c| c.decision_ids.len()))
     }
 
     fn created(&self, reset_items_from: usize) -> Vec<String> {
@@ -279,8 +309,7 @@ where
                         "; the steps were applied: Observe each episode for its state, and \
                          send fewer items per call or leaner observations",
                     ),
-                }
-                .into());
+                });
             }
             return check_deadline(deadline).map(|()| out);
         }

@@ -45,7 +45,15 @@ impl EnvironmentService {
             seed: Some(req.seed),
             tactics,
         });
-        let session = Session::new(episode, name.clone(), start, &controllers, obs, reward);
+        let session = Session::new(
+            episode,
+            name.clone(),
+            start,
+            &controllers,
+            obs,
+            reward,
+            self,
+        )?;
         let (id, state) = self.insert(session)?;
         tracing::debug!(episode = %id, scenario = %name, seed = req.seed, "reset");
         Ok(state)
@@ -154,7 +162,16 @@ impl EnvironmentService {
             .map(|(i, r)| result_to_proto(&r, fields.get(i).cloned().unwrap_or_default()))
             .collect();
         s.last_results = results;
-        s.status = s.episode.advance();
+        s.status = match self.advance_bounded(&mut s.episode) {
+            Ok(st) => st,
+            Err(e) => {
+                // Stopped mid-resolution: the episode cannot be reported in a state the
+                // engine rests in; it is closed.
+                drop(s);
+                self.close_quietly([req.episode_id.clone()]);
+                return Err(e.closing(&req.episode_id));
+            }
+        };
         s.steps += 1;
         s.settle();
         self.inner.counters.steps.fetch_add(1, Ordering::Relaxed);
@@ -466,7 +483,7 @@ impl EnvironmentService {
                 "session state out of range (viewer or interrupted steps)",
             ));
         }
-        let mut session = Session::new(episode, name, start, &ctl, obs, reward);
+        let mut session = Session::new(episode, name, start, &ctl, obs, reward, self)?;
         // The session as it was: its steps, interrupted steps (with their request fields),
         // last viewer, and reward bookkeeping — the latter only under the same reward options
         // and sides (other options start their baselines here, as a new session would).

@@ -123,6 +123,11 @@ impl Session {
         out
     }
 
+    /// A session of `episode`, advanced to its first controlled decision or its end within
+    /// `svc`'s call limits.
+    ///
+    /// # Errors
+    /// Those of [`EnvironmentService::advance_bounded`].
     pub(super) fn new(
         episode: Episode,
         scenario: String,
@@ -130,7 +135,8 @@ impl Session {
         controllers: &[Controller],
         obs: ObsOpts,
         reward: RewardConfig,
-    ) -> Session {
+        svc: &EnvironmentService,
+    ) -> Result<Session, ServiceError> {
         let enc = episode.encounter().clone();
         let controlled: Vec<CombatantId> = controllers
             .iter()
@@ -175,9 +181,9 @@ impl Session {
             created: now,
             last_used: now,
         };
-        s.status = s.episode.advance();
+        s.status = svc.advance_bounded(&mut s.episode)?;
         s.settle();
-        s
+        Ok(s)
     }
 
     /// Bytes accounted to this session: the episode's ([`Episode::memory_bytes`]) and the

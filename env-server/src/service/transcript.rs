@@ -304,7 +304,7 @@ impl EnvironmentService {
             seed: Some(seed),
             tactics: doc.tactics.clone(),
         });
-        let mut session = Session::new(episode, name, start, &ctl, obs, reward);
+        let mut session = Session::new(episode, name, start, &ctl, obs, reward, self)?;
         // What the original session knew: its successful steps (one history entry each) and
         // the turn lists a reaction interrupted, whose later results come as late results.
         session.steps = doc.history.len() as u64;
