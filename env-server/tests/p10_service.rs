@@ -72,7 +72,6 @@ fn another_clients_episode_is_not_found_for_every_rpc() {
     not_found(
         bob.observe_blocking(&proto::ObserveRequest {
             episode_id: id.clone(),
-            ..Default::default()
         })
         .map(drop),
     );
@@ -113,7 +112,6 @@ fn another_clients_episode_is_not_found_for_every_rpc() {
     let again = alice
         .observe_blocking(&proto::ObserveRequest {
             episode_id: id.clone(),
-            ..Default::default()
         })
         .unwrap();
     assert_eq!(again.decision.unwrap().decision_id, d);
@@ -166,10 +164,7 @@ fn an_id_of_an_earlier_instance_says_server_restarted() {
     assert_ne!(before.instance_id(), after.instance_id());
     let e = status(
         after
-            .observe_blocking(&proto::ObserveRequest {
-                episode_id: id,
-                ..Default::default()
-            })
+            .observe_blocking(&proto::ObserveRequest { episode_id: id })
             .unwrap_err(),
     );
     assert_eq!(e.code(), tonic::Code::NotFound);
@@ -183,7 +178,6 @@ fn an_id_of_an_earlier_instance_says_server_restarted() {
         after
             .observe_blocking(&proto::ObserveRequest {
                 episode_id: "ep-whatever".into(),
-                ..Default::default()
             })
             .unwrap_err(),
     );
