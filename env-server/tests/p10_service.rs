@@ -422,7 +422,7 @@ fn restore_is_an_exact_continuation_in_self_play() {
             .restore_blocking(&proto::RestoreRequest {
                 scenario: named("mirror_duel"),
                 snapshot: snap,
-                reward: req.reward.clone(),
+                reward: req.reward,
                 ..Default::default()
             })
             .unwrap();
