@@ -115,6 +115,19 @@ fn each_counter_is_checked_and_named() {
         &|x| x["st"][caster]["slots_left"][1] = 99.into(),
         "slots_left[1]",
     );
+    // Counted uses (prepared copies, uses per day) above the start, or on a spell
+    // without counted uses.
+    let counted = (0..n).find_map(|i| {
+        v["st"][i]["spell_uses"]
+            .as_array()
+            .and_then(|a| a.iter().position(Value::is_number).map(|k| (i, k)))
+    });
+    let (i, k) = counted.expect("a caster with counted uses");
+    tamper(&|x| x["st"][i]["spell_uses"][k] = 99.into(), "spell_uses[");
+    tamper(
+        &|x| x["st"][i]["spell_uses"][k] = Value::Null,
+        "spell_uses[",
+    );
     // Attacks of opportunity above the allowance.
     tamper(&|x| x["st"][0]["aoo_used"] = 9.into(), "aoo_used");
     // A duration out of range; a condition listed twice.
