@@ -496,6 +496,9 @@ impl EnvironmentService {
             .map_err(|e| {
                 ServiceError::invalid("snapshot", format!("malformed reward bookkeeping: {e}"))
             })?;
+        stored
+            .validate(&session.episode)
+            .map_err(|e| ServiceError::invalid("snapshot", e.to_string()))?;
         if stored.config() == session.reward.config() && stored.sides() == session.reward.sides() {
             session.reward = stored;
         }
