@@ -89,6 +89,7 @@ pub async fn serve_with(
         .http2_keepalive_timeout(Some(transport.http2_keepalive_timeout))
         .max_concurrent_streams(Some(transport.max_streams_per_connection))
         .http2_max_header_list_size(Some(transport.max_header_list_bytes))
+        .max_frame_size(Some(transport.max_frame_bytes))
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)

@@ -27,8 +27,10 @@ use tokio::time::Instant;
 pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
 /// Default of [`TransportConfig::max_streams_per_connection`].
 pub const DEFAULT_MAX_STREAMS_PER_CONNECTION: u32 = 256;
-/// Default of [`TransportConfig::max_header_list_bytes`]: 16 KiB.
-pub const DEFAULT_MAX_HEADER_LIST_BYTES: u32 = 16 << 10;
+/// Default of [`TransportConfig::max_header_list_bytes`]: 32 KiB.
+pub const DEFAULT_MAX_HEADER_LIST_BYTES: u32 = 32 << 10;
+/// Default of [`TransportConfig::max_frame_bytes`]: 64 KiB.
+pub const DEFAULT_MAX_FRAME_BYTES: u32 = 64 << 10;
 /// Default of [`TransportConfig::http2_keepalive_interval`]: 60 s.
 pub const DEFAULT_HTTP2_KEEPALIVE_INTERVAL: Duration = Duration::from_secs(60);
 /// Default of [`TransportConfig::http2_keepalive_timeout`]: 20 s.
@@ -56,8 +58,14 @@ pub struct TransportConfig {
     /// HTTP/2 `SETTINGS_MAX_CONCURRENT_STREAMS` of every connection.
     pub max_streams_per_connection: u32,
     /// HTTP/2 `SETTINGS_MAX_HEADER_LIST_SIZE`, in bytes: a call with more metadata fails
-    /// alone (the connection goes on).
+    /// alone (REFUSED_STREAM; the connection goes on) up to 4 times this (the `h2` crate's
+    /// abuse limit; beyond, the peer is told to go away). A smaller limit with 16 KiB frames
+    /// made a 100 KiB header block exceed h2's CONTINUATION-frame limit and close the
+    /// connection.
     pub max_header_list_bytes: u32,
+    /// HTTP/2 `SETTINGS_MAX_FRAME_SIZE` the server accepts (16 KiB to 16 MiB): with large
+    /// frames a large header block takes few CONTINUATION frames (h2 allows at least 5).
+    pub max_frame_bytes: u32,
     /// Interval of the server's HTTP/2 keepalive pings.
     pub http2_keepalive_interval: Duration,
     /// A connection whose peer does not answer a keepalive ping within this is closed.
@@ -81,6 +89,7 @@ impl TransportConfig {
             connection_idle: idle_timeout,
             max_streams_per_connection: DEFAULT_MAX_STREAMS_PER_CONNECTION,
             max_header_list_bytes: DEFAULT_MAX_HEADER_LIST_BYTES,
+            max_frame_bytes: DEFAULT_MAX_FRAME_BYTES,
             http2_keepalive_interval: DEFAULT_HTTP2_KEEPALIVE_INTERVAL,
             http2_keepalive_timeout: DEFAULT_HTTP2_KEEPALIVE_TIMEOUT,
             tls: None,
