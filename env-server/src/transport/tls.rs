@@ -24,7 +24,21 @@ pub fn server_config(
     }
     let key = PrivateKeyDer::from_pem_slice(key_pem)
         .map_err(|e| format!("key: no usable private key in the PEM: {e}"))?;
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    // AES-128-GCM first, whatever the client prefers (rustls clients list AES-256 first): as
+    // safe, and measurably cheaper on large StepBatch responses.
+    let mut provider = rustls::crypto::ring::default_provider();
+    provider.cipher_suites.sort_by_key(|s| {
+        use rustls::CipherSuite as C;
+        match s.suite() {
+            C::TLS13_AES_128_GCM_SHA256 => 0,
+            C::TLS13_AES_256_GCM_SHA384 => 1,
+            C::TLS13_CHACHA20_POLY1305_SHA256 => 2,
+            C::TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256
+            | C::TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256 => 3,
+            _ => 4,
+        }
+    });
+    let provider = Arc::new(provider);
     let builder = rustls::ServerConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()
         .map_err(|e| format!("TLS versions: {e}"))?;
@@ -56,6 +70,7 @@ pub fn server_config(
         .with_single_cert(certs, key)
         .map_err(|e| format!("certificate/key: {e}"))?;
     config.alpn_protocols = vec![b"h2".to_vec()];
+    config.ignore_client_order = true;
     Ok(Arc::new(config))
 }
 
