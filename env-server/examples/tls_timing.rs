@@ -260,7 +260,7 @@ async fn run(window: Duration) {
         .connect()
         .await
         .unwrap();
-    let mut modes = vec![
+    let mut modes = [
         mode("plaintext", connect(plain).await, false, 1).await,
         mode("plaintext + token", connect(tok).await, true, 1).await,
         mode("TLS + token", tls_channel, true, 1).await,

@@ -80,10 +80,7 @@ pub async fn serve_with(
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let (kill_tx, kill_rx) = tokio::sync::watch::channel(false);
     let grace = transport.shutdown_grace;
-    let auth = Authenticator {
-        tokens: transport.tokens.clone(),
-        svc: svc.clone(),
-    };
+    let auth = Authenticator::new(transport.tokens.clone(), svc.clone());
     let router = tonic::transport::Server::builder()
         .http2_keepalive_interval(Some(transport.http2_keepalive_interval))
         .http2_keepalive_timeout(Some(transport.http2_keepalive_timeout))

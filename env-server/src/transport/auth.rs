@@ -238,8 +238,22 @@ pub const UNAUTHENTICATED_MESSAGE: &str = "missing or invalid credentials";
 /// `pf1e-reason: rate`).
 #[derive(Clone)]
 pub struct Authenticator {
-    pub(crate) tokens: Option<Arc<TokenTable>>,
-    pub(crate) svc: EnvironmentService,
+    tokens: Option<Arc<TokenTable>>,
+    svc: EnvironmentService,
+    /// The quotas of anonymous clients (`svc.config().client_quotas`).
+    anonymous: Arc<Quotas>,
+}
+
+impl Authenticator {
+    /// The interceptor of `svc`'s Environment service; `tokens`: the token file's, if any.
+    pub fn new(tokens: Option<Arc<TokenTable>>, svc: EnvironmentService) -> Self {
+        let anonymous = Arc::new(svc.config().client_quotas.clone());
+        Authenticator {
+            tokens,
+            svc,
+            anonymous,
+        }
+    }
 }
 
 fn rate_limited(svc: &EnvironmentService) -> tonic::Status {
@@ -295,7 +309,7 @@ impl tonic::service::Interceptor for Authenticator {
                 }
                 Principal {
                     owner: Owner::Connection(info.number),
-                    quotas: Arc::new(self.svc.config().client_quotas.clone()),
+                    quotas: self.anonymous.clone(),
                 }
             }
         };
