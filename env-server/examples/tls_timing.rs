@@ -9,8 +9,10 @@
 //! one tonic client each (the token clients send `authorization: Bearer …` on every call).
 //! Each round makes one call on each server in turn (so that the three see the same
 //! machine: its speed drifts within minutes): a unary Step (tensor observations + action mask
-//! on `sample_arena`), then, in a second phase, a StepBatch of 64 episodes. Prints the p50 and
-//! p99 latencies and the ratio of each p50 to the plaintext one. Finished episodes are reset.
+//! on `sample_arena`), then, in a second phase, a StepBatch of 64 episodes (one message per
+//! item), then in a third one the same with compact columns in and out (what `Pf1eVectorEnv`
+//! sends). Prints the p50 and p99 latencies and the ratio of each p50 to the plaintext one,
+//! and the batch responses' sizes (TLS costs per byte). Finished episodes are reset.
 //! Not a test: figures depend on the machine.
 use pf1e_env_server::proto::environment_client::EnvironmentClient;
 use pf1e_env_server::proto::{self, scenario::Source};
@@ -104,6 +106,9 @@ struct Mode {
     seed: u64,
     unary_lat: Vec<Duration>,
     batch_lat: Vec<Duration>,
+    columnar_lat: Vec<Duration>,
+    /// Bytes of the StepBatch responses (messages, compact columns).
+    bytes: [usize; 2],
 }
 
 async fn start(transport: TransportConfig) -> std::net::SocketAddr {
@@ -147,6 +152,8 @@ async fn mode(name: &'static str, channel: Channel, token: bool, seed: u64) -> M
         seed: seed + 1000,
         unary_lat: Vec::new(),
         batch_lat: Vec::new(),
+        columnar_lat: Vec::new(),
+        bytes: [0; 2],
     }
 }
 
@@ -167,7 +174,9 @@ impl Mode {
         self.unary_lat.push(t.elapsed());
     }
 
-    async fn batch_step(&mut self, rng: &mut u64) {
+    /// One StepBatch over the 64 slots: one message per item, or (`columnar`) compact columns
+    /// in and out (what `Pf1eVectorEnv` uses).
+    async fn batch_step(&mut self, rng: &mut u64, columnar: bool) {
         let (live, ended): (Vec<usize>, Vec<usize>) =
             (0..BATCH).partition(|&i| !done(&self.slots[i]));
         let resets = ended
@@ -181,21 +190,55 @@ impl Mode {
             .iter()
             .map(|&i| self.slots[i].episode_id.clone())
             .collect();
-        let req = proto::StepBatchRequest {
-            steps: live
-                .iter()
-                .map(|&i| step_req(&self.slots[i], rng))
-                .collect(),
-            resets,
-            close_episode_ids: close,
-            ..Default::default()
+        let req = if columnar {
+            let mut col = proto::ColumnarSteps::default();
+            for &i in &live {
+                let r = step_req(&self.slots[i], rng);
+                col.episode_ids.push(r.episode_id);
+                col.decision_ids.push(r.decision_id);
+                col.action_ids.push(r.action_ids[0]);
+            }
+            proto::StepBatchRequest {
+                columnar_steps: Some(col),
+                resets,
+                close_episode_ids: close,
+                columnar_response: true,
+                compact_columns: true,
+                ..Default::default()
+            }
+        } else {
+            proto::StepBatchRequest {
+                steps: live
+                    .iter()
+                    .map(|&i| step_req(&self.slots[i], rng))
+                    .collect(),
+                resets,
+                close_episode_ids: close,
+                ..Default::default()
+            }
         };
         let t = Instant::now();
         let out = self.client.step_batch(req).await.unwrap().into_inner();
-        self.batch_lat.push(t.elapsed());
-        for (slot, item) in live.iter().chain(&ended).zip(out.items) {
+        let e = t.elapsed();
+        self.bytes[usize::from(columnar)] += prost::Message::encoded_len(&out);
+        if columnar {
+            self.columnar_lat.push(e);
+        } else {
+            self.batch_lat.push(e);
+        }
+        let cols = out.columns.unwrap_or_default();
+        let na = cols.action_space_size as usize;
+        let bits = na.div_ceil(8);
+        for (row, (slot, item)) in live.iter().chain(&ended).zip(out.items).enumerate() {
             match item.result {
-                Some(proto::batch_item::Result::State(s)) => self.slots[*slot] = s,
+                Some(proto::batch_item::Result::State(mut s)) => {
+                    if columnar {
+                        // The mask travels in the columns, as bits; put it back for step_req.
+                        let b = &cols.action_mask_bits[row * bits..(row + 1) * bits];
+                        s.action_mask = (0..na).map(|j| (b[j / 8] >> (j % 8)) & 1).collect();
+                    }
+                    self.slots[*slot] = s
+                }
                 other => panic!("{other:?}"),
             }
         }
@@ -277,28 +320,50 @@ async fn run(window: Duration) {
             m.unary_step(&mut rng).await;
         }
     }
-    let t0 = Instant::now();
-    while t0.elapsed() < window {
-        for m in modes.iter_mut() {
-            m.batch_step(&mut rng).await;
+    for columnar in [false, true] {
+        let t0 = Instant::now();
+        while t0.elapsed() < window {
+            for m in modes.iter_mut() {
+                m.batch_step(&mut rng, columnar).await;
+            }
         }
     }
-    let base_u = pct(&mut modes[0].unary_lat.clone(), 0.5);
-    let base_b = pct(&mut modes[0].batch_lat.clone(), 0.5);
+    let bases = [
+        pct(&mut modes[0].unary_lat.clone(), 0.5),
+        pct(&mut modes[0].batch_lat.clone(), 0.5),
+        pct(&mut modes[0].columnar_lat.clone(), 0.5),
+    ];
+    let per_call = |m: &Mode, k: usize| {
+        let n = if k == 0 {
+            m.batch_lat.len()
+        } else {
+            m.columnar_lat.len()
+        };
+        m.bytes[k] / n.max(1)
+    };
+    println!(
+        "StepBatch×{BATCH} responses: {} B (one message per item), {} B (compact columns)",
+        per_call(&modes[0], 0),
+        per_call(&modes[0], 1)
+    );
     for m in modes.iter_mut() {
-        let (u50, u99) = (pct(&mut m.unary_lat, 0.5), pct(&mut m.unary_lat, 0.99));
-        let (b50, b99) = (pct(&mut m.batch_lat, 0.5), pct(&mut m.batch_lat, 0.99));
-        println!(
-            "{:<18} unary Step p50 {:>7.1} µs p99 {:>7.1} µs ({:.3}× plaintext, n={})   StepBatch×{BATCH} p50 {:>8.1} µs p99 {:>8.1} µs ({:.3}× plaintext, n={})",
-            m.name,
-            us(u50),
-            us(u99),
-            u50.as_secs_f64() / base_u.as_secs_f64(),
-            m.unary_lat.len(),
-            us(b50),
-            us(b99),
-            b50.as_secs_f64() / base_b.as_secs_f64(),
-            m.batch_lat.len(),
-        );
+        let name = m.name;
+        for (k, (label, lat)) in [
+            ("unary Step", &mut m.unary_lat),
+            ("StepBatch×64", &mut m.batch_lat),
+            ("StepBatch×64 compact columns", &mut m.columnar_lat),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let (p50, p99) = (pct(lat, 0.5), pct(lat, 0.99));
+            println!(
+                "{name:<18} {label:<30} p50 {:>8.1} µs  p99 {:>8.1} µs  {:.3}× plaintext  (n={})",
+                us(p50),
+                us(p99),
+                p50.as_secs_f64() / bases[k].as_secs_f64(),
+                lat.len(),
+            );
+        }
     }
 }
