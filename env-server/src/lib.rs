@@ -14,3 +14,4 @@ pub mod scenarios;
 pub mod server;
 pub mod service;
 pub mod sweep;
+pub mod transport;

@@ -1223,6 +1223,8 @@ async fn concurrent_steps_of_one_decision_exactly_one_wins() {
 async fn ten_thousand_episodes_opened_and_closed() {
     let mut config = ServiceConfig::new(DATA_DIR);
     config.max_episodes = 10_000;
+    // One client (this connection) holds them all: its quota must allow it.
+    config.client_quotas.max_episodes = 10_000;
     let mut t = start_with(config).await;
     let base = live(&mut t.client).await;
     let mut ids = Vec::new();

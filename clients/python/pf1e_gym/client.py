@@ -376,40 +376,145 @@ def evaluate_request(
     return req
 
 
+class _BearerToken(
+    grpc.UnaryUnaryClientInterceptor,
+    grpc.UnaryStreamClientInterceptor,
+    grpc.StreamUnaryClientInterceptor,
+    grpc.StreamStreamClientInterceptor,
+):
+    """Adds ``authorization: Bearer <token>`` to every call (plaintext or TLS channels alike:
+    gRPC call credentials would need TLS)."""
+
+    def __init__(self, token: str) -> None:
+        self._entry = ("authorization", f"Bearer {token}")
+
+    def _details(self, details: grpc.ClientCallDetails) -> grpc.ClientCallDetails:
+        metadata = [m for m in (details.metadata or ()) if m[0] != "authorization"]
+        metadata.append(self._entry)
+        return _CallDetails(
+            details.method,
+            details.timeout,
+            metadata,
+            details.credentials,
+            getattr(details, "wait_for_ready", None),
+            getattr(details, "compression", None),
+        )
+
+    def intercept_unary_unary(self, continuation, client_call_details, request):
+        return continuation(self._details(client_call_details), request)
+
+    def intercept_unary_stream(self, continuation, client_call_details, request):
+        return continuation(self._details(client_call_details), request)
+
+    def intercept_stream_unary(self, continuation, client_call_details, request_iterator):
+        return continuation(self._details(client_call_details), request_iterator)
+
+    def intercept_stream_stream(self, continuation, client_call_details, request_iterator):
+        return continuation(self._details(client_call_details), request_iterator)
+
+
+class _CallDetails(grpc.ClientCallDetails):
+    def __init__(self, method, timeout, metadata, credentials, wait_for_ready, compression):
+        self.method = method
+        self.timeout = timeout
+        self.metadata = metadata
+        self.credentials = credentials
+        self.wait_for_ready = wait_for_ready
+        self.compression = compression
+
+
+def _pem(value: bytes | str | os.PathLike[str] | None, what: str) -> bytes | None:
+    """PEM bytes as given, or read from a path (``str`` or path-like)."""
+    if value is None or isinstance(value, bytes):
+        return value
+    if isinstance(value, (str, os.PathLike)):
+        with open(value, "rb") as f:
+            return f.read()
+    raise TypeError(f"{what} must be PEM bytes or a path, not {type(value).__name__}")
+
+
+def resolve_token(token: str | None) -> str | None:
+    """``token``, else ``$PF1E_TOKEN``, else ``None`` (no ``authorization`` metadata)."""
+    return token or os.environ.get("PF1E_TOKEN") or None
+
+
+def resolve_tls(
+    tls: bool, root_certificates: bytes | str | os.PathLike[str] | None
+) -> tuple[bool, bytes | None]:
+    """Whether to use TLS and the trusted roots' PEM: ``root_certificates`` (bytes or a path),
+    else the file named by ``$PF1E_TLS_ROOTS`` (which also turns TLS on), else the system
+    roots (``None``) when ``tls`` is true."""
+    if root_certificates is None and os.environ.get("PF1E_TLS_ROOTS"):
+        root_certificates = os.environ["PF1E_TLS_ROOTS"]
+    roots = _pem(root_certificates, "root_certificates")
+    return (tls or roots is not None), roots
+
+
 class Pf1eClient:
     """Blocking client of one server.
 
     Args:
-        address: ``host:port`` of the server (plaintext gRPC); ``None``: ``$PF1E_ADDRESS``,
-            else ``127.0.0.1:50051``.
-        channel: an existing channel to use instead (not closed by :meth:`close`).
+        address: ``host:port`` of the server; ``None``: ``$PF1E_ADDRESS``, else
+            ``127.0.0.1:50051``.
+        token: bearer token sent as ``authorization: Bearer <token>`` metadata on every call
+            (servers started with ``--tokens``); ``None``: ``$PF1E_TOKEN`` if set, else none.
+        tls: connect with TLS (servers started with ``--tls-cert``). Implied by
+            ``root_certificates`` or ``$PF1E_TLS_ROOTS``.
+        root_certificates: the CA certificates to trust (PEM bytes, or a path to a PEM file);
+            ``None``: the file named by ``$PF1E_TLS_ROOTS`` if set, else the system roots.
+        client_cert, client_key: this client's certificate chain and key (PEM bytes or paths),
+            for servers that require client certificates (``--tls-client-ca``); both or
+            neither.
+        channel: an existing channel to use instead (not closed by :meth:`close`; ``token``
+            still applies, the TLS arguments do not).
         timeout: deadline of each call, in seconds.
         options: more gRPC channel options (``(name, value)`` pairs, e.g. keepalive
             settings), after the defaults (256 MiB receive, 64 MiB send limits); not with
             ``channel``.
+
+    Raises:
+        ValueError: ``client_cert`` without ``client_key`` (or the reverse), or client
+            certificates without TLS.
     """
 
     def __init__(
         self,
         address: str | None = None,
         *,
+        token: str | None = None,
+        tls: bool = False,
+        root_certificates: bytes | str | os.PathLike[str] | None = None,
+        client_cert: bytes | str | os.PathLike[str] | None = None,
+        client_key: bytes | str | os.PathLike[str] | None = None,
         channel: grpc.Channel | None = None,
         timeout: float = 60.0,
         options: Sequence[tuple[str, Any]] = (),
     ) -> None:
         self.address = resolve_address(address)
         self._owns_channel = channel is None
+        if (client_cert is None) != (client_key is None):
+            raise ValueError("client_cert and client_key go together: give both or neither")
+        if channel is None:
+            use_tls, roots = resolve_tls(tls, root_certificates)
+            if client_cert is not None and not use_tls:
+                raise ValueError("client_cert/client_key need TLS (tls=True or root_certificates)")
+            opts = [
+                ("grpc.max_receive_message_length", 256 << 20),
+                ("grpc.max_send_message_length", 64 << 20),
+                *options,
+            ]
+            if use_tls:
+                creds = grpc.ssl_channel_credentials(
+                    root_certificates=roots,
+                    private_key=_pem(client_key, "client_key"),
+                    certificate_chain=_pem(client_cert, "client_cert"),
+                )
+                channel = grpc.secure_channel(self.address, creds, options=opts)
+            else:
+                channel = grpc.insecure_channel(self.address, options=opts)
+        token = resolve_token(token)
         self._channel = (
-            channel
-            if channel is not None
-            else grpc.insecure_channel(
-                self.address,
-                options=[
-                    ("grpc.max_receive_message_length", 256 << 20),
-                    ("grpc.max_send_message_length", 64 << 20),
-                    *options,
-                ],
-            )
+            grpc.intercept_channel(channel, _BearerToken(token)) if token is not None else channel
         )
         self.stub = pb_grpc.EnvironmentStub(self._channel)
         self.timeout = timeout

@@ -81,7 +81,7 @@ import importlib
 import logging
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -190,13 +190,35 @@ def channel_options(keepalive: float | None = DEFAULT_KEEPALIVE) -> list[tuple[s
     ]
 
 
+CLIENT_OPTIONS = ("token", "tls", "root_certificates", "client_cert", "client_key")
+"""The keys of ``client_options``: :class:`Pf1eClient`'s connection arguments."""
+
+
+def check_client_options(client_options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``client_options`` as a dict (``{}`` for ``None``); raises ``ValueError`` naming a key
+    that is not one of :data:`CLIENT_OPTIONS`."""
+    opts = dict(client_options or {})
+    for key in opts:
+        if key not in CLIENT_OPTIONS:
+            raise ValueError(
+                f"client_options: unknown key {key!r} (known: {', '.join(CLIENT_OPTIONS)})"
+            )
+    return opts
+
+
 def _connect(
-    address: str, keepalive: float | None, connect_timeout: float
+    address: str,
+    keepalive: float | None,
+    connect_timeout: float,
+    client_options: Mapping[str, Any] | None = None,
 ) -> tuple[Pf1eClient, pb.StatsResponse]:
     """A client of ``address`` whose server answered ``Stats`` within ``connect_timeout``
     (a new connection to a frozen server would otherwise wait for gRPC's own connection
-    deadline, 20 s or more), and that answer; raises :class:`SweepServerError`."""
-    client = Pf1eClient(address, options=channel_options(keepalive))
+    deadline, 20 s or more), and that answer; raises :class:`SweepServerError`.
+    ``client_options``: token / TLS arguments of :class:`Pf1eClient`."""
+    client = Pf1eClient(
+        address, options=channel_options(keepalive), **check_client_options(client_options)
+    )
     try:
         stats = client.stub.Stats(pb.StatsRequest(), timeout=connect_timeout)
     except grpc.RpcError as e:
@@ -242,6 +264,7 @@ def server_capacity(
     address: str,
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
     keepalive: float | None = DEFAULT_KEEPALIVE,
+    client_options: Mapping[str, Any] | None = None,
 ) -> int:
     """How many ``Evaluate`` calls the server admits at once (``Stats.max_evaluations``,
     at least 1). The body of :func:`ray_sweep`'s probe tasks.
@@ -249,7 +272,7 @@ def server_capacity(
     Raises:
         SweepServerError: the server did not answer (``UNAVAILABLE``) or refused.
     """
-    client, stats = _connect(address, keepalive, connect_timeout)
+    client, stats = _connect(address, keepalive, connect_timeout, client_options)
     client.close()
     return max(1, int(stats.max_evaluations))
 
@@ -265,6 +288,7 @@ def play_chunk(
     *,
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
     keepalive: float | None = DEFAULT_KEEPALIVE,
+    client_options: Mapping[str, Any] | None = None,
 ) -> list[bytes]:
     """Play ``placements`` (``Evaluate``, mode PARTIAL) on the server at ``address``, once;
     returns the serialized ``SweepPlacementResult`` messages, in order.
@@ -276,6 +300,7 @@ def play_chunk(
         timeout: deadline of the ``Evaluate`` call, in seconds (``None``: none).
         connect_timeout: seconds the server has to answer ``Stats`` first.
         keepalive: see :func:`channel_options`.
+        client_options: token / TLS arguments of :class:`Pf1eClient` (see :func:`ray_sweep`).
 
     Raises:
         SweepServerError: any gRPC error (``.started`` tells whether the server had begun to
@@ -287,7 +312,7 @@ def play_chunk(
         nonlocal started
         started = True
 
-    client, _ = _connect(address, keepalive, connect_timeout)
+    client, _ = _connect(address, keepalive, connect_timeout, client_options)
     try:
         results = client.evaluate(
             spec_text,
@@ -312,6 +337,7 @@ def _call_in_turn(
     *,
     connect_timeout: float,
     keepalive: float | None,
+    client_options: Mapping[str, Any] | None,
     retry_timeout: float | None,
     backoff: float,
     max_backoff: float,
@@ -325,7 +351,7 @@ def _call_in_turn(
         last: SweepServerError | None = None
         for address in addresses:
             try:
-                client, _ = _connect(address, keepalive, connect_timeout)
+                client, _ = _connect(address, keepalive, connect_timeout, client_options)
                 try:
                     return call(client)
                 except grpc.RpcError as e:
@@ -524,6 +550,7 @@ def ray_sweep(
     retry_timeout: float | None = DEFAULT_RETRY_TIMEOUT,
     backoff: float = 0.25,
     max_backoff: float = 5.0,
+    client_options: Mapping[str, Any] | None = None,
 ) -> pb.SweepReport:
     """Evaluate a position sweep across ``addresses`` (``pf1e-env-server`` replicas) with Ray
     tasks, and return the assembled report (``pb.SweepReport``: ``json``, ``csv``, typed
@@ -558,6 +585,10 @@ def ray_sweep(
             ASSEMBLE found every server busy or unreachable; ``None``: wait forever.
         backoff, max_backoff: first and longest delay before a busy server gets a chunk
             again, or before the next round of PLAN / ASSEMBLE, in seconds (doubling).
+        client_options: how to connect to every server: :class:`Pf1eClient`'s ``token``,
+            ``tls``, ``root_certificates``, ``client_cert``, ``client_key`` (PEM bytes travel
+            to the Ray tasks as they are; paths are opened where the task runs, and so are
+            ``$PF1E_TOKEN`` / ``$PF1E_TLS_ROOTS`` when a key is not given).
 
     Uses the current Ray connection (``ray.init`` is called with defaults when none is open,
     which starts a local cluster).
@@ -569,6 +600,7 @@ def ray_sweep(
             work for ``retry_timeout`` seconds (``"UNAVAILABLE"`` or
             ``"RESOURCE_EXHAUSTED"``).
     """
+    client_options = check_client_options(client_options)
     ray = _import_ray()
     addresses = list(dict.fromkeys(addresses))
     if not addresses:
@@ -586,6 +618,7 @@ def ray_sweep(
     retry = {
         "connect_timeout": connect_timeout,
         "keepalive": keepalive,
+        "client_options": client_options,
         "retry_timeout": retry_timeout,
         "backoff": backoff,
         "max_backoff": max_backoff,
@@ -618,8 +651,9 @@ def ray_sweep(
             timeout,
             connect_timeout=connect_timeout,
             keepalive=keepalive,
+            client_options=client_options,
         ),
-        lambda address: probe.remote(address, connect_timeout, keepalive),
+        lambda address: probe.remote(address, connect_timeout, keepalive, client_options),
         retry_timeout=retry_timeout,
         backoff=backoff,
         max_backoff=max_backoff,

@@ -4,15 +4,22 @@
 //! ```text
 //! pf1e-env-server [--addr 127.0.0.1:50051] [--data-dir DIR] [--max-episodes N] [--idle-timeout-secs S]
 //!                 [--max-message-bytes B] [--max-batch-items N] [--max-evaluations N]
+//!                 [--max-connections N] [--connection-idle-secs S] [--max-streams-per-connection N]
+//!                 [--requests-per-second R] [--shutdown-grace-secs S]
+//!                 [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]] [--tokens FILE]
+//!                 [--insecure-public]
 //! ```
+//! Bind policy: a non-loopback `--addr` needs both TLS and a token file, or
+//! `--insecure-public` (exit 2 otherwise).
 //! Prints `listening on ADDR (limits…)` to stderr once bound (`--addr 127.0.0.1:0` picks a
 //! free port and prints it). Logs go to stderr, filtered by `RUST_LOG` (default `info`). Stops gracefully on
 //! ctrl-c or SIGTERM. Exit status 2 for bad arguments (clap), 1 if the server cannot start.
 use clap::Parser;
+use pf1e_env_server::server::serve_with;
 use pf1e_env_server::service::{
-    serve, ServiceConfig, DEFAULT_MAX_BATCH_ITEMS, DEFAULT_MAX_EVALUATIONS,
-    DEFAULT_MAX_MESSAGE_BYTES,
+    ServiceConfig, DEFAULT_MAX_BATCH_ITEMS, DEFAULT_MAX_EVALUATIONS, DEFAULT_MAX_MESSAGE_BYTES,
 };
+use pf1e_env_server::transport::{self, auth::TokenTable, TransportConfig};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -52,6 +59,49 @@ struct Args {
     #[arg(long, default_value_t = DEFAULT_MAX_EVALUATIONS as u64,
           value_parser = clap::value_parser!(u64).range(1..=1024))]
     max_evaluations: u64,
+    /// Most TCP connections open at once; beyond, a connection is accepted and closed at once.
+    #[arg(long, default_value_t = transport::DEFAULT_MAX_CONNECTIONS as u64,
+          value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    max_connections: u64,
+    /// Close a connection from which nothing was read for this many seconds (0 = never;
+    /// default: --idle-timeout-secs). Keepalive pings do not count as activity.
+    #[arg(long)]
+    connection_idle_secs: Option<u64>,
+    /// Most concurrent calls (HTTP/2 streams) on one connection.
+    #[arg(long, default_value_t = transport::DEFAULT_MAX_STREAMS_PER_CONNECTION as u64,
+          value_parser = clap::value_parser!(u64).range(1..=65_536))]
+    max_streams_per_connection: u64,
+    /// Request rate of one anonymous client (a connection) per second, 0 = unlimited (token
+    /// clients: their entry's requests_per_second). Beyond: RESOURCE_EXHAUSTED, pf1e-reason: rate.
+    #[arg(long, default_value_t = 0.0)]
+    requests_per_second: f64,
+    /// On SIGTERM / ctrl-c, seconds calls in progress may go on before work is cancelled and
+    /// connections closed (the process exits within this + 2 s).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(0..=3600))]
+    shutdown_grace_secs: u64,
+    /// TLS certificate chain (PEM); needs --tls-key.
+    #[arg(long, requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// TLS private key (PEM); needs --tls-cert.
+    #[arg(long, requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+    /// Require client certificates issued by these CAs (PEM): mutual TLS. Needs --tls-cert.
+    #[arg(long, requires = "tls_cert")]
+    tls_client_ca: Option<PathBuf>,
+    /// Bearer tokens (YAML list of {name, token_sha256 | token, quotas, requests_per_second,
+    /// burst}): every Environment call must carry `authorization: Bearer <token>`.
+    #[arg(long)]
+    tokens: Option<PathBuf>,
+    /// Allow a non-loopback --addr without TLS and tokens (unsafe: anyone who can reach the
+    /// port can run work on it and read traffic).
+    #[arg(long)]
+    insecure_public: bool,
+}
+
+/// Print `pf1e-env-server: {msg}` and exit with status 2 (bad arguments).
+fn usage_error(msg: &str) -> std::process::ExitCode {
+    eprintln!("pf1e-env-server: {msg}");
+    std::process::ExitCode::from(2)
 }
 
 async fn shutdown_signal() {
@@ -82,9 +132,25 @@ async fn shutdown_signal() {
     tracing::info!("shutting down");
 }
 
-#[tokio::main]
-async fn main() -> std::process::ExitCode {
+fn main() -> std::process::ExitCode {
     let args = Args::parse();
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("pf1e-env-server: cannot start the runtime: {e}");
+            return std::process::ExitCode::from(1);
+        }
+    };
+    let code = rt.block_on(run(args));
+    // Engine work still on the blocking pool after the forced close must not hold the exit.
+    rt.shutdown_timeout(Duration::from_millis(200));
+    code
+}
+
+async fn run(args: Args) -> std::process::ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
@@ -109,6 +175,49 @@ async fn main() -> std::process::ExitCode {
     config.max_batch_items = usize::try_from(args.max_batch_items).unwrap_or(usize::MAX);
     config.max_evaluations = usize::try_from(args.max_evaluations).unwrap_or(usize::MAX);
 
+    let mut tc = TransportConfig::new(config.idle_timeout);
+    tc.max_connections = usize::try_from(args.max_connections).unwrap_or(usize::MAX);
+    if let Some(s) = args.connection_idle_secs {
+        tc.connection_idle = (s > 0).then(|| Duration::from_secs(s));
+    }
+    tc.max_streams_per_connection =
+        u32::try_from(args.max_streams_per_connection).unwrap_or(u32::MAX);
+    if !args.requests_per_second.is_finite() || args.requests_per_second < 0.0 {
+        return usage_error("--requests-per-second: must be a number >= 0");
+    }
+    tc.anonymous_requests_per_second = args.requests_per_second;
+    tc.shutdown_grace = Duration::from_secs(args.shutdown_grace_secs);
+    if let (Some(cert), Some(key)) = (&args.tls_cert, &args.tls_key) {
+        match transport::tls::server_config_from_files(cert, key, args.tls_client_ca.as_deref()) {
+            Ok(c) => tc.tls = Some(c),
+            Err(e) => return usage_error(&format!("TLS: {e}")),
+        }
+    }
+    if let Some(path) = &args.tokens {
+        match TokenTable::load(path, &config.client_quotas) {
+            Ok(t) => tc.tokens = Some(std::sync::Arc::new(t)),
+            Err(e) => return usage_error(&e),
+        }
+    }
+    if !args.addr.ip().is_loopback() {
+        let secured = tc.tls.is_some() && tc.tokens.is_some();
+        if !secured && !args.insecure_public {
+            let missing = match (tc.tls.is_some(), tc.tokens.is_some()) {
+                (false, false) => "--tls-cert/--tls-key and --tokens",
+                (false, true) => "--tls-cert/--tls-key",
+                _ => "--tokens",
+            };
+            return usage_error(&format!(
+                "refusing to listen on the non-loopback address {}: without TLS and bearer tokens anyone who can reach it can run work and read or take over episodes; add {missing} (or --insecure-public to accept the risk, e.g. inside a private network)",
+                args.addr
+            ));
+        }
+        if !secured {
+            tracing::warn!(addr = %args.addr, tls = tc.tls.is_some(), tokens = tc.tokens.is_some(),
+                "--insecure-public: listening on a non-loopback address without TLS and tokens; anyone who can reach it can run work, and traffic can be read and altered");
+        }
+    }
+
     let listener = match tokio::net::TcpListener::bind(args.addr).await {
         Ok(l) => l,
         Err(e) => {
@@ -125,15 +234,19 @@ async fn main() -> std::process::ExitCode {
     };
     tracing::info!(addr = %bound, data_dir = %data_dir.display(), "pf1e-env-server starting");
     eprintln!(
-        "listening on {bound} (max_episodes={}, idle_timeout_secs={}, max_message_bytes={}, max_batch_items={}, max_evaluations={})",
+        "listening on {bound} (max_episodes={}, idle_timeout_secs={}, max_message_bytes={}, max_batch_items={}, max_evaluations={}, max_connections={}, tls={}, mtls={}, tokens={})",
         config.max_episodes,
         args.idle_timeout_secs,
         config.max_message_bytes,
         config.max_batch_items,
-        config.max_evaluations
+        config.max_evaluations,
+        tc.max_connections,
+        tc.tls.is_some(),
+        args.tls_client_ca.is_some(),
+        tc.tokens.as_ref().map_or(0, |t| t.len()),
     );
 
-    match serve(listener, config, shutdown_signal()).await {
+    match serve_with(listener, config, tc, shutdown_signal()).await {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("pf1e-env-server: {e}");

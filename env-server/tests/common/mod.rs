@@ -118,3 +118,42 @@ pub fn assert_status<T: std::fmt::Debug>(
         }
     }
 }
+
+/// A server started with [`start_transport`]: its address; it shuts down when `shutdown` is
+/// sent or dropped.
+pub struct TransportServer {
+    pub addr: std::net::SocketAddr,
+    pub shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    pub done: tokio::task::JoinHandle<()>,
+}
+
+/// Start `serve_with(config, transport)` on 127.0.0.1:0 (no client connected).
+pub async fn start_transport(
+    config: ServiceConfig,
+    transport: pf1e_env_server::transport::TransportConfig,
+) -> TransportServer {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let done = tokio::spawn(async move {
+        pf1e_env_server::server::serve_with(listener, config, transport, async {
+            let _ = rx.await;
+        })
+        .await
+        .expect("server runs");
+    });
+    TransportServer {
+        addr,
+        shutdown: Some(tx),
+        done,
+    }
+}
+
+/// A plaintext channel (one HTTP/2 connection) to `addr`.
+pub async fn connect_plain(addr: std::net::SocketAddr) -> Channel {
+    Channel::from_shared(format!("http://{addr}"))
+        .unwrap()
+        .connect()
+        .await
+        .expect("connect to the test server")
+}
