@@ -8,6 +8,10 @@
 //!                 [--requests-per-second R] [--shutdown-grace-secs S]
 //!                 [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]] [--tokens FILE]
 //!                 [--insecure-public]
+//!                 [--max-episodes-per-client N] [--max-evaluations-per-client N]
+//!                 [--max-client-memory-bytes B] [--max-episode-memory-bytes B]
+//!                 [--max-turns-per-call N] [--max-call-secs S] [--max-snapshot-bytes B]
+//!                 [--snapshot-key-file FILE]
 //! ```
 //! Bind policy: a non-loopback `--addr` needs both TLS and a token file, or
 //! `--insecure-public` (exit 2 otherwise).
@@ -17,7 +21,10 @@
 use clap::Parser;
 use pf1e_env_server::server::serve_with;
 use pf1e_env_server::service::{
-    ServiceConfig, DEFAULT_MAX_BATCH_ITEMS, DEFAULT_MAX_EVALUATIONS, DEFAULT_MAX_MESSAGE_BYTES,
+    Quotas, ServiceConfig, DEFAULT_MAX_BATCH_ITEMS, DEFAULT_MAX_CALL_DURATION,
+    DEFAULT_MAX_CLIENT_MEMORY_BYTES, DEFAULT_MAX_EPISODES_PER_CLIENT,
+    DEFAULT_MAX_EPISODE_MEMORY_BYTES, DEFAULT_MAX_EVALUATIONS, DEFAULT_MAX_EVALUATIONS_PER_CLIENT,
+    DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_SNAPSHOT_BYTES, DEFAULT_MAX_TURNS_PER_CALL,
 };
 use pf1e_env_server::transport::{self, auth::TokenTable, TransportConfig};
 use std::net::SocketAddr;
@@ -96,6 +103,65 @@ struct Args {
     /// port can run work on it and read traffic).
     #[arg(long)]
     insecure_public: bool,
+    /// Most episodes one client (a token, or an anonymous connection) may have open at once.
+    #[arg(long, default_value_t = DEFAULT_MAX_EPISODES_PER_CLIENT as u64,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    max_episodes_per_client: u64,
+    /// Most Evaluate calls one client may run at once.
+    #[arg(long, default_value_t = DEFAULT_MAX_EVALUATIONS_PER_CLIENT as u64,
+          value_parser = clap::value_parser!(u64).range(1..=1024))]
+    max_evaluations_per_client: u64,
+    /// Most bytes accounted to one client's open episodes.
+    #[arg(long, default_value_t = DEFAULT_MAX_CLIENT_MEMORY_BYTES,
+          value_parser = clap::value_parser!(u64).range(1024..))]
+    max_client_memory_bytes: u64,
+    /// Most bytes one episode may hold (state, transcript, history); a step beyond it closes
+    /// the episode (RESOURCE_EXHAUSTED, pf1e-reason: memory).
+    #[arg(long, default_value_t = DEFAULT_MAX_EPISODE_MEMORY_BYTES,
+          value_parser = clap::value_parser!(u64).range(1024..))]
+    max_episode_memory_bytes: u64,
+    /// Most turns one call may run for one episode (Reset, Step, each batch or stream item);
+    /// beyond, the call fails (RESOURCE_EXHAUSTED, pf1e-reason: work_budget) and the episode
+    /// is closed.
+    #[arg(long, default_value_t = DEFAULT_MAX_TURNS_PER_CALL,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    max_turns_per_call: u64,
+    /// Longest any call may work, in seconds, whatever its own deadline (0 = unbounded).
+    #[arg(long, default_value_t = DEFAULT_MAX_CALL_DURATION.as_secs(),
+          value_parser = clap::value_parser!(u64).range(0..=86_400))]
+    max_call_secs: u64,
+    /// Largest snapshot Restore accepts, in bytes.
+    #[arg(long, default_value_t = DEFAULT_MAX_SNAPSHOT_BYTES as u64,
+          value_parser = clap::value_parser!(u64).range(1024..=(1u64 << 31)))]
+    max_snapshot_bytes: u64,
+    /// File holding the key of the snapshots' HMAC-SHA256 (at least 32 bytes; servers sharing
+    /// it restore each other's snapshots). Default: a random key per server instance.
+    #[arg(long)]
+    snapshot_key_file: Option<PathBuf>,
+}
+
+/// The snapshot key in `path`: its bytes (a trailing newline dropped), at least 32 of them, at
+/// most 4 KiB read.
+fn read_key(path: &std::path::Path) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let name = path.display();
+    let mut key = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(4097).read_to_end(&mut key))
+        .map_err(|e| format!("--snapshot-key-file {name}: {e}"))?;
+    if key.len() > 4096 {
+        return Err(format!("--snapshot-key-file {name}: over 4096 bytes"));
+    }
+    while key.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
+        key.pop();
+    }
+    if key.len() < 32 {
+        return Err(format!(
+            "--snapshot-key-file {name}: {} bytes, need at least 32 (e.g. `head -c 32 /dev/urandom | base64 > FILE`)",
+            key.len()
+        ));
+    }
+    Ok(key)
 }
 
 /// Print `pf1e-env-server: {msg}` and exit with status 2 (bad arguments).
@@ -174,6 +240,22 @@ async fn run(args: Args) -> std::process::ExitCode {
     config.max_message_bytes = usize::try_from(args.max_message_bytes).unwrap_or(usize::MAX);
     config.max_batch_items = usize::try_from(args.max_batch_items).unwrap_or(usize::MAX);
     config.max_evaluations = usize::try_from(args.max_evaluations).unwrap_or(usize::MAX);
+    config.client_quotas = Quotas {
+        max_episodes: usize::try_from(args.max_episodes_per_client).unwrap_or(usize::MAX),
+        max_evaluations: usize::try_from(args.max_evaluations_per_client).unwrap_or(usize::MAX),
+        max_memory_bytes: args.max_client_memory_bytes,
+    };
+    config.max_episode_memory_bytes = args.max_episode_memory_bytes;
+    config.max_turns_per_call = args.max_turns_per_call;
+    config.max_call_duration =
+        (args.max_call_secs > 0).then(|| Duration::from_secs(args.max_call_secs));
+    config.max_snapshot_bytes = usize::try_from(args.max_snapshot_bytes).unwrap_or(usize::MAX);
+    if let Some(path) = &args.snapshot_key_file {
+        match read_key(path) {
+            Ok(k) => config.snapshot_key = Some(k),
+            Err(e) => return usage_error(&e),
+        }
+    }
 
     let mut tc = TransportConfig::new(config.idle_timeout);
     tc.max_connections = usize::try_from(args.max_connections).unwrap_or(usize::MAX);
