@@ -230,7 +230,16 @@ pub(super) struct Sessions {
     pub(super) usage: HashMap<Owner, Usage>,
     /// Bytes accounted to all live episodes.
     pub(super) memory: u64,
+    /// The anonymous connections that ended most recently (at most
+    /// [`CLOSED_CONNECTIONS_KEPT`]): a call of one of them still working when it ended
+    /// (its episodes already closed) cannot insert an episode nobody can reach.
+    pub(super) closed_connections: std::collections::BTreeSet<u64>,
 }
+
+/// How many ended connections [`Sessions::closed_connections`] remembers (numbers increase,
+/// so the oldest are dropped first: a call outliving its connection by that many newer
+/// connections is not caught, and its episode waits for the idle eviction).
+const CLOSED_CONNECTIONS_KEPT: usize = 65_536;
 
 impl Sessions {
     /// Remove an episode, keeping the usage in step.
@@ -354,6 +363,11 @@ impl EnvironmentService {
         let owner = self.principal.owner.clone();
         {
             let mut map = self.map_write();
+            if let Owner::Connection(n) = &owner {
+                if map.closed_connections.contains(n) {
+                    return Err(ServiceError::Cancelled);
+                }
+            }
             self.check_room(&map, memory)?;
             let u = map.usage.entry(owner.clone()).or_default();
             u.episodes += 1;
@@ -503,9 +517,16 @@ impl EnvironmentService {
         n
     }
 
-    /// Close every episode of `owner`; returns how many.
+    /// Close every episode of `owner`; returns how many. For a connection, remember that it
+    /// ended (see [`Sessions::closed_connections`]).
     pub(super) fn close_owned_by(&self, owner: &Owner) -> usize {
         let mut map = self.map_write();
+        if let Owner::Connection(n) = owner {
+            map.closed_connections.insert(*n);
+            while map.closed_connections.len() > CLOSED_CONNECTIONS_KEPT {
+                map.closed_connections.pop_first();
+            }
+        }
         let ids: Vec<String> = map
             .by_id
             .iter()
