@@ -42,15 +42,15 @@ mod sessions;
 mod spec;
 mod stream;
 mod transcript;
+pub use crate::server::serve;
 pub use convert::{
     action_to_proto, kind_from_proto, kind_to_proto, maneuver_from_proto, maneuver_to_proto,
     metamagic_from_proto, metamagic_to_proto, note_code, result_code, trigger_to_proto,
     DEFAULT_DAMAGE_WEIGHT, DEFAULT_KILL_WEIGHT, MAX_REWARD_WEIGHT,
 };
 pub use error::ServiceError;
-pub use principal::{Owner, Principal, Quotas};
-pub use crate::server::serve;
 pub use evaluate::{DEFAULT_MAX_EVALUATIONS, MAX_ORIGIN_LEN, PROGRESS_INTERVAL};
+pub use principal::{Owner, Principal, Quotas};
 pub use spec::{rules_data_version, MASK_POLARITY, PROTOCOL, REWARD_COMPONENTS};
 pub use transcript::{
     read_offline, OfflineTranscript, MAX_TRANSCRIPT_BYTES, TRANSCRIPT_FORMAT, TRANSCRIPT_VERSION,
@@ -289,8 +289,7 @@ impl EnvironmentService {
             client: self.principal.owner.name().to_string(),
             client_live_episodes: mine.episodes as u64,
             client_max_episodes: q.max_episodes.min(self.inner.config.max_episodes) as u64,
-            client_max_evaluations: q.max_evaluations.min(self.inner.config.max_evaluations)
-                as u64,
+            client_max_evaluations: q.max_evaluations.min(self.inner.config.max_evaluations) as u64,
             client_episode_memory_bytes: mine.memory,
             open_connections: t.open_connections.load(Ordering::Relaxed),
             connections_refused: t.connections_refused.load(Ordering::Relaxed),
@@ -311,4 +310,3 @@ impl EnvironmentService {
         }
     }
 }
-

@@ -312,7 +312,11 @@ fn attach_sweep_tactics(
                         format!("no tactics file {}", candidates[0].display()),
                     ));
                 };
-                std::fs::read_to_string(path).map_err(|e| {
+                pf1e_engine::content::read_text_bounded(
+                    path,
+                    pf1e_engine::tactics::MAX_TACTICS_BYTES,
+                )
+                .map_err(|e| {
                     SweepError::invalid(field.clone(), format!("{}: {e}", path.display()))
                 })?
             }
@@ -387,8 +391,9 @@ impl<'de, V: Deserialize<'de>> Deserialize<'de> for OrderedMap<V> {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 let mut out: Vec<(String, V)> = Vec::new();
+                let mut seen = std::collections::HashSet::new();
                 while let Some(key) = map.next_key::<String>()? {
-                    if out.iter().any(|(k, _)| *k == key) {
+                    if !seen.insert(key.clone()) {
                         return Err(serde::de::Error::custom(format!("duplicate key `{key}`")));
                     }
                     let value = map.next_value::<V>()?;
@@ -430,6 +435,14 @@ impl SweepSpec {
         }
         let parsed = if text.trim_start().starts_with('{') {
             serde_json::from_str::<SweepSpec>(text).map_err(|e| e.to_string())
+        } else if let Some(tag) = pf1e_engine::content::yaml::find_explicit_tag(text) {
+            return Err(SweepError::invalid(
+                format!("{origin}: {}", tag.path),
+                format!(
+                    "explicit YAML tag `{}` is not accepted: write the plain value",
+                    tag.tag
+                ),
+            ));
         } else {
             serde_yaml::from_str::<SweepSpec>(text).map_err(|e| e.to_string())
         };

@@ -330,7 +330,9 @@ impl Episode {
         let log: usize = self
             .log
             .iter()
-            .map(|l| size_of::<LogLine>() + l.message.len() + l.actor.as_ref().map_or(0, String::len))
+            .map(|l| {
+                size_of::<LogLine>() + l.message.len() + l.actor.as_ref().map_or(0, String::len)
+            })
             .sum();
         let history: usize = self
             .history

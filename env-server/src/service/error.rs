@@ -197,8 +197,10 @@ impl From<ServiceError> for tonic::Status {
         let (code, message, reason) = status_parts(e);
         let mut st = tonic::Status::new(code, message);
         if !reason.is_empty() {
-            st.metadata_mut()
-                .insert("pf1e-reason", tonic::metadata::MetadataValue::from_static(reason));
+            st.metadata_mut().insert(
+                "pf1e-reason",
+                tonic::metadata::MetadataValue::from_static(reason),
+            );
         }
         st
     }
