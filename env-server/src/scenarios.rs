@@ -34,16 +34,19 @@ pub const MAX_INLINE_SIDES: usize = pf1e_engine::content::encounter::MAX_SIDES;
 /// Most combatants in an inline scenario, all sides together, as sent (before the slots the
 /// encounter reserves for summoned creatures).
 ///
-/// The caps on inline scenarios bound the CPU cost of a round a client can ask for: the
-/// default policy's path searches cost about (map area × combatants) per round. Bundled
-/// scenarios and the CLI's own files are trusted and only bounded by the engine's limits
-/// (`MAX_SIDE` × `MAX_SIDE` squares, `MAX_COMBATANTS`).
+/// The three caps on inline scenarios bound the CPU time of a round a client can ask for: a
+/// default-policy round costs up to about 1.4 µs per (square × combatant) when the sides are
+/// far apart (every combatant searches paths over the whole map), so at
+/// [`MAX_INLINE_AREA_X_COMBATANTS`] a round costs at most about 0.2 s (figures:
+/// `cargo run -p pf1e-env-server --example inline_caps`). Bundled scenarios and the CLI's
+/// own files are trusted and only bounded by the engine's limits (256 × 256 squares,
+/// `MAX_COMBATANTS` = 1024 combatants).
 pub const MAX_INLINE_COMBATANTS: usize = 64;
-/// Largest map of an inline scenario, in squares (rows × columns): 64 × 64.
-pub const MAX_INLINE_MAP_AREA: usize = 4096;
+/// Largest map of an inline scenario, in squares (rows × columns): 128 × 128.
+pub const MAX_INLINE_MAP_AREA: usize = 16_384;
 /// Largest (map area in squares × combatants, summon slots included) of an inline
-/// scenario: 128 × 128 squares with 16 combatants, or 64 × 64 with 64.
-pub const MAX_INLINE_AREA_X_COMBATANTS: usize = 262_144;
+/// scenario: 128 × 128 squares with 8 combatants, 64 × 64 with 32, 32 × 32 with 64.
+pub const MAX_INLINE_AREA_X_COMBATANTS: usize = 131_072;
 /// Largest scenario file accepted, in bytes (read through a bounded reader).
 pub const MAX_SCENARIO_BYTES: usize = 1 << 20;
 /// Highest accepted round cap (rounds).

@@ -383,12 +383,14 @@ impl MapSpec {
             let move_cost = match entry.move_cost {
                 None => None,
                 Some(m) if (1..=i64::from(MAX_MOVE_COST)).contains(&m) => Some(m as u32),
-                Some(m) => return Err(e.err(
-                    format!("{field}.move_cost"),
-                    format!(
+                Some(m) => {
+                    return Err(e.err(
+                        format!("{field}.move_cost"),
+                        format!(
                         "must be null (impassable) or an integer in 1..={MAX_MOVE_COST}, got {m}"
                     ),
-                )),
+                    ))
+                }
             };
             let cover_bonus = match entry.cover_bonus {
                 None => None,
