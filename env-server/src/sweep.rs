@@ -847,8 +847,27 @@ impl SweepPlan {
     /// encounter error, an unknown combatant id, a placement giving not exactly one of
     /// `cell`/`cells`/`rect`/`zone`, an invalid square (combatant + square + why), fixed
     /// combatants overlapping, an unknown rank side, no playable combination, limits
-    /// ([`MAX_PRODUCT`], [`MAX_PLACEMENTS`], [`MAX_COMBATS`]).
+    /// ([`MAX_PRODUCT`], [`MAX_PLACEMENTS`], [`MAX_COMBATS`]). A data file is named by its
+    /// path under the data directory written `<data>` (`<data>/maps/x.yaml`), never by the
+    /// server's path.
     pub fn build(spec: &SweepSpec, store: &ScenarioStore) -> Result<SweepPlan, SweepError> {
+        // Messages about data files name them under `<data>`, never by the server's path
+        // (the Evaluate RPC sends them to clients).
+        Self::build_on(spec, store).map_err(|e| match e {
+            SweepError::Invalid { field, reason } => {
+                let dir = store.data_dir().display().to_string();
+                let reason = if dir.is_empty() {
+                    reason
+                } else {
+                    reason.replace(&dir, "<data>")
+                };
+                SweepError::Invalid { field, reason }
+            }
+            other => other,
+        })
+    }
+
+    fn build_on(spec: &SweepSpec, store: &ScenarioStore) -> Result<SweepPlan, SweepError> {
         spec.validate()?;
         let origin = spec.origin.as_str();
         let at = |path: &str| format!("{origin}: {path}");

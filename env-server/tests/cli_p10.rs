@@ -421,3 +421,35 @@ fn fuzz_snapshot_seeds_restore() {
     }
     assert!(n >= 3, "snapshot seeds in {}", dir.display());
 }
+
+// Finding 4: the Evaluate RPC sends sweep-plan errors to clients: data files are named under
+// `<data>`, never by the server's path.
+#[test]
+fn sweep_plan_errors_name_data_files_under_data_not_the_server_path() {
+    use pf1e_env_server::sweep::SweepPlan;
+    let dir = PathBuf::from(data("")).canonicalize().unwrap();
+    let store = ScenarioStore::new(&dir);
+    for (text, needle) in [
+        (
+            "scenario: no_such\nplacements: {}\n",
+            "<data>/scenarios/no_such.yaml",
+        ),
+        (
+            "scenario: sample_arena\ntactics: {players: no_such}\nplacements: {}\n",
+            "<data>/tactics/no_such.yaml",
+        ),
+        (
+            "map: no_such\nsides: {players: [goblin], monsters: [orc]}\nplacements: {}\n",
+            "<data>/maps/no_such.yaml",
+        ),
+        (
+            "map: sample_arena\nsides: {players: [no_such], monsters: [orc]}\nplacements: {}\n",
+            "<data>/monsters/no_such.json",
+        ),
+    ] {
+        let spec = SweepSpec::from_str(text, "spec").unwrap();
+        let e = SweepPlan::build(&spec, &store).unwrap_err().to_string();
+        assert!(e.contains(needle), "{e}");
+        assert!(!e.contains(&dir.display().to_string()), "{e}");
+    }
+}
