@@ -76,35 +76,39 @@ pub struct Roll {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Token {
-    Num(u64),
+enum Token<'a> {
+    /// A number literal: its value (saturated at [`NUM_CAP`]) and its digits as written.
+    Num(u64, &'a str),
     D,
     Plus,
     Minus,
 }
 
-/// Cap on any number literal while tokenizing: past this it is an overflow anyway.
+/// Cap on any number literal while tokenizing: past this it is an overflow anyway (errors
+/// quote the digits as written, never this cap).
 const NUM_CAP: u64 = 1 << 40;
 
-fn tokenize(s: &str) -> Result<Vec<Token>, String> {
+fn tokenize(s: &str) -> Result<Vec<Token<'_>>, String> {
     let mut out = Vec::new();
-    let mut chars = s.chars().peekable();
-    while let Some(&ch) = chars.peek() {
+    let mut chars = s.char_indices().peekable();
+    while let Some(&(start, ch)) = chars.peek() {
         match ch {
             c if c.is_whitespace() => {
                 chars.next();
             }
             '0'..='9' => {
                 let mut v: u64 = 0;
-                while let Some(&d) = chars.peek() {
+                let mut end = start;
+                while let Some(&(i, d)) = chars.peek() {
                     let Some(dv) = d.to_digit(10) else { break };
                     v = v
                         .saturating_mul(10)
                         .saturating_add(u64::from(dv))
                         .min(NUM_CAP);
+                    end = i + 1;
                     chars.next();
                 }
-                out.push(Token::Num(v));
+                out.push(Token::Num(v, &s[start..end]));
             }
             'd' | 'D' => {
                 chars.next();
@@ -149,9 +153,9 @@ fn parse_expr(s: &str) -> Result<DiceExpr, String> {
         first = false;
         // Term: `N`, `NdM` or `dM`.
         let count = match tokens.get(i) {
-            Some(Token::Num(n)) => {
+            Some(Token::Num(n, text)) => {
                 i += 1;
-                Some(*n)
+                Some((*n, *text))
             }
             Some(Token::D) => None,
             Some(_) => return Err("two signs in a row".into()),
@@ -159,27 +163,29 @@ fn parse_expr(s: &str) -> Result<DiceExpr, String> {
         };
         if tokens.get(i) == Some(&Token::D) {
             i += 1;
-            let sides = match tokens.get(i) {
-                Some(Token::Num(n)) => {
+            let (sides, sides_text) = match tokens.get(i) {
+                Some(Token::Num(n, text)) => {
                     i += 1;
-                    *n
+                    (*n, *text)
                 }
                 _ => return Err("`d` must be followed by the number of sides".into()),
             };
-            let count = count.unwrap_or(1);
-            if count == 0 {
-                return Err("dice count must be at least 1".into());
-            }
-            if sides == 0 {
-                return Err("dice must have at least 1 side".into());
-            }
-            if count > u64::from(MAX_DICE_COUNT) {
+            let (count, count_text) = count.unwrap_or((1, "1"));
+            if negative && dice_terms.is_empty() {
                 return Err(format!(
-                    "overflow: dice count {count} exceeds {MAX_DICE_COUNT}"
+                    "negative dice count -{count_text}: the number of dice must be in \
+                     1..={MAX_DICE_COUNT} (only a later term may subtract dice, as in `1d8-1d4`)"
                 ));
             }
-            if sides > u64::from(MAX_DICE_SIDES) {
-                return Err(format!("overflow: {sides} sides exceeds {MAX_DICE_SIDES}"));
+            if !(1..=u64::from(MAX_DICE_COUNT)).contains(&count) {
+                return Err(format!(
+                    "dice count {count_text} is out of range: must be in 1..={MAX_DICE_COUNT}"
+                ));
+            }
+            if !(1..=u64::from(MAX_DICE_SIDES)).contains(&sides) {
+                return Err(format!(
+                    "number of sides {sides_text} is out of range: must be in 1..={MAX_DICE_SIDES}"
+                ));
             }
             // Both fit in u32 after the checks above.
             let (c, m) = (count as i64, sides as i64);
@@ -196,9 +202,12 @@ fn parse_expr(s: &str) -> Result<DiceExpr, String> {
                 negative,
             });
         } else {
-            let k = count.unwrap_or(0);
+            let (k, k_text) = count.unwrap_or((0, "0"));
             if k > MAX_FLAT as u64 {
-                return Err(format!("overflow: constant {k} exceeds {MAX_FLAT}"));
+                let sign = if negative { "-" } else { "" };
+                return Err(format!(
+                    "constant {sign}{k_text} is out of range: must be in -{MAX_FLAT}..={MAX_FLAT}"
+                ));
             }
             let k = if negative { -(k as i64) } else { k as i64 };
             flat += k;
@@ -207,10 +216,10 @@ fn parse_expr(s: &str) -> Result<DiceExpr, String> {
         }
         if lo.abs() > MAX_EXPR_MAGNITUDE || hi.abs() > MAX_EXPR_MAGNITUDE {
             return Err(format!(
-                "overflow: the expression's range exceeds ±{MAX_EXPR_MAGNITUDE}"
+                "overflow: the expression's range exceeds -{MAX_EXPR_MAGNITUDE}..={MAX_EXPR_MAGNITUDE}"
             ));
         }
-        if matches!(tokens.get(i), Some(Token::Num(_)) | Some(Token::D)) {
+        if matches!(tokens.get(i), Some(Token::Num(..)) | Some(Token::D)) {
             return Err("expected `+` or `-` between terms".into());
         }
     }
@@ -227,6 +236,10 @@ impl std::str::FromStr for DiceExpr {
     /// Parse dice notation (CRB — Getting Started: Dice): `NdM`, `dM` (= `1dM`), `NdM+K`,
     /// `NdM-K`, `K`, `-K` and sums such as `1d6+1d4+2`; whitespace between tokens is ignored.
     /// Limits: 1 ≤ N ≤ [`MAX_DICE_COUNT`], 1 ≤ M ≤ [`MAX_DICE_SIDES`], |K| ≤ [`MAX_FLAT`].
+    /// The first dice term must add dice: `-1d6` (a negative dice count) and `2-1d4` are
+    /// errors; a later term may subtract (`1d8-1d4`). Errors quote numbers as written and
+    /// state the allowed range (`dice count 99999999999999999999 is out of range: must be in
+    /// 1..=1000`).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         parse_expr(s).map_err(|reason| DiceError {
             text: s.to_string(),
@@ -339,7 +352,7 @@ impl DiceExpr {
 
 impl std::fmt::Display for DiceExpr {
     /// Canonical notation: dice terms in order, then the summed constant, e.g. `2d4+3`,
-    /// `1d6+1d4+2`, `1d4-1`, `5`, `-1d4`.
+    /// `1d6+1d4+2`, `1d4-1`, `5`, `1d8-1d4`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut first = true;
         for term in &self.terms {
@@ -600,7 +613,7 @@ mod tests {
         assert_eq!(e.to_string(), "1d6+1d4+2");
         assert_eq!(p("2+1d6+1").to_string(), "1d6+3");
         assert_eq!(p("1d8-1d4").to_string(), "1d8-1d4");
-        assert_eq!(p("-1d4").to_string(), "-1d4");
+        assert!("-1d4".parse::<DiceExpr>().is_err());
         assert_eq!(p("+2").to_string(), "2");
         assert_eq!(p("1d6+1-1").to_string(), "1d6");
     }
@@ -658,7 +671,7 @@ mod tests {
         assert!("100000".parse::<DiceExpr>().is_ok());
         assert!("-100000".parse::<DiceExpr>().is_ok());
         let e = "1001d6".parse::<DiceExpr>().unwrap_err();
-        assert!(e.reason.contains("overflow"), "{}", e.reason);
+        assert!(e.reason.contains("1..=1000"), "{}", e.reason);
         assert!(e.to_string().contains("1001d6"));
         // Whole-expression overflow: many maximal terms.
         let huge = vec!["1000d1000"; 2000].join("+");

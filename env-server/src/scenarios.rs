@@ -29,10 +29,26 @@ pub const MAX_NAME_LEN: usize = 64;
 pub const MAX_INLINE_MAP_BYTES: usize = 1 << 20;
 /// Largest accepted inline combatant JSON, in bytes.
 pub const MAX_INLINE_COMBATANT_BYTES: usize = 256 << 10;
-/// Most sides in an inline scenario.
-pub const MAX_INLINE_SIDES: usize = 16;
-/// Most combatants in an inline scenario, all sides together.
-pub const MAX_INLINE_COMBATANTS: usize = 256;
+/// Most sides in an inline scenario (the engine's limit for every encounter).
+pub const MAX_INLINE_SIDES: usize = pf1e_engine::content::encounter::MAX_SIDES;
+/// Most combatants in an inline scenario, all sides together, as sent (before the slots the
+/// encounter reserves for summoned creatures).
+///
+/// The three caps on inline scenarios bound the CPU time of a round a client can ask for: a
+/// default-policy round costs up to about 1.4 µs per (square × combatant) when the sides are
+/// far apart (every combatant searches paths over the whole map), so at
+/// [`MAX_INLINE_AREA_X_COMBATANTS`] a round costs at most about 0.2 s (figures:
+/// `cargo run -p pf1e-env-server --example inline_caps`). Bundled scenarios and the CLI's
+/// own files are trusted and only bounded by the engine's limits (256 × 256 squares,
+/// `MAX_COMBATANTS` = 1024 combatants).
+pub const MAX_INLINE_COMBATANTS: usize = 64;
+/// Largest map of an inline scenario, in squares (rows × columns): 128 × 128.
+pub const MAX_INLINE_MAP_AREA: usize = 16_384;
+/// Largest (map area in squares × combatants, summon slots included) of an inline
+/// scenario: 128 × 128 squares with 8 combatants, 64 × 64 with 32, 32 × 32 with 64.
+pub const MAX_INLINE_AREA_X_COMBATANTS: usize = 131_072;
+/// Largest scenario file accepted, in bytes (read through a bounded reader).
+pub const MAX_SCENARIO_BYTES: usize = 1 << 20;
 /// Highest accepted round cap (rounds).
 pub const MAX_ROUND_CAP: u32 = 100_000;
 /// Round cap used when a scenario gives none (rounds).
@@ -135,9 +151,25 @@ where
             mut map: A,
         ) -> Result<Self::Value, A::Error> {
             let mut out: Vec<(String, Vec<String>)> = Vec::new();
-            while let Some((k, v)) = map.next_entry::<String, Vec<String>>()? {
-                if out.iter().any(|(s, _)| *s == k) {
+            let mut seen = std::collections::HashSet::new();
+            let max = pf1e_engine::content::encounter::MAX_SIDES;
+            let max_names = pf1e_engine::content::encounter::MAX_COMBATANTS;
+            let mut names = 0usize;
+            while let Some(k) = map.next_key::<String>()? {
+                if !seen.insert(k.clone()) {
                     return Err(serde::de::Error::custom(format!("duplicate side `{k}`")));
+                }
+                if out.len() == max {
+                    return Err(serde::de::Error::custom(format!(
+                        "more than {max} sides (at most {max})"
+                    )));
+                }
+                let v: Vec<String> = map.next_value()?;
+                names += v.len();
+                if names > max_names {
+                    return Err(serde::de::Error::custom(format!(
+                        "more than {max_names} combatants in all (at most {max_names})"
+                    )));
                 }
                 out.push((k, v));
             }
@@ -153,6 +185,18 @@ impl ScenarioFile {
     /// # Errors
     /// A message naming `origin` for malformed YAML, unknown fields, invalid names.
     pub fn from_yaml_str(text: &str, origin: &str) -> Result<ScenarioFile, String> {
+        if text.len() > MAX_SCENARIO_BYTES {
+            return Err(format!(
+                "{origin}: the file is {} bytes: at most {MAX_SCENARIO_BYTES}",
+                text.len()
+            ));
+        }
+        if let Some(tag) = pf1e_engine::content::yaml::find_explicit_tag(text) {
+            return Err(format!(
+                "{origin}: field `{}`: explicit YAML tag `{}` is not accepted: write the plain value",
+                tag.path, tag.tag
+            ));
+        }
         let file: ScenarioFile =
             serde_yaml::from_str(text).map_err(|e| format!("{origin}: {e}"))?;
         if !is_valid_name(&file.map) {
@@ -299,8 +343,8 @@ impl ScenarioStore {
     pub fn read_scenario_file(&self, name: &str) -> Result<ScenarioFile, String> {
         let path = self.scenario_path(name);
         let origin = path.display().to_string();
-        let text =
-            std::fs::read_to_string(&path).map_err(|e| format!("{origin}: cannot read: {e}"))?;
+        let text = pf1e_engine::content::read_text_bounded(&path, MAX_SCENARIO_BYTES)
+            .map_err(|e| format!("{origin}: {e}"))?;
         ScenarioFile::from_yaml_str(&text, &origin)
     }
 
@@ -470,7 +514,10 @@ pub fn default_base_id(name: &str) -> String {
 /// # Errors
 /// [`ScenarioError::Missing`] for an empty map or no sides, [`ScenarioError::InvalidName`] for a
 /// bad `base_id`, [`ScenarioError::InvalidInline`] for everything else (limits, map and combatant
-/// errors naming their field, sides not matching the map's deployment).
+/// errors naming their field, sides not matching the map's deployment). The size caps:
+/// [`MAX_INLINE_MAP_AREA`] (field `<field>.map_yaml.terrain`), [`MAX_INLINE_COMBATANTS`]
+/// (`<field>.sides`), [`MAX_INLINE_AREA_X_COMBATANTS`] (`<field>`). No message quotes a
+/// server path: every origin is a request field.
 pub fn build_inline(inline: &InlineScenario, field: &str) -> Result<Encounter, ScenarioError> {
     let invalid = |f: String, reason: String| ScenarioError::InvalidInline {
         message: format!("{f}: {reason}"),
@@ -501,7 +548,10 @@ pub fn build_inline(inline: &InlineScenario, field: &str) -> Result<Encounter, S
     if total > MAX_INLINE_COMBATANTS {
         return Err(invalid(
             format!("{field}.sides"),
-            format!("more than {MAX_INLINE_COMBATANTS} combatants in all"),
+            format!(
+                "{total} combatants in all: at most {MAX_INLINE_COMBATANTS} in an inline \
+                 scenario (MAX_INLINE_COMBATANTS)"
+            ),
         ));
     }
     if inline.round_cap > MAX_ROUND_CAP {
@@ -516,6 +566,17 @@ pub fn build_inline(inline: &InlineScenario, field: &str) -> Result<Encounter, S
             message: e.to_string(),
         }
     })?;
+    let area = (map.rows as usize) * (map.cols as usize);
+    if area > MAX_INLINE_MAP_AREA {
+        return Err(invalid(
+            format!("{map_field}.terrain"),
+            format!(
+                "the map is {} rows × {} columns = {area} squares: at most {MAX_INLINE_MAP_AREA} \
+                 squares in an inline scenario (MAX_INLINE_MAP_AREA)",
+                map.rows, map.cols
+            ),
+        ));
+    }
     let mut sides = Vec::with_capacity(inline.sides.len());
     for (i, side) in inline.sides.iter().enumerate() {
         let side_field = format!("{field}.sides[{i}]");
@@ -577,10 +638,23 @@ pub fn build_inline(inline: &InlineScenario, field: &str) -> Result<Encounter, S
         },
         simple_monster_death: inline.simple_monster_death,
     };
-    Encounter::build(map, sides, options).map_err(|e| ScenarioError::InvalidInline {
+    let enc = Encounter::build(map, sides, options).map_err(|e| ScenarioError::InvalidInline {
         field: field.to_string(),
         message: format!("{field}: {e}"),
-    })
+    })?;
+    let n = enc.combatants.len();
+    if area.saturating_mul(n) > MAX_INLINE_AREA_X_COMBATANTS {
+        return Err(invalid(
+            field.to_string(),
+            format!(
+                "map area × combatants (summon slots included) is {area} × {n} = {}: at most \
+                 {MAX_INLINE_AREA_X_COMBATANTS} in an inline scenario \
+                 (MAX_INLINE_AREA_X_COMBATANTS)",
+                area * n
+            ),
+        ));
+    }
+    Ok(enc)
 }
 
 #[cfg(test)]

@@ -312,7 +312,11 @@ fn attach_sweep_tactics(
                         format!("no tactics file {}", candidates[0].display()),
                     ));
                 };
-                std::fs::read_to_string(path).map_err(|e| {
+                pf1e_engine::content::read_text_bounded(
+                    path,
+                    pf1e_engine::tactics::MAX_TACTICS_BYTES,
+                )
+                .map_err(|e| {
                     SweepError::invalid(field.clone(), format!("{}: {e}", path.display()))
                 })?
             }
@@ -387,8 +391,9 @@ impl<'de, V: Deserialize<'de>> Deserialize<'de> for OrderedMap<V> {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 let mut out: Vec<(String, V)> = Vec::new();
+                let mut seen = std::collections::HashSet::new();
                 while let Some(key) = map.next_key::<String>()? {
-                    if out.iter().any(|(k, _)| *k == key) {
+                    if !seen.insert(key.clone()) {
                         return Err(serde::de::Error::custom(format!("duplicate key `{key}`")));
                     }
                     let value = map.next_value::<V>()?;
@@ -430,6 +435,14 @@ impl SweepSpec {
         }
         let parsed = if text.trim_start().starts_with('{') {
             serde_json::from_str::<SweepSpec>(text).map_err(|e| e.to_string())
+        } else if let Some(tag) = pf1e_engine::content::yaml::find_explicit_tag(text) {
+            return Err(SweepError::invalid(
+                format!("{origin}: {}", tag.path),
+                format!(
+                    "explicit YAML tag `{}` is not accepted: write the plain value",
+                    tag.tag
+                ),
+            ));
         } else {
             serde_yaml::from_str::<SweepSpec>(text).map_err(|e| e.to_string())
         };
@@ -834,8 +847,27 @@ impl SweepPlan {
     /// encounter error, an unknown combatant id, a placement giving not exactly one of
     /// `cell`/`cells`/`rect`/`zone`, an invalid square (combatant + square + why), fixed
     /// combatants overlapping, an unknown rank side, no playable combination, limits
-    /// ([`MAX_PRODUCT`], [`MAX_PLACEMENTS`], [`MAX_COMBATS`]).
+    /// ([`MAX_PRODUCT`], [`MAX_PLACEMENTS`], [`MAX_COMBATS`]). A data file is named by its
+    /// path under the data directory written `<data>` (`<data>/maps/x.yaml`), never by the
+    /// server's path.
     pub fn build(spec: &SweepSpec, store: &ScenarioStore) -> Result<SweepPlan, SweepError> {
+        // Messages about data files name them under `<data>`, never by the server's path
+        // (the Evaluate RPC sends them to clients).
+        Self::build_on(spec, store).map_err(|e| match e {
+            SweepError::Invalid { field, reason } => {
+                let dir = store.data_dir().display().to_string();
+                let reason = if dir.is_empty() {
+                    reason
+                } else {
+                    reason.replace(&dir, "<data>")
+                };
+                SweepError::Invalid { field, reason }
+            }
+            other => other,
+        })
+    }
+
+    fn build_on(spec: &SweepSpec, store: &ScenarioStore) -> Result<SweepPlan, SweepError> {
         spec.validate()?;
         let origin = spec.origin.as_str();
         let at = |path: &str| format!("{origin}: {path}");

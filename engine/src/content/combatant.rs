@@ -566,6 +566,19 @@ pub struct InitialCondition {
 /// Physical damage types (subject to DR; multiplied on a critical hit).
 pub const PHYSICAL: [&str; 3] = ["bludgeoning", "piercing", "slashing"];
 
+/// Most sneak attack dice a `features` entry may give (`sneak attack +20d6`, a 39th-level
+/// rogue's; CRB — Classes: Rogue gives +10d6 at 19th).
+pub const MAX_SNEAK_DICE: u32 = 20;
+
+/// The dice count written in a `sneak attack +Nd6` feature, as written (`None`: no number).
+fn sneak_dice_written(feature: &str) -> Option<String> {
+    let l = feature.to_lowercase();
+    let rest = l.trim().strip_prefix("sneak attack")?;
+    let rest = rest.trim().trim_start_matches(['+', '(']).trim();
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    (!digits.is_empty()).then_some(digits)
+}
+
 /// Sneak attack dice of a stat block (see [`Resolved::sneak_dice`]).
 fn sneak_dice(s: &CombatantSpec) -> u32 {
     for f in &s.features {
@@ -579,7 +592,8 @@ fn sneak_dice(s: &CombatantSpec) -> u32 {
             .next()
             .and_then(|n| n.trim().parse::<u32>().ok())
         {
-            return n.min(20);
+            // Validated at load: 1..=MAX_SNEAK_DICE (a hand-built spec is capped).
+            return n.min(MAX_SNEAK_DICE);
         }
         return (s.level.max(0) as u32).div_ceil(2);
     }
@@ -612,6 +626,17 @@ pub const KNOWN_TRAITS: [&str; 5] = [
     "cannot_be_tripped",
     "no_legs",
 ];
+
+/// Read a data file of at most `max` bytes ([`crate::content::read_text_bounded`]); errors
+/// name the file: [`DataError::Io`], or [`DataError::Field`] `<root>` for a file over the
+/// limit or not UTF-8.
+pub(crate) fn read_data_file(path: &Path, max: usize) -> Result<String, DataError> {
+    let file = path.display().to_string();
+    crate::content::read_text_bounded(path, max).map_err(|e| match e {
+        crate::content::ReadError::Io(source) => DataError::Io { file, source },
+        other => DataError::field(&file, "<root>", other.to_string()),
+    })
+}
 
 /// Largest combatant file accepted, in bytes.
 pub const MAX_TEXT_BYTES: usize = 1 << 20;
@@ -818,10 +843,7 @@ impl CombatantSpec {
     /// [`DataError::Io`] if unreadable, else as [`CombatantSpec::from_json_str`].
     pub fn load(path: &Path) -> Result<CombatantSpec, DataError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| DataError::Io {
-            file: file.clone(),
-            source,
-        })?;
+        let text = read_data_file(path, MAX_TEXT_BYTES)?;
         let mut spec = Self::from_json_str(&text, &file)?;
         if spec.has_spells() {
             let reg = crate::content::spells::SpellRegistry::for_combatant_file(path)?;
@@ -1217,6 +1239,21 @@ impl CombatantSpec {
         }
         if self.spell_resistance < 0 {
             return err("spell_resistance".into(), "must be >= 0");
+        }
+        for (i, f) in self.features.iter().enumerate() {
+            if let Some(n) = sneak_dice_written(f) {
+                let ok = n
+                    .parse::<u32>()
+                    .is_ok_and(|n| (1..=MAX_SNEAK_DICE).contains(&n));
+                if !ok {
+                    return err(
+                        format!("features[{i}]"),
+                        &format!(
+                            "sneak attack dice {n} out of range: must be in 1..={MAX_SNEAK_DICE} (`sneak attack +Nd6`)"
+                        ),
+                    );
+                }
+            }
         }
         for (i, t) in self.traits.iter().enumerate() {
             if !KNOWN_TRAITS.contains(&t.as_str()) {

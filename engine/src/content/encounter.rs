@@ -23,6 +23,14 @@ impl Default for RulesOptions {
     }
 }
 
+/// Most sides of an encounter (and of a map's `deployment`): more is an error, not a cost.
+pub const MAX_SIDES: usize = 16;
+/// Most combatants of an encounter, all sides together, before the slots reserved for
+/// summoned creatures (those are bounded by `u16::MAX` in all). Bundled scenarios hold at
+/// most 8; inline scenarios sent by clients have a lower cap of their own (the server's
+/// `scenarios::MAX_INLINE_COMBATANTS`).
+pub const MAX_COMBATANTS: usize = 1024;
+
 /// Error building an encounter (side/deployment mismatch, zone too small…).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{field}: {reason}")]
@@ -73,7 +81,8 @@ impl Encounter {
     ///
     /// # Errors
     /// [`EncounterError`] for an unknown side, a missing side, an empty side, a zone too small,
-    /// a round cap of 0.
+    /// a round cap of 0, more than [`MAX_SIDES`] sides or [`MAX_COMBATANTS`] combatants
+    /// (field `sides`).
     pub fn build(
         map: MapSpec,
         sides: Vec<(String, Vec<(String, CombatantSpec)>)>,
@@ -90,6 +99,19 @@ impl Encounter {
             return Err(err(
                 "deployment",
                 "the map has no deployment section: nowhere to place combatants".into(),
+            ));
+        }
+        if sides.len() > MAX_SIDES {
+            return Err(err(
+                "sides",
+                format!("{} sides given: at most {MAX_SIDES}", sides.len()),
+            ));
+        }
+        let total: usize = sides.iter().map(|(_, m)| m.len()).sum();
+        if total > MAX_COMBATANTS {
+            return Err(err(
+                "sides",
+                format!("{total} combatants given: at most {MAX_COMBATANTS} in all"),
             ));
         }
         let known: Vec<&str> = map.deployment.iter().map(|(s, _)| s.as_str()).collect();

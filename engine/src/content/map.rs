@@ -63,6 +63,9 @@ impl MapError {
 
 /// Largest map side, in squares (256 squares = 1,280 ft): bounds the work of every path search.
 pub const MAX_SIDE: usize = 256;
+/// Largest `move_cost` of a legend entry, in squares of movement (the grid stores it in a
+/// byte; PF1e's heaviest terrain costs 4). Larger values are errors, never clamped.
+pub const MAX_MOVE_COST: u32 = 255;
 /// Largest map text accepted, in bytes.
 pub const MAX_TEXT_BYTES: usize = 1 << 20;
 /// Deepest `[`/`{` nesting accepted before parsing (the YAML parser is slow on deep nesting).
@@ -330,6 +333,15 @@ impl MapSpec {
                 format!("YAML nested deeper than {MAX_FLOW_NESTING} levels"),
             ));
         }
+        if let Some(tag) = crate::content::yaml::find_explicit_tag(text) {
+            return Err(e.err(
+                tag.path,
+                format!(
+                    "explicit YAML tag `{}` is not accepted: write the plain value",
+                    tag.tag
+                ),
+            ));
+        }
         let de = serde_yaml::Deserializer::from_str(text);
         let raw: RawMap = serde_path_to_error::deserialize(de)
             .map_err(|err| serde_field_error(&e, "", &err.path().to_string(), err.inner()))?;
@@ -370,11 +382,13 @@ impl MapSpec {
             })?;
             let move_cost = match entry.move_cost {
                 None => None,
-                Some(m) if (1..=i64::from(u32::MAX)).contains(&m) => Some(m as u32),
+                Some(m) if (1..=i64::from(MAX_MOVE_COST)).contains(&m) => Some(m as u32),
                 Some(m) => {
                     return Err(e.err(
                         format!("{field}.move_cost"),
-                        format!("must be null (impassable) or an integer >= 1, got {m}"),
+                        format!(
+                        "must be null (impassable) or an integer in 1..={MAX_MOVE_COST}, got {m}"
+                    ),
                     ))
                 }
             };
@@ -542,6 +556,14 @@ impl MapSpec {
             }
             _ => {}
         }
+        let listed = raw.deployment.as_ref().map_or(0, |d| d.len());
+        let max_sides = crate::content::encounter::MAX_SIDES;
+        if listed > max_sides {
+            return Err(e.err(
+                "deployment",
+                format!("{listed} sides listed: at most {max_sides}"),
+            ));
+        }
         for (k, v) in raw.deployment.iter().flatten() {
             let Some(side) = key_text(k) else {
                 return Err(e.err("deployment", "side names must be strings"));
@@ -594,13 +616,22 @@ impl MapSpec {
         })
     }
 
-    /// Read, parse and validate a map file; an I/O error names the file.
+    /// Read (at most [`MAX_TEXT_BYTES`], through a bounded reader), parse and validate a map
+    /// file; an I/O error names the file, a longer file is a `<root>` field error.
     pub fn load(path: &Path) -> Result<MapSpec, MapError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| MapError::Io {
-            file: file.clone(),
-            source,
-        })?;
+        let text =
+            crate::content::read_text_bounded(path, MAX_TEXT_BYTES).map_err(|e| match e {
+                crate::content::ReadError::Io(source) => MapError::Io {
+                    file: file.clone(),
+                    source,
+                },
+                other => MapError::Field {
+                    file: file.clone(),
+                    field: "<root>".into(),
+                    reason: other.to_string(),
+                },
+            })?;
         MapSpec::from_yaml_str(&text, &file)
     }
 

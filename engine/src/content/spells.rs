@@ -810,26 +810,9 @@ pub fn spell_key(name: &str) -> String {
 }
 
 /// Read a file of at most `max` bytes (a bigger one, or `/dev/zero`, is refused without
-/// reading it whole).
+/// reading it whole): [`crate::content::read_text_bounded`].
 fn read_bounded(path: &Path, max: usize) -> Result<String, DataError> {
-    use std::io::Read;
-    let file = path.display().to_string();
-    let io = |source| DataError::Io {
-        file: file.clone(),
-        source,
-    };
-    let f = std::fs::File::open(path).map_err(io)?;
-    let mut buf = Vec::new();
-    f.take(max as u64 + 1).read_to_end(&mut buf).map_err(io)?;
-    if buf.len() > max {
-        return Err(DataError::field(
-            &file,
-            "<root>",
-            format!("the file is more than {max} bytes"),
-        ));
-    }
-    String::from_utf8(buf)
-        .map_err(|_| DataError::field(&file, "<root>", "the file is not UTF-8".to_string()))
+    crate::content::combatant::read_data_file(path, max)
 }
 
 /// The spells of a data directory (`<data>/spells/*.json`), by key, and the creatures their

@@ -81,14 +81,29 @@ struct Cli {
     #[arg(long, value_name = "NAME FILE", num_args = 1.., action = ArgAction::Append)]
     side: Vec<String>,
     /// Number of combats to simulate (1 to 1,000,000).
-    #[arg(long, default_value_t = 1000)]
-    runs: u32,
-    /// Base seed: combat i uses seed + i.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// Rounds after which a combat is a draw (>= 1).
-    #[arg(long, default_value_t = 100)]
-    round_cap: u32,
+    #[arg(
+        long,
+        value_name = "N",
+        default_value = "1000",
+        allow_hyphen_values = true
+    )]
+    runs: String,
+    /// Base seed: combat i uses seed + i (0 to 2^64 - 1).
+    #[arg(
+        long,
+        value_name = "S",
+        default_value = "1",
+        allow_hyphen_values = true
+    )]
+    seed: String,
+    /// Rounds after which a combat is a draw (1 to 100,000).
+    #[arg(
+        long,
+        value_name = "N",
+        default_value = "100",
+        allow_hyphen_values = true
+    )]
+    round_cap: String,
     /// Print the first combat's transcript as a table before the report.
     #[arg(long)]
     transcript: bool,
@@ -102,8 +117,8 @@ struct Cli {
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
     /// Worker threads (1 to 1024); default: one per core.
-    #[arg(long)]
-    threads: Option<usize>,
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    threads: Option<String>,
     /// The tactics SIDE plays: a tactics spec file, YAML or JSON (see data/tactics/ and
     /// docs/tactics.md); repeat for each side. Sides without one play the default policy.
     #[arg(long, value_name = "SIDE=FILE", action = ArgAction::Append)]
@@ -148,18 +163,18 @@ struct SweepArgs {
     #[arg(value_name = "SPEC")]
     spec: PathBuf,
     /// Combats per placement (1 to 1,000,000); overrides the spec's `runs`.
-    #[arg(long)]
-    runs: Option<u64>,
-    /// Base seed of the run seeds; overrides the spec's `seed`.
-    #[arg(long)]
-    seed: Option<u64>,
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    runs: Option<String>,
+    /// Base seed of the run seeds (0 to 2^64 - 1); overrides the spec's `seed`.
+    #[arg(long, value_name = "S", allow_hyphen_values = true)]
+    seed: Option<String>,
     /// Directory receiving sweep.csv, sweep.json and, per swept combatant ID, heatmap-ID.png
     /// and heatmap-ID.svg (created if missing; files of those names are replaced).
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
     /// Worker threads (1 to 1024); default: one per core. The report does not depend on it.
-    #[arg(long)]
-    threads: Option<usize>,
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    threads: Option<String>,
     /// What stdout gets: the ranked text table or the JSON document.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
@@ -167,6 +182,13 @@ struct SweepArgs {
     /// else ./data.
     #[arg(long, value_name = "DIR")]
     data_dir: Option<PathBuf>,
+}
+
+/// Read a file the user named, of at most `max` bytes, through a bounded reader
+/// (`Read::take(max + 1)`): a longer file or an endless one (`/dev/zero`) is refused after
+/// `max + 1` bytes with "the file is more than N bytes (the limit)".
+fn read_file(path: &Path, max: usize) -> Result<String, pf1e_engine::content::ReadError> {
+    pf1e_engine::content::read_text_bounded(path, max)
 }
 
 /// A usage or data error: printed as `pf1e-sim: error: {0}`, exit code 2.
@@ -207,26 +229,69 @@ fn main() -> ExitCode {
 const MAX_RUNS: u32 = 1_000_000;
 /// Most worker threads.
 const MAX_THREADS: usize = 1024;
+/// Most `--side` flags (the engine's limit on the sides of an encounter).
+const MAX_SIDES: usize = pf1e_engine::content::encounter::MAX_SIDES;
+
+/// A numeric flag's value: an integer in `lo..=hi`, else a usage error naming the flag, the
+/// value as written and the range (`--runs: -1 is out of range: must be in 1..=1000000`).
+/// The flags take hyphen values (`--runs -1`), so a negative number reaches this check
+/// instead of being read as an unknown option.
+fn int_flag(flag: &str, text: &str, lo: u64, hi: u64) -> Result<u64, UsageError> {
+    let t = text.trim();
+    match t.parse::<i128>() {
+        Ok(v) if (i128::from(lo)..=i128::from(hi)).contains(&v) => Ok(v as u64),
+        Ok(_) => Err(UsageError(format!(
+            "{flag}: {t} is out of range: must be in {lo}..={hi}"
+        ))),
+        Err(_)
+            if !t.is_empty()
+                && t.trim_start_matches(['-', '+'])
+                    .bytes()
+                    .all(|b| b.is_ascii_digit()) =>
+        {
+            Err(UsageError(format!(
+                "{flag}: {t} is out of range: must be in {lo}..={hi}"
+            )))
+        }
+        Err(_) => Err(UsageError(format!(
+            "{flag}: {text:?} is not an integer: must be in {lo}..={hi}"
+        ))),
+    }
+}
+
+/// The validated numeric flags of the Monte Carlo report.
+struct Numbers {
+    runs: u32,
+    seed: u64,
+    round_cap: u32,
+    threads: Option<usize>,
+}
+
+fn numbers(cli: &Cli) -> Result<Numbers, UsageError> {
+    Ok(Numbers {
+        runs: int_flag("--runs", &cli.runs, 1, u64::from(MAX_RUNS))? as u32,
+        seed: int_flag("--seed", &cli.seed, 0, u64::MAX)?,
+        round_cap: int_flag(
+            "--round-cap",
+            &cli.round_cap,
+            1,
+            u64::from(pf1e_env_server::scenarios::MAX_ROUND_CAP),
+        )? as u32,
+        threads: cli
+            .threads
+            .as_deref()
+            .map(|t| int_flag("--threads", t, 1, MAX_THREADS as u64).map(|v| v as usize))
+            .transpose()?,
+    })
+}
 
 fn run(cli: &Cli, side_args: &[Vec<String>]) -> Result<(), UsageError> {
-    if !(1..=MAX_RUNS).contains(&cli.runs) {
+    let nums = numbers(cli)?;
+    if side_args.len() > MAX_SIDES {
         return Err(UsageError(format!(
-            "--runs must be in 1..={MAX_RUNS} (got {})",
-            cli.runs
+            "--side: {} sides given: at most {MAX_SIDES}",
+            side_args.len()
         )));
-    }
-    if cli.round_cap < 1 {
-        return Err(UsageError(format!(
-            "--round-cap must be >= 1 (got {})",
-            cli.round_cap
-        )));
-    }
-    if let Some(t) = cli.threads {
-        if !(1..=MAX_THREADS).contains(&t) {
-            return Err(UsageError(format!(
-                "--threads must be in 1..={MAX_THREADS} (got {t})"
-            )));
-        }
     }
     if side_args.is_empty() {
         return Err(UsageError(
@@ -234,16 +299,24 @@ fn run(cli: &Cli, side_args: &[Vec<String>]) -> Result<(), UsageError> {
                 .into(),
         ));
     }
-    for (i, values) in side_args.iter().enumerate() {
+    let mut seen = std::collections::HashSet::new();
+    for values in side_args {
         let name = &values[0];
         if values.len() < 2 {
             return Err(UsageError(format!(
                 "--side {name}: no combatant file given (expected --side {name} FILE...)"
             )));
         }
-        if side_args[..i].iter().any(|v| &v[0] == name) {
+        if !seen.insert(name.as_str()) {
             return Err(UsageError(format!("--side {name}: side given twice")));
         }
+    }
+    let files: usize = side_args.iter().map(|v| v.len() - 1).sum();
+    let max_combatants = pf1e_engine::content::encounter::MAX_COMBATANTS;
+    if files > max_combatants {
+        return Err(UsageError(format!(
+            "--side: {files} combatant files given: at most {max_combatants} in all"
+        )));
     }
     let map_path = cli
         .map
@@ -251,6 +324,8 @@ fn run(cli: &Cli, side_args: &[Vec<String>]) -> Result<(), UsageError> {
         .expect("clap requires --map without a subcommand");
     let map = MapSpec::load(map_path).map_err(|e| UsageError(e.to_string()))?;
     let mut sides = Vec::with_capacity(side_args.len());
+    // A file repeated for identical combatants is read once.
+    let mut loaded: std::collections::HashMap<&str, CombatantSpec> = Default::default();
     for values in side_args {
         let (name, files) = values
             .split_first()
@@ -258,7 +333,14 @@ fn run(cli: &Cli, side_args: &[Vec<String>]) -> Result<(), UsageError> {
         let mut combatants = Vec::with_capacity(files.len());
         for file in files {
             let path = Path::new(file);
-            let spec = CombatantSpec::load(path).map_err(|e| UsageError(e.to_string()))?;
+            let spec = match loaded.get(file.as_str()) {
+                Some(s) => s.clone(),
+                None => {
+                    let s = CombatantSpec::load(path).map_err(|e| UsageError(e.to_string()))?;
+                    loaded.insert(file, s.clone());
+                    s
+                }
+            };
             let stem = path
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
@@ -268,7 +350,7 @@ fn run(cli: &Cli, side_args: &[Vec<String>]) -> Result<(), UsageError> {
         sides.push((name.clone(), combatants));
     }
     let options = RulesOptions {
-        round_cap: cli.round_cap,
+        round_cap: nums.round_cap,
         simple_monster_death: cli.simple_monster_death,
     };
     let mut encounter = Encounter::build(map, sides, options)
@@ -281,15 +363,15 @@ fn run(cli: &Cli, side_args: &[Vec<String>]) -> Result<(), UsageError> {
         check_writable(path, "--replay-html")?;
     }
 
-    let result = match cli.threads {
+    let result = match nums.threads {
         Some(n) => {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(n)
                 .build()
                 .map_err(|e| UsageError(format!("--threads {n}: {e}")))?;
-            pool.install(|| simulate(Arc::clone(&encounter), cli))
+            pool.install(|| simulate(Arc::clone(&encounter), &nums))
         }
-        None => simulate(Arc::clone(&encounter), cli),
+        None => simulate(Arc::clone(&encounter), &nums),
     };
 
     let out = match cli.format {
@@ -307,7 +389,7 @@ fn run(cli: &Cli, side_args: &[Vec<String>]) -> Result<(), UsageError> {
     if let Some(path) = &cli.replay_html {
         write_replay_of_first(
             &encounter,
-            cli.seed,
+            nums.seed,
             &result.first_transcript,
             map_path,
             path,
@@ -331,17 +413,8 @@ fn attach_tactics(encounter: &Encounter, arg: &str) -> Result<Encounter, UsageEr
     if side.is_empty() || file.is_empty() {
         return Err(err("expected SIDE=FILE".into()));
     }
-    let size = std::fs::metadata(file)
-        .map_err(|e| err(format!("{file}: cannot read: {e}")))?
-        .len();
-    if size > pf1e_engine::tactics::MAX_TACTICS_BYTES as u64 {
-        return Err(err(format!(
-            "{file}: longer than {} bytes",
-            pf1e_engine::tactics::MAX_TACTICS_BYTES
-        )));
-    }
-    let text =
-        std::fs::read_to_string(file).map_err(|e| err(format!("{file}: cannot read: {e}")))?;
+    let text = read_file(Path::new(file), pf1e_engine::tactics::MAX_TACTICS_BYTES)
+        .map_err(|e| err(format!("{file}: {e}")))?;
     let spec = pf1e_engine::TacticsSpec::from_yaml_or_json(&text)
         .map_err(|e| err(format!("{file}: {e}")))?;
     if encounter.tactics.contains_key(side) {
@@ -360,15 +433,15 @@ fn attach_tactics(encounter: &Encounter, arg: &str) -> Result<Encounter, UsageEr
 
 /// Run the batch on the current rayon pool, with a progress bar on stderr when it is a
 /// terminal.
-fn simulate(encounter: Arc<Encounter>, cli: &Cli) -> BatchResult {
+fn simulate(encounter: Arc<Encounter>, nums: &Numbers) -> BatchResult {
     if !std::io::stderr().is_terminal() {
-        return run_batch(encounter, cli.runs, cli.seed, None);
+        return run_batch(encounter, nums.runs, nums.seed, None);
     }
     let bar =
-        ProgressBar::with_draw_target(Some(u64::from(cli.runs)), ProgressDrawTarget::stderr());
+        ProgressBar::with_draw_target(Some(u64::from(nums.runs)), ProgressDrawTarget::stderr());
     bar.set_style(combat_bar_style());
     let tick = |n: u64| bar.inc(n);
-    let result = run_batch(encounter, cli.runs, cli.seed, Some(&tick));
+    let result = run_batch(encounter, nums.runs, nums.seed, Some(&tick));
     bar.finish_and_clear();
     result
 }
@@ -477,13 +550,9 @@ fn write_page(path: &Path, doc: &replay::ReplayDoc, what: &str) -> Result<(), Us
 fn replay(args: &ReplayArgs) -> Result<(), UsageError> {
     let file = args.transcript.display().to_string();
     let err = |why: String| UsageError(format!("{file}: {why}"));
-    let size = std::fs::metadata(&args.transcript)
-        .map_err(|e| err(format!("cannot read: {e}")))?
-        .len();
-    if size > MAX_TRANSCRIPT_BYTES as u64 {
-        return Err(err(format!("longer than {MAX_TRANSCRIPT_BYTES} bytes")));
-    }
-    let bytes = std::fs::read(&args.transcript).map_err(|e| err(format!("cannot read: {e}")))?;
+    let bytes = read_file(&args.transcript, MAX_TRANSCRIPT_BYTES)
+        .map_err(|e| err(e.to_string()))?
+        .into_bytes();
     let out = args
         .out
         .clone()
@@ -550,32 +619,32 @@ impl From<SweepError> for UsageError {
 /// `pf1e-sim sweep`: parse the spec, apply the command-line overrides, build the plan, play
 /// every placement, print the report and write the files.
 fn sweep(args: &SweepArgs) -> Result<(), UsageError> {
-    if let Some(t) = args.threads {
-        if !(1..=MAX_THREADS).contains(&t) {
-            return Err(UsageError(format!(
-                "--threads: must be in 1..={MAX_THREADS} (got {t})"
-            )));
-        }
-    }
-    if let Some(r) = args.runs {
+    let threads = args
+        .threads
+        .as_deref()
+        .map(|t| int_flag("--threads", t, 1, MAX_THREADS as u64).map(|v| v as usize))
+        .transpose()?;
+    let runs = args
+        .runs
+        .as_deref()
+        .map(|r| int_flag("--runs", r, 1, pf1e_env_server::sweep::MAX_RUNS))
+        .transpose()?;
+    if let Some(r) = runs {
         check_runs(r).map_err(|reason| UsageError(format!("--runs: {reason}")))?;
     }
+    let seed = args
+        .seed
+        .as_deref()
+        .map(|s| int_flag("--seed", s, 0, u64::MAX))
+        .transpose()?;
     let origin = args.spec.display().to_string();
-    let size = std::fs::metadata(&args.spec)
-        .map_err(|e| UsageError(format!("{origin}: cannot read: {e}")))?
-        .len();
-    if size > MAX_SPEC_BYTES as u64 {
-        return Err(UsageError(format!(
-            "{origin}: longer than {MAX_SPEC_BYTES} bytes"
-        )));
-    }
-    let text = std::fs::read_to_string(&args.spec)
-        .map_err(|e| UsageError(format!("{origin}: cannot read: {e}")))?;
+    let text =
+        read_file(&args.spec, MAX_SPEC_BYTES).map_err(|e| UsageError(format!("{origin}: {e}")))?;
     let mut spec = SweepSpec::from_str(&text, &origin)?;
-    if let Some(r) = args.runs {
+    if let Some(r) = runs {
         spec.runs = Some(r);
     }
-    if let Some(s) = args.seed {
+    if let Some(s) = seed {
         spec.seed = Some(s);
     }
     let data_dir = data_dir(args.data_dir.as_deref())?;
@@ -587,7 +656,7 @@ fn sweep(args: &SweepArgs) -> Result<(), UsageError> {
     }
     prepare_out(&args.out, &names)?;
 
-    let report = match args.threads {
+    let report = match threads {
         Some(n) => rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .build()
