@@ -36,9 +36,9 @@ use libfuzzer_sys::fuzz_target;
 use pf1e_engine::dice::DiceExpr;
 use pf1e_engine::{CombatantSpec, Encounter, Episode, MapSpec, RulesOptions, Status};
 use scenarios::{ScenarioFile, ScenarioStore};
-use sweep::{SweepPlan, SweepSpec};
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
+use sweep::{SweepPlan, SweepSpec};
 
 fn data_dir() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../data"))
