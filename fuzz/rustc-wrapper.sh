@@ -6,7 +6,7 @@
 rustc="$1"
 shift
 case " $* " in
-*" --crate-name pf1e_engine "* | *" --crate-name pf1e_env_server "* | *" --crate-name loaders "* | \
+*" --crate-name pf1e_engine "* | *" --crate-name loaders "* | \
     *" --crate-name serde_yaml "* | *" --crate-name unsafe_libyaml "* | \
     *" --crate-name saphyr_parser "* | *" --crate-name serde_json "*)
     exec "$rustc" "$@" \

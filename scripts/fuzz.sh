@@ -6,6 +6,7 @@
 # fuzz/rustc-wrapper.sh, no nightly, no cargo-fuzz needed.
 #
 # Usage: scripts/fuzz.sh [SECONDS]
+#   CARGO_TARGET_DIR  where to build (default fuzz/target)
 #   FUZZ_JOBS=N   parallel fuzzing processes (libFuzzer -fork=N; default 1, no fork)
 set -euo pipefail
 
@@ -31,7 +32,7 @@ if [ "${FUZZ_JOBS:-1}" -gt 1 ]; then
     fork=(-fork="$FUZZ_JOBS")
 fi
 status=0
-./target/release/loaders \
+"${CARGO_TARGET_DIR:-$fuzz/target}/release/loaders" \
     -max_total_time="$secs" \
     -timeout=20 \
     -rss_limit_mb=2048 \

@@ -13,13 +13,32 @@
 //! Every error must be an `Err`; a panic, an overflow (checks are on) or a hang is a crash.
 #![no_main]
 
+// The env-server modules the sweep spec and scenario loaders live in, from their sources
+// (they use one another as `crate::…`, so they sit at this crate's root): the server crate as
+// a dependency would bring the gRPC stack into every build. The rest of them is unused here.
+#[allow(dead_code, unused_imports)]
+#[path = "../../env-server/src/heatmap.rs"]
+mod heatmap;
+#[allow(dead_code, unused_imports)]
+#[path = "../../env-server/src/montecarlo.rs"]
+mod montecarlo;
+#[allow(dead_code, unused_imports)]
+#[path = "../../env-server/src/report.rs"]
+mod report;
+#[allow(dead_code, unused_imports)]
+#[path = "../../env-server/src/scenarios.rs"]
+mod scenarios;
+#[allow(dead_code, unused_imports)]
+#[path = "../../env-server/src/sweep.rs"]
+mod sweep;
+
 use libfuzzer_sys::fuzz_target;
 use pf1e_engine::dice::DiceExpr;
 use pf1e_engine::{CombatantSpec, Encounter, Episode, MapSpec, RulesOptions, Status};
-use pf1e_env_server::scenarios::{ScenarioFile, ScenarioStore};
-use pf1e_env_server::sweep::{SweepPlan, SweepSpec};
+use scenarios::{ScenarioFile, ScenarioStore};
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
+use sweep::{SweepPlan, SweepSpec};
 
 fn data_dir() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../data"))
