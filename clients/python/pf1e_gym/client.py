@@ -679,7 +679,8 @@ class Pf1eClient:
         results), the transcript ``lines``, the outcome, and the same as one JSON document
         (``transcript_json``) that :meth:`replay_transcript` turns back into the episode.
         ``json_only``: the document without the typed ``entries`` and ``lines`` (a smaller
-        reply). ``replayable`` is false for an episode restored from a snapshot."""
+        reply). ``replayable`` is false when the episode's seed is unknown or the document is
+        too large."""
         req = pb.ExportTranscriptRequest(episode_id=episode_id, json_only=json_only)
         return self.stub.ExportTranscript(req, timeout=self.timeout)
 
