@@ -1398,7 +1398,7 @@ async fn timed_out_reset_batch_leaves_no_orphans() {
         async move { c.stats(proto::StatsRequest {}).await.unwrap().into_inner() }
     };
     let mut exercised = false;
-    for ms in [40u64, 80, 160, 320, 640, 1280, 2560] {
+    for ms in [40u64, 80, 160, 320, 640, 1280, 2560, 5120, 10240] {
         let before = stats(&t.client).await;
         let resets: Vec<_> = (0..4000)
             .map(|i| {
