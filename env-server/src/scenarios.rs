@@ -424,9 +424,11 @@ impl ScenarioStore {
                     simple_monster_death: f.simple_monster_death,
                     error: String::new(),
                 },
+                // Listed to clients: the data directory is named `<data>`, never by its path
+                // on the server.
                 Err(error) => ScenarioInfo {
                     name,
-                    error,
+                    error: error.replace(&self.data_dir.display().to_string(), "<data>"),
                     ..Default::default()
                 },
             })

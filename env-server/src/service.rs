@@ -51,7 +51,7 @@ pub use convert::{
 };
 pub use error::ServiceError;
 pub use evaluate::{DEFAULT_MAX_EVALUATIONS, MAX_ORIGIN_LEN, PROGRESS_INTERVAL};
-pub use principal::{Owner, Principal, Quotas};
+pub use principal::{Owner, Principal, Quotas, RateLimit};
 pub use spec::{rules_data_version, MASK_POLARITY, PROTOCOL, REWARD_COMPONENTS};
 pub use transcript::{
     read_offline, OfflineTranscript, MAX_TRANSCRIPT_BYTES, TRANSCRIPT_FORMAT, TRANSCRIPT_VERSION,
@@ -95,6 +95,11 @@ pub struct ServiceConfig {
     pub max_snapshot_bytes: usize,
     /// Key of the snapshots' HMAC-SHA256 (`None`: a random key per server instance).
     pub snapshot_key: Option<Vec<u8>>,
+    /// Most Session streams open at once on the server, and per client (beyond:
+    /// RESOURCE_EXHAUSTED, reason "quota"). Each buffers at most 1 MiB of replies the client
+    /// has not read.
+    pub max_streams: usize,
+    pub max_streams_per_client: usize,
 }
 
 /// Default of [`ServiceConfig::max_message_bytes`]: 16 MiB.
@@ -123,6 +128,8 @@ impl ServiceConfig {
             max_call_duration: Some(DEFAULT_MAX_CALL_DURATION),
             max_snapshot_bytes: DEFAULT_MAX_SNAPSHOT_BYTES,
             snapshot_key: None,
+            max_streams: DEFAULT_MAX_STREAMS,
+            max_streams_per_client: DEFAULT_MAX_STREAMS_PER_CLIENT,
         }
     }
 }
@@ -140,6 +147,10 @@ pub const DEFAULT_MAX_EPISODE_MEMORY_BYTES: u64 = 16 << 20;
 pub const DEFAULT_MAX_TURNS_PER_CALL: u64 = 20_000;
 /// Default of [`ServiceConfig::max_call_duration`]: 5 minutes.
 pub const DEFAULT_MAX_CALL_DURATION: Duration = Duration::from_secs(300);
+/// Default of [`ServiceConfig::max_streams`].
+pub const DEFAULT_MAX_STREAMS: usize = 1024;
+/// Default of [`ServiceConfig::max_streams_per_client`].
+pub const DEFAULT_MAX_STREAMS_PER_CLIENT: usize = 32;
 /// Default of [`ServiceConfig::max_snapshot_bytes`]: 8 MiB.
 pub const DEFAULT_MAX_SNAPSHOT_BYTES: usize = 8 << 20;
 
@@ -186,6 +197,8 @@ struct Inner {
     transport: TransportCounters,
     /// Evaluate calls running, by client.
     evaluations_by_client: std::sync::Mutex<std::collections::HashMap<Owner, usize>>,
+    /// Session streams open, by client.
+    streams_by_client: std::sync::Mutex<std::collections::HashMap<Owner, usize>>,
 }
 
 /// The Environment service. Cheap to clone (shared state). A handle acts for one client
@@ -230,6 +243,7 @@ impl EnvironmentService {
                 cancel_all: std::sync::atomic::AtomicBool::new(false),
                 transport: TransportCounters::default(),
                 evaluations_by_client: std::sync::Mutex::default(),
+                streams_by_client: std::sync::Mutex::default(),
             }),
         }
     }

@@ -247,3 +247,142 @@ async fn a_batch_over_the_message_limit_says_how_many_items_fit() {
         .into_inner();
     assert_eq!(ok.items.len(), fit);
 }
+
+/// Break-it review: silent sockets held every connection slot until the idle timeout (30 min).
+#[tokio::test]
+async fn a_silent_connection_is_closed_after_the_first_request_timeout() {
+    use tokio::io::AsyncReadExt;
+    let mut tc = pf1e_env_server::transport::TransportConfig::new(None);
+    tc.first_request_timeout = std::time::Duration::from_millis(500);
+    let t = common::start_transport(ServiceConfig::new(DATA_DIR), tc).await;
+    let mut silent = tokio::net::TcpStream::connect(t.addr).await.unwrap();
+    let t0 = std::time::Instant::now();
+    let mut buf = [0u8; 64];
+    // The server closes it (EOF, or a reset after its SETTINGS frame).
+    let closed = tokio::time::timeout(std::time::Duration::from_secs(5), async {
+        loop {
+            match silent.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
+        }
+    })
+    .await;
+    assert!(closed.is_ok(), "a silent connection stays open");
+    assert!(t0.elapsed() >= std::time::Duration::from_millis(400));
+    // A real client after the same delay is served.
+    let ch = common::connect_plain(t.addr).await;
+    let mut c = pf1e_env_server::proto::environment_client::EnvironmentClient::new(ch);
+    tokio::time::sleep(std::time::Duration::from_millis(700)).await;
+    c.stats(proto::StatsRequest {}).await.unwrap();
+}
+
+/// Break-it review: the items of one Session stream were not counted against the client's
+/// request rate; they are, one request each, answered inline beyond it.
+#[tokio::test]
+async fn session_items_count_against_the_request_rate() {
+    use proto::session_response::Kind as A;
+    let mut tc = pf1e_env_server::transport::TransportConfig::new(None);
+    tc.anonymous_requests_per_second = 2.0;
+    let t = common::start_transport(ServiceConfig::new(DATA_DIR), tc).await;
+    let ch = common::connect_plain(t.addr).await;
+    let mut c = pf1e_env_server::proto::environment_client::EnvironmentClient::new(ch);
+    let items: Vec<_> = (1..=20)
+        .map(|i| proto::SessionRequest {
+            request_id: i,
+            kind: Some(proto::session_request::Kind::Echo(proto::EchoRequest {
+                payload: vec![1],
+            })),
+            ..Default::default()
+        })
+        .collect();
+    let mut responses = c
+        .session(tokio_stream::iter(items))
+        .await
+        .unwrap()
+        .into_inner();
+    let (mut ok, mut limited) = (0, 0);
+    while let Some(r) = responses.next().await {
+        match r.unwrap().kind {
+            Some(A::Echo(_)) => ok += 1,
+            Some(A::Error(e)) => {
+                assert_eq!(e.code, tonic::Code::ResourceExhausted as i32);
+                assert_eq!(e.reason, "rate");
+                limited += 1;
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(ok + limited, 20);
+    assert!(limited >= 15, "{ok} answered, {limited} limited");
+}
+
+/// Break-it review: Session streams buffered replies without a bound; a client has at most
+/// `max_streams_per_client` streams (each buffering at most 1 MiB of unread replies).
+#[tokio::test]
+async fn session_streams_per_client_are_bounded() {
+    let mut config = ServiceConfig::new(DATA_DIR);
+    config.max_streams_per_client = 3;
+    let t = start_with(config).await;
+    let mut c = t.client.clone();
+    let mut open = Vec::new();
+    for _ in 0..3 {
+        let (tx, rx) = tokio::sync::mpsc::channel::<proto::SessionRequest>(1);
+        let s = c
+            .session(tokio_stream::wrappers::ReceiverStream::new(rx))
+            .await
+            .unwrap();
+        open.push((tx, s));
+    }
+    let (_tx, rx) = tokio::sync::mpsc::channel::<proto::SessionRequest>(1);
+    let e = c
+        .session(tokio_stream::wrappers::ReceiverStream::new(rx))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), tonic::Code::ResourceExhausted, "{e:?}");
+    assert!(e.message().contains("quota 3"), "{e:?}");
+    // One ends: another may open.
+    drop(open.pop());
+    let mut opened = false;
+    for _ in 0..100 {
+        let (_tx2, rx) = tokio::sync::mpsc::channel::<proto::SessionRequest>(1);
+        if c.session(tokio_stream::wrappers::ReceiverStream::new(rx))
+            .await
+            .is_ok()
+        {
+            opened = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(opened);
+}
+
+/// Break-it review: ListScenarios quoted the server's absolute data path in a broken
+/// scenario's error.
+#[tokio::test]
+async fn list_scenarios_never_quotes_the_servers_path() {
+    let dir = std::env::temp_dir().join(format!("pf1e-p10-list-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for sub in ["maps", "monsters", "pcs", "scenarios", "spells"] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+    }
+    std::fs::write(dir.join("scenarios/broken.yaml"), "sides: 3\n").unwrap();
+    let t = start_with(ServiceConfig::new(&dir)).await;
+    let mut c = t.client.clone();
+    let list = c
+        .list_scenarios(proto::ListScenariosRequest {})
+        .await
+        .unwrap()
+        .into_inner();
+    let broken = list
+        .scenarios
+        .iter()
+        .find(|s| s.name == "broken")
+        .expect("listed");
+    assert!(!broken.error.is_empty());
+    let root = dir.display().to_string();
+    assert!(!broken.error.contains(&root), "{}", broken.error);
+    assert!(broken.error.contains("<data>"), "{}", broken.error);
+    let _ = std::fs::remove_dir_all(&dir);
+}

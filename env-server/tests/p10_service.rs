@@ -19,6 +19,7 @@ fn client(svc: &EnvironmentService, name: &str, max_episodes: usize) -> Environm
             max_evaluations: 2,
             max_memory_bytes: 1 << 30,
         }),
+        rate: None,
     })
 }
 
@@ -226,6 +227,7 @@ fn a_connection_closing_closes_only_its_episodes() {
         svc.for_client(Principal {
             owner: Owner::Connection(n),
             quotas: Arc::new(svc.config().client_quotas.clone()),
+            rate: None,
         })
     };
     for s in 0..3 {
@@ -289,6 +291,7 @@ fn memory_is_accounted_and_bounded() {
             max_evaluations: 1,
             max_memory_bytes: 5 * one,
         }),
+        rate: None,
     });
     let st = small
         .reset_blocking(&reset_req("sample_arena", 1, &["players"]))

@@ -11,6 +11,8 @@ items). Reasons (``proto/pf1e/env/v1/environment.proto``, message ``Error``):
 - ``memory`` (RESOURCE_EXHAUSTED): an episode or the client's memory limit; ``quota``: the
   client's episode or evaluation quota; ``rate``: the client's request rate.
 - ``malformed`` (INVALID_ARGUMENT): the request's bytes are not the message.
+- ``call_duration`` (DEADLINE_EXCEEDED): the server's longest call duration
+  (``--max-call-secs``) passed, not the client's own deadline.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ MEMORY = "memory"
 QUOTA = "quota"
 RATE = "rate"
 MALFORMED = "malformed"
+CALL_DURATION = "call_duration"
 
 
 def error_reason(err: Any) -> str:

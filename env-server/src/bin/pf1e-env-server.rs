@@ -11,7 +11,7 @@
 //!                 [--max-episodes-per-client N] [--max-evaluations-per-client N]
 //!                 [--max-client-memory-bytes B] [--max-episode-memory-bytes B]
 //!                 [--max-turns-per-call N] [--max-call-secs S] [--max-snapshot-bytes B]
-//!                 [--snapshot-key-file FILE]
+//!                 [--snapshot-key-file FILE] [--max-streams N] [--max-streams-per-client N]
 //! ```
 //! Bind policy: a non-loopback `--addr` needs both TLS and a token file, or
 //! `--insecure-public` (exit 2 otherwise).
@@ -24,7 +24,8 @@ use pf1e_env_server::service::{
     Quotas, ServiceConfig, DEFAULT_MAX_BATCH_ITEMS, DEFAULT_MAX_CALL_DURATION,
     DEFAULT_MAX_CLIENT_MEMORY_BYTES, DEFAULT_MAX_EPISODES_PER_CLIENT,
     DEFAULT_MAX_EPISODE_MEMORY_BYTES, DEFAULT_MAX_EVALUATIONS, DEFAULT_MAX_EVALUATIONS_PER_CLIENT,
-    DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_SNAPSHOT_BYTES, DEFAULT_MAX_TURNS_PER_CALL,
+    DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_SNAPSHOT_BYTES, DEFAULT_MAX_STREAMS,
+    DEFAULT_MAX_STREAMS_PER_CLIENT, DEFAULT_MAX_TURNS_PER_CALL,
 };
 use pf1e_env_server::transport::{self, auth::TokenTable, TransportConfig};
 use std::net::SocketAddr;
@@ -138,6 +139,15 @@ struct Args {
     /// it restore each other's snapshots). Default: a random key per server instance.
     #[arg(long)]
     snapshot_key_file: Option<PathBuf>,
+    /// Most Session streams open at once on the server (each buffers at most 1 MiB of replies
+    /// its client has not read).
+    #[arg(long, default_value_t = DEFAULT_MAX_STREAMS as u64,
+          value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    max_streams: u64,
+    /// Most Session streams one client may have open at once.
+    #[arg(long, default_value_t = DEFAULT_MAX_STREAMS_PER_CLIENT as u64,
+          value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    max_streams_per_client: u64,
 }
 
 /// The snapshot key in `path`: its bytes (a trailing newline dropped), at least 32 of them, at
@@ -250,6 +260,9 @@ async fn run(args: Args) -> std::process::ExitCode {
     config.max_call_duration =
         (args.max_call_secs > 0).then(|| Duration::from_secs(args.max_call_secs));
     config.max_snapshot_bytes = usize::try_from(args.max_snapshot_bytes).unwrap_or(usize::MAX);
+    config.max_streams = usize::try_from(args.max_streams).unwrap_or(usize::MAX);
+    config.max_streams_per_client =
+        usize::try_from(args.max_streams_per_client).unwrap_or(usize::MAX);
     if let Some(path) = &args.snapshot_key_file {
         match read_key(path) {
             Ok(k) => config.snapshot_key = Some(k),

@@ -39,13 +39,16 @@ pub enum ServiceError {
         current: String,
     },
     /// The client's quota (RESOURCE_EXHAUSTED, reason "quota").
-    #[error("too many {what} for this client (quota {limit}): close some")]
+    #[error("too many {what} (quota {limit}): close some, or wait for some to end")]
     Quota {
         /// What is counted, e.g. `open episodes`.
         what: String,
         /// The quota.
         limit: u64,
     },
+    /// The client's request rate (RESOURCE_EXHAUSTED, reason "rate"): a Session item over it.
+    #[error("request rate limit exceeded; retry later")]
+    RateLimited,
     /// A memory limit of an episode or a client (RESOURCE_EXHAUSTED, reason "memory").
     #[error("{0}")]
     Memory(String),
@@ -100,6 +103,10 @@ pub enum ServiceError {
     /// (DEADLINE_EXCEEDED).
     #[error("deadline exceeded")]
     DeadlineExceeded,
+    /// The call ran past the server's longest call duration (DEADLINE_EXCEEDED, reason
+    /// "call_duration").
+    #[error("deadline exceeded: the call ran past the server's longest call duration ({} s, --max-call-secs)", .0.as_secs_f64())]
+    CallTooLong(std::time::Duration),
     /// Too many Evaluate calls at once (RESOURCE_EXHAUSTED).
     #[error("too many evaluations running (limit {0}, --max-evaluations): retry later")]
     TooManyEvaluations(usize),
@@ -146,6 +153,8 @@ impl ServiceError {
             ServiceError::Malformed(_) => "malformed",
             ServiceError::WorkBudget { .. } => "work_budget",
             ServiceError::Memory(_) => "memory",
+            ServiceError::RateLimited => "rate",
+            ServiceError::CallTooLong(_) => "call_duration",
             ServiceError::Quota { .. } => "quota",
             ServiceError::EpisodeClosed { cause, .. } => cause.reason(),
             _ => "",
@@ -180,10 +189,11 @@ impl ServiceError {
             | ServiceError::TooManyEvaluations(_)
             | ServiceError::Quota { .. }
             | ServiceError::Memory(_)
-            | ServiceError::WorkBudget { .. } => Code::ResourceExhausted,
+            | ServiceError::WorkBudget { .. }
+            | ServiceError::RateLimited => Code::ResourceExhausted,
             ServiceError::TooLarge { .. } => Code::OutOfRange,
             ServiceError::ShuttingDown => Code::Unavailable,
-            ServiceError::DeadlineExceeded => Code::DeadlineExceeded,
+            ServiceError::DeadlineExceeded | ServiceError::CallTooLong(_) => Code::DeadlineExceeded,
             ServiceError::Cancelled => Code::Cancelled,
             ServiceError::EpisodeClosed { cause, .. } => cause.code(),
             ServiceError::Internal(_) | ServiceError::Poisoned(_) => Code::Internal,

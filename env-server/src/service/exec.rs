@@ -18,6 +18,8 @@ use tonic::{Request, Response};
 #[derive(Clone, Default, Debug)]
 pub(super) struct CallLimits {
     pub(super) deadline: Option<Instant>,
+    /// The deadline is the server's `max_call_duration`, not the client's.
+    pub(super) server_cap: bool,
     pub(super) cancelled: Option<Arc<AtomicBool>>,
 }
 
@@ -55,6 +57,7 @@ impl EnvironmentService {
             .config
             .max_call_duration
             .and_then(|d| Instant::now().checked_add(d));
+        let server_cap = cap.is_some_and(|c| deadline.is_none_or(|d| c < d));
         let deadline = match (deadline, cap) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -62,6 +65,7 @@ impl EnvironmentService {
         let mut h = self.clone();
         h.limits = CallLimits {
             deadline,
+            server_cap,
             cancelled,
         };
         h
@@ -83,7 +87,11 @@ impl EnvironmentService {
             return Some(ServiceError::Cancelled);
         }
         match self.limits.deadline {
-            Some(d) if Instant::now() >= d => Some(ServiceError::DeadlineExceeded),
+            Some(d) if Instant::now() >= d => Some(if self.limits.server_cap {
+                ServiceError::CallTooLong(self.inner.config.max_call_duration.unwrap_or_default())
+            } else {
+                ServiceError::DeadlineExceeded
+            }),
             _ => None,
         }
     }

@@ -197,7 +197,7 @@ impl Environment for EnvironmentService {
         request: Request<tonic::Streaming<proto::SessionRequest>>,
     ) -> Result<Response<Self::SessionStream>, tonic::Status> {
         let svc = self.for_client(Principal::of(&request));
-        Ok(Response::new(svc.session_stream(request.into_inner())))
+        Ok(Response::new(svc.session_stream(request.into_inner())?))
     }
 
     async fn echo(

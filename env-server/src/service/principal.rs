@@ -44,13 +44,23 @@ pub struct Quotas {
     pub max_memory_bytes: u64,
 }
 
-/// The identity of a request and its quotas (request rates are the transport's).
+/// A client's request rate (the transport's token bucket): every call start takes one
+/// request, and so does every item of a Session stream.
+pub trait RateLimit: Send + Sync + std::fmt::Debug {
+    /// Take one request; `false` when over the rate (the request is refused with
+    /// RESOURCE_EXHAUSTED, reason "rate").
+    fn try_take(&self) -> bool;
+}
+
+/// The identity of a request, its quotas and its request rate.
 #[derive(Debug, Clone)]
 pub struct Principal {
     /// Whose episodes it sees and creates.
     pub owner: Owner,
     /// Its quotas.
     pub quotas: Arc<Quotas>,
+    /// Its request rate, if limited.
+    pub rate: Option<Arc<dyn RateLimit>>,
 }
 
 impl Principal {
@@ -64,6 +74,7 @@ impl Principal {
                 max_evaluations: usize::MAX,
                 max_memory_bytes: u64::MAX,
             }),
+            rate: None,
         }
     }
 

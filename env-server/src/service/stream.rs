@@ -10,22 +10,26 @@ use crate::proto;
 use prost::Message;
 use std::collections::BTreeSet;
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::Instant;
 
 impl EnvironmentService {
     /// Start the task that answers the items of a Session stream (`inbound`) in order, and
     /// return the stream of its responses. The task holds a [`StreamGuard`] and counts as an
     /// open stream until it ends.
+    ///
+    /// # Errors
+    /// RESOURCE_EXHAUSTED when the server has `max_streams` open, or this client
+    /// `max_streams_per_client` (reason "quota").
     pub(super) fn session_stream(
         &self,
         mut inbound: tonic::Streaming<proto::SessionRequest>,
-    ) -> SessionResponseStream {
+    ) -> Result<SessionResponseStream, ServiceError> {
+        self.open_stream()?;
         let (tx, rx) = tokio::sync::mpsc::channel(SESSION_BUFFER);
+        // Bytes of replies the client has not taken yet (see `SessionResponseStream`).
+        let unsent = Arc::new(tokio::sync::Semaphore::new(STREAM_BUFFER_BYTES));
         let mut shutdown = self.inner.shutdown.subscribe();
-        self.inner
-            .counters
-            .open_streams
-            .fetch_add(1, Ordering::Relaxed);
         let mut guard = StreamGuard {
             svc: self.clone(),
             owned: BTreeSet::new(),
@@ -46,13 +50,13 @@ impl EnvironmentService {
             let unavailable = || tonic::Status::from(ServiceError::ShuttingDown);
             loop {
                 if *shutdown.borrow() {
-                    let _ = tx.send(Err(unavailable())).await;
+                    let _ = tx.send((Err(unavailable()), None)).await;
                     break;
                 }
                 let next = tokio::select! {
                     m = inbound.message() => m,
                     _ = shutdown.changed() => {
-                        let _ = tx.send(Err(unavailable())).await;
+                        let _ = tx.send((Err(unavailable()), None)).await;
                         break;
                     }
                     () = tx.closed() => break,
@@ -67,7 +71,7 @@ impl EnvironmentService {
                     // items (see `crate::codec`) and are answered inline.
                     Err(st) => {
                         if st.code() != tonic::Code::Cancelled {
-                            let _ = tx.send(Err(st)).await;
+                            let _ = tx.send((Err(st), None)).await;
                         }
                         break;
                     }
@@ -76,6 +80,24 @@ impl EnvironmentService {
                 // Each item is a call of its own: the server's longest call duration and the
                 // stream's cancellation bound its engine work.
                 let svc = guard.svc.for_call(None, Some(gone.clone()));
+                // Every item counts against the client's request rate, as a call would.
+                if let Some(rate) = &svc.principal.rate {
+                    if !rate.try_take() {
+                        svc.inner
+                            .transport
+                            .requests_rate_limited
+                            .fetch_add(1, Ordering::Relaxed);
+                        let e = error_to_proto(ServiceError::RateLimited);
+                        let resp = proto::SessionResponse {
+                            request_id,
+                            kind: Some(proto::session_response::Kind::Error(e)),
+                        };
+                        if tx.send((Ok(resp), None)).await.is_err() {
+                            break;
+                        }
+                        continue;
+                    }
+                }
                 use proto::session_request::Kind as Q;
                 let short = matches!(
                     req.kind,
@@ -108,14 +130,54 @@ impl EnvironmentService {
                         ))),
                     },
                 };
-                if tx.send(Ok(response)).await.is_err() {
+                // Wait until the client has taken enough of the earlier replies: at most
+                // STREAM_BUFFER_BYTES of replies wait per stream (one larger reply alone).
+                let n = response.encoded_len().clamp(1, STREAM_BUFFER_BYTES);
+                let permit = tokio::select! {
+                    p = unsent.clone().acquire_many_owned(n as u32) => p.ok(),
+                    () = tx.closed() => break,
+                };
+                if tx.send((Ok(response), permit)).await.is_err() {
                     break;
                 }
             }
             watcher.abort();
             drop(guard);
         });
-        tokio_stream::wrappers::ReceiverStream::new(rx)
+        Ok(SessionResponseStream { rx })
+    }
+
+    /// Count a stream open for this client, or refuse it.
+    fn open_stream(&self) -> Result<(), ServiceError> {
+        let mut per = self
+            .inner
+            .streams_by_client
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        let total = self.inner.counters.open_streams.load(Ordering::Relaxed);
+        if total >= self.inner.config.max_streams as u64 {
+            return Err(ServiceError::Quota {
+                what: "Session streams open on the server".into(),
+                limit: self.inner.config.max_streams as u64,
+            });
+        }
+        let mine = per.entry(self.principal.owner.clone()).or_default();
+        if *mine >= self.inner.config.max_streams_per_client {
+            let limit = self.inner.config.max_streams_per_client as u64;
+            if *mine == 0 {
+                per.remove(&self.principal.owner);
+            }
+            return Err(ServiceError::Quota {
+                what: "Session streams open".into(),
+                limit,
+            });
+        }
+        *mine += 1;
+        self.inner
+            .counters
+            .open_streams
+            .fetch_add(1, Ordering::Relaxed);
+        Ok(())
     }
 
     /// One request of a Session stream. Returns the response and the id of an episode the
@@ -147,7 +209,7 @@ impl EnvironmentService {
         let mut effect = StreamEffect::None;
         if !req.malformed.is_empty() {
             let e = ServiceError::Malformed(format!(
-                "item {}: the bytes are not a SessionRequest: {}",
+                "the item (request_id {} as far as it could be read) is not a SessionRequest: {}",
                 req.request_id, req.malformed
             ));
             return (
@@ -257,6 +319,20 @@ struct StreamGuard {
 impl Drop for StreamGuard {
     fn drop(&mut self) {
         let n = self.svc.close_quietly(std::mem::take(&mut self.owned));
+        let mut per = self
+            .svc
+            .inner
+            .streams_by_client
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        let owner = &self.svc.principal.owner;
+        if let Some(k) = per.get_mut(owner) {
+            *k -= 1;
+            if *k == 0 {
+                per.remove(owner);
+            }
+        }
+        drop(per);
         self.svc
             .inner
             .counters
@@ -266,9 +342,35 @@ impl Drop for StreamGuard {
     }
 }
 
-/// The response stream of a Session call.
-pub(super) type SessionResponseStream =
-    tokio_stream::wrappers::ReceiverStream<Result<proto::SessionResponse, tonic::Status>>;
+/// A reply waiting for the client, with the bytes it holds of the stream's budget.
+type Pending = (
+    Result<proto::SessionResponse, tonic::Status>,
+    Option<tokio::sync::OwnedSemaphorePermit>,
+);
 
-/// Responses buffered per Session stream before the server waits for the client to read.
+/// The response stream of a Session call: replies in order; a reply's bytes go back to the
+/// stream's budget when tonic takes it to encode (the transport's own send buffer is bounded
+/// by HTTP/2 flow control).
+pub struct SessionResponseStream {
+    rx: tokio::sync::mpsc::Receiver<Pending>,
+}
+
+impl tokio_stream::Stream for SessionResponseStream {
+    type Item = Result<proto::SessionResponse, tonic::Status>;
+
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Self::Item>> {
+        self.rx
+            .poll_recv(cx)
+            .map(|item| item.map(|(reply, _permit)| reply))
+    }
+}
+
+/// Replies buffered per Session stream before the server waits for the client to read.
 const SESSION_BUFFER: usize = 64;
+
+/// Bytes of replies buffered per Session stream before the server waits for the client to
+/// read (one larger reply is sent alone): 1 MiB.
+const STREAM_BUFFER_BYTES: usize = 1 << 20;

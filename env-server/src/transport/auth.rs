@@ -14,7 +14,7 @@
 //! SHA-256 is compared (in constant time) with every entry's. Health and reflection are not
 //! authenticated.
 use super::ConnInfo;
-use crate::service::{EnvironmentService, Owner, Principal, Quotas};
+use crate::service::{EnvironmentService, Owner, Principal, Quotas, RateLimit};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use std::path::Path;
@@ -22,6 +22,9 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use subtle::ConstantTimeEq;
+
+/// Largest token file read, in bytes.
+pub const MAX_TOKEN_FILE_BYTES: usize = 1 << 20;
 
 /// Shortest plain `token:` accepted in a token file, in bytes.
 pub const MIN_TOKEN_LEN: usize = 16;
@@ -69,7 +72,7 @@ pub struct TokenEntry {
     digest: [u8; 32],
     /// Its quotas.
     pub quotas: Arc<Quotas>,
-    bucket: Option<Mutex<TokenBucket>>,
+    bucket: Option<Arc<Mutex<TokenBucket>>>,
 }
 
 /// The tokens of a token file.
@@ -117,8 +120,8 @@ impl TokenTable {
     /// # Errors
     /// A message naming the file, the entry (index and name) and the field at fault.
     pub fn load(path: &Path, defaults: &Quotas) -> Result<TokenTable, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("tokens file {}: cannot read: {e}", path.display()))?;
+        let text = pf1e_engine::content::read_text_bounded(path, MAX_TOKEN_FILE_BYTES)
+            .map_err(|e| format!("tokens file {}: {e}", path.display()))?;
         Self::parse(&text, defaults).map_err(|e| format!("tokens file {}: {e}", path.display()))
     }
 
@@ -127,6 +130,12 @@ impl TokenTable {
     /// # Errors
     /// A message naming the entry (index and name) and the field at fault.
     pub fn parse(text: &str, defaults: &Quotas) -> Result<TokenTable, String> {
+        if let Some(t) = pf1e_engine::content::yaml::find_explicit_tag(text) {
+            return Err(format!(
+                "{}: explicit YAML tags are not accepted (tag {})",
+                t.path, t.tag
+            ));
+        }
         let de = serde_yaml::Deserializer::from_str(text);
         let raw: Vec<RawEntry> = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
@@ -147,6 +156,15 @@ impl TokenTable {
             if r.name.trim().is_empty() {
                 return Err(at("name", "must not be empty"));
             }
+            if r.name.len() > 128 || r.name.chars().any(char::is_control) {
+                return Err(at("name", "at most 128 bytes, no control characters"));
+            }
+            if matches!(r.name.as_str(), "connection" | "local") {
+                return Err(at(
+                    "name",
+                    "`connection` and `local` are reserved (Stats.client names anonymous and in-process clients so)",
+                ));
+            }
             if entries.iter().any(|e| *e.name == *r.name) {
                 return Err(at(
                     "name",
@@ -159,6 +177,13 @@ impl TokenTable {
                 }
                 (None, None) => return Err(at("token_sha256", "missing (or give token)")),
                 (Some(t), None) => {
+                    // A bearer token travels in an HTTP header: visible ASCII only.
+                    if !t.bytes().all(|b| b.is_ascii_graphic()) {
+                        return Err(at(
+                            "token",
+                            "visible ASCII characters only (no spaces or control characters: it is sent in an HTTP header)",
+                        ));
+                    }
                     if t.len() < MIN_TOKEN_LEN {
                         return Err(at(
                             "token",
@@ -200,7 +225,7 @@ impl TokenTable {
                     max_evaluations: r.max_evaluations.unwrap_or(defaults.max_evaluations),
                     max_memory_bytes: r.max_memory_bytes.unwrap_or(defaults.max_memory_bytes),
                 }),
-                bucket: (rps > 0.0).then(|| Mutex::new(TokenBucket::new(rps, burst))),
+                bucket: (rps > 0.0).then(|| Arc::new(Mutex::new(TokenBucket::new(rps, burst)))),
             });
         }
         Ok(TokenTable { entries })
@@ -272,6 +297,12 @@ fn take(bucket: &Mutex<TokenBucket>) -> bool {
     bucket.lock().unwrap_or_else(|p| p.into_inner()).try_take()
 }
 
+impl RateLimit for Mutex<TokenBucket> {
+    fn try_take(&self) -> bool {
+        take(self)
+    }
+}
+
 impl tonic::service::Interceptor for Authenticator {
     fn call(&mut self, mut req: tonic::Request<()>) -> Result<tonic::Request<()>, tonic::Status> {
         let principal = match &self.tokens {
@@ -295,6 +326,7 @@ impl tonic::service::Interceptor for Authenticator {
                 Principal {
                     owner: Owner::Token(entry.name.clone()),
                     quotas: entry.quotas.clone(),
+                    rate: entry.bucket.clone().map(|b| b as Arc<dyn RateLimit>),
                 }
             }
             None => {
@@ -310,6 +342,7 @@ impl tonic::service::Interceptor for Authenticator {
                 Principal {
                     owner: Owner::Connection(info.number),
                     quotas: self.anonymous.clone(),
+                    rate: info.bucket.clone().map(|b| b as Arc<dyn RateLimit>),
                 }
             }
         };
@@ -383,5 +416,20 @@ mod tests {
         let mut b = TokenBucket::new(1.0, 3.0);
         assert!(b.try_take() && b.try_take() && b.try_take());
         assert!(!b.try_take());
+    }
+
+    /// Break-it review: a token file of /dev/zero exhausted memory; tokens with spaces, reserved
+    /// names and explicit YAML tags were accepted.
+    #[test]
+    fn token_files_are_read_bounded_and_strictly() {
+        let t0 = Instant::now();
+        let e = TokenTable::load(Path::new("/dev/zero"), &q()).unwrap_err();
+        assert!(e.contains("/dev/zero"), "{e}");
+        assert!(t0.elapsed().as_secs() < 5);
+        let e = |text: &str| TokenTable::parse(text, &q()).unwrap_err();
+        assert!(e("- {name: a, token: \"abcdefgh ijklmnopq\"}").contains("visible ASCII"));
+        assert!(e("- {name: connection, token: abcdefghijklmnopq}").contains("reserved"));
+        assert!(e("- {name: local, token: abcdefghijklmnopq}").contains("reserved"));
+        assert!(e("- {name: a, token: !!binary YWJjZGVmZ2hpamtsbW5vcHE=}").contains("tag"));
     }
 }

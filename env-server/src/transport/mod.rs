@@ -39,6 +39,8 @@ pub const DEFAULT_HTTP2_KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(20);
 pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 /// Longest TLS handshake; beyond it the connection is closed.
 pub const TLS_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default of [`TransportConfig::first_request_timeout`].
+pub const FIRST_REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 /// After the shutdown grace period, how long serving waits for connections it closed by
 /// force before it returns anyway.
 pub const FORCED_CLOSE_WAIT: Duration = Duration::from_millis(1500);
@@ -79,6 +81,10 @@ pub struct TransportConfig {
     /// On shutdown, how long calls in progress may go on before engine work is cancelled and
     /// connections are closed.
     pub shutdown_grace: Duration,
+    /// A connection that sends nothing but PINGs for this long after it was accepted (after
+    /// its TLS handshake) is closed, so that silent sockets cannot hold the connection slots
+    /// (default [`FIRST_REQUEST_TIMEOUT`]).
+    pub first_request_timeout: Duration,
 }
 
 impl TransportConfig {
@@ -95,6 +101,7 @@ impl TransportConfig {
             tls: None,
             tokens: None,
             anonymous_requests_per_second: 0.0,
+            first_request_timeout: FIRST_REQUEST_TIMEOUT,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
         }
     }
@@ -151,6 +158,9 @@ pub struct ConnIo {
     info: ConnInfo,
     idle: Option<Duration>,
     last_read: Instant,
+    /// Until the client sends something (other than PINGs): when the connection is closed
+    /// if it still has not ([`FIRST_REQUEST_TIMEOUT`] after the accept).
+    first_deadline: Option<Instant>,
     idle_timer: Pin<Box<tokio::time::Sleep>>,
     kill: Pin<Box<dyn Future<Output = ()> + Send>>,
     killed: bool,
@@ -215,25 +225,41 @@ impl AsyncRead for ConnIo {
                 let new = &buf.filled()[before..];
                 if !new.is_empty() && !only_ping_frames(new) {
                     this.last_read = Instant::now();
+                    this.first_deadline = None;
                 }
                 Poll::Ready(Ok(()))
             }
             Poll::Pending => {
-                if let Some(idle) = this.idle {
-                    while this.idle_timer.as_mut().poll(cx).is_ready() {
-                        let due = this.last_read + idle;
-                        if Instant::now() >= due {
-                            tracing::debug!(
-                                connection = this.info.number,
-                                "closing an idle connection"
-                            );
-                            return Poll::Ready(Err(io::Error::new(
-                                io::ErrorKind::TimedOut,
-                                "connection idle",
-                            )));
-                        }
-                        this.idle_timer.as_mut().reset(due);
+                // The next deadline: the first request's while nothing came yet, else the
+                // idle timeout's.
+                let due = |this: &ConnIo| {
+                    let idle = this.idle.map(|d| this.last_read + d);
+                    match (this.first_deadline, idle) {
+                        (Some(a), Some(b)) => Some(a.min(b)),
+                        (a, b) => a.or(b),
                     }
+                };
+                while let Some(d) = due(this) {
+                    if this.idle_timer.as_mut().poll(cx).is_pending() {
+                        break;
+                    }
+                    if Instant::now() >= d {
+                        let first = this.first_deadline.is_some_and(|f| f <= d);
+                        tracing::debug!(
+                            connection = this.info.number,
+                            first_request = first,
+                            "closing an idle connection"
+                        );
+                        return Poll::Ready(Err(io::Error::new(
+                            io::ErrorKind::TimedOut,
+                            if first {
+                                "no request within the first-request timeout"
+                            } else {
+                                "connection idle"
+                            },
+                        )));
+                    }
+                    this.idle_timer.as_mut().reset(d);
                 }
                 Poll::Pending
             }
@@ -441,11 +467,13 @@ impl Accepting {
             },
             idle: self.config.connection_idle,
             last_read: now,
+            first_deadline: Some(now + self.config.first_request_timeout),
             idle_timer: Box::pin(tokio::time::sleep_until(
                 now + self
                     .config
                     .connection_idle
-                    .unwrap_or(Duration::from_secs(86_400)),
+                    .unwrap_or(Duration::from_secs(86_400))
+                    .min(self.config.first_request_timeout),
             )),
             kill: Box::pin(async move {
                 if kill.wait_for(|k| *k).await.is_err() {

@@ -83,8 +83,12 @@ pub fn server_config_from_files(
     key: &std::path::Path,
     client_ca: Option<&std::path::Path>,
 ) -> Result<Arc<rustls::ServerConfig>, String> {
+    // PEM files: 1 MiB at most (a chain of certificates is a few KiB), read through a
+    // bounded reader (`--tls-cert /dev/zero` must not exhaust memory).
     let read = |what: &str, p: &std::path::Path| {
-        std::fs::read(p).map_err(|e| format!("{what} {}: cannot read: {e}", p.display()))
+        pf1e_engine::content::read_text_bounded(p, 1 << 20)
+            .map(String::into_bytes)
+            .map_err(|e| format!("{what} {}: {e}", p.display()))
     };
     let c = read("--tls-cert", cert)?;
     let k = read("--tls-key", key)?;
