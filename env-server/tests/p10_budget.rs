@@ -43,6 +43,25 @@ fn walled_off(round_cap: u32) -> proto::ResetRequest {
     }
 }
 
+/// The server's Stats once it counts a stopped call, if that happens within `limit`.
+async fn stopped_within(
+    c: &mut pf1e_env_server::proto::environment_client::EnvironmentClient<
+        tonic::transport::Channel,
+    >,
+    limit: Duration,
+) -> Option<proto::StatsResponse> {
+    let poll = async {
+        loop {
+            let s = c.stats(proto::StatsRequest {}).await.unwrap().into_inner();
+            if s.calls_stopped >= 1 {
+                return s;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(limit, poll).await.ok()
+}
+
 fn reason(st: &tonic::Status) -> String {
     st.metadata()
         .get("pf1e-reason")
@@ -92,16 +111,7 @@ async fn a_runaway_reset_is_stopped_by_its_deadline_and_by_the_servers_longest_c
     );
     // The server stopped working too (not only the client giving up): the call is counted
     // as stopped within moments of its deadline.
-    let stopped = async {
-        loop {
-            let s = c.stats(proto::StatsRequest {}).await.unwrap().into_inner();
-            if s.calls_stopped >= 1 {
-                return s;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    };
-    let s = tokio::time::timeout(Duration::from_secs(5), stopped)
+    let s = stopped_within(&mut c, Duration::from_secs(5))
         .await
         .expect("the engine work stops at its deadline");
     assert_eq!(s.live_episodes, 0);
@@ -129,16 +139,7 @@ async fn a_cancelled_call_stops_its_engine_work() {
     // The client gives up without a deadline on the wire (its future dropped: a cancel).
     let gone = tokio::time::timeout(Duration::from_millis(300), c.reset(walled_off(100_000)));
     assert!(gone.await.is_err());
-    let stopped = async {
-        loop {
-            let s = c.stats(proto::StatsRequest {}).await.unwrap().into_inner();
-            if s.calls_stopped >= 1 {
-                return s;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    };
-    let s = tokio::time::timeout(Duration::from_secs(5), stopped)
+    let s = stopped_within(&mut c, Duration::from_secs(5))
         .await
         .expect("the engine work stops when its client cancels");
     assert_eq!(s.live_episodes, 0);
