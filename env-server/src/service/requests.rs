@@ -6,7 +6,7 @@ use super::convert::{
     action_from_proto, controllers, decision_to_proto, episode_state, explanation_to_proto,
     result_to_proto, reward_config, ObsOpts,
 };
-use super::sessions::{check_episode_id, lock, Session, Start};
+use super::sessions::{check_episode_id, Session, Start};
 use super::spec::rules_data_version;
 use super::{EnvironmentService, ServiceError, MAX_ACTIONS_PER_STEP};
 use crate::proto;
@@ -82,7 +82,7 @@ impl EnvironmentService {
             ));
         }
         let session = self.session(&req.episode_id)?;
-        let mut s = lock(&session, &req.episode_id)?;
+        let mut s = self.lock_ready(&session, &req.episode_id)?;
         s.last_used = Instant::now();
         let (current, actor) = match &s.status {
             Status::Terminal(_) => return Err(ServiceError::EpisodeOver(req.episode_id.clone())),
@@ -162,17 +162,23 @@ impl EnvironmentService {
             .map(|(i, r)| result_to_proto(&r, fields.get(i).cloned().unwrap_or_default()))
             .collect();
         s.last_results = results;
+        s.steps += 1;
         s.status = match self.advance_bounded(&mut s.episode) {
             Ok(st) => st,
-            Err(e) => {
-                // Stopped mid-resolution: the episode cannot be reported in a state the
-                // engine rests in; it is closed.
+            // Out of turns: a runaway; the episode is closed.
+            Err(e @ ServiceError::WorkBudget { .. }) => {
                 drop(s);
                 self.close_quietly([req.episode_id.clone()]);
                 return Err(e.closing(&req.episode_id));
             }
+            // The deadline, a cancel or the shutdown stopped it mid-resolution: the step is
+            // applied, and the next request on the episode (Observe) resumes the advance.
+            Err(e) => {
+                s.resolving = true;
+                self.inner.counters.steps.fetch_add(1, Ordering::Relaxed);
+                return Err(e);
+            }
         };
-        s.steps += 1;
         s.settle();
         self.inner.counters.steps.fetch_add(1, Ordering::Relaxed);
         // Account the episode's growth (its log and history) in steps of 16 KiB, so most
@@ -195,7 +201,7 @@ impl EnvironmentService {
         req: &proto::ObserveRequest,
     ) -> Result<proto::EpisodeState, ServiceError> {
         let session = self.session(&req.episode_id)?;
-        let mut s = lock(&session, &req.episode_id)?;
+        let mut s = self.lock_ready(&session, &req.episode_id)?;
         s.last_used = Instant::now();
         Ok(episode_state(&req.episode_id, &s))
     }
@@ -246,7 +252,7 @@ impl EnvironmentService {
             (None, Some(id)) => ("action_id", Some(id)),
         };
         let session = self.session(&req.episode_id)?;
-        let mut s = lock(&session, &req.episode_id)?;
+        let mut s = self.lock_ready(&session, &req.episode_id)?;
         s.last_used = Instant::now();
         let current = match &s.status {
             Status::Terminal(_) => return Err(ServiceError::EpisodeOver(req.episode_id.clone())),
@@ -325,7 +331,7 @@ impl EnvironmentService {
             }
         };
         let session = self.session(&req.episode_id)?;
-        let mut s = lock(&session, &req.episode_id)?;
+        let mut s = self.lock_ready(&session, &req.episode_id)?;
         s.last_used = Instant::now();
         let (current, actor) = match &s.status {
             Status::Terminal(_) => return Err(ServiceError::EpisodeOver(req.episode_id.clone())),
@@ -390,7 +396,7 @@ impl EnvironmentService {
         req: &proto::SnapshotRequest,
     ) -> Result<proto::SnapshotResponse, ServiceError> {
         let session = self.session(&req.episode_id)?;
-        let mut s = lock(&session, &req.episode_id)?;
+        let mut s = self.lock_ready(&session, &req.episode_id)?;
         s.last_used = Instant::now();
         let part = super::envelope::SessionPart {
             steps: s.steps,
@@ -518,7 +524,7 @@ impl EnvironmentService {
     ) -> Result<(String, proto::EpisodeState), ServiceError> {
         let session = self.session(&req.episode_id)?;
         let mut copy = {
-            let mut s = lock(&session, &req.episode_id)?;
+            let mut s = self.lock_ready(&session, &req.episode_id)?;
             s.last_used = Instant::now();
             s.clone()
         };
@@ -540,7 +546,7 @@ impl EnvironmentService {
         req: &proto::DescribeRequest,
     ) -> Result<proto::EpisodeDescription, ServiceError> {
         let session = self.session(&req.episode_id)?;
-        let s = lock(&session, &req.episode_id)?;
+        let s = self.lock_ready(&session, &req.episode_id)?;
         let mut d = proto::EpisodeDescription {
             episode_id: req.episode_id.clone(),
             scenario: s.scenario.clone(),

@@ -56,6 +56,10 @@ pub(super) struct Session {
     pub(super) steps: u64,
     /// Bytes accounted to the episode in the session map when last measured.
     pub(super) accounted_memory: u64,
+    /// A Step's advance was stopped by its deadline or cancellation before the next decision:
+    /// the episode is mid-resolution and the next request on it resumes the advance first
+    /// (see [`EnvironmentService::lock_ready`]).
+    pub(super) resolving: bool,
     pub(super) created: Instant,
     pub(super) last_used: Instant,
 }
@@ -178,6 +182,7 @@ impl Session {
             last_late: Vec::new(),
             steps: 0,
             accounted_memory: 0,
+            resolving: false,
             created: now,
             last_used: now,
         };
@@ -552,6 +557,42 @@ impl EnvironmentService {
     /// Bytes accounted to all live episodes.
     pub(super) fn episode_memory(&self) -> u64 {
         self.map_read().memory
+    }
+}
+
+impl EnvironmentService {
+    /// Lock an episode's session, first resuming an advance a deadline or cancellation
+    /// stopped (`Session::resolving`) within this call's limits.
+    ///
+    /// # Errors
+    /// Those of [`lock`]; a resume stopped again (DEADLINE_EXCEEDED, CANCELLED, UNAVAILABLE:
+    /// the episode stays resolving, retry); a resume out of turns (RESOURCE_EXHAUSTED, reason
+    /// work_budget: the episode is closed).
+    pub(super) fn lock_ready<'a>(
+        &self,
+        session: &'a Mutex<Session>,
+        episode_id: &str,
+    ) -> Result<std::sync::MutexGuard<'a, Session>, ServiceError> {
+        let mut s = lock(session, episode_id)?;
+        if s.resolving {
+            match self.advance_bounded(&mut s.episode) {
+                Ok(st) => {
+                    s.status = st;
+                    s.resolving = false;
+                    s.settle();
+                    let memory = s.memory_bytes();
+                    s.accounted_memory = memory;
+                    self.account(episode_id, memory)?;
+                }
+                Err(e @ ServiceError::WorkBudget { .. }) => {
+                    drop(s);
+                    self.close_quietly([episode_id.to_string()]);
+                    return Err(e.closing(episode_id));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(s)
     }
 }
 

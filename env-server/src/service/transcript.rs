@@ -31,7 +31,7 @@ use super::convert::{
     action_from_proto, decision_kind_to_proto, decision_to_proto, result_to_proto, reward_config,
     ObsOpts,
 };
-use super::sessions::{lock, Session, Start};
+use super::sessions::{Session, Start};
 use super::spec::{fnv1a64_hex, rules_data_version};
 use super::{EnvironmentService, ServiceError, MAX_ACTIONS_PER_STEP};
 use crate::proto;
@@ -189,7 +189,7 @@ impl EnvironmentService {
         req: &proto::ExportTranscriptRequest,
     ) -> Result<proto::Transcript, ServiceError> {
         let session = self.session(&req.episode_id)?;
-        let mut s = lock(&session, &req.episode_id)?;
+        let mut s = self.lock_ready(&session, &req.episode_id)?;
         s.last_used = Instant::now();
         let doc = document(&s)?;
         let json = serde_json::to_string(&doc)
