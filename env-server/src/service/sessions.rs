@@ -644,4 +644,63 @@ mod tests {
             ServiceError::UnknownEpisode(_)
         ));
     }
+
+    /// A Step whose advance its deadline stops keeps its episode mid-resolution; the next
+    /// request resumes it, and the episode goes on exactly as a twin stepped without a
+    /// deadline.
+    #[test]
+    fn a_step_stopped_by_its_deadline_resumes_on_the_next_request() {
+        let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../data");
+        let svc = EnvironmentService::new(ServiceConfig::new(data));
+        let reset = proto::ResetRequest {
+            scenario: Some(proto::Scenario {
+                source: Some(proto::scenario::Source::Named("skirmish_4v4".into())),
+            }),
+            seed: 11,
+            controlled: Some(proto::Controlled {
+                sides: vec!["players".into()],
+                combatant_ids: vec![],
+            }),
+            ..Default::default()
+        };
+        let a = svc.reset_blocking(&reset).unwrap();
+        let b = svc.reset_blocking(&reset).unwrap();
+        let step = |st: &proto::EpisodeState| proto::StepRequest {
+            episode_id: st.episode_id.clone(),
+            decision_id: st.decision.as_ref().unwrap().decision_id,
+            action_ids: vec![0],
+            ..Default::default()
+        };
+        let twin = svc.step_blocking(&step(&b)).unwrap();
+        // A deadline already passed: the advance stops at its first check.
+        let late = svc.for_call(Some(std::time::Instant::now()), None);
+        let e = late.step_blocking(&step(&a)).unwrap_err();
+        assert!(matches!(e, ServiceError::DeadlineExceeded), "{e:?}");
+        {
+            let session = svc.session(&a.episode_id).unwrap();
+            assert!(session.lock().unwrap().resolving);
+        }
+        // Still stopped under the late handle; resumed under a normal one.
+        assert!(late
+            .observe_blocking(&proto::ObserveRequest {
+                episode_id: a.episode_id.clone(),
+            })
+            .is_err());
+        let resumed = svc
+            .observe_blocking(&proto::ObserveRequest {
+                episode_id: a.episode_id.clone(),
+            })
+            .unwrap();
+        assert_eq!(resumed.decision, twin.decision);
+        assert_eq!(resumed.legal_actions, twin.legal_actions);
+        assert_eq!(resumed.terminated, twin.terminated);
+        let steps = |id: &str| {
+            svc.describe_blocking(&proto::DescribeRequest {
+                episode_id: id.to_string(),
+            })
+            .unwrap()
+            .steps
+        };
+        assert_eq!(steps(&a.episode_id), steps(&b.episode_id));
+    }
 }
