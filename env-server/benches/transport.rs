@@ -14,8 +14,10 @@
 //! unary and stream rows to echo calls made alternately with their own calls (the machine's
 //! speed drifts within minutes: both sides of a ratio must see the same machine).
 //! Not a test: figures depend on the machine.
+#[path = "../examples/common/mod.rs"]
+mod common;
+use pf1e_env_server::proto;
 use pf1e_env_server::proto::environment_client::EnvironmentClient;
-use pf1e_env_server::proto::{self, scenario::Source};
 use pf1e_env_server::service::{serve, ServiceConfig};
 use prost::Message;
 use std::time::{Duration, Instant};
@@ -29,29 +31,6 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 const DATA_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data");
 /// Time spent measuring each figure.
 const WINDOW: Duration = Duration::from_secs(4);
-
-fn reset_req(seed: u64) -> proto::ResetRequest {
-    proto::ResetRequest {
-        scenario: Some(proto::Scenario {
-            source: Some(Source::Named("sample_arena".into())),
-        }),
-        seed,
-        controlled: Some(proto::Controlled {
-            sides: vec!["players".into()],
-            combatant_ids: vec![],
-        }),
-        observation: Some(proto::ObservationOptions {
-            json: Some(false),
-            tensors: true,
-            legal_actions: Some(false),
-            typed: Some(false),
-            action_mask: true,
-            ..Default::default()
-        }),
-        reward: None,
-        ..Default::default()
-    }
-}
 
 /// Uniformly random legal action from the mask (xorshift, deterministic).
 fn pick(state: &proto::EpisodeState, rng: &mut u64) -> u32 {
@@ -135,7 +114,7 @@ async fn run() {
     let mut rng = 0x9E37_79B9_7F4A_7C15u64;
 
     // Size of a typical step response, for the echo payload.
-    let first = c.reset(reset_req(0)).await.unwrap().into_inner();
+    let first = c.reset(common::lean_reset(0)).await.unwrap().into_inner();
     let payload = vec![0u8; first.encoded_len()];
     println!(
         "pf1e-env-server transport benchmark — sample_arena, tensor observations + mask, \
@@ -200,7 +179,11 @@ async fn run() {
                 })
                 .await
                 .unwrap();
-                s = c.reset(reset_req(seed)).await.unwrap().into_inner();
+                s = c
+                    .reset(common::lean_reset(seed))
+                    .await
+                    .unwrap()
+                    .into_inner();
                 seed += 1;
             }
             let req = step_req(&s, &mut rng);
@@ -248,7 +231,7 @@ async fn run() {
                 other => panic!("{other:?}"),
             }
         };
-        let mut s = call(Q::Reset(reset_req(10_000))).await;
+        let mut s = call(Q::Reset(common::lean_reset(10_000))).await;
         let mut samples = Vec::new();
         let mut floor = Vec::new();
         let mut seed = 10_001;
@@ -256,7 +239,7 @@ async fn run() {
         let t0 = Instant::now();
         while t0.elapsed() < WINDOW {
             if done(&s) {
-                s = call(Q::Reset(reset_req(seed))).await;
+                s = call(Q::Reset(common::lean_reset(seed))).await;
                 seed += 1;
             }
             let req = step_req(&s, &mut rng);
@@ -287,7 +270,7 @@ async fn run() {
         let resets = (0..n)
             .map(|_| {
                 seed += 1;
-                reset_req(seed)
+                common::lean_reset(seed)
             })
             .collect();
         let out = c
@@ -313,7 +296,7 @@ async fn run() {
                 .iter()
                 .map(|_| {
                     seed += 1;
-                    reset_req(seed)
+                    common::lean_reset(seed)
                 })
                 .collect();
             let req = if columnar {
@@ -389,7 +372,7 @@ async fn run() {
         for chunk in 0..(n / 1000) {
             let resets = (0..1000)
                 .map(|i| {
-                    let mut r = reset_req(9_000_000 + chunk * 1000 + i);
+                    let mut r = common::lean_reset(9_000_000 + chunk * 1000 + i);
                     r.observation = Some(proto::ObservationOptions {
                         json: Some(false),
                         tensors: false,

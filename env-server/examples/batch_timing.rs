@@ -7,7 +7,9 @@
 //! `RAYON_NUM_THREADS=1 BATCHES=40 valgrind --tool=callgrind
 //! --toggle-collect='*batch_timing::measured*' --toggle-collect='*EnvironmentService::step_blocking*'
 //! --toggle-collect='*EnvironmentService::reset_blocking*' target/release/examples/batch_timing`.
-use pf1e_env_server::proto::{self, scenario::Source};
+#[path = "common/mod.rs"]
+mod common;
+use pf1e_env_server::proto;
 use pf1e_env_server::service::{EnvironmentService, ServiceConfig};
 use std::time::Instant;
 
@@ -16,29 +18,6 @@ use std::time::Instant;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const DATA_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data");
-
-fn reset_req(seed: u64) -> proto::ResetRequest {
-    proto::ResetRequest {
-        scenario: Some(proto::Scenario {
-            source: Some(Source::Named("sample_arena".into())),
-        }),
-        seed,
-        controlled: Some(proto::Controlled {
-            sides: vec!["players".into()],
-            combatant_ids: vec![],
-        }),
-        observation: Some(proto::ObservationOptions {
-            json: Some(false),
-            tensors: true,
-            legal_actions: Some(false),
-            typed: Some(false),
-            action_mask: true,
-            ..Default::default()
-        }),
-        reward: None,
-        ..Default::default()
-    }
-}
 
 #[derive(Default)]
 struct Slots {
@@ -84,7 +63,7 @@ fn main() {
     let resets = (0..n)
         .map(|_| {
             seed += 1;
-            reset_req(seed)
+            common::lean_reset(seed)
         })
         .collect();
     let req = proto::StepBatchRequest {
@@ -142,7 +121,7 @@ fn measured(
             .iter()
             .map(|_| {
                 *seed += 1;
-                reset_req(*seed)
+                common::lean_reset(*seed)
             })
             .collect();
         let close_episode_ids = ended.iter().map(|&i| s.ids[i].clone()).collect();

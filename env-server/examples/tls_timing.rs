@@ -14,8 +14,10 @@
 //! sends). Prints the p50 and p99 latencies and the ratio of each p50 to the plaintext one,
 //! and the batch responses' sizes (TLS costs per byte). Finished episodes are reset.
 //! Not a test: figures depend on the machine.
+#[path = "common/mod.rs"]
+mod common;
+use pf1e_env_server::proto;
 use pf1e_env_server::proto::environment_client::EnvironmentClient;
-use pf1e_env_server::proto::{self, scenario::Source};
 use pf1e_env_server::server::serve_with;
 use pf1e_env_server::service::ServiceConfig;
 use pf1e_env_server::transport::{auth::TokenTable, tls, TransportConfig};
@@ -46,28 +48,6 @@ impl tonic::service::Interceptor for Auth {
 }
 
 type Client = EnvironmentClient<InterceptedService<Channel, Auth>>;
-
-fn reset_req(seed: u64) -> proto::ResetRequest {
-    proto::ResetRequest {
-        scenario: Some(proto::Scenario {
-            source: Some(Source::Named("sample_arena".into())),
-        }),
-        seed,
-        controlled: Some(proto::Controlled {
-            sides: vec!["players".into()],
-            combatant_ids: vec![],
-        }),
-        observation: Some(proto::ObservationOptions {
-            json: Some(false),
-            tensors: true,
-            legal_actions: Some(false),
-            typed: Some(false),
-            action_mask: true,
-            ..Default::default()
-        }),
-        ..Default::default()
-    }
-}
 
 /// A random legal action from the mask (xorshift, deterministic).
 fn step_req(state: &proto::EpisodeState, rng: &mut u64) -> proto::StepRequest {
@@ -130,8 +110,14 @@ async fn mode(name: &'static str, channel: Channel, token: bool, seed: u64) -> M
     let mut client = EnvironmentClient::with_interceptor(channel, auth)
         .max_decoding_message_size(256 << 20)
         .max_encoding_message_size(256 << 20);
-    let unary = client.reset(reset_req(seed)).await.unwrap().into_inner();
-    let resets = (0..BATCH as u64).map(|i| reset_req(seed + 1 + i)).collect();
+    let unary = client
+        .reset(common::lean_reset(seed))
+        .await
+        .unwrap()
+        .into_inner();
+    let resets = (0..BATCH as u64)
+        .map(|i| common::lean_reset(seed + 1 + i))
+        .collect();
     let slots = client
         .reset_batch(proto::ResetBatchRequest { resets })
         .await
@@ -163,7 +149,7 @@ impl Mode {
             self.seed += 1;
             self.unary = self
                 .client
-                .reset(reset_req(self.seed))
+                .reset(common::lean_reset(self.seed))
                 .await
                 .unwrap()
                 .into_inner();
@@ -183,7 +169,7 @@ impl Mode {
             .iter()
             .map(|_| {
                 self.seed += 1;
-                reset_req(self.seed)
+                common::lean_reset(self.seed)
             })
             .collect();
         let close = ended
