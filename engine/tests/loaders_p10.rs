@@ -85,7 +85,7 @@ fn move_cost_out_of_range_is_an_error_not_a_clamp() {
     for bad in ["4294967295", "256", "99999999999999"] {
         let text = TINY.replace("move_cost: 1", &format!("move_cost: {bad}"));
         let (f, r) = map_field_err(&text);
-        assert_eq!(f, "legend...move_cost", "{r}");
+        assert_eq!(f, r#"legend["."].move_cost"#, "{r}");
         assert!(
             r.contains(bad) && r.contains(&format!("1..={MAX_MOVE_COST}")),
             "{r}"
@@ -108,12 +108,12 @@ fn explicit_yaml_tags_are_refused_with_the_field() {
         ),
         (
             TINY.replace("move_cost: 1", "move_cost: !!str 1"),
-            "legend...move_cost",
+            r#"legend["."].move_cost"#,
             "str",
         ),
         (
             TINY.replace("type: floor", "type: !floor floor"),
-            "legend...type",
+            r#"legend["."].type"#,
             "!floor",
         ),
         (

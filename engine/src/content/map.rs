@@ -39,7 +39,8 @@ pub enum MapError {
         #[source]
         source: std::io::Error,
     },
-    /// A field is missing, unknown or invalid. `field` is a dotted path (`legend.T.move_cost`).
+    /// A field is missing, unknown or invalid. `field` is a dotted path (`legend.T.move_cost`;
+    /// a key other than letters, digits, `_` and `-` is quoted: `legend["."].move_cost`).
     #[error("{file}: field `{field}`: {reason}")]
     Field {
         /// The file (or origin) name.
@@ -371,12 +372,12 @@ impl MapSpec {
                 (Some(c), None) => c,
                 _ => {
                     return Err(e.err(
-                        format!("legend.{key}"),
+                        super::yaml::field_path("legend", &key),
                         format!("key `{key}` must be exactly one character"),
                     ))
                 }
             };
-            let field = format!("legend.{key}");
+            let field = super::yaml::field_path("legend", &key);
             let entry: RawLegend = serde_path_to_error::deserialize(v.clone()).map_err(|err| {
                 serde_field_error(&e, &field, &err.path().to_string(), err.inner())
             })?;
@@ -875,24 +876,24 @@ deployment: # obligatoire si zones : nom de camp -> lettre de zone
             "{ type: floor, move_cost: 1 }",
             "{ type: floor, move_cost: 1, slippery: true }",
         ));
-        assert_eq!(f, "legend...slippery", "{r}");
+        assert_eq!(f, r#"legend["."].slippery"#, "{r}");
     }
 
     // CRB — Combat: Difficult Terrain: move_cost is required (null = impassable) and >= 1.
     #[test]
     fn malformed_move_cost() {
         let (f, r) = field_of(&with("{ type: floor, move_cost: 1 }", "{ type: floor }"));
-        assert_eq!(f, "legend...move_cost", "{r}");
+        assert_eq!(f, r#"legend["."].move_cost"#, "{r}");
         let (f, _) = field_of(&with(
             "{ type: floor, move_cost: 1 }",
             "{ type: floor, move_cost: 0 }",
         ));
-        assert_eq!(f, "legend...move_cost");
+        assert_eq!(f, r#"legend["."].move_cost"#);
         let (f, _) = field_of(&with(
             "{ type: floor, move_cost: 1 }",
             "{ type: floor, move_cost: -2 }",
         ));
-        assert_eq!(f, "legend...move_cost");
+        assert_eq!(f, r#"legend["."].move_cost"#);
     }
 
     // CRB — Combat: Cover: only +2, +4, +8 exist.

@@ -11,7 +11,7 @@
 //! `serde_yaml`'s own error reports the text (a simplification: a tag after a point where
 //! only `saphyr-parser` fails is not seen).
 
-use saphyr_parser::{Event, Parser};
+use saphyr_parser::{Event, Parser, Tag};
 
 /// An explicit tag found in YAML text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,7 +20,8 @@ pub struct ExplicitTag {
     /// for the document itself; a tagged mapping key is named by its mapping's path with
     /// ` (a key)` appended.
     pub path: String,
-    /// The tag as written after expansion (`!!binary`, `!foo`, `tag:yaml.org,2002:str`).
+    /// The tag: `!!binary` for the core schema, `!foo` for a local tag, a `%TAG` handle or
+    /// verbatim tag expanded (`tag:example.com,2000:x`).
     pub tag: String,
 }
 
@@ -30,6 +31,32 @@ enum Frame {
     Map { key: Option<String>, want_key: bool },
     /// A sequence: the index of the next item.
     Seq { next: usize },
+}
+
+/// Appends mapping key `k` to the dotted field path `out`: `.k` for a plain key (letters,
+/// digits, `_`, `-`), `["k"]` (a JSON string) for any other, so a legend key such as `.` reads
+/// `legend["."].move_cost`, not `legend...move_cost`.
+pub(crate) fn push_key(out: &mut String, k: &str) {
+    let plain = !k.is_empty()
+        && k.chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '-');
+    if plain {
+        if !out.is_empty() {
+            out.push('.');
+        }
+        out.push_str(k);
+    } else {
+        out.push('[');
+        out.push_str(&serde_json::Value::from(k).to_string());
+        out.push(']');
+    }
+}
+
+/// `parent` followed by mapping key `k`, as [`push_key`] writes it.
+pub(crate) fn field_path(parent: &str, k: &str) -> String {
+    let mut out = parent.to_string();
+    push_key(&mut out, k);
+    out
 }
 
 fn path_of(stack: &[Frame], key_of_top: bool) -> String {
@@ -45,11 +72,7 @@ fn path_of(stack: &[Frame], key_of_top: bool) -> String {
                     out.push_str(" (a key)");
                     return out;
                 }
-                let k = key.as_deref().unwrap_or("?");
-                if !out.is_empty() {
-                    out.push('.');
-                }
-                out.push_str(k);
+                push_key(&mut out, key.as_deref().unwrap_or("?"));
             }
             Frame::Seq { next } => {
                 out.push_str(&format!("[{next}]"));
@@ -78,6 +101,16 @@ fn node_done(stack: &mut [Frame], scalar_key: Option<&str>) {
     }
 }
 
+/// A tag as the author wrote it: `!!str` for the core schema (saphyr-parser's `Display`
+/// gives `tag:yaml.org,2002:!str`), `!local`, otherwise the expanded handle and the suffix.
+fn tag_text(tag: &Tag) -> String {
+    if tag.is_yaml_core_schema() {
+        format!("!!{}", tag.suffix)
+    } else {
+        format!("{}{}", tag.handle, tag.suffix)
+    }
+}
+
 /// The first explicit tag (`!!binary`, `!!str`, `!custom`…) on any node of `text`, with its
 /// path, or `None` when there is none (or where the text stops being YAML `saphyr-parser`
 /// reads; see the module doc). Linear in the text's length.
@@ -88,9 +121,9 @@ pub fn find_explicit_tag(text: &str) -> Option<ExplicitTag> {
             return None;
         };
         let is_key = matches!(stack.last(), Some(Frame::Map { want_key: true, .. }));
-        let found = |tag: &dyn std::fmt::Display, stack: &[Frame]| ExplicitTag {
+        let found = |tag: &Tag, stack: &[Frame]| ExplicitTag {
             path: path_of(stack, is_key),
-            tag: tag.to_string(),
+            tag: tag_text(tag),
         };
         match event {
             Event::Scalar(value, _, _, tag) => {
@@ -142,7 +175,7 @@ mod tests {
         );
         let (p, t) = tag("name: !!binary aGk=\n").unwrap();
         assert_eq!(p, "name");
-        assert!(t.contains("binary"), "{t}");
+        assert_eq!(t, "!!binary");
         let (p, _) = tag("legend:\n  T: {type: a, move_cost: !!str 2}\n").unwrap();
         assert_eq!(p, "legend.T.move_cost");
         let (p, t) = tag("sides:\n  players: [orc, !goblin x]\n").unwrap();
