@@ -273,7 +273,7 @@ impl TacticsSpec {
     /// [`TacticsError`] naming the field: a syntax or type error, an unknown field or value,
     /// a value out of range (fractions in (0, 1], `keep_range_ft` 5–1000 and a multiple of 5,
     /// rounds ≥ 1, at most [`MAX_RULES`] rules and [`MAX_CRITERIA`] criteria, non-empty
-    /// names), or a text over [`MAX_TACTICS_BYTES`].
+    /// names), an explicit YAML tag (`!!str`, `!x`), or a text over [`MAX_TACTICS_BYTES`].
     pub fn from_yaml_or_json(text: &str) -> Result<TacticsSpec, TacticsError> {
         if text.len() > MAX_TACTICS_BYTES {
             return Err(terr(
@@ -287,6 +287,17 @@ impl TacticsSpec {
         let value: serde_json::Value = if text.trim_start().starts_with('{') {
             serde_json::from_str(text).map_err(|e| terr("(document)", e.to_string()))?
         } else {
+            // serde_yaml drops an explicit tag on a scalar (`round: !!str 2` reads as 2):
+            // refused, naming the field, as for maps and scenarios.
+            if let Some(tag) = crate::content::yaml::find_explicit_tag(text) {
+                return Err(terr(
+                    tag.path,
+                    format!(
+                        "explicit YAML tag `{}` is not accepted: write the plain value",
+                        tag.tag
+                    ),
+                ));
+            }
             // YAML's `.nan` / `.inf` would become JSON `null` (a condition silently dropped):
             // refused here, naming the field.
             let y: serde_yaml::Value =

@@ -681,3 +681,32 @@ fn non_finite_yaml_numbers_are_refused_not_dropped() {
     let (f, _) = parse_err("name: t\ndescription: d\ndefault: {target: [{named: .inf}]}\n");
     assert_eq!(f, "default.target[0].named");
 }
+
+/// Review of P10: serde_yaml read `round: !!str 2` as 2 and `named: !goblin orc` as "orc",
+/// dropping the tag silently, as it did for maps and scenarios: a tag is refused, naming the
+/// field and the tag as written. JSON has no tags; the same spec without one parses.
+#[test]
+fn explicit_yaml_tags_are_refused_naming_the_field() {
+    for (text, field, tag) in [
+        (
+            "name: t\ndescription: d\ndefault:\n  rules:\n    - when: {hp_below_fraction: !!float 0.5}\n      do: withdraw\n",
+            "default.rules[0].when.hp_below_fraction",
+            "!!float",
+        ),
+        (
+            "name: t\ndescription: d\ndefault: {target: [{named: !goblin orc}]}\n",
+            "default.target[0].named",
+            "!goblin",
+        ),
+        ("name: !!binary dA==\ndescription: d\n", "name", "!!binary"),
+    ] {
+        let (f, reason) = parse_err(text);
+        assert_eq!(f, field, "{reason}");
+        assert!(
+            reason.contains("explicit YAML tag") && reason.contains(&format!("`{tag}`")),
+            "{reason}"
+        );
+    }
+    parse("name: t\ndescription: d\ndefault:\n  rules:\n    - when: {hp_below_fraction: 0.5}\n      do: withdraw\n");
+    parse(r#"{"name": "t", "description": "d", "default": {"target": [{"named": "!goblin"}]}}"#);
+}
