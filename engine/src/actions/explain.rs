@@ -48,7 +48,10 @@ pub struct Explanation {
 pub enum ExplainError {
     #[error("no decision is pending")]
     NoDecision,
-    #[error("action id {id} out of range: the action space has {size} ids (0..{size})")]
+    #[error(
+        "action id {id} out of range: the action space has {size} ids, 0 to {}",
+        .size.saturating_sub(1)
+    )]
     IdOutOfRange { id: u32, size: u32 },
 }
 

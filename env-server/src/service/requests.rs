@@ -108,12 +108,15 @@ impl EnvironmentService {
                         if id >= size {
                             return Err(ServiceError::invalid(
                                 field,
-                                format!("action id {id} out of range: the action space has {size} ids (0..{size})"),
+                                explain::ExplainError::IdOutOfRange { id, size }.to_string(),
                             ));
                         }
-                        s.episode
-                            .action_from_id(id)
-                            .ok_or_else(|| ServiceError::invalid(field, format!("action id {id} does not decode to an action")))
+                        s.episode.action_from_id(id).ok_or_else(|| {
+                            ServiceError::invalid(
+                                field,
+                                format!("action id {id} does not decode to an action"),
+                            )
+                        })
                     })
                     .collect::<Result<Vec<_>, _>>()?
             }
@@ -264,7 +267,7 @@ impl EnvironmentService {
                 if id >= size {
                     return Err(ServiceError::invalid(
                         field,
-                        format!("action id {id} out of range: the action space has {size} ids (0..{size})"),
+                        explain::ExplainError::IdOutOfRange { id, size }.to_string(),
                     ));
                 }
                 s.episode.action_from_id(id).ok_or_else(|| {
@@ -346,7 +349,7 @@ impl EnvironmentService {
                 if id >= size {
                     return Err(ServiceError::invalid(
                         "action_id",
-                        format!("action id {id} out of range: the action space has {size} ids (0..{size})"),
+                        explain::ExplainError::IdOutOfRange { id, size }.to_string(),
                     ));
                 }
                 ep.action_from_id(id)
