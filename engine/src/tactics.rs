@@ -36,6 +36,7 @@
 use crate::actions::space::STEP_DIRECTIONS;
 use crate::actions::{Action, ActionKind, CombatantId};
 use crate::content::encounter::{Encounter, EncounterError, Placed};
+use crate::content::yaml::{field_path, serde_path};
 use crate::episode::Episode;
 use crate::geometry::grid::{self, Cell};
 use crate::policy::{self, with, PolicyPlan};
@@ -290,8 +291,13 @@ impl TacticsSpec {
             // serde_yaml drops an explicit tag on a scalar (`round: !!str 2` reads as 2):
             // refused, naming the field, as for maps and scenarios.
             if let Some(tag) = crate::content::yaml::find_explicit_tag(text) {
+                // The tag scan names the document `<root>`; tactics errors say `(document)`.
+                let field = match tag.path.strip_prefix("<root>") {
+                    Some(rest) => format!("(document){rest}"),
+                    None => tag.path,
+                };
                 return Err(terr(
-                    tag.path,
+                    field,
                     format!(
                         "explicit YAML tag `{}` is not accepted: write the plain value",
                         tag.tag
@@ -330,7 +336,7 @@ impl TacticsSpec {
             if k.trim().is_empty() {
                 return Err(terr("combatants", "an empty combatant key"));
             }
-            check_block(b, &format!("combatants.{k}"))?;
+            check_block(b, &field_path("combatants", k))?;
         }
         Ok(())
     }
@@ -373,11 +379,7 @@ fn non_finite_number(v: &serde_yaml::Value, path: &str) -> Option<String> {
                     .trim()
                     .to_string(),
             };
-            let p = if path.is_empty() {
-                key
-            } else {
-                format!("{path}.{key}")
-            };
+            let p = field_path(path, &key);
             non_finite_number(x, &p)
         }),
         Y::Tagged(t) => non_finite_number(&t.value, path),
@@ -386,8 +388,8 @@ fn non_finite_number(v: &serde_yaml::Value, path: &str) -> Option<String> {
 }
 
 fn path_error<E: std::fmt::Display>(e: &serde_path_to_error::Error<E>) -> TacticsError {
-    let path = e.path().to_string();
-    let field = if path == "." || path.is_empty() {
+    let path = serde_path("", e.path());
+    let field = if path.is_empty() {
         "(document)".to_string()
     } else {
         path
@@ -540,7 +542,7 @@ impl Encounter {
         for k in spec.combatants.keys() {
             if !members.iter().any(|p| name_matches(p, k)) {
                 return Err(err(terr(
-                    format!("combatants.{k}"),
+                    field_path("combatants", k),
                     format!(
                         "no combatant of side {side} is called `{k}` (it has {})",
                         list(&members)
@@ -563,7 +565,7 @@ impl Encounter {
                 .copied()
                 .filter(|p| std::ptr::eq(spec.block_for(p), b))
                 .collect();
-            blocks.push((format!("combatants.{k}"), b, who));
+            blocks.push((field_path("combatants", k), b, who));
         }
         for (at, b, who) in &blocks {
             for (i, c) in b.target.iter().enumerate() {

@@ -710,3 +710,29 @@ fn explicit_yaml_tags_are_refused_naming_the_field() {
     parse("name: t\ndescription: d\ndefault:\n  rules:\n    - when: {hp_below_fraction: 0.5}\n      do: withdraw\n");
     parse(r#"{"name": "t", "description": "d", "default": {"target": [{"named": "!goblin"}]}}"#);
 }
+
+/// Review of the second P10 stop: a combatant key that is not plain (`Green Hag`, a
+/// creature's name) is quoted alike by the tag scan, the range checks and serde's errors; a
+/// tag on the document itself names `(document)`, as every other whole-document error does.
+#[test]
+fn a_combatant_key_has_one_spelling_in_every_error() {
+    let block =
+        |rules: &str| format!("name: t\ndescription: d\ncombatants:\n  Green Hag:\n    {rules}\n");
+    let at = r#"combatants["Green Hag"].rules[0].when.hp_below_fraction"#;
+    let (f, r) = parse_err(&block(
+        "rules: [{when: {hp_below_fraction: !!float 0.5}, do: withdraw}]",
+    ));
+    assert_eq!(f, at, "{r}");
+    let (f, r) = parse_err(&block(
+        "rules: [{when: {hp_below_fraction: 2}, do: withdraw}]",
+    ));
+    assert_eq!(f, at, "{r}");
+    let (f, r) = parse_err(&block(
+        "rules: [{when: {hp_below_fraction: .nan}, do: withdraw}]",
+    ));
+    assert_eq!(f, at, "{r}");
+    let (f, r) = parse_err(&block("rulez: []"));
+    assert_eq!(f, r#"combatants["Green Hag"].rulez"#, "{r}");
+    let (f, r) = parse_err("!!map\nname: t\ndescription: d\n");
+    assert_eq!(f, "(document)", "{r}");
+}

@@ -15,6 +15,7 @@
 //! - **Inline** scenarios come in the request ([`InlineScenario`]): map YAML text and,
 //!   per side, combatant JSON texts. Errors name the request field
 //!   (`scenario.inline.sides[1].combatants[0]: field `hp_max`: must be > 0`).
+use pf1e_engine::content::yaml::field_path;
 use pf1e_engine::{CombatantSpec, Encounter, MapSpec, RulesOptions};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -213,13 +214,15 @@ impl ScenarioFile {
         for (side, names) in &file.sides {
             if names.is_empty() {
                 return Err(format!(
-                    "{origin}: field `sides.{side}`: must list at least one combatant"
+                    "{origin}: field `{}`: must list at least one combatant",
+                    field_path("sides", side)
                 ));
             }
             for (i, n) in names.iter().enumerate() {
                 if !is_valid_name(n) {
                     return Err(format!(
-                        "{origin}: field `sides.{side}[{i}]`: invalid name {n:?}: must match {NAME_PATTERN}"
+                        "{origin}: field `{}[{i}]`: invalid name {n:?}: must match {NAME_PATTERN}",
+                        field_path("sides", side)
                     ));
                 }
             }
@@ -679,6 +682,20 @@ mod tests {
         ] {
             assert!(!is_valid_name(bad), "{bad:?}");
         }
+    }
+
+    /// Review of the second P10 stop: a side name that is not plain is quoted alike by the
+    /// tag scan and the name check (`sides["the party"][1]`, was `sides.the party[1]`).
+    #[test]
+    fn a_side_name_has_one_spelling_in_every_error() {
+        let err = |text: &str| ScenarioFile::from_yaml_str(text, "s.yaml").unwrap_err();
+        let tagged = err("map: m\nsides:\n  the party: [goblin, !!str goblin]\n");
+        let named = err("map: m\nsides:\n  the party: [goblin, \"../x\"]\n");
+        for e in [&tagged, &named] {
+            assert!(e.contains(r#"field `sides["the party"][1]`"#), "{e}");
+        }
+        let empty = err("map: m\nsides:\n  the party: []\n");
+        assert!(empty.contains(r#"field `sides["the party"]`"#), "{empty}");
     }
 
     #[test]

@@ -73,6 +73,7 @@ use crate::report::{escape_controls as esc, render_table, Align, TableLine, ENGI
 use crate::scenarios::{
     is_valid_name, ScenarioFile, ScenarioStore, DEFAULT_ROUND_CAP, MAX_ROUND_CAP, NAME_PATTERN,
 };
+use pf1e_engine::content::yaml::field_path;
 use pf1e_engine::geometry::grid::footprint;
 use pf1e_engine::{Cell, Encounter};
 use rayon::prelude::*;
@@ -283,7 +284,7 @@ fn attach_sweep_tactics(
     origin: &str,
 ) -> Result<Encounter, SweepError> {
     for (side, source) in tactics {
-        let field = format!("{origin}: tactics.{side}");
+        let field = format!("{origin}: {}", field_path("tactics", side));
         let text = match source {
             TacticsSource::File(name) => {
                 let plain = !name.is_empty()
@@ -488,14 +489,14 @@ impl SweepSpec {
                 for (side, names) in sides {
                     if names.is_empty() {
                         return Err(SweepError::invalid(
-                            at(&format!("sides.{side}")),
+                            at(&field_path("sides", side)),
                             "must list at least one combatant",
                         ));
                     }
                     for (i, n) in names.iter().enumerate() {
                         if !is_valid_name(n) {
                             return Err(SweepError::invalid(
-                                at(&format!("sides.{side}[{i}]")),
+                                at(&format!("{}[{i}]", field_path("sides", side))),
                                 format!("invalid name {n:?}: must match {NAME_PATTERN}"),
                             ));
                         }
@@ -941,7 +942,7 @@ impl SweepPlan {
         let mut swept_raw: Vec<(SweptCombatant, Vec<(Cell, String)>, bool, String)> = Vec::new();
         let mut unused = Vec::new();
         for (id, p) in &spec.placements {
-            let field = at(&format!("placements.{id}"));
+            let field = at(&field_path("placements", id));
             let Some(index) = base.combatant_index(id) else {
                 let ids: Vec<&str> = base.combatants.iter().map(|c| c.id.as_str()).collect();
                 return Err(SweepError::invalid(
@@ -1153,7 +1154,7 @@ impl SweepPlan {
                 let bfp = footprint(b.cell, base.combatants[b.index].spec.size.footprint_side());
                 if afp.iter().any(|x| bfp.contains(x)) {
                     return Err(SweepError::invalid(
-                        at(&format!("placements.{}.cell", a.id)),
+                        at(&format!("{}.cell", field_path("placements", &a.id))),
                         format!(
                             "{} start {}: overlaps {} (fixed at {})",
                             a.id, a.cell, b.id, b.cell

@@ -472,7 +472,10 @@ fn text_report_escapes_control_characters() {
         "scenario: sample_arena\nplacements: {\"a\\nb\\e[2J\": {cell: [3, 3]}}\n",
     );
     let o = sweep(&bad, &["--out", &dir.join("out").display().to_string()]);
-    assert_error(&o, &["placements.a\\nb\\u{1b}[2J", "unknown combatant id"]);
+    assert_error(
+        &o,
+        &[r#"placements["a\nb\u{1b}[2J"]"#, "unknown combatant id"],
+    );
     assert!(!stderr(&o).contains('\u{1b}'), "{}", stderr(&o));
 }
 

@@ -276,7 +276,7 @@ fn check_dims(
 fn serde_field_error(
     e: &Errs<'_>,
     prefix: &str,
-    path: &str,
+    path: &serde_path_to_error::Path,
     inner: &serde_yaml::Error,
 ) -> MapError {
     let msg = inner
@@ -291,26 +291,20 @@ fn serde_field_error(
             let rest = &msg[i + pat.len()..];
             Some(rest[..rest.find('`')?].to_string())
         });
-    let mut parts: Vec<String> = Vec::new();
-    if !prefix.is_empty() {
-        parts.push(prefix.to_string());
-    }
-    if !path.is_empty() && path != "." {
-        parts.push(path.to_string());
-    }
+    let mut field = super::yaml::serde_path(prefix, path);
     if let Some(n) = named {
-        if !parts
-            .last()
-            .is_some_and(|p| p == &n || p.ends_with(&format!(".{n}")))
-        {
-            parts.push(n);
+        // serde_path_to_error's path may already end with the named field.
+        let last = super::yaml::field_path("", &n);
+        let ends_with_it = field == last
+            || field.ends_with(&format!(".{last}"))
+            || (last.starts_with('[') && field.ends_with(&last));
+        if !ends_with_it {
+            super::yaml::push_key(&mut field, &n);
         }
     }
-    let field = if parts.is_empty() {
-        "(document)".to_string()
-    } else {
-        parts.join(".")
-    };
+    if field.is_empty() {
+        field = "(document)".to_string();
+    }
     e.err(field, msg)
 }
 
@@ -345,7 +339,7 @@ impl MapSpec {
         }
         let de = serde_yaml::Deserializer::from_str(text);
         let raw: RawMap = serde_path_to_error::deserialize(de)
-            .map_err(|err| serde_field_error(&e, "", &err.path().to_string(), err.inner()))?;
+            .map_err(|err| serde_field_error(&e, "", err.path(), err.inner()))?;
 
         // name
         if raw.name.trim().is_empty() {
@@ -378,9 +372,8 @@ impl MapSpec {
                 }
             };
             let field = super::yaml::field_path("legend", &key);
-            let entry: RawLegend = serde_path_to_error::deserialize(v.clone()).map_err(|err| {
-                serde_field_error(&e, &field, &err.path().to_string(), err.inner())
-            })?;
+            let entry: RawLegend = serde_path_to_error::deserialize(v.clone())
+                .map_err(|err| serde_field_error(&e, &field, err.path(), err.inner()))?;
             let move_cost = match entry.move_cost {
                 None => None,
                 Some(m) if (1..=i64::from(MAX_MOVE_COST)).contains(&m) => Some(m as u32),
@@ -521,7 +514,7 @@ impl MapSpec {
             let Some(name) = key_text(k) else {
                 return Err(e.err("markers", "marker names must be strings"));
             };
-            let field = format!("markers.{name}");
+            let field = super::yaml::field_path("markers", &name);
             if markers.iter().any(|(n, _)| *n == name) {
                 return Err(e.err(field, format!("marker `{name}` is defined twice")));
             }
@@ -569,7 +562,7 @@ impl MapSpec {
             let Some(side) = key_text(k) else {
                 return Err(e.err("deployment", "side names must be strings"));
             };
-            let field = format!("deployment.{side}");
+            let field = super::yaml::field_path("deployment", &side);
             if deployment.iter().any(|(s, _)| *s == side) {
                 return Err(e.err(field, format!("side `{side}` is listed twice")));
             }

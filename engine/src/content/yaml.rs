@@ -33,8 +33,9 @@ enum Frame {
     Seq { next: usize },
 }
 
-/// Appends mapping key `k` to the dotted field path `out`: `.k` for a plain key (letters,
-/// digits, `_`, `-`), `["k"]` (a JSON string) for any other, so a legend key such as `.` reads
+/// Appends mapping key `k` to the dotted field path `out`: `.k` for a plain key (Unicode
+/// letters and digits, `_`, `-`), `["k"]` (quoted and escaped as Rust's `{:?}` writes a string) for any
+/// other, so a legend key such as `.` reads
 /// `legend["."].move_cost`, not `legend...move_cost`.
 pub(crate) fn push_key(out: &mut String, k: &str) {
     let plain = !k.is_empty()
@@ -47,15 +48,34 @@ pub(crate) fn push_key(out: &mut String, k: &str) {
         out.push_str(k);
     } else {
         out.push('[');
-        out.push_str(&serde_json::Value::from(k).to_string());
+        // Rust's string escapes (`\n`, `\u{1b}`, `\u{200b}`), as the CLI's control escapes.
+        out.push_str(&format!("{k:?}"));
         out.push(']');
     }
 }
 
-/// `parent` followed by mapping key `k`, as [`push_key`] writes it.
-pub(crate) fn field_path(parent: &str, k: &str) -> String {
+/// `parent` followed by mapping key `k`, as [`push_key`] writes it: every loader names a
+/// field by a key the author chose (a legend character, a marker, a side, a combatant) this
+/// way, so the tag scan and the other checks spell one field one way.
+pub fn field_path(parent: &str, k: &str) -> String {
     let mut out = parent.to_string();
     push_key(&mut out, k);
+    out
+}
+
+/// The path of a `serde_path_to_error` error after `parent`, keys written as [`push_key`]
+/// does (`[i]` for a sequence item, `?` where serde gave no segment). Empty when both are.
+pub fn serde_path(parent: &str, path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut out = parent.to_string();
+    for segment in path {
+        match segment {
+            Segment::Seq { index } => out.push_str(&format!("[{index}]")),
+            Segment::Map { key } => push_key(&mut out, key),
+            Segment::Enum { variant } => push_key(&mut out, variant),
+            Segment::Unknown => out.push_str(if out.is_empty() { "?" } else { ".?" }),
+        }
+    }
     out
 }
 
@@ -72,7 +92,11 @@ fn path_of(stack: &[Frame], key_of_top: bool) -> String {
                     out.push_str(" (a key)");
                     return out;
                 }
-                push_key(&mut out, key.as_deref().unwrap_or("?"));
+                match key {
+                    Some(k) => push_key(&mut out, k),
+                    // An alias or a collection used as a key: no text to name it by.
+                    None => out.push_str("[?]"),
+                }
             }
             Frame::Seq { next } => {
                 out.push_str(&format!("[{next}]"));
@@ -92,7 +116,7 @@ fn node_done(stack: &mut [Frame], scalar_key: Option<&str>) {
     match stack.last_mut() {
         Some(Frame::Map { key, want_key }) => {
             if *want_key {
-                *key = Some(scalar_key.unwrap_or("?").to_string());
+                *key = scalar_key.map(str::to_string);
             }
             *want_key = !*want_key;
         }
