@@ -355,9 +355,11 @@ impl TacticsSpec {
     }
 }
 
-/// The path (`default.rules[0].when.hp_below_fraction`) of the first NaN or infinite
-/// number of a YAML document, if any.
-fn non_finite_number(v: &serde_yaml::Value, path: &str) -> Option<String> {
+/// The path (`default.rules[0].when.hp_below_fraction`, after `path`) of the first NaN or
+/// infinite number of a YAML value, if any; `(document)` for the whole document. A tactics
+/// spec is read through a JSON value, where such a number would silently become `null`: a
+/// YAML text that embeds one (a sweep spec's inline `tactics`) checks it first.
+pub fn non_finite_number(v: &serde_yaml::Value, path: &str) -> Option<String> {
     use serde_yaml::Value as Y;
     match v {
         Y::Number(n) => n.as_f64().filter(|f| !f.is_finite()).map(|_| {

@@ -198,8 +198,25 @@ impl ScenarioFile {
                 tag.path, tag.tag
             ));
         }
-        let file: ScenarioFile =
-            serde_yaml::from_str(text).map_err(|e| format!("{origin}: {e}"))?;
+        // The field of a type error spelled as the other checks spell it (`sides["the
+        // party"][1]`), not as serde_yaml's raw dotted path.
+        let file: ScenarioFile = serde_path_to_error::deserialize(
+            serde_yaml::Deserializer::from_str(text),
+        )
+        .map_err(|e| {
+            let path = pf1e_engine::content::yaml::serde_path("", e.path());
+            let raw = e.path().to_string();
+            let reason = e.into_inner().to_string();
+            let reason = match reason.split_once(": ") {
+                Some((head, rest)) if !head.is_empty() && raw.starts_with(head) => rest,
+                _ => &reason,
+            };
+            if path.is_empty() {
+                format!("{origin}: {reason}")
+            } else {
+                format!("{origin}: field `{path}`: {reason}")
+            }
+        })?;
         if !is_valid_name(&file.map) {
             return Err(format!(
                 "{origin}: field `map`: invalid name {:?}: must match {NAME_PATTERN}",
@@ -694,6 +711,11 @@ mod tests {
         for e in [&tagged, &named] {
             assert!(e.contains(r#"field `sides["the party"][1]`"#), "{e}");
         }
+        let typed = err("map: m\nsides:\n  the party: [goblin, [x]]\n");
+        assert!(
+            typed.contains(r#"field `sides["the party"][1]`: invalid type"#),
+            "{typed}"
+        );
         let empty = err("map: m\nsides:\n  the party: []\n");
         assert!(empty.contains(r#"field `sides["the party"]`"#), "{empty}");
     }

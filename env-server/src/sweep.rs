@@ -332,6 +332,32 @@ fn attach_sweep_tactics(
     Ok(base)
 }
 
+/// Deserialize a sweep spec, naming the field of a type error as every other check spells it
+/// (`sw.yaml: placements["a b"].cell[1]`; `content::yaml::serde_path`), not as serde_yaml's
+/// raw dotted path; the origin alone for an error of the whole document.
+fn typed<'de, D>(de: D, origin: &str) -> Result<SweepSpec, SweepError>
+where
+    D: serde::Deserializer<'de>,
+    D::Error: std::fmt::Display,
+{
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = pf1e_engine::content::yaml::serde_path("", e.path());
+        let raw = e.path().to_string();
+        let reason = e.into_inner().to_string();
+        // serde_yaml writes its own raw path (the field's, or its parent's for an unknown
+        // field) before the reason: the field already says it.
+        let reason = match reason.split_once(": ") {
+            Some((head, rest)) if !head.is_empty() && raw.starts_with(head) => rest.to_string(),
+            _ => reason,
+        };
+        if path.is_empty() {
+            SweepError::invalid(origin, reason)
+        } else {
+            SweepError::invalid(format!("{origin}: {path}"), reason)
+        }
+    })
+}
+
 /// Where one combatant may start: exactly one of `cell`, `cells`, `rect`, `zone`, and
 /// optionally `exclude`. Squares are `[row, col]`, 0-based, anchors of the footprint.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -435,7 +461,11 @@ impl SweepSpec {
             ));
         }
         let parsed = if text.trim_start().starts_with('{') {
-            serde_json::from_str::<SweepSpec>(text).map_err(|e| e.to_string())
+            let mut de = serde_json::Deserializer::from_str(text);
+            let spec = typed(&mut de, origin)?;
+            de.end()
+                .map_err(|e| SweepError::invalid(origin, e.to_string()))?;
+            Ok(spec)
         } else if let Some(tag) = pf1e_engine::content::yaml::find_explicit_tag(text) {
             return Err(SweepError::invalid(
                 format!("{origin}: {}", tag.path),
@@ -445,9 +475,23 @@ impl SweepSpec {
                 ),
             ));
         } else {
-            serde_yaml::from_str::<SweepSpec>(text).map_err(|e| e.to_string())
+            // Inline tactics are read through a JSON value, where YAML's `.nan` / `.inf` would
+            // become `null` (a condition silently dropped): refused, naming the field, as
+            // TacticsSpec refuses them in a tactics file.
+            if let Ok(v) = serde_yaml::from_str::<serde_yaml::Value>(text) {
+                if let Some(field) = v
+                    .get("tactics")
+                    .and_then(|t| pf1e_engine::tactics::non_finite_number(t, "tactics"))
+                {
+                    return Err(SweepError::invalid(
+                        format!("{origin}: {field}"),
+                        "not a finite number (.nan and .inf are not accepted)",
+                    ));
+                }
+            }
+            typed(serde_yaml::Deserializer::from_str(text), origin)
         };
-        let mut spec = parsed.map_err(|reason| SweepError::invalid(origin, reason))?;
+        let mut spec: SweepSpec = parsed?;
         spec.origin = origin.to_string();
         spec.validate()?;
         Ok(spec)
@@ -2564,6 +2608,54 @@ impl SweepPlan {
 mod tests {
     use super::*;
 
+    /// Review of the second P10 stop: a type error named its field by serde_yaml's raw path
+    /// (`placements.a b.cell[1]`), a JSON spec named none; now as every other check does.
+    #[test]
+    fn type_errors_name_the_field_as_the_other_checks_do() {
+        let err = |text: &str| match SweepSpec::from_str(text, "sw") {
+            Err(SweepError::Invalid { field, reason }) => (field, reason),
+            other => panic!("expected an error, got {other:?}"),
+        };
+        for text in [
+            "scenario: sample_arena\nplacements: {\"a b\": {cell: [0, x]}}\n",
+            r#"{"scenario": "sample_arena", "placements": {"a b": {"cell": [0, "x"]}}}"#,
+        ] {
+            let (field, reason) = err(text);
+            assert_eq!(field, r#"sw: placements["a b"].cell[1]"#, "{reason}");
+            assert!(!reason.contains("a b"), "{reason}");
+            assert!(reason.contains("invalid type"), "{reason}");
+        }
+        let (field, reason) = err("scenario: sample_arena\nplacements: {\"a b\": {cel: [0, 0]}}\n");
+        assert_eq!(field, r#"sw: placements["a b"].cel"#, "{reason}");
+        assert!(!reason.contains("a b"), "{reason}");
+        assert!(reason.contains("unknown field `cel`"), "{reason}");
+        let (field, reason) = err("{\"scenario\": \"sample_arena\"} x");
+        assert_eq!(field, "sw", "{reason}");
+    }
+
+    /// Review of the second P10 stop: a sweep's inline tactics went through a JSON value,
+    /// where `.inf` became `null` and the condition vanished (the rule held always, exit 0).
+    #[test]
+    fn non_finite_numbers_in_inline_tactics_are_refused_naming_the_field() {
+        for (v, key) in [
+            (".inf", "hp_below_fraction"),
+            ("-.inf", "hp_below_fraction"),
+            (".nan", "round_at_least"),
+        ] {
+            let text = format!(
+                "scenario: sample_arena\ntactics:\n  the party:\n    name: t\n    description: d\n    default:\n      rules:\n        - when: {{{key}: {v}}}\n          do: withdraw\n"
+            );
+            match SweepSpec::from_str(&text, "sw.yaml") {
+                Err(SweepError::Invalid { field, reason }) => {
+                    let at = format!("sw.yaml: tactics[\"the party\"].default.rules[0].when.{key}");
+                    assert_eq!(field, at, "{reason}");
+                    assert!(reason.contains("finite"), "{reason}");
+                }
+                other => panic!("{v}: expected an error, got {other:?}"),
+            }
+        }
+    }
+
     fn store() -> ScenarioStore {
         ScenarioStore::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../data"))
     }
@@ -2790,8 +2882,8 @@ mod tests {
         let bad = [
             (
                 "scenario: sample_arena\nplacement: {}\n",
-                "t.yaml",
-                "placement",
+                "t.yaml: placement",
+                "unknown field `placement`",
             ),
             ("scenario: sample_arena\nruns: 0\n", "t.yaml: runs", "1..="),
             (
@@ -2813,13 +2905,13 @@ mod tests {
             ),
             (
                 "scenario: sample_arena\nplacements: {goblin: {cel: [1, 1]}}\n",
-                "t.yaml",
-                "cel",
+                "t.yaml: placements.goblin.cel",
+                "unknown field `cel`",
             ),
             (
                 "{\"scenario\": \"sample_arena\", \"runz\": 3}",
-                "t.yaml",
-                "runz",
+                "t.yaml: runz",
+                "unknown field `runz`",
             ),
         ];
         for (text, field, needle) in bad {

@@ -403,7 +403,7 @@ async fn bad_requests_are_invalid_argument_naming_the_field() {
                 r.spec = "scenario: sample_arena\nplacements: {goblin: {cels: [[1, 1]]}}".into();
                 r.origin = String::new();
             }),
-            "spec: placements.goblin",
+            "spec: placements.goblin.cels",
         ),
         (
             with(&|r| {

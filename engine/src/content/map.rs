@@ -279,18 +279,34 @@ fn serde_field_error(
     path: &serde_path_to_error::Path,
     inner: &serde_yaml::Error,
 ) -> MapError {
-    let msg = inner
-        .to_string()
-        .replace("struct RawMap", "a mapping of map fields")
-        .replace("struct RawLegend", "a legend entry mapping");
+    let msg = inner.to_string();
+    // serde_yaml writes its own raw path (the field's, or its parent's for an unknown field)
+    // before the reason: the field already says it.
+    let raw = path.to_string();
+    let msg = match msg.split_once(": ") {
+        Some((head, rest)) if !head.is_empty() && raw.starts_with(head) => rest,
+        _ => &msg,
+    }
+    .replace("struct RawMap", "a mapping of map fields")
+    .replace("struct RawLegend", "a legend entry mapping");
     // Missing/unknown field messages name the field: "missing field `x`", "unknown field `x`".
-    let named = ["missing field `", "unknown field `"]
-        .iter()
-        .find_map(|pat| {
-            let i = msg.find(pat)?;
-            let rest = &msg[i + pat.len()..];
-            Some(rest[..rest.find('`')?].to_string())
-        });
+    // The name runs to serde's own closing text, not to the next backtick (a key may hold
+    // one), and the phrase must open the message or follow serde_yaml's `path: ` prefix (a
+    // string value may quote it).
+    let named = [
+        ("unknown field `", "`, expected"),
+        ("unknown field `", "`, there are no fields"),
+        ("missing field `", "`"),
+    ]
+    .iter()
+    .find_map(|(pat, close)| {
+        let i = msg.find(pat)?;
+        if (i != 0 && !msg[..i].ends_with(": ")) || msg[..i].contains(['"', '\'']) {
+            return None;
+        }
+        let rest = &msg[i + pat.len()..];
+        Some(rest[..rest.rfind(close)?].to_string())
+    });
     let mut field = super::yaml::serde_path(prefix, path);
     if let Some(n) = named {
         // serde_path_to_error's path may already end with the named field.

@@ -64,7 +64,8 @@ pub fn field_path(parent: &str, k: &str) -> String {
 }
 
 /// The path of a `serde_path_to_error` error after `parent`, keys written as [`push_key`]
-/// does (`[i]` for a sequence item, `?` where serde gave no segment). Empty when both are.
+/// does (`[i]` for a sequence item, `[?]` where serde gave no segment, as the tag scan
+/// names a key it has no text for). Empty when both are.
 pub fn serde_path(parent: &str, path: &serde_path_to_error::Path) -> String {
     use serde_path_to_error::Segment;
     let mut out = parent.to_string();
@@ -73,7 +74,7 @@ pub fn serde_path(parent: &str, path: &serde_path_to_error::Path) -> String {
             Segment::Seq { index } => out.push_str(&format!("[{index}]")),
             Segment::Map { key } => push_key(&mut out, key),
             Segment::Enum { variant } => push_key(&mut out, variant),
-            Segment::Unknown => out.push_str(if out.is_empty() { "?" } else { ".?" }),
+            Segment::Unknown => out.push_str("[?]"),
         }
     }
     out
