@@ -205,12 +205,8 @@ impl ScenarioFile {
         )
         .map_err(|e| {
             let path = pf1e_engine::content::yaml::serde_path("", e.path());
-            let raw = e.path().to_string();
-            let reason = e.into_inner().to_string();
-            let reason = match reason.split_once(": ") {
-                Some((head, rest)) if !head.is_empty() && raw.starts_with(head) => rest,
-                _ => &reason,
-            };
+            let inner = e.inner().to_string();
+            let reason = pf1e_engine::content::yaml::strip_raw_path(e.path(), &inner);
             if path.is_empty() {
                 format!("{origin}: {reason}")
             } else {

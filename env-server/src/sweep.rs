@@ -342,14 +342,8 @@ where
 {
     serde_path_to_error::deserialize(de).map_err(|e| {
         let path = pf1e_engine::content::yaml::serde_path("", e.path());
-        let raw = e.path().to_string();
-        let reason = e.into_inner().to_string();
-        // serde_yaml writes its own raw path (the field's, or its parent's for an unknown
-        // field) before the reason: the field already says it.
-        let reason = match reason.split_once(": ") {
-            Some((head, rest)) if !head.is_empty() && raw.starts_with(head) => rest.to_string(),
-            _ => reason,
-        };
+        let inner = e.inner().to_string();
+        let reason = pf1e_engine::content::yaml::strip_raw_path(e.path(), &inner);
         if path.is_empty() {
             SweepError::invalid(origin, reason)
         } else {

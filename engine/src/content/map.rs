@@ -280,15 +280,9 @@ fn serde_field_error(
     inner: &serde_yaml::Error,
 ) -> MapError {
     let msg = inner.to_string();
-    // serde_yaml writes its own raw path (the field's, or its parent's for an unknown field)
-    // before the reason: the field already says it.
-    let raw = path.to_string();
-    let msg = match msg.split_once(": ") {
-        Some((head, rest)) if !head.is_empty() && raw.starts_with(head) => rest,
-        _ => &msg,
-    }
-    .replace("struct RawMap", "a mapping of map fields")
-    .replace("struct RawLegend", "a legend entry mapping");
+    let msg = super::yaml::strip_raw_path(path, &msg)
+        .replace("struct RawMap", "a mapping of map fields")
+        .replace("struct RawLegend", "a legend entry mapping");
     // Missing/unknown field messages name the field: "missing field `x`", "unknown field `x`".
     // The name runs to serde's own closing text, not to the next backtick (a key may hold
     // one), and the phrase must open the message or follow serde_yaml's `path: ` prefix (a

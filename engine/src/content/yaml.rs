@@ -63,6 +63,16 @@ pub fn field_path(parent: &str, k: &str) -> String {
     out
 }
 
+/// `reason` (a serde_yaml message) without the raw dotted path serde_yaml writes before it —
+/// the field's, or its parent's for an unknown field — which [`serde_path`] already names.
+pub fn strip_raw_path<'a>(path: &serde_path_to_error::Path, reason: &'a str) -> &'a str {
+    let raw = path.to_string();
+    match reason.split_once(": ") {
+        Some((head, rest)) if !head.is_empty() && raw.starts_with(head) => rest,
+        _ => reason,
+    }
+}
+
 /// The path of a `serde_path_to_error` error after `parent`, keys written as [`push_key`]
 /// does (`[i]` for a sequence item, `[?]` where serde gave no segment, as the tag scan
 /// names a key it has no text for). Empty when both are.
