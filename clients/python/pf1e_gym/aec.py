@@ -71,13 +71,15 @@ from pf1e_gym._codec import (
 )
 from pf1e_gym._proto.pf1e.env.v1 import environment_pb2 as pb
 from pf1e_gym.client import Pf1eClient
+from pf1e_gym.server import open_client
 
 
 class Pf1eAECEnv(AECEnv):
     """A pf1e-gym episode with one PettingZoo agent per controlled combatant.
 
     Args:
-        address: ``host:port`` of the server (default ``$PF1E_ADDRESS``, else 127.0.0.1:50051).
+        address: ``host:port`` of the server; ``None``: ``$PF1E_ADDRESS``, else a local server
+            (one on 127.0.0.1:50051, else one started here and shared: :mod:`pf1e_gym.server`).
         scenario: bundled scenario name, or a ``pb.Scenario``.
         controlled_sides: sides whose combatants are agents; ``None`` = every side (self-play).
         controlled_ids: further combatants (by id) that are agents.
@@ -108,8 +110,7 @@ class Pf1eAECEnv(AECEnv):
         timeout: float = 60.0,
     ) -> None:
         super().__init__()
-        self._owns_client = client is None
-        self.client = client if client is not None else Pf1eClient(address, timeout=timeout)
+        self.client, self._owns_client = open_client(address, client, timeout)
         self.scenario = scenario
         self.spec_msg: pb.Spec = self.client.get_spec(scenario)
         sides = list(self.spec_msg.sides) if controlled_sides is None else list(controlled_sides)

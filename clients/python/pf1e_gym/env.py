@@ -74,6 +74,7 @@ import numpy as np
 from pf1e_gym._codec import ObsCodec, is_over, reward_dict, reward_options, side_reward
 from pf1e_gym._proto.pf1e.env.v1 import environment_pb2 as pb
 from pf1e_gym.client import Pf1eClient
+from pf1e_gym.server import open_client
 
 
 def episode_reward(base: dict[str, Any], options: dict[str, Any] | None) -> dict[str, Any]:
@@ -95,7 +96,8 @@ class Pf1eEnv(gym.Env):
     """A pf1e-gym episode as a Gymnasium env with a masked ``Discrete`` action space.
 
     Args:
-        address: ``host:port`` of the server (default ``$PF1E_ADDRESS``, else 127.0.0.1:50051).
+        address: ``host:port`` of the server; ``None``: ``$PF1E_ADDRESS``, else a local server
+            (one on 127.0.0.1:50051, else one started here and shared: :mod:`pf1e_gym.server`).
         scenario: bundled scenario name, or a ``pb.Scenario`` (see ``inline_scenario``).
         controlled_sides: sides whose combatants the agent plays.
         controlled_ids: further combatants (by id) the agent plays. All controlled combatants
@@ -145,8 +147,7 @@ class Pf1eEnv(gym.Env):
         timeout: float = 60.0,
     ) -> None:
         super().__init__()
-        self._owns_client = client is None
-        self.client = client if client is not None else Pf1eClient(address, timeout=timeout)
+        self.client, self._owns_client = open_client(address, client, timeout)
         self.scenario = scenario
         self.controlled_sides = list(controlled_sides)
         self.controlled_ids = list(controlled_ids)

@@ -93,7 +93,8 @@ from pf1e_gym._codec import (
     reward_options,
 )
 from pf1e_gym._proto.pf1e.env.v1 import environment_pb2 as pb
-from pf1e_gym.client import Pf1eClient, reset_request
+from pf1e_gym.client import BatchItemError, Pf1eClient, reset_request
+from pf1e_gym.server import open_client
 
 _MAX_RESET_RETRIES = 100
 
@@ -102,7 +103,8 @@ class Pf1eParallelEnv(ParallelEnv):
     """pf1e-gym self-play as a PettingZoo ``ParallelEnv`` (see the module docs).
 
     Args:
-        address: ``host:port`` of the server (default ``$PF1E_ADDRESS``, else 127.0.0.1:50051).
+        address: ``host:port`` of the server; ``None``: ``$PF1E_ADDRESS``, else a local server
+            (one on 127.0.0.1:50051, else one started here and shared: :mod:`pf1e_gym.server`).
         scenario: bundled scenario name, or a ``pb.Scenario``.
         controlled_sides: sides whose combatants are agents; ``None`` = every side (self-play).
         controlled_ids: further combatants (by id) that are agents.
@@ -140,8 +142,7 @@ class Pf1eParallelEnv(ParallelEnv):
         if int(num_episodes) < 1:
             raise ValueError(f"num_episodes: must be >= 1, got {num_episodes}")
         self.num_episodes = int(num_episodes)
-        self._owns_client = client is None
-        self.client = client if client is not None else Pf1eClient(address, timeout=timeout)
+        self.client, self._owns_client = open_client(address, client, timeout)
         self.scenario = scenario
         self.spec_msg: pb.Spec = self.client.get_spec(scenario)
         sides = list(self.spec_msg.sides) if controlled_sides is None else list(controlled_sides)
@@ -466,39 +467,22 @@ class Pf1eParallelEnv(ParallelEnv):
     def _call(
         self, steps: list[tuple[str, int, int]], resets: list[tuple[int, int]]
     ) -> list[pb.EpisodeState]:
-        """Steps ``(episode id, decision id, action id)`` then resets ``(episode k, seed)``:
-        one ``StepBatch`` per ``max_batch_items`` items (unary calls on a server without it).
-        Returns one state per item, in order; an item's inline error raises ``RuntimeError``
-        (``ValueError`` for ``INVALID_ARGUMENT``), closing the episodes its resets made."""
-        step_reqs = [
-            pb.StepRequest(episode_id=e, decision_id=d, action_ids=[a]) for e, d, a in steps
-        ]
+        """Steps ``(episode id, decision id, action id)`` then resets ``(episode k, seed)``
+        through :meth:`Pf1eClient.batch` (``StepBatch`` chunks of ``max_batch_items``, unary
+        calls on a server without it). Returns one state per item, in order; an item's inline
+        error raises ``RuntimeError`` (``ValueError`` for ``INVALID_ARGUMENT``), the episodes
+        the call's resets made being closed."""
         reset_reqs = [self._reset_req(s) for _, s in resets]
-        t = self.client.timeout
-        if not self._batched:
-            futures = [self.client.stub.Step.future(r, timeout=t) for r in step_reqs]
-            futures += [self.client.stub.Reset.future(r, timeout=t) for r in reset_reqs]
-            return [f.result() for f in futures]
-        out: list[pb.EpisodeState] = []
-        reqs: list[tuple[str, Any]] = [("s", r) for r in step_reqs] + [("r", r) for r in reset_reqs]
-        for lo in range(0, len(reqs), self.max_batch_items):
-            chunk = reqs[lo : lo + self.max_batch_items]
-            req = pb.StepBatchRequest(
-                steps=[r for kind, r in chunk if kind == "s"],
-                resets=[r for kind, r in chunk if kind == "r"],
+        try:
+            chunks = self.client.batch(
+                steps, reset_reqs, max_items=self.max_batch_items, unary=not self._batched
             )
-            resp = self.client.stub.StepBatch(req, timeout=t)
-            for item in resp.items:
-                if item.HasField("error"):
-                    made = [it.state.episode_id for it in resp.items if it.HasField("state")]
-                    if any(kind == "r" for kind, _ in chunk):
-                        self._close_ids(made)
-                    msg = f"StepBatch item: {item.error.message}"
-                    if item.error.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]:
-                        raise ValueError(msg)
-                    raise RuntimeError(msg)
-            out.extend(item.state for item in resp.items)
-        return out
+        except BatchItemError as e:
+            msg = f"StepBatch item: {e.message}"
+            if e.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]:
+                raise ValueError(msg) from None
+            raise RuntimeError(msg) from None
+        return [st for chunk in chunks for st in chunk.states]
 
     def _close_ids(self, episode_ids: Sequence[str]) -> None:
         for episode_id in episode_ids:

@@ -54,8 +54,8 @@ class Pf1eSB3VecEnv(VecEnv):
 
     Args:
         num_envs: number of slots.
-        address: ``host:port`` of the server (default ``$PF1E_ADDRESS``, else
-            127.0.0.1:50051).
+        address: ``host:port`` of the server; ``None``: ``$PF1E_ADDRESS``, else a local
+            server (:mod:`pf1e_gym.server`).
         scenario: bundled scenario name or a ``pb.Scenario``.
         controlled_sides: the side(s) the agent plays (one side: the reward is that side's).
         reward: reward settings, a dict of ``"shaped"``, ``"damage_weight"``,

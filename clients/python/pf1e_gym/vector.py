@@ -98,8 +98,9 @@ from pf1e_gym._codec import (
     side_reward,
 )
 from pf1e_gym._proto.pf1e.env.v1 import environment_pb2 as pb
-from pf1e_gym.client import Pf1eClient, reset_request
+from pf1e_gym.client import BatchItemError, Pf1eClient, reset_request
 from pf1e_gym.env import episode_reward
+from pf1e_gym.server import open_client
 
 _MAX_RESET_RETRIES = 100
 _ROW_ARRAYS = (
@@ -238,35 +239,6 @@ class _Picked(Sequence):
         return self._states[int(self._idx[j])]
 
 
-class _ItemStates(Sequence):
-    """The states of a batch response's items, read on demand (most rows never are)."""
-
-    def __init__(self, items: Any) -> None:
-        self._items = items
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def __getitem__(self, j: Any) -> Any:
-        return self._items[j].state
-
-    def over(self) -> np.ndarray:
-        """Rows with no decision (the episode is over)."""
-        return self.actor < 0
-
-
-class BatchItemError(RuntimeError):
-    """A ``StepBatch`` item failed (the server's inline error: ``code`` and ``message``)."""
-
-    def __init__(self, slot: int, code: int, message: str) -> None:
-        name = grpc.StatusCode.UNKNOWN.name
-        for sc in grpc.StatusCode:
-            if sc.value[0] == code:
-                name = sc.name
-        super().__init__(f"slot {slot}: {name}: {message}")
-        self.slot, self.code, self.message = slot, code, message
-
-
 class Pf1eVectorEnv(VectorEnv):
     """``num_envs`` episodes of one scenario, stepped together (see the module docs).
 
@@ -331,8 +303,7 @@ class Pf1eVectorEnv(VectorEnv):
         )
         # Those of the episodes started now (the last reset's options applied).
         self._episode_reward = self.reward
-        self._owns_client = client is None
-        self.client = client if client is not None else Pf1eClient(address, timeout=timeout)
+        self.client, self._owns_client = open_client(address, client, timeout)
         self.scenario = scenario
         self.controlled_sides = list(controlled_sides)
         self.controlled_ids = list(controlled_ids)
@@ -686,107 +657,48 @@ class Pf1eVectorEnv(VectorEnv):
 
     def _call(self, steps: list[tuple[str, int, int]], resets: list[tuple[int, int]]) -> _Rows:
         """Steps ``(episode id, decision id, action id)`` then resets ``(slot, seed)``, in
-        order: one StepBatch per ``max_batch_items``, or unary calls. Returns one row per
-        item."""
+        order, through :meth:`Pf1eClient.batch` (StepBatch chunks, or unary calls). Returns
+        one row per item."""
         self._drain_closes()
         reset_reqs = [self._reset_req(s) for _, s in resets]
         slots = list(range(len(steps))) + [i for i, _ in resets]
-        if not self.batched:
-            t = self.client.timeout
-            futures = [
-                self.client.stub.Step.future(
-                    pb.StepRequest(episode_id=e, decision_id=d, action_ids=[a]), timeout=t
-                )
-                for e, d, a in steps
-            ]
-            futures += [self.client.stub.Reset.future(r, timeout=t) for r in reset_reqs]
-            return _Rows.of_states(self.codec, [f.result() for f in futures])
-        kinds: list[tuple[str, Any]] = [("s", x) for x in steps] + [("r", r) for r in reset_reqs]
-        # Closes ride along with the first chunk (they count towards the batch limit).
-        closing, self._closing = self._closing, []
-        room = self.max_batch_items // 2
-        for episode_id in closing[room:]:  # more than a batch can carry: Close calls
-            self._close_now(episode_id)
-        closing = closing[:room]
-        width = max(1, self.max_batch_items - len(closing))
-        created: list[str] = []
-        try:
-            return self._send_chunks(kinds, slots, closing, width, created)
-        except BaseException:
-            # The episodes that earlier chunks' resets created: nothing holds them.
-            for episode_id in created:
+        closing: list[str] = []
+        if self.batched:
+            # Closes ride along with the first chunk (they count towards the batch limit).
+            closing, self._closing = self._closing, []
+            room = self.max_batch_items // 2
+            for episode_id in closing[room:]:  # more than a batch can carry: Close calls
                 self._close_now(episode_id)
+            closing = closing[:room]
+        try:
+            chunks = self.client.batch(
+                steps,
+                reset_reqs,
+                max_items=self.max_batch_items,
+                close_episode_ids=closing,
+                columnar=self.columnar,
+                compact_columns=self._compact,
+                column_errors=self._col_decisions,
+                unary=not self.batched,
+            )
+        except BatchItemError as e:
             # Never step on from a half-applied call (see "Errors").
             self._needs_reset = True
+            raise BatchItemError(slots[e.item], e.code, e.message, what="slot") from None
+        except BaseException:
+            self._needs_reset = True
             raise
-
-    def _send_chunks(
-        self,
-        kinds: list[tuple[str, Any]],
-        slots: list[int],
-        closing: list[str],
-        width: int,
-        created: list[str],
-    ) -> _Rows:
-        """The StepBatch calls of :meth:`_call`, ``width`` items each; the ids of the
-        episodes their resets create are appended to ``created`` as they come."""
         parts: list[_Rows] = []
-        for lo in range(0, max(len(kinds), 1), width):
-            chunk = kinds[lo : lo + width]
-            close_ids = closing if lo == 0 else []
-            chunk_steps = [x for k, x in chunk if k == "s"]
-            chunk_resets = [x for k, x in chunk if k == "r"]
-            if self.columnar:
-                req = pb.StepBatchRequest(
-                    columnar_steps=pb.ColumnarSteps(
-                        episode_ids=[e for e, _, _ in chunk_steps],
-                        decision_ids=[d for _, d, _ in chunk_steps],
-                        action_ids=[a for _, _, a in chunk_steps],
-                    ),
-                    resets=chunk_resets,
-                    columnar_response=True,
-                    compact_columns=self._compact,
-                    close_episode_ids=close_ids,
-                )
+        for chunk in chunks:
+            if chunk.response is not None:
+                self._last_response = chunk.response
+            if self.columnar and chunk.response is not None:
+                parts.append(self._columns_rows(chunk.response, chunk.states))
             else:
-                req = pb.StepBatchRequest(
-                    steps=[
-                        pb.StepRequest(episode_id=e, decision_id=d, action_ids=[a])
-                        for e, d, a in chunk_steps
-                    ],
-                    resets=chunk_resets,
-                    close_episode_ids=close_ids,
-                )
-            resp = self.client.stub.StepBatch(req, timeout=self.client.timeout)
-            self._last_response = resp
-            self._raise_item_errors(
-                resp, len(chunk_steps), [slots[lo + j] for j in range(len(chunk))]
-            )
-            if not chunk:
-                continue
-            created.extend(
-                resp.items[k].state.episode_id for k in range(len(chunk_steps), len(resp.items))
-            )
-            states = _ItemStates(resp.items)
-            if self.columnar:
-                parts.append(self._columns_rows(resp, states))
-            else:
-                parts.append(_Rows.of_states(self.codec, states))
+                parts.append(_Rows.of_states(self.codec, chunk.states))
         if not parts:
             return _Rows.of_states(self.codec, [])
         return _Rows.concat(parts)
-
-    def _raise_item_errors(self, resp: pb.BatchResponse, n_steps: int, slots: list[int]) -> None:
-        """Raise :class:`BatchItemError` for the first failed item (closing the episodes the
-        response's resets created: they would never be used)."""
-        if self._col_decisions and resp.HasField("columns") and resp.columns.errors == 0:
-            return
-        for j, item in enumerate(resp.items):
-            if item.HasField("error"):
-                for k in range(n_steps, len(resp.items)):
-                    if resp.items[k].HasField("state"):
-                        self._close_now(resp.items[k].state.episode_id)
-                raise BatchItemError(slots[j], item.error.code, item.error.message)
 
     def _columns_rows(self, resp: pb.BatchResponse, states: Sequence[pb.EpisodeState]) -> _Rows:
         """Decode ``resp.columns`` with a few numpy calls."""
@@ -902,11 +814,7 @@ class Pf1eVectorEnv(VectorEnv):
             self._close_now(episode_id)
 
     def _close_now(self, episode_id: str) -> None:
-        self._pending_closes.append(
-            self.client.stub.Close.future(
-                pb.CloseRequest(episode_id=episode_id), timeout=self.client.timeout
-            )
-        )
+        self._pending_closes.append(self.client.close_episode_future(episode_id))
 
     def _drain_closes(self) -> None:
         pending, self._pending_closes = self._pending_closes, []
