@@ -20,7 +20,7 @@ import os
 import queue
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import grpc
 
@@ -244,12 +244,12 @@ METAMAGIC = {
 """The metamagic feats by name (engine order: the ``activate_metamagic`` block's ids)."""
 
 
-def _metamagic_value(m: str | int) -> int:
+def _metamagic_value(m: str | int) -> pb.Metamagic:
     if isinstance(m, str):
         if m not in METAMAGIC:
             raise ValueError(f"unknown metamagic {m!r}: one of {list(METAMAGIC)}")
         return METAMAGIC[m]
-    return int(m)
+    return cast(pb.Metamagic, int(m))
 
 
 def cast_spell_action(
@@ -342,7 +342,7 @@ ProgressCallback = Callable[[pb.EvaluateProgress], object]
 def evaluate_request(
     spec: SweepSpecSource,
     *,
-    mode: int = pb.EVALUATE_MODE_UNSPECIFIED,
+    mode: pb.EvaluateMode = pb.EVALUATE_MODE_UNSPECIFIED,
     runs: int | None = None,
     seed: int | None = None,
     origin: str | None = None,
@@ -384,12 +384,19 @@ def evaluate_request(
     return req
 
 
-class _BearerToken(
-    grpc.UnaryUnaryClientInterceptor,
-    grpc.UnaryStreamClientInterceptor,
-    grpc.StreamUnaryClientInterceptor,
-    grpc.StreamStreamClientInterceptor,
-):
+if TYPE_CHECKING:  # grpc-stubs' interceptors are generic; grpc's classes are not subscriptable
+    _UnaryUnary = grpc.UnaryUnaryClientInterceptor[Any, Any]
+    _UnaryStream = grpc.UnaryStreamClientInterceptor[Any, Any]
+    _StreamUnary = grpc.StreamUnaryClientInterceptor[Any, Any]
+    _StreamStream = grpc.StreamStreamClientInterceptor[Any, Any]
+else:
+    _UnaryUnary = grpc.UnaryUnaryClientInterceptor
+    _UnaryStream = grpc.UnaryStreamClientInterceptor
+    _StreamUnary = grpc.StreamUnaryClientInterceptor
+    _StreamStream = grpc.StreamStreamClientInterceptor
+
+
+class _BearerToken(_UnaryUnary, _UnaryStream, _StreamUnary, _StreamStream):
     """Adds ``authorization: Bearer <token>`` to every call (plaintext or TLS channels alike:
     gRPC call credentials would need TLS)."""
 
@@ -408,21 +415,37 @@ class _BearerToken(
             getattr(details, "compression", None),
         )
 
-    def intercept_unary_unary(self, continuation, client_call_details, request):
+    def intercept_unary_unary(
+        self, continuation: Any, client_call_details: grpc.ClientCallDetails, request: Any
+    ) -> Any:
         return continuation(self._details(client_call_details), request)
 
-    def intercept_unary_stream(self, continuation, client_call_details, request):
+    def intercept_unary_stream(
+        self, continuation: Any, client_call_details: grpc.ClientCallDetails, request: Any
+    ) -> Any:
         return continuation(self._details(client_call_details), request)
 
-    def intercept_stream_unary(self, continuation, client_call_details, request_iterator):
+    def intercept_stream_unary(
+        self, continuation: Any, client_call_details: grpc.ClientCallDetails, request_iterator: Any
+    ) -> Any:
         return continuation(self._details(client_call_details), request_iterator)
 
-    def intercept_stream_stream(self, continuation, client_call_details, request_iterator):
+    def intercept_stream_stream(
+        self, continuation: Any, client_call_details: grpc.ClientCallDetails, request_iterator: Any
+    ) -> Any:
         return continuation(self._details(client_call_details), request_iterator)
 
 
 class _CallDetails(grpc.ClientCallDetails):
-    def __init__(self, method, timeout, metadata, credentials, wait_for_ready, compression):
+    def __init__(
+        self,
+        method: str,
+        timeout: float | None,
+        metadata: Any,
+        credentials: grpc.CallCredentials | None,
+        wait_for_ready: bool | None,
+        compression: grpc.Compression | None,
+    ) -> None:
         self.method = method
         self.timeout = timeout
         self.metadata = metadata
@@ -621,7 +644,8 @@ class Pf1eClient:
         self._channel = (
             grpc.intercept_channel(channel, _BearerToken(token)) if token is not None else channel
         )
-        self.stub = pb_grpc.EnvironmentStub(self._channel)
+        #: The generated stub (``pf1e_gym._proto``): the raw calls, untyped.
+        self.stub: Any = pb_grpc.EnvironmentStub(self._channel)  # type: ignore[no-untyped-call]
         self.timeout = timeout
 
     def get_spec(self, scenario: str | pb.Scenario) -> pb.Spec:
@@ -647,7 +671,8 @@ class Pf1eClient:
         except grpc.RpcError as e:
             if isinstance(e, ServerUnavailableError) or e.code() != grpc.StatusCode.UNAVAILABLE:
                 raise
-            raise ServerUnavailableError(self.address, self.address_source, e.details()) from None
+            details = e.details() or "no details"
+            raise ServerUnavailableError(self.address, self.address_source, details) from None
 
     def reset(
         self,
@@ -677,7 +702,8 @@ class Pf1eClient:
             lang=lang,
             **extra,
         )
-        return self.stub.Reset(req, timeout=self.timeout)
+        resp: pb.EpisodeState = self.stub.Reset(req, timeout=self.timeout)
+        return resp
 
     def step(
         self,
@@ -706,7 +732,8 @@ class Pf1eClient:
         )
         if actions_json is not None:
             req.actions_json = actions_json_text(actions_json)
-        return self.stub.Step(req, timeout=self.timeout)
+        resp: pb.EpisodeState = self.stub.Step(req, timeout=self.timeout)
+        return resp
 
     def explain(
         self,
@@ -754,7 +781,10 @@ class Pf1eClient:
 
     def observe(self, episode_id: str) -> pb.EpisodeState:
         """The current state of an episode (no side effects)."""
-        return self.stub.Observe(pb.ObserveRequest(episode_id=episode_id), timeout=self.timeout)
+        resp: pb.EpisodeState = self.stub.Observe(
+            pb.ObserveRequest(episode_id=episode_id), timeout=self.timeout
+        )
+        return resp
 
     def close_episode(self, episode_id: str) -> None:
         """Forget an episode on the server."""
@@ -775,11 +805,15 @@ class Pf1eClient:
             req.action.CopyFrom(action)
         if action_id is not None:
             req.action_id = int(action_id)
-        return self.stub.Validate(req, timeout=self.timeout)
+        resp: pb.ActionResult = self.stub.Validate(req, timeout=self.timeout)
+        return resp
 
     def snapshot(self, episode_id: str) -> pb.SnapshotResponse:
         """The episode's whole state (RNG included) as opaque bytes, for :meth:`restore`."""
-        return self.stub.Snapshot(pb.SnapshotRequest(episode_id=episode_id), timeout=self.timeout)
+        resp: pb.SnapshotResponse = self.stub.Snapshot(
+            pb.SnapshotRequest(episode_id=episode_id), timeout=self.timeout
+        )
+        return resp
 
     def restore(
         self, scenario: str | pb.Scenario, snapshot: bytes | pb.SnapshotResponse, **extra: Any
@@ -787,11 +821,15 @@ class Pf1eClient:
         """A new episode from snapshot bytes (``extra``: ``observation``, ``reward``…)."""
         data = snapshot.snapshot if isinstance(snapshot, pb.SnapshotResponse) else snapshot
         req = pb.RestoreRequest(scenario=scenario_message(scenario), snapshot=data, **extra)
-        return self.stub.Restore(req, timeout=self.timeout)
+        resp: pb.EpisodeState = self.stub.Restore(req, timeout=self.timeout)
+        return resp
 
     def fork(self, episode_id: str) -> pb.EpisodeState:
         """A new episode, an exact copy of ``episode_id`` (RNG and options included)."""
-        return self.stub.Fork(pb.ForkRequest(episode_id=episode_id), timeout=self.timeout)
+        resp: pb.EpisodeState = self.stub.Fork(
+            pb.ForkRequest(episode_id=episode_id), timeout=self.timeout
+        )
+        return resp
 
     def export_transcript(self, episode_id: str, *, json_only: bool = False) -> pb.Transcript:
         """The input history of an episode, live or finished: its start (scenario, seed,
@@ -802,7 +840,8 @@ class Pf1eClient:
         reply). ``replayable`` is false when the episode's seed is unknown or the document is
         too large."""
         req = pb.ExportTranscriptRequest(episode_id=episode_id, json_only=json_only)
-        return self.stub.ExportTranscript(req, timeout=self.timeout)
+        resp: pb.Transcript = self.stub.ExportTranscript(req, timeout=self.timeout)
+        return resp
 
     def replay_transcript(
         self, transcript: str | bytes | pb.Transcript, **extra: Any
@@ -815,15 +854,20 @@ class Pf1eClient:
             transcript = transcript.transcript_json
         data = transcript.encode() if isinstance(transcript, str) else bytes(transcript)
         req = pb.ReplayTranscriptRequest(transcript_json=data, **extra)
-        return self.stub.ReplayTranscript(req, timeout=self.timeout)
+        resp: pb.EpisodeState = self.stub.ReplayTranscript(req, timeout=self.timeout)
+        return resp
 
     def describe(self, episode_id: str) -> pb.EpisodeDescription:
         """What the episode is waiting for, its round, age and activity."""
-        return self.stub.Describe(pb.DescribeRequest(episode_id=episode_id), timeout=self.timeout)
+        resp: pb.EpisodeDescription = self.stub.Describe(
+            pb.DescribeRequest(episode_id=episode_id), timeout=self.timeout
+        )
+        return resp
 
     def stats(self) -> pb.StatsResponse:
         """Server counters (live episodes, steps…)."""
-        return self.stub.Stats(pb.StatsRequest(), timeout=self.timeout)
+        resp: pb.StatsResponse = self.stub.Stats(pb.StatsRequest(), timeout=self.timeout)
+        return resp
 
     def step_batch(
         self, steps: Sequence[pb.StepRequest] = (), resets: Sequence[pb.ResetRequest] = ()
@@ -832,10 +876,10 @@ class Pf1eClient:
         req = pb.StepBatchRequest(steps=list(steps), resets=list(resets))
         return list(self.stub.StepBatch(req, timeout=self.timeout).items)
 
-    def close_episode_future(self, episode_id: str) -> grpc.Future:
+    def close_episode_future(self, episode_id: str) -> grpc.Future[pb.CloseResponse]:
         """:meth:`close_episode` without waiting: a ``grpc.Future`` (``.result()`` raises
         the call's ``grpc.RpcError``, if any)."""
-        future: grpc.Future = self.stub.Close.future(
+        future: grpc.Future[pb.CloseResponse] = self.stub.Close.future(
             pb.CloseRequest(episode_id=episode_id), timeout=self.timeout
         )
         return future
@@ -974,7 +1018,10 @@ class Pf1eClient:
 
     def echo(self, payload: bytes) -> bytes:
         """The transport floor (benchmarks): the payload back."""
-        return self.stub.Echo(pb.EchoRequest(payload=payload), timeout=self.timeout).payload
+        resp: pb.EchoResponse = self.stub.Echo(
+            pb.EchoRequest(payload=payload), timeout=self.timeout
+        )
+        return resp.payload
 
     def session(self) -> Session:
         """Open a ``Session`` stream (see :class:`Session`)."""
@@ -1156,7 +1203,8 @@ class Session:
         return request_id
 
     def recv(self) -> pb.SessionResponse:
-        return next(self._responses)
+        resp: pb.SessionResponse = next(self._responses)
+        return resp
 
     def call(self, **kind: Any) -> pb.SessionResponse:
         request_id = self.send(**kind)

@@ -32,7 +32,7 @@ import time
 import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import grpc
 import numpy as np
@@ -74,7 +74,8 @@ def mcnemar_exact(b: int, c: int) -> float:
     k = min(b, c)
     # Exact integer arithmetic, then one division (n is at most a few thousand).
     tail = sum(math.comb(n, i) for i in range(k + 1))
-    return min(1.0, 2.0 * tail / 2**n)
+    p: float = min(1.0, 2.0 * tail / 2**n)
+    return p
 
 
 @dataclass
@@ -207,10 +208,14 @@ def play(
         while len(active):
             if states:
                 assert current is not None
-                acts = np.array([policy(current[i]) for i in active], dtype=np.int64)
+                state_policy = cast(StatePolicy, policy)
+                acts = np.array([state_policy(current[i]) for i in active], dtype=np.int64)
             else:
+                tensor_policy = cast(TensorPolicy, policy)
                 acts = np.asarray(
-                    policy(venv._planes[active], venv._features[active], venv._masks[active]),
+                    tensor_policy(
+                        venv._planes[active], venv._features[active], venv._masks[active]
+                    ),
                     dtype=np.int64,
                 ).reshape(len(active))
             decisions += len(active)
@@ -256,7 +261,8 @@ def random_policy(seed: int = 0) -> TensorPolicy:
     def act(planes: np.ndarray, features: np.ndarray, masks: np.ndarray) -> np.ndarray:
         # The argmax of uniform keys on the legal entries is uniform over them.
         keys = rng.random(masks.shape) * (masks > 0)
-        return keys.argmax(axis=1)
+        picks: np.ndarray = keys.argmax(axis=1)
+        return picks
 
     return act
 

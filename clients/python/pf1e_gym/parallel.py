@@ -94,12 +94,13 @@ from pf1e_gym._codec import (
 )
 from pf1e_gym._proto.pf1e.env.v1 import environment_pb2 as pb
 from pf1e_gym.client import BatchItemError, Pf1eClient, reset_request
+from pf1e_gym.infos import AgentInfo
 from pf1e_gym.server import open_client
 
 _MAX_RESET_RETRIES = 100
 
 
-class Pf1eParallelEnv(ParallelEnv):
+class Pf1eParallelEnv(ParallelEnv):  # type: ignore[misc]  # pettingzoo ships no types
     """pf1e-gym self-play as a PettingZoo ``ParallelEnv`` (see the module docs).
 
     Args:
@@ -188,7 +189,8 @@ class Pf1eParallelEnv(ParallelEnv):
                 self.agent_index[name] = int(c.index)
                 names[c.id] = name
             self._by_combatant.append(names)
-        self._action_space = spaces.Discrete(width)
+        self._action_space: spaces.Space[Any] = spaces.Discrete(width)
+        self._width = width
         obs_spaces = dict(self.codec.space.spaces)
         obs_spaces["action_mask"] = spaces.MultiBinary(width)
         self._observation_space = spaces.Dict(obs_spaces)
@@ -207,13 +209,15 @@ class Pf1eParallelEnv(ParallelEnv):
 
     # -- PettingZoo API ----------------------------------------------------------------------
 
-    def observation_space(self, agent: str) -> spaces.Space:
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
         """The agent's observation space (one object shared by every agent)."""
-        return self.observation_spaces[agent]
+        space: spaces.Space[Any] = self.observation_spaces[agent]
+        return space
 
-    def action_space(self, agent: str) -> spaces.Space:
+    def action_space(self, agent: str) -> spaces.Space[Any]:
         """``Discrete(n + 1)`` with ``wait_action``, else ``Discrete(n)`` (shared)."""
-        return self.action_spaces[agent]
+        space: spaces.Space[Any] = self.action_spaces[agent]
+        return space
 
     @property
     def np_random(self) -> np.random.Generator:
@@ -224,7 +228,7 @@ class Pf1eParallelEnv(ParallelEnv):
 
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+    ) -> tuple[dict[str, dict[str, Any]], dict[str, AgentInfo]]:
         """Start ``num_episodes`` new episodes (closing the previous ones).
 
         ``seed``: episode ``k`` gets ``seed + k`` (module docs). ``options["reward"]``: the
@@ -262,14 +266,14 @@ class Pf1eParallelEnv(ParallelEnv):
         self._last_obs = {a: self.codec.agent_obs(None, "") for a in self.agents}
         if self.codec.mode == "json":
             for a in self.agents:
-                st = self._states[self.agent_episode[a]]
-                assert st is not None
-                self._last_obs[a] = self.codec.agent_obs(None, st.observation.json)
+                first = self._states[self.agent_episode[a]]
+                assert first is not None
+                self._last_obs[a] = self.codec.agent_obs(None, first.observation.json)
         obs: dict[str, dict[str, Any]] = {}
-        infos: dict[str, dict[str, Any]] = {}
-        for k, st in enumerate(self._states):
-            assert st is not None
-            self._absorb(k, st, obs, infos, {}, {}, {}, acted=None)
+        infos: dict[str, AgentInfo] = {}
+        for k, state in enumerate(self._states):
+            assert state is not None
+            self._absorb(k, state, obs, infos, {}, {}, {}, acted=None)
         return obs, infos
 
     def step(
@@ -279,7 +283,7 @@ class Pf1eParallelEnv(ParallelEnv):
         dict[str, float],
         dict[str, bool],
         dict[str, bool],
-        dict[str, dict[str, Any]],
+        dict[str, AgentInfo],
     ]:
         """Advance every unfinished episode by its acting agent's action (one ``StepBatch``).
 
@@ -337,7 +341,7 @@ class Pf1eParallelEnv(ParallelEnv):
         rewards: dict[str, float] = {}
         terms: dict[str, bool] = {}
         truncs: dict[str, bool] = {}
-        infos: dict[str, dict[str, Any]] = {}
+        infos: dict[str, AgentInfo] = {}
         stepped = dict(zip([k for k, *_ in steps], states, strict=True))
         for k, st in enumerate(self._states):
             if st is None or is_over(st):
@@ -414,7 +418,7 @@ class Pf1eParallelEnv(ParallelEnv):
         end = outcome(st) if over else None
         actor = None if over else self._actor(k, st)
         for a in names:
-            info: dict[str, Any] = {
+            info: AgentInfo = {
                 "side": self.agent_side[a],
                 "combatant_index": self.agent_index[a],
                 "episode": k,
@@ -423,6 +427,7 @@ class Pf1eParallelEnv(ParallelEnv):
                 "reaction": None,
                 "decision_id": None,
                 "round": None,
+                "action_mask": self._wait_mask,  # replaced by the observation's, below
             }
             if a == acted:
                 info["action_results"] = action_results(st)
@@ -430,7 +435,7 @@ class Pf1eParallelEnv(ParallelEnv):
                 f = finals.get(self.agent_combatant[a])
                 tensors = f.tensors if f is not None and f.HasField("tensors") else None
                 o = self.codec.agent_obs(tensors, st.observation.json)
-                o["action_mask"] = np.zeros(self._action_space.n, dtype=np.int8)
+                o["action_mask"] = np.zeros(self._width, dtype=np.int8)
                 info["outcome"] = end
                 terms[a] = bool(not st.truncated)
                 truncs[a] = bool(st.truncated)

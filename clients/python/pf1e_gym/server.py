@@ -301,6 +301,10 @@ class LocalServer:
             pass
         if not found:
             status = self.process.poll()
+            if status is None and ready.is_set():
+                # Its stderr closed: it is exiting (the pipe closes before it can be reaped).
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    status = self.process.wait(timeout=5)
             self._kill()
             what = (
                 f"exited with status {status}"

@@ -80,7 +80,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import grpc
 import numpy as np
@@ -100,6 +100,7 @@ from pf1e_gym._codec import (
 from pf1e_gym._proto.pf1e.env.v1 import environment_pb2 as pb
 from pf1e_gym.client import BatchItemError, Pf1eClient, reset_request
 from pf1e_gym.env import episode_reward
+from pf1e_gym.infos import VectorInfo
 from pf1e_gym.server import open_client
 
 _MAX_RESET_RETRIES = 100
@@ -226,7 +227,7 @@ class _Rows:
         return np.flatnonzero(self.kinds == pb.DECISION_KIND_ATTACK_OF_OPPORTUNITY)
 
 
-class _Picked(Sequence):
+class _Picked(Sequence[pb.EpisodeState]):
     """The states ``states[idx[j]]``, read on demand (``_Rows.take``)."""
 
     def __init__(self, states: Sequence[pb.EpisodeState], idx: np.ndarray) -> None:
@@ -239,7 +240,7 @@ class _Picked(Sequence):
         return self._states[int(self._idx[j])]
 
 
-class Pf1eVectorEnv(VectorEnv):
+class Pf1eVectorEnv(VectorEnv[dict[str, Any], Any, np.ndarray]):
     """``num_envs`` episodes of one scenario, stepped together (see the module docs).
 
     Args:
@@ -344,7 +345,7 @@ class Pf1eVectorEnv(VectorEnv):
                 opts.legal_actions = False
 
         self.num_envs = num_envs
-        n = int(self.spec_msg.action_space_size)
+        n = self._n = int(self.spec_msg.action_space_size)
         self.single_action_space = spaces.Discrete(n)
         self.single_observation_space = self.codec.space
         self.action_space = batch_space(self.single_action_space, num_envs)
@@ -371,7 +372,7 @@ class Pf1eVectorEnv(VectorEnv):
             self._planes = np.zeros((num_envs, *self.codec.plane_shape), dtype=np.float32)
             self._features = np.zeros((num_envs, *self.codec.feature_shape), dtype=np.float32)
         self._autoreset = np.zeros(num_envs, dtype=np.bool_)
-        self._pending_closes: list[grpc.Future] = []
+        self._pending_closes: list[grpc.Future[pb.CloseResponse]] = []
         # Episodes to close with the next StepBatch (servers with capability batch_close).
         self._batch_close = self.batched and self.codec.caps.get("batch_close", False)
         self._closing: list[str] = []
@@ -472,13 +473,13 @@ class Pf1eVectorEnv(VectorEnv):
         reset_slots = np.flatnonzero(self._autoreset)
         step_slots = np.flatnonzero(~self._autoreset)
         a = acts[step_slots].astype(np.int64)
-        n = self.single_action_space.n
+        n = self._n
         bad = np.flatnonzero((a < 0) | (a >= n))
         if len(bad):
             i = int(step_slots[bad[0]])
             raise ValueError(f"action {int(acts[i])} of env {i} outside Discrete({n})")
-        for i in reset_slots:
-            self._close_slot(int(i))
+        for slot in reset_slots:
+            self._close_slot(int(slot))
         steps = list(
             zip(
                 [self._episode_ids[i] for i in step_slots],
@@ -533,7 +534,7 @@ class Pf1eVectorEnv(VectorEnv):
                 "raised: the server may have applied part of it)"
             )
         a = acts.astype(np.int64)
-        n = self.single_action_space.n
+        n = self._n
         bad = np.flatnonzero((a < 0) | (a >= n))
         if len(bad):
             i = int(bad[0])
@@ -619,7 +620,8 @@ class Pf1eVectorEnv(VectorEnv):
 
     def action_masks(self) -> np.ndarray:
         """The current masks, ``(num_envs, n)`` ``int8`` (zeros for an ended slot)."""
-        return self._masks.copy()
+        masks: np.ndarray = self._masks.copy()
+        return masks
 
     @property
     def episode_ids(self) -> list[str | None]:
@@ -766,25 +768,29 @@ class Pf1eVectorEnv(VectorEnv):
             if offer is not None:
                 self._provoker[slots[j]] = offer["provoker_index"]
         if self.codec.mode == "tensor" and (rows.planes is not None or rows.planes_u8 is not None):
+            assert self._plane_divisors is not None  # tensor observations have divisors
             every = rows.k == self.num_envs
             fp = rows.first_plane
             if rows.planes_u8 is not None and every:
                 # Exact: each plane value is byte / divisor in float32 (ObservationSchema).
                 u8 = np.empty((self.num_envs, *self.codec.plane_shape), dtype=np.uint8)
                 if fp:
+                    assert self._terrain_u8 is not None  # compact columns
                     u8[:, :fp] = self._terrain_u8
                 u8[slots, fp:] = rows.planes_u8
                 self._planes = np.divide(u8, self._plane_divisors, dtype=np.float32)
             else:
                 planes = rows.planes
                 if planes is None:
-                    u8 = rows.planes_u8
+                    assert rows.planes_u8 is not None
+                    packed: np.ndarray = rows.planes_u8
                     if fp:
+                        assert self._terrain_u8 is not None  # compact columns
                         terrain = np.broadcast_to(
                             self._terrain_u8, (rows.k, *self._terrain_u8.shape)
-                        )  # type: ignore[union-attr]
-                        u8 = np.concatenate([terrain, u8], axis=1)
-                    planes = np.divide(u8, self._plane_divisors, dtype=np.float32)
+                        )
+                        packed = np.concatenate([terrain, packed], axis=1)
+                    planes = np.divide(packed, self._plane_divisors, dtype=np.float32)
                 new = np.empty_like(self._planes) if every else self._planes.copy()
                 new[slots] = planes
                 self._planes = new
@@ -854,13 +860,13 @@ class Pf1eVectorEnv(VectorEnv):
         every = np.ones(e, dtype=np.bool_)
         known = (codes >= 0) & (codes < len(_CODE_NAMES))
         code_arr = _CODE_NAMES[np.where(known, codes, 0)]
-        for i in np.flatnonzero(~known):
-            code_arr[i] = result_code_name(int(codes[i]))
+        for j in np.flatnonzero(~known):
+            code_arr[j] = result_code_name(int(codes[j]))
         known_kind = (self._kind >= 0) & (self._kind < len(_KIND_NAMES))
         kind_arr = _KIND_NAMES[np.where(known_kind, self._kind, 0)]
-        for i in np.flatnonzero(~known_kind):
-            kind_arr[i] = str(int(self._kind[i]))
-        return {
+        for j in np.flatnonzero(~known_kind):
+            kind_arr[j] = str(int(self._kind[j]))
+        info: VectorInfo = {
             "action_mask": self._masks.copy(),
             "_action_mask": every,
             "actor_index": self._actor.copy(),
@@ -882,3 +888,5 @@ class Pf1eVectorEnv(VectorEnv):
             "reset_retries": retries,
             "_reset_retries": retries > 0,
         }
+        # Gymnasium's vector infos are a dict[str, Any]; the keys were checked above.
+        return cast(dict[str, Any], info)
