@@ -24,7 +24,10 @@ clipped value loss, entropy bonus, ``--update-epochs`` passes over shuffled mini
 round-cap truncation bootstraps from the value of ``info["final_obs"]``.
 
 Prints ``global_step``, the steps per second and the win rate of the episodes finished since
-the last line; ``--out DIR`` writes ``agent.pt`` (the state dict) and ``summary.json``.
+the last line (the sampled policy: exploring, it wins far less than its greedy self); at the
+end the greedy policy (masked argmax) plays ``--eval-episodes`` held-out seeds, next to the
+server's default policy on the same seeds (:mod:`pf1e_gym.leaderboard`). ``--out DIR``
+writes ``agent.pt`` (the state dict) and ``summary.json``.
 """
 
 from __future__ import annotations
@@ -66,6 +69,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--max-grad-norm", type=float, default=0.5)
     p.add_argument("--hidden", type=int, default=64, help="width of the two hidden layers")
     p.add_argument("--torch-threads", type=int, default=1)
+    p.add_argument(
+        "--eval-episodes",
+        type=int,
+        default=200,
+        help="held-out episodes played greedily at the end (0: none)",
+    )
+    p.add_argument("--eval-seed", type=int, default=1_000_000, help="first held-out seed")
     p.add_argument("--out", help="directory for agent.pt and summary.json")
     args = p.parse_args(argv)
     for name in ("total_timesteps", "num_envs", "num_steps", "num_minibatches"):
@@ -129,6 +139,23 @@ def flat(obs: dict[str, Any]) -> np.ndarray:
         return np.concatenate([planes.ravel(), features.ravel()])
     k = len(planes)
     return np.concatenate([planes.reshape(k, -1), features.reshape(k, -1)], axis=1)
+
+
+def evaluate(agent: Agent, envs: Pf1eVectorEnv, args: argparse.Namespace) -> tuple[float, float]:
+    """The greedy policy's and the default policy's win rates on the held-out seeds."""
+    from pf1e_gym import leaderboard as lb
+
+    def greedy(planes: np.ndarray, features: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        x = torch.as_tensor(flat({"planes": planes, "features": features}))
+        with torch.no_grad():
+            logits = agent.actor(x).masked_fill(~torch.as_tensor(masks > 0), -1e8)
+        return logits.argmax(dim=1).numpy()
+
+    seeds = range(args.eval_seed, args.eval_seed + args.eval_episodes)
+    kw = {"scenario": args.scenario, "side": args.side}
+    mine = lb.play(envs.client, seeds, greedy, **kw)
+    default = lb.play_default(envs.client, seeds, args.scenario, args.side)
+    return mine.win_rate, default.win_rate
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -251,13 +278,24 @@ def main(argv: list[str] | None = None) -> int:
                 flush=True,
             )
             wins = episodes = 0
+        wall_s = round(time.time() - start, 1)
+        greedy_rate = default_rate = None
+        if args.eval_episodes > 0:
+            greedy_rate, default_rate = evaluate(agent, envs, args)
+            print(
+                f"greedy policy on {args.eval_episodes} held-out seeds: win rate "
+                f"{greedy_rate:.3f} (default policy on the same seeds: {default_rate:.3f})",
+                flush=True,
+            )
     finally:
         envs.close()
     summary = {
         "global_step": global_step,
-        "wall_s": round(time.time() - start, 1),
+        "wall_s": wall_s,
         "episodes": all_episodes,
         "win_rate": all_wins / all_episodes if all_episodes else None,
+        "greedy_win_rate": greedy_rate,
+        "default_win_rate": default_rate,
         "args": vars(args),
     }
     print(json.dumps({k: v for k, v in summary.items() if k != "args"}))

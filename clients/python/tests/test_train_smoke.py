@@ -131,7 +131,7 @@ def test_cleanrl_ppo_runs(server_address: str, tmp_path) -> None:
 
     out = tmp_path / "cleanrl"
     args = ["--address", server_address, "--total-timesteps", "512", "--num-envs", "8"]
-    args += ["--num-steps", "32", "--out", str(out)]
+    args += ["--num-steps", "32", "--eval-episodes", "8", "--out", str(out)]
     done = subprocess.run(
         [sys.executable, str(EXAMPLES / "cleanrl_ppo.py"), *args],
         capture_output=True,
@@ -143,6 +143,8 @@ def test_cleanrl_ppo_runs(server_address: str, tmp_path) -> None:
     assert [ln.split()[0] for ln in lines] == ["global_step=256", "global_step=512"]
     summary = json.loads((out / "summary.json").read_text())
     assert summary["global_step"] == 512 and summary["episodes"] > 0
+    assert 0.0 <= summary["greedy_win_rate"] <= 1.0 and 0.0 <= summary["default_win_rate"] <= 1.0
+    assert "greedy policy on 8 held-out seeds: win rate" in done.stdout
     sys.path.insert(0, str(EXAMPLES))
     try:
         import cleanrl_ppo
