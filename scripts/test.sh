@@ -36,8 +36,10 @@ export PF1E_REQUIRE_LLAMA=1
 export PF1E_REQUIRE_RL=1
 echo "llama-server: $PF1E_LLAMA_SERVER ($(( $(date +%s) - llama_start )) s)"
 
-echo "== Python: lint =="
+echo "== Python: lint and types =="
 .venv/bin/ruff check clients/python
+# mypy --strict on the pf1e_gym package (settings: clients/python/pyproject.toml, [tool.mypy]).
+(cd clients/python && ../../.venv/bin/mypy)
 
 echo "== Python: tests (against the real server binary) =="
 # Where cargo put the binaries (CARGO_TARGET_DIR or .cargo/config may move the target dir).

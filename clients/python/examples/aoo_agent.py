@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import pathlib
 import sys
 from collections import Counter
@@ -163,8 +162,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument(
         "--address",
-        default=os.environ.get("PF1E_ADDRESS", "127.0.0.1:50051"),
-        help="server host:port (default: $PF1E_ADDRESS or 127.0.0.1:50051)",
+        help="server host:port (default: $PF1E_ADDRESS, else a local server: one on "
+        "127.0.0.1:50051, else one started here)",
     )
     p.add_argument("--episodes", type=int, default=10, help="number of episodes (>= 1)")
     p.add_argument("--seed", type=int, default=0, help="seed of episode 1 (episode i: seed + i)")

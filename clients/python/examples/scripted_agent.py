@@ -8,17 +8,21 @@ At each decision of one of its combatants, in this order:
 1. shoot: a full attack, else an attack, with a **ranged** weapon, at the weakest enemy in reach;
 2. fight: the same with a melee weapon;
 3. close in: move toward the nearest enemy (the server's "move toward" action);
-4. end the turn.
+4. end the turn;
 
-    python clients/python/examples/scripted_agent.py --address 127.0.0.1:50051 --episodes 10
+and at a reaction (an attack of opportunity offered to one of its combatants mid-way through an
+enemy's action) it takes the attack.
 
-Prints one line per episode and, last, ``<side> win rate: X.X% (W/N)``.
+    python clients/python/examples/scripted_agent.py --episodes 10
+
+Without ``--address`` (and ``$PF1E_ADDRESS``) it uses a server on 127.0.0.1:50051, else starts
+one (:func:`pf1e_gym.launch_server`). Prints one line per episode and, last,
+``<side> win rate: X.X% (W/N)`` and ``reactions answered: R``.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from pf1e_gym import Pf1eEnv
@@ -29,8 +33,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument(
         "--address",
-        default=os.environ.get("PF1E_ADDRESS", "127.0.0.1:50051"),
-        help="server host:port (default: $PF1E_ADDRESS or 127.0.0.1:50051)",
+        help="server host:port (default: $PF1E_ADDRESS, else a local server: one on "
+        "127.0.0.1:50051, else one started here)",
     )
     p.add_argument("--episodes", type=int, default=10, help="number of episodes (>= 1)")
     p.add_argument("--seed", type=int, default=0, help="seed of episode 1 (episode i: seed + i)")
@@ -46,13 +50,14 @@ def main(argv: list[str] | None = None) -> int:
         controlled_sides=[args.side],
         observation="json",
     )
-    wins = 0
+    wins = reactions = 0
     try:
         for ep in range(args.episodes):
             _obs, info = env.reset(seed=args.seed + ep)
             reward, decisions = 0.0, 0
             while info["outcome"] is None:
                 assert env.state is not None
+                reactions += info["decision_kind"] != "turn_action"
                 _obs, reward, _term, _trunc, info = env.step(choose(env.state))
                 decisions += 1
             outcome = info["outcome"]
@@ -68,6 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         env.close()
     n = args.episodes
     print(f"{args.side} win rate: {100.0 * wins / n:.1f}% ({wins}/{n})")
+    print(f"reactions answered: {reactions}")
     return 0
 
 

@@ -14,7 +14,6 @@ Prints one line per episode and, last, ``wins: <side> N, <side> N, draws N``.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections import Counter
 
@@ -38,8 +37,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument(
         "--address",
-        default=os.environ.get("PF1E_ADDRESS", "127.0.0.1:50051"),
-        help="server host:port (default: $PF1E_ADDRESS or 127.0.0.1:50051)",
+        help="server host:port (default: $PF1E_ADDRESS, else a local server: one on "
+        "127.0.0.1:50051, else one started here)",
     )
     p.add_argument("--episodes", type=int, default=5, help="number of episodes (>= 1)")
     p.add_argument("--seed", type=int, default=0, help="seed of the policies and of episode 1")

@@ -5,9 +5,21 @@
     python clients/python/examples/train_ppo.py --out runs/ppo            # the shipped recipe
     python clients/python/examples/train_ppo.py --smoke --out /tmp/smoke  # CI: a few 1000 steps
 
-Without ``--address`` it starts ``$PF1E_SERVER_BIN`` (else ``target/release/pf1e-env-server``,
-else ``target/debug/…``) on a free loopback port with ``--data-dir`` (default: the repo's
+Without ``--address`` it starts a server on a free loopback port (:func:`pf1e_gym.launch_server`:
+``$PF1E_SERVER_BIN``, the wheel's bundled server, ``pf1e-env-server`` on PATH, else the
+checkout's ``target/release`` or ``target/debug``) with ``--data-dir`` (default: the repo's
 ``data/``) and stops it at the end.
+
+**Progress, logs, checkpoints.** A progress bar (env steps, steps/s, the last validation win
+rate; on a terminal, ``--no-progress`` to hide it); TensorBoard logs in ``OUT/tb``
+(``tensorboard --logdir OUT/tb``: SB3's rollout and train figures, the validation and default
+win rates; ``--no-tensorboard`` to skip); every ``--checkpoint-every`` env steps a checkpoint
+in ``OUT/checkpoint/`` (the model with its optimizer state, the best policy so far, the
+curve and the clocks; written whole, then renamed: a run killed while writing keeps the
+previous one). ``--resume`` continues a killed or stopped run from its last checkpoint, to
+the same ``--timesteps`` (the training envs start new episodes: the resumed run is not the
+bit-for-bit continuation of the uninterrupted one); without ``--resume`` an ``--out`` that
+holds a checkpoint is refused rather than overwritten.
 
 Reward: the shaped reward (damage and kill terms, potential-based) with
 ``RewardOptions.round_discount`` (per combat round, when the server has
@@ -28,7 +40,9 @@ neither set (a collision has a probability of about 1e-13). Written to ``--out``
 - ``model.zip`` (the SB3 checkpoint), ``policy.npz`` (:mod:`pf1e_gym.numpy_policy`: the actor's
   weights and the observation layout; no torch needed to play it);
 - ``summary.json``: the figures (steps and wall time to pass the default policy, steps/s,
-  final win rates, the host).
+  final win rates, the host; ``resumed_at_env_steps``: the checkpoints a run resumed from);
+- ``tb/`` (TensorBoard event files) and ``checkpoint/`` (``model.zip``, ``best.pt``,
+  ``state.json``).
 """
 
 from __future__ import annotations
@@ -40,11 +54,9 @@ import json
 import os
 import pathlib
 import platform
-import re
 import signal
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -56,52 +68,18 @@ REPO = pathlib.Path(__file__).resolve().parents[3]
 
 @contextlib.contextmanager
 def server(address: str | None, data_dir: str) -> Iterator[str]:
-    """``address``, or a server started here (yields its ``host:port``)."""
+    """``address``, or a server started here (yields its ``host:port``; stopped at the end)."""
     if address:
         yield address
         return
-    candidates = [os.environ.get("PF1E_SERVER_BIN")] + [
-        str(REPO / "target" / kind / "pf1e-env-server") for kind in ("release", "debug")
-    ]
-    binary = next((c for c in candidates if c and pathlib.Path(c).is_file()), None)
-    if binary is None:
-        sys.exit(
-            "no server: pass --address, set PF1E_SERVER_BIN, or "
-            "`cargo build --release -p pf1e-env-server`"
-        )
-    proc = subprocess.Popen(
-        [binary, "--addr", "127.0.0.1:0", "--data-dir", data_dir],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=dict(os.environ, RUST_LOG=os.environ.get("RUST_LOG", "warn")),
-    )
-    found: list[str] = []
-    ready = threading.Event()
+    import pf1e_gym
 
-    def drain() -> None:
-        assert proc.stderr is not None
-        for line in proc.stderr:
-            m = re.search(r"listening on (\S+)", line)
-            if m and not found:
-                found.append(m.group(1))
-                ready.set()
-        ready.set()
-
-    threading.Thread(target=drain, daemon=True).start()
-    ready.wait(60)
     try:
-        if not found:
-            sys.exit(f"{binary} did not start")
-        yield found[0]
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        local = pf1e_gym.launch_server(data_dir=data_dir)
+    except (pf1e_gym.ServerNotFoundError, pf1e_gym.ServerStartError) as e:
+        sys.exit(f"no server: pass --address, or {e}")
+    with local:
+        yield local.address
 
 
 def host_cpu() -> str:
@@ -125,9 +103,21 @@ def host_cpu() -> str:
     return f"{model}, {cores} CPUs" + (f", {float(mhz) / 1000:.2f} GHz" if mhz else "")
 
 
+SMOKE = {
+    "timesteps": 4096,
+    "num_envs": 8,
+    "n_steps": 64,
+    "batch_size": 256,
+    "eval_every": 2048,
+    "eval_episodes": 16,
+    "final_episodes": 16,
+    "n_epochs": 2,
+}
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--address", help="server host:port (default: start $PF1E_SERVER_BIN)")
+    p.add_argument("--address", help="server host:port (default: start one here)")
     p.add_argument("--data-dir", default=str(REPO / "data"), help="data dir of a started server")
     p.add_argument("--scenario", default="sample_arena")
     p.add_argument("--side", default="players")
@@ -154,18 +144,96 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--damage-weight", type=float, default=1.0)
     p.add_argument("--kill-weight", type=float, default=0.1)
     p.add_argument("--torch-threads", type=int, default=1)
-    p.add_argument("--smoke", action="store_true", help="CI: 4096 steps, 8 envs, tiny evals")
+    p.add_argument(
+        "--checkpoint-every",
+        type=int,
+        help="env steps between checkpoints (default: --eval-every)",
+    )
+    p.add_argument(
+        "--resume", action="store_true", help="continue from OUT/checkpoint (a killed run)"
+    )
+    p.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bar (default: on a terminal)",
+    )
+    p.add_argument(
+        "--tensorboard",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="TensorBoard logs in OUT/tb (tensorboardX)",
+    )
+    p.add_argument(
+        "--smoke",
+        action="store_true",
+        help="CI: 4096 steps, 8 envs, tiny evals (options given explicitly still apply)",
+    )
     args = p.parse_args(argv)
     if args.smoke:
-        args.timesteps, args.num_envs, args.n_steps, args.batch_size = 4096, 8, 64, 256
-        args.eval_every, args.eval_episodes, args.final_episodes = 2048, 16, 16
-        args.n_epochs = 2
-    for name in ("timesteps", "num_envs", "eval_every", "eval_episodes", "final_episodes"):
+        for name, value in SMOKE.items():
+            if getattr(args, name) == p.get_default(name):
+                setattr(args, name, value)
+    if args.checkpoint_every is None:
+        args.checkpoint_every = args.eval_every
+    for name in (
+        "timesteps",
+        "num_envs",
+        "eval_every",
+        "eval_episodes",
+        "final_episodes",
+        "checkpoint_every",
+    ):
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be >= 1")
     if not 0 < args.round_discount <= 1:
         p.error("--round-discount must be in (0, 1]")
     return args
+
+
+def _write_atomic(path: pathlib.Path, write: Any) -> None:
+    """``write(tmp_path)``, then rename over ``path``: a kill leaves the old file or the new."""
+    tmp = path.with_name(path.name + ".tmp")
+    write(tmp)
+    os.replace(tmp, path)
+
+
+class Checkpoint:
+    """``OUT/checkpoint/``: ``model.zip`` (SB3, optimizer state included), ``best.pt`` (the
+    best validation policy's parameters), ``state.json`` (curve rows, best, clocks), written
+    in that order, ``state.json`` last: it names the model's env steps, so a checkpoint whose
+    ``state.json`` is there is whole."""
+
+    def __init__(self, out: pathlib.Path) -> None:
+        self.dir = out / "checkpoint"
+        self.state_path = self.dir / "state.json"
+
+    def exists(self) -> bool:
+        return self.state_path.is_file()
+
+    def save(self, model: Any, state: dict[str, Any], best_params: Any) -> None:
+        import torch
+
+        self.dir.mkdir(parents=True, exist_ok=True)
+
+        def save_model(tmp: pathlib.Path) -> None:
+            with open(tmp, "wb") as f:  # a file object: SB3 adds no ".zip" to it
+                model.save(f)
+
+        _write_atomic(self.dir / "model.zip", save_model)
+        if best_params is not None:
+            _write_atomic(self.dir / "best.pt", lambda t: torch.save(best_params, t))
+        _write_atomic(self.state_path, lambda t: t.write_text(json.dumps(state, indent=1)))
+
+    def load_state(self) -> dict[str, Any]:
+        state: dict[str, Any] = json.loads(self.state_path.read_text())
+        return state
+
+    def load_best(self) -> Any:
+        import torch
+
+        path = self.dir / "best.pt"
+        return torch.load(path, weights_only=False) if path.is_file() else None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -176,6 +244,7 @@ def main(argv: list[str] | None = None) -> int:
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.logger import Logger
 
     from pf1e_gym import Pf1eClient
     from pf1e_gym import leaderboard as lb
@@ -185,6 +254,12 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.torch_threads)
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    checkpoint = Checkpoint(out)
+    if checkpoint.exists() and not args.resume:
+        sys.exit(
+            f"{out}: holds a checkpoint of an earlier run: pass --resume to continue it, or "
+            "choose another --out"
+        )
     eval_seeds = list(range(args.eval_seed, args.eval_seed + args.eval_episodes))
     final_seeds = list(range(args.test_seed, args.test_seed + args.final_episodes))
     if set(eval_seeds) & set(final_seeds):
@@ -215,33 +290,54 @@ def main(argv: list[str] | None = None) -> int:
         print(f"default policy on {len(eval_seeds)} held-out seeds: {baseline.win_rate:.3f}")
 
         net = [int(x) for x in args.net.split(",") if x]
-        model = MaskablePPO(
-            "MlpPolicy",
-            env,
-            learning_rate=(
+        hyper: dict[str, Any] = {
+            "learning_rate": (
                 (lambda progress: args.lr * progress) if args.lr_schedule == "linear" else args.lr
             ),
-            n_steps=args.n_steps,
-            batch_size=args.batch_size,
-            n_epochs=args.n_epochs,
-            gamma=args.gamma,
-            gae_lambda=args.gae_lambda,
-            ent_coef=args.ent_coef,
-            policy_kwargs={"net_arch": {"pi": net, "vf": net}},
-            seed=args.seed,
-            device="cpu",
-            verbose=0,
-        )
+            "n_steps": args.n_steps,
+            "batch_size": args.batch_size,
+            "n_epochs": args.n_epochs,
+            "gamma": args.gamma,
+            "gae_lambda": args.gae_lambda,
+            "ent_coef": args.ent_coef,
+        }
+        rows: list[dict[str, Any]] = []
+        best: dict[str, Any] = {"win_rate": -1.0, "params": None, "env_steps": 0}
+        clock = {"train": 0.0, "since": time.perf_counter()}
+        resumed_at: list[int] = []
+        if args.resume and checkpoint.exists():
+            state = checkpoint.load_state()
+            model = MaskablePPO.load(
+                checkpoint.dir / "model.zip", env=env, device="cpu", custom_objects=hyper
+            )
+            rows = state["rows"]
+            best.update(state["best"], params=checkpoint.load_best())
+            clock["train"] = state["train_s"]
+            resumed_at = [*state.get("resumed_at", []), int(model.num_timesteps)]
+            print(f"resuming {out} at env step {model.num_timesteps}", flush=True)
+        else:
+            if args.resume:
+                print(f"note: {out} has no checkpoint; starting a new run")
+            model = MaskablePPO(
+                "MlpPolicy",
+                env,
+                policy_kwargs={"net_arch": {"pi": net, "vf": net}},
+                seed=args.seed,
+                device="cpu",
+                verbose=0,
+                **hyper,
+            )
+        formats: list[Any] = []
+        if args.tensorboard:
+            formats.append(tensorboard_writer(out / "tb"))
+        model.set_logger(Logger(str(out), formats))
+        bar = progress_bar(args.progress, args.timesteps, int(model.num_timesteps))
 
         def greedy(planes: np.ndarray, features: np.ndarray, masks: np.ndarray) -> np.ndarray:
             k = len(masks)
             obs = np.concatenate([planes.reshape(k, -1), features.reshape(k, -1)], axis=1)
             a, _ = model.predict(obs, action_masks=masks.astype(bool), deterministic=True)
             return np.asarray(a)
-
-        rows: list[dict[str, Any]] = []
-        best: dict[str, Any] = {"win_rate": -1.0, "params": None, "env_steps": 0}
-        clock = {"train": 0.0, "since": time.perf_counter()}
 
         def evaluate(steps: int) -> None:
             clock["train"] += time.perf_counter() - clock["since"]
@@ -254,31 +350,70 @@ def main(argv: list[str] | None = None) -> int:
                     "episodes": r.n,
                 }
             )
-            print(
+            line = (
                 f"steps {steps:>8}  train {clock['train']:7.1f} s  win rate {r.win_rate:.3f} "
-                f"(default {baseline.win_rate:.3f})  eval {r.wall_s:.1f} s",
-                flush=True,
+                f"(default {baseline.win_rate:.3f})  eval {r.wall_s:.1f} s"
             )
+            (bar.write if bar is not None else print)(line)
+            if bar is not None:
+                bar.set_postfix(win_rate=f"{r.win_rate:.3f}", refresh=False)
+            model.logger.record("eval/win_rate", r.win_rate)
+            model.logger.record("eval/default_win_rate", baseline.win_rate)
+            model.logger.dump(steps)
             if r.win_rate > best["win_rate"]:
                 best.update(win_rate=r.win_rate, params=model.get_parameters(), env_steps=steps)
             clock["since"] = time.perf_counter()
 
-        class Eval(BaseCallback):
-            def __init__(self) -> None:
+        def save_checkpoint(steps: int) -> None:
+            spent = clock["train"] + time.perf_counter() - clock["since"]
+            state = {
+                "env_steps": steps,
+                "rows": rows,
+                "best": {k: v for k, v in best.items() if k != "params"},
+                "train_s": round(spent, 3),
+                "resumed_at": resumed_at,
+                "args": {k: v for k, v in vars(args).items() if k != "address"},
+            }
+            checkpoint.save(model, state, best["params"])
+
+        class Callbacks(BaseCallback):
+            def __init__(self, start: int) -> None:
                 super().__init__()
-                self.next = args.eval_every
+                done = [r["env_steps"] for r in rows]
+                last_eval = max(done) if done else 0
+                self.next_eval = last_eval + args.eval_every
+                self.next_checkpoint = start + args.checkpoint_every
+                self.last = start
 
             def _on_step(self) -> bool:
-                if self.num_timesteps >= self.next:
-                    evaluate(self.num_timesteps)
-                    self.next += args.eval_every
+                steps = self.num_timesteps
+                if bar is not None:
+                    bar.update(steps - self.last)
+                self.last = steps
+                if steps >= self.next_eval:
+                    evaluate(steps)
+                    self.next_eval += args.eval_every
+                if steps >= self.next_checkpoint:
+                    save_checkpoint(steps)
+                    self.next_checkpoint += args.checkpoint_every
                 return True
 
-        evaluate(0)
-        model.learn(total_timesteps=args.timesteps, callback=Eval())
+        if not rows:
+            evaluate(0)
+        start = int(model.num_timesteps)
+        try:
+            model.learn(
+                total_timesteps=max(0, args.timesteps - start),
+                callback=Callbacks(start),
+                reset_num_timesteps=not resumed_at,
+            )
+        finally:
+            if bar is not None:
+                bar.close()
         steps = int(model.num_timesteps)
         if not rows or rows[-1]["env_steps"] != steps:
             evaluate(steps)
+        save_checkpoint(steps)
         train_s = rows[-1]["wall_s"]
         env.close()
 
@@ -323,6 +458,7 @@ def main(argv: list[str] | None = None) -> int:
         "final_default_win_rate": final_base.win_rate,
         "final_default_interval": final_base.interval(),
         "final_mcnemar": {"b": cmp.b, "c": cmp.c, "p": cmp.p_value},
+        "resumed_at_env_steps": resumed_at,
         "host": host_cpu(),
         "load_avg": os.getloadavg(),
         "reward": reward,
@@ -335,6 +471,53 @@ def main(argv: list[str] | None = None) -> int:
     plot_curve(rows, baseline.win_rate, out / "curve.png", summary)
     print(json.dumps(summary, indent=2))
     return 0
+
+
+def progress_bar(enabled: bool | None, total: int, done: int) -> Any:
+    """A tqdm bar over env steps (``None`` when disabled; ``enabled=None``: on a terminal)."""
+    if enabled is False:
+        return None
+    from tqdm import tqdm
+
+    bar = tqdm(
+        total=total,
+        initial=min(done, total),
+        unit="step",
+        unit_scale=True,
+        dynamic_ncols=True,
+        disable=None if enabled is None else False,
+        desc="MaskablePPO",
+    )
+    return None if bar.disable else bar
+
+
+def tensorboard_writer(folder: pathlib.Path) -> Any:
+    """An SB3 logger output (a ``KVWriter``) writing TensorBoard event files with tensorboardX
+    (SB3's own ``tensorboard`` format needs the ``tensorboard`` package, tensorboardX does
+    not): every number the logger records (``rollout/ep_rew_mean``, ``train/loss``…, and the
+    ``eval/`` win rates), at the env step of the dump."""
+    from stable_baselines3.common.logger import KVWriter
+    from tensorboardX import SummaryWriter
+
+    class TensorBoardWriter(KVWriter):
+        def __init__(self) -> None:
+            self.writer = SummaryWriter(str(folder))
+
+        def write(
+            self, key_values: dict[str, Any], key_excluded: dict[str, Any], step: int = 0
+        ) -> None:
+            for key, value in key_values.items():
+                excluded = key_excluded.get(key) or ()
+                if "tensorboard" in excluded or isinstance(value, str | bool):
+                    continue
+                if isinstance(value, int | float | np.integer | np.floating):
+                    self.writer.add_scalar(key, float(value), step)
+            self.writer.flush()
+
+        def close(self) -> None:
+            self.writer.close()
+
+    return TensorBoardWriter()
 
 
 def plot_curve(

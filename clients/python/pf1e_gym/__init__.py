@@ -14,11 +14,20 @@
 - :class:`Pf1eVectorEnv`: a Gymnasium ``VectorEnv`` of many episodes (batched stepping).
 - :class:`Pf1eAECEnv`: a PettingZoo AEC environment, one agent per controlled combatant.
 - :class:`Pf1eParallelEnv`: a PettingZoo parallel env (self-play over ``StepBatch``, a wait id).
+- :func:`launch_server` (:mod:`pf1e_gym.server`): start a local ``pf1e-env-server`` on a free
+  port (a context manager stops it). The envs given no ``address`` start a shared one
+  themselves when none is running; without a server binary they raise
+  :class:`ServerNotFoundError` (what was tried, and the fix), and an address where nothing
+  answers raises :class:`ServerUnavailableError` (the address, and the fix).
 
-Importing the package registers the Gymnasium ids ``pf1e_gym/SampleArena-v0`` (the goblins of
-``sample_arena`` against default-policy orcs) and ``pf1e_gym/MirrorDuel-v0`` (side ``west`` of
-``mirror_duel``). Pass ``address=...`` to ``gymnasium.make`` (default ``$PF1E_ADDRESS``, else
-``127.0.0.1:50051``).
+Importing the package registers one Gymnasium id per bundled scenario (:data:`GYM_IDS`, the
+``data/scenarios/*.yaml`` files): ``pf1e_gym/SampleArena-v0`` (the goblins of ``sample_arena``
+against default-policy orcs), ``pf1e_gym/MirrorDuel-v0`` (side ``west`` of ``mirror_duel``),
+``pf1e_gym/Casters-v0`` (the party of four casters of ``casters``, side ``players``) and
+``pf1e_gym/Skirmish4v4-v0`` (side ``players`` of ``skirmish_4v4``); each also has a vector
+entry point (``gymnasium.make_vec(id, num_envs=N, vectorization_mode="vector_entry_point")``:
+a :class:`Pf1eVectorEnv`). ``gymnasium.make`` takes the envs' keywords (``address=...``,
+``observation=...``, ``reward=...``); without ``address`` see above.
 """
 
 import gymnasium
@@ -27,8 +36,10 @@ from pf1e_gym._proto.pf1e.env.v1 import environment_pb2 as pb
 from pf1e_gym.actions import decode_action, encode_action
 from pf1e_gym.client import (
     METAMAGIC,
+    BatchItemError,
     DecisionKind,
     Pf1eClient,
+    ServerUnavailableError,
     action_block,
     activate_metamagic_action,
     aoo_action,
@@ -46,15 +57,22 @@ from pf1e_gym.client import (
 )
 from pf1e_gym.env import Pf1eEnv
 from pf1e_gym.errors import error_reason, is_episode_lost
+from pf1e_gym.server import LocalServer, ServerNotFoundError, ServerStartError, launch_server
 
 __all__ = [
+    "GYM_IDS",
     "METAMAGIC",
+    "BatchItemError",
     "DecisionKind",
+    "LocalServer",
     "Pf1eAECEnv",
     "Pf1eClient",
     "Pf1eEnv",
     "Pf1eParallelEnv",
     "Pf1eVectorEnv",
+    "ServerNotFoundError",
+    "ServerStartError",
+    "ServerUnavailableError",
     "action_block",
     "activate_metamagic_action",
     "aoo_action",
@@ -71,6 +89,7 @@ __all__ = [
     "inline_scenario",
     "is_episode_lost",
     "is_reaction",
+    "launch_server",
     "pb",
     "ready_action",
     "scenario_message",
@@ -95,18 +114,25 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module 'pf1e_gym' has no attribute {name!r}")
 
 
+#: The registered Gymnasium ids: id -> ``Pf1eEnv`` keywords (one per bundled scenario,
+#: ``data/scenarios/NAME.yaml``; the agent plays the side named first in the file). The
+#: tests (``tests/test_gym_env.py``) check the list against ``data/``.
+GYM_IDS: dict[str, dict[str, object]] = {
+    "pf1e_gym/SampleArena-v0": {"scenario": "sample_arena", "controlled_sides": ["players"]},
+    "pf1e_gym/MirrorDuel-v0": {"scenario": "mirror_duel", "controlled_sides": ["west"]},
+    "pf1e_gym/Casters-v0": {"scenario": "casters", "controlled_sides": ["players"]},
+    "pf1e_gym/Skirmish4v4-v0": {"scenario": "skirmish_4v4", "controlled_sides": ["players"]},
+}
+
+
 def _register() -> None:
-    ids = {
-        "pf1e_gym/SampleArena-v0": {"scenario": "sample_arena", "controlled_sides": ["players"]},
-        "pf1e_gym/MirrorDuel-v0": {"scenario": "mirror_duel", "controlled_sides": ["west"]},
-    }
-    for env_id, kwargs in ids.items():
+    for env_id, kwargs in GYM_IDS.items():
         if env_id not in gymnasium.registry:
             gymnasium.register(
                 id=env_id,
                 entry_point="pf1e_gym.env:Pf1eEnv",
                 vector_entry_point="pf1e_gym.vector:Pf1eVectorEnv",
-                kwargs=kwargs,
+                kwargs=dict(kwargs),
                 disable_env_checker=False,
             )
 

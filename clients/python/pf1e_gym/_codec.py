@@ -34,6 +34,13 @@ from gymnasium import spaces
 
 from pf1e_gym._proto.pf1e.env.v1 import environment_pb2 as pb
 from pf1e_gym.client import action_block
+from pf1e_gym.infos import (
+    ActionResultInfo,
+    LateResultsInfo,
+    OutcomeInfo,
+    ReactionInfo,
+    StepInfo,
+)
 
 # Characters the JSON observation may contain: the Basic Multilingual Plane without controls
 # and surrogates (serde_json escapes control characters; non-BMP characters are not expected).
@@ -239,7 +246,7 @@ def result_code_name(code: int) -> str:
     return _RESULT_CODES.get(code, str(code))
 
 
-def _result_dict(r: pb.ActionResult) -> dict[str, Any]:
+def _result_dict(r: pb.ActionResult) -> ActionResultInfo:
     return {
         "kind": kind_name(r.kind),
         "ok": r.ok,
@@ -249,12 +256,12 @@ def _result_dict(r: pb.ActionResult) -> dict[str, Any]:
     }
 
 
-def action_results(state: pb.EpisodeState) -> list[dict[str, Any]]:
+def action_results(state: pb.EpisodeState) -> list[ActionResultInfo]:
     """The results of the step just applied, as plain dicts."""
     return [_result_dict(r) for r in state.results]
 
 
-def late_results(state: pb.EpisodeState) -> list[dict[str, Any]]:
+def late_results(state: pb.EpisodeState) -> list[LateResultsInfo]:
     """``EpisodeState.late_results`` as plain dicts: the rest of the results of earlier steps
     whose action list another combatant's reaction had interrupted, ``{"decision_id"`` (of that
     step), ``"first_index"`` (in its list), ``"results"`` (dicts as :func:`action_results`)``}``.
@@ -277,7 +284,7 @@ STEP_UP = "step_up"
 # In ``DecisionKind`` number order (1, 2, 3, 4): the ``decision_kind`` observation is the index.
 DECISION_KINDS = (TURN_ACTION, ATTACK_OF_OPPORTUNITY, READIED_TRIGGER, STEP_UP)
 
-_KIND_BY_NUMBER = {
+_KIND_BY_NUMBER: dict[int, str] = {
     pb.DECISION_KIND_ATTACK_OF_OPPORTUNITY: ATTACK_OF_OPPORTUNITY,
     pb.DECISION_KIND_READIED_TRIGGER: READIED_TRIGGER,
     pb.DECISION_KIND_STEP_UP: STEP_UP,
@@ -300,7 +307,7 @@ def _cell(c: pb.Cell) -> tuple[int, int]:
     return (int(c.row), int(c.col))
 
 
-def reaction_info(d: pb.Decision, spec: pb.Spec | None = None) -> dict[str, Any] | None:
+def reaction_info(d: pb.Decision, spec: pb.Spec | None = None) -> ReactionInfo | None:
     """The offer of a reaction decision as a plain dict (``None`` at a turn decision).
 
     Every offer has ``kind`` and ``provoker_index`` / ``provoker_id``: the combatant whose
@@ -324,7 +331,7 @@ def reaction_info(d: pb.Decision, spec: pb.Spec | None = None) -> dict[str, Any]
         decline_id = decline[0] if len(decline) else None
     if d.kind == pb.DECISION_KIND_READIED_TRIGGER:
         r = d.readied_trigger
-        info = {
+        info: ReactionInfo = {
             "kind": READIED_TRIGGER,
             "provoker_index": int(r.trigger_by_index),
             "provoker_id": r.trigger_by_id,
@@ -339,32 +346,33 @@ def reaction_info(d: pb.Decision, spec: pb.Spec | None = None) -> dict[str, Any]
             info["decline_id"] = decline_id
         return info
     if d.kind == pb.DECISION_KIND_STEP_UP:
-        o = d.step_up
-        info = {
+        step_up = d.step_up
+        up: ReactionInfo = {
             "kind": STEP_UP,
-            "provoker_index": int(o.foe_index),
-            "provoker_id": o.foe_id,
-            "squares": [_cell(c) for c in o.squares],
+            "provoker_index": int(step_up.foe_index),
+            "provoker_id": step_up.foe_id,
+            "squares": [_cell(c) for c in step_up.squares],
         }
         if spec is not None:
-            info["decline_id"] = decline_id
-        return info
+            up["decline_id"] = decline_id
+        return up
     if d.kind != pb.DECISION_KIND_ATTACK_OF_OPPORTUNITY:
         return None
     o = d.attack_of_opportunity
-    info: dict[str, Any] = {
+    weapons = [int(w) for w in o.weapons]
+    offer: ReactionInfo = {
         "kind": ATTACK_OF_OPPORTUNITY,
         "provoker_index": int(o.provoker_index),
         "provoker_id": o.provoker_id,
         "provocation": o.provocation,
-        "weapons": [int(w) for w in o.weapons],
+        "weapons": weapons,
     }
     if spec is not None:
         aoo = action_block(spec, "attack_of_opportunity")
         decline = action_block(spec, "decline")
-        info["take_ids"] = [aoo[w] for w in info["weapons"] if w < len(aoo)]
-        info["decline_id"] = decline[0] if len(decline) else None
-    return info
+        offer["take_ids"] = [aoo[w] for w in weapons if w < len(aoo)]
+        offer["decline_id"] = decline[0] if len(decline) else None
+    return offer
 
 
 def is_over(state: pb.EpisodeState) -> bool:
@@ -379,7 +387,7 @@ def side_reward(state: pb.EpisodeState) -> float:
     return float(state.reward)
 
 
-def outcome(state: pb.EpisodeState) -> dict[str, Any] | None:
+def outcome(state: pb.EpisodeState) -> OutcomeInfo | None:
     if not (state.terminated or state.truncated):
         return None
     return {
@@ -423,7 +431,7 @@ class ObsCodec:
         self.spec = spec
         self.reaction_obs = reaction_obs
         self.n_combatants = len(spec.combatants)
-        d: dict[str, spaces.Space] = {}
+        d: dict[str, spaces.Space[Any]] = {}
         if mode == "tensor":
             assert shapes is not None
             self.plane_shape, self.feature_shape = shapes
@@ -465,7 +473,8 @@ class ObsCodec:
         """The action mask of ``state`` (``int8``, 1 = legal; zeros when the episode is over)."""
         raw = state.action_mask
         if len(raw) == self.n:
-            return np.frombuffer(raw, dtype=np.int8).copy()
+            sent: np.ndarray = np.frombuffer(raw, dtype=np.int8).copy()
+            return sent
         mask = np.zeros(self.n, dtype=np.int8)
         ids = [la.id for la in state.legal_actions]
         if ids:
@@ -504,6 +513,7 @@ class ObsCodec:
         if mask is None:
             mask = self.mask(state)
         values = self.reaction_values(state) if self.reaction_obs else None
+        obs: dict[str, Any]
         if self.mode == "tensor":
             planes, features = self.tensors(state.tensors)
             obs = {"action_mask": mask, "features": features, "planes": planes}
@@ -542,7 +552,7 @@ class ObsCodec:
             )
         return self._with_reaction({"action_mask": mask, "json": ""})
 
-    def info(self, state: pb.EpisodeState, mask: np.ndarray) -> dict[str, Any]:
+    def info(self, state: pb.EpisodeState, mask: np.ndarray) -> StepInfo:
         """The info dict of ``state`` (see the module docs of :mod:`pf1e_gym.env`)."""
         d = state.decision if state.HasField("decision") else None
         if d is not None:
@@ -551,7 +561,7 @@ class ObsCodec:
             rnd = int(state.outcome.rounds)
         else:
             rnd = int(state.observation.round)
-        info: dict[str, Any] = {
+        info: StepInfo = {
             "action_mask": mask,
             "legal_actions": [(la.id, la.label) for la in state.legal_actions],
             "action_results": action_results(state),

@@ -125,7 +125,7 @@ def encode_action(spec: pb.Spec, kind: str, **axes: Any) -> int:
             if v not in values:
                 raise ValueError(f"{kind}.{axis}: unknown value {v!r} (values: {values})")
             v = values.index(v)
-        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not 0 <= v < size:
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not 0 <= int(v) < size:
             raise ValueError(f"{kind}.{axis}: {v!r} is not an index below {size}")
         v = int(v)
         k = k * size + v

@@ -71,13 +71,16 @@ from pf1e_gym._codec import (
 )
 from pf1e_gym._proto.pf1e.env.v1 import environment_pb2 as pb
 from pf1e_gym.client import Pf1eClient
+from pf1e_gym.infos import ActionResultInfo, AECInfo, LateResultsInfo
+from pf1e_gym.server import open_client
 
 
-class Pf1eAECEnv(AECEnv):
+class Pf1eAECEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no types
     """A pf1e-gym episode with one PettingZoo agent per controlled combatant.
 
     Args:
-        address: ``host:port`` of the server (default ``$PF1E_ADDRESS``, else 127.0.0.1:50051).
+        address: ``host:port`` of the server; ``None``: ``$PF1E_ADDRESS``, else a local server
+            (one on 127.0.0.1:50051, else one started here and shared: :mod:`pf1e_gym.server`).
         scenario: bundled scenario name, or a ``pb.Scenario``.
         controlled_sides: sides whose combatants are agents; ``None`` = every side (self-play).
         controlled_ids: further combatants (by id) that are agents.
@@ -108,8 +111,7 @@ class Pf1eAECEnv(AECEnv):
         timeout: float = 60.0,
     ) -> None:
         super().__init__()
-        self._owns_client = client is None
-        self.client = client if client is not None else Pf1eClient(address, timeout=timeout)
+        self.client, self._owns_client = open_client(address, client, timeout)
         self.scenario = scenario
         self.spec_msg: pb.Spec = self.client.get_spec(scenario)
         sides = list(self.spec_msg.sides) if controlled_sides is None else list(controlled_sides)
@@ -135,32 +137,35 @@ class Pf1eAECEnv(AECEnv):
         self.possible_agents = [c.id for c in combatants]
         self.agent_side = {c.id: c.side for c in combatants}
         self.agent_index = {c.id: int(c.index) for c in combatants}
-        self._action_space = spaces.Discrete(self.spec_msg.action_space_size)
+        self._n = int(self.spec_msg.action_space_size)
+        self._action_space: spaces.Space[Any] = spaces.Discrete(self._n)
         self.action_spaces = dict.fromkeys(self.possible_agents, self._action_space)
         self.observation_spaces = dict.fromkeys(self.possible_agents, self.codec.space)
         self.state_msg: pb.EpisodeState | None = None
         self._obs: dict[str, dict[str, Any]] = {}
         self._np_random: np.random.Generator | None = None
-        self.agents = []
-        self.rewards = {}
-        self._cumulative_rewards = {}
-        self.terminations = {}
-        self.truncations = {}
-        self.infos = {}
+        self.agents: list[str] = []
+        self.rewards: dict[str, float] = {}
+        self._cumulative_rewards: dict[str, float] = {}
+        self.terminations: dict[str, bool] = {}
+        self.truncations: dict[str, bool] = {}
+        self.infos: dict[str, AECInfo] = {}
         # Steps whose list a reaction interrupted: decision id -> [agent, results still due].
         self._open_steps: dict[int, list[Any]] = {}
         # Late results per agent, kept until the agent steps again.
-        self._late: dict[str, list[dict[str, Any]]] = {}
+        self._late: dict[str, list[LateResultsInfo]] = {}
         # Each agent's last step: (action results, pending results), until it steps again.
-        self._own: dict[str, tuple[list[dict[str, Any]], int]] = {}
+        self._own: dict[str, tuple[list[ActionResultInfo], int]] = {}
 
     # -- PettingZoo API ----------------------------------------------------------------------
 
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        space: spaces.Space[Any] = self.observation_spaces[agent]
+        return space
 
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        space: spaces.Space[Any] = self.action_spaces[agent]
+        return space
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start a new episode (closing the previous one). The server seed is ``seed``, else
@@ -174,13 +179,15 @@ class Pf1eAECEnv(AECEnv):
             self._np_random, _ = seeding.np_random(seed)
         server_seed = seed if seed is not None else int(self._np_random.integers(0, 2**63))
         self._close_episode()
+        extra: dict[str, Any] = dict(self._reset_kwargs)
+        if opts is not None:
+            extra["reward"] = opts
         st = self.client.reset(
             self.scenario,
             server_seed,
             controlled_sides=self.controlled_sides,
             controlled_ids=self.controlled_ids,
-            **self._reset_kwargs,
-            **({"reward": opts} if opts is not None else {}),
+            **extra,
         )
         self.state_msg = st
         self.agents = self.possible_agents[:]
@@ -206,8 +213,8 @@ class Pf1eAECEnv(AECEnv):
         if action is None:
             raise ValueError(f"agent {agent} is deciding: None is not an action")
         a = int(action)
-        if not 0 <= a < self._action_space.n:
-            raise ValueError(f"action {a} outside Discrete({self._action_space.n})")
+        if not 0 <= a < self._n:
+            raise ValueError(f"action {a} outside Discrete({self._n})")
         self._cumulative_rewards[agent] = 0.0
         decision_id = int(st.decision.decision_id)
         self.state_msg = self.client.step(st.episode_id, decision_id, action_ids=[a])
@@ -234,11 +241,11 @@ class Pf1eAECEnv(AECEnv):
     def episode_id(self) -> str | None:
         return self.state_msg.episode_id if self.state_msg is not None else None
 
-    def _base_info(self, agent: str) -> dict[str, Any]:
-        info: dict[str, Any] = {
+    def _base_info(self, agent: str) -> AECInfo:
+        info: AECInfo = {
             "side": self.agent_side[agent],
             "combatant_index": self.agent_index[agent],
-            "action_mask": np.zeros(self._action_space.n, dtype=np.int8),
+            "action_mask": np.zeros(self._n, dtype=np.int8),
             "decision_kind": None,
             "reaction": None,
             "late_results": list(self._late.get(agent, ())),

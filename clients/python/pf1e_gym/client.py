@@ -2,17 +2,25 @@
 
 Every method raises :class:`grpc.RpcError` on a non-OK status; ``err.code()`` tells which
 (INVALID_ARGUMENT, NOT_FOUND, FAILED_PRECONDITION, RESOURCE_EXHAUSTED, INTERNAL) and
-``err.details()`` names the request field at fault.
+``err.details()`` names the request field at fault; a server that cannot be reached at the
+first contact (:meth:`Pf1eClient.get_spec`, :meth:`Pf1eClient.list_scenarios`) raises
+:class:`ServerUnavailableError` instead, a ``grpc.RpcError`` that names the address and the fix.
+
+:meth:`Pf1eClient.batch` is the one batching path of the package: the vector, parallel and
+leaderboard code step and reset many episodes through it (``StepBatch`` in chunks of the
+server's ``max_batch_items``, or concurrent unary calls on a server without it).
 """
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import json
 import os
 import queue
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import grpc
 
@@ -236,12 +244,12 @@ METAMAGIC = {
 """The metamagic feats by name (engine order: the ``activate_metamagic`` block's ids)."""
 
 
-def _metamagic_value(m: str | int) -> int:
+def _metamagic_value(m: str | int) -> pb.Metamagic:
     if isinstance(m, str):
         if m not in METAMAGIC:
             raise ValueError(f"unknown metamagic {m!r}: one of {list(METAMAGIC)}")
         return METAMAGIC[m]
-    return int(m)
+    return cast(pb.Metamagic, int(m))
 
 
 def cast_spell_action(
@@ -334,7 +342,7 @@ ProgressCallback = Callable[[pb.EvaluateProgress], object]
 def evaluate_request(
     spec: SweepSpecSource,
     *,
-    mode: int = pb.EVALUATE_MODE_UNSPECIFIED,
+    mode: pb.EvaluateMode = pb.EVALUATE_MODE_UNSPECIFIED,
     runs: int | None = None,
     seed: int | None = None,
     origin: str | None = None,
@@ -376,12 +384,19 @@ def evaluate_request(
     return req
 
 
-class _BearerToken(
-    grpc.UnaryUnaryClientInterceptor,
-    grpc.UnaryStreamClientInterceptor,
-    grpc.StreamUnaryClientInterceptor,
-    grpc.StreamStreamClientInterceptor,
-):
+if TYPE_CHECKING:  # grpc-stubs' interceptors are generic; grpc's classes are not subscriptable
+    _UnaryUnary = grpc.UnaryUnaryClientInterceptor[Any, Any]
+    _UnaryStream = grpc.UnaryStreamClientInterceptor[Any, Any]
+    _StreamUnary = grpc.StreamUnaryClientInterceptor[Any, Any]
+    _StreamStream = grpc.StreamStreamClientInterceptor[Any, Any]
+else:
+    _UnaryUnary = grpc.UnaryUnaryClientInterceptor
+    _UnaryStream = grpc.UnaryStreamClientInterceptor
+    _StreamUnary = grpc.StreamUnaryClientInterceptor
+    _StreamStream = grpc.StreamStreamClientInterceptor
+
+
+class _BearerToken(_UnaryUnary, _UnaryStream, _StreamUnary, _StreamStream):
     """Adds ``authorization: Bearer <token>`` to every call (plaintext or TLS channels alike:
     gRPC call credentials would need TLS)."""
 
@@ -400,21 +415,37 @@ class _BearerToken(
             getattr(details, "compression", None),
         )
 
-    def intercept_unary_unary(self, continuation, client_call_details, request):
+    def intercept_unary_unary(
+        self, continuation: Any, client_call_details: grpc.ClientCallDetails, request: Any
+    ) -> Any:
         return continuation(self._details(client_call_details), request)
 
-    def intercept_unary_stream(self, continuation, client_call_details, request):
+    def intercept_unary_stream(
+        self, continuation: Any, client_call_details: grpc.ClientCallDetails, request: Any
+    ) -> Any:
         return continuation(self._details(client_call_details), request)
 
-    def intercept_stream_unary(self, continuation, client_call_details, request_iterator):
+    def intercept_stream_unary(
+        self, continuation: Any, client_call_details: grpc.ClientCallDetails, request_iterator: Any
+    ) -> Any:
         return continuation(self._details(client_call_details), request_iterator)
 
-    def intercept_stream_stream(self, continuation, client_call_details, request_iterator):
+    def intercept_stream_stream(
+        self, continuation: Any, client_call_details: grpc.ClientCallDetails, request_iterator: Any
+    ) -> Any:
         return continuation(self._details(client_call_details), request_iterator)
 
 
 class _CallDetails(grpc.ClientCallDetails):
-    def __init__(self, method, timeout, metadata, credentials, wait_for_ready, compression):
+    def __init__(
+        self,
+        method: str,
+        timeout: float | None,
+        metadata: Any,
+        credentials: grpc.CallCredentials | None,
+        wait_for_ready: bool | None,
+        compression: grpc.Compression | None,
+    ) -> None:
         self.method = method
         self.timeout = timeout
         self.metadata = metadata
@@ -448,6 +479,95 @@ def resolve_tls(
         root_certificates = os.environ["PF1E_TLS_ROOTS"]
     roots = _pem(root_certificates, "root_certificates")
     return (tls or roots is not None), roots
+
+
+class StepItem(NamedTuple):
+    """One step of a batch: answer decision ``decision_id`` of episode ``episode_id`` with the
+    action id ``action_id``."""
+
+    episode_id: str
+    decision_id: int
+    action_id: int
+
+
+class BatchItemError(RuntimeError):
+    """An item of a :meth:`Pf1eClient.batch` call failed: the server's inline error
+    (``BatchItem.error``). ``item``: its index in the call (steps first, then resets);
+    ``code``: the gRPC status code number (3 = INVALID_ARGUMENT…); ``message``: the server's
+    text, naming the field. The vector env raises it with ``what="slot"`` and the slot as
+    ``item`` (also readable as ``slot``)."""
+
+    def __init__(self, item: int, code: int, message: str, *, what: str = "item") -> None:
+        name = grpc.StatusCode.UNKNOWN.name
+        for sc in grpc.StatusCode:
+            if sc.value[0] == code:
+                name = sc.name
+        super().__init__(f"{what} {item}: {name}: {message}")
+        self.item, self.code, self.message = item, code, message
+
+    @property
+    def slot(self) -> int:
+        """``item`` under the name the vector env gives it."""
+        return self.item
+
+
+class _ItemStates(Sequence[pb.EpisodeState]):
+    """The states of a batch response's items, read on demand (most rows never are)."""
+
+    def __init__(self, items: Sequence[pb.BatchItem]) -> None:
+        self._items = items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, j: Any) -> Any:
+        if isinstance(j, slice):
+            return [item.state for item in self._items[j]]
+        return self._items[j].state
+
+
+@dataclass
+class BatchChunk:
+    """One request of a :meth:`Pf1eClient.batch` call and its answer.
+
+    Attributes:
+        response: the ``BatchResponse`` (``None`` on the unary path: one ``Step`` / ``Reset``
+            call per item).
+        states: the ``EpisodeState`` of each of its items, in order (read from
+            ``response.items`` on demand).
+        start: index in the call of its first item (steps first, then resets).
+        n_steps: how many of its items are steps (they come first).
+    """
+
+    response: pb.BatchResponse | None
+    states: Sequence[pb.EpisodeState]
+    start: int
+    n_steps: int
+
+    def __len__(self) -> int:
+        return len(self.states)
+
+
+class ServerUnavailableError(ConnectionError, grpc.RpcError):
+    """No server answers at ``address`` (gRPC ``UNAVAILABLE`` at the first contact).
+
+    A ``grpc.RpcError`` (``code()`` is ``UNAVAILABLE``, ``details()`` the channel's words) and a
+    ``ConnectionError``, whose message names the address, where it came from, and the fix."""
+
+    def __init__(self, address: str, source: str, details: str) -> None:
+        self.address, self.source, self._details = address, source, details
+        super().__init__(
+            f"no pf1e-env-server answers at {address} ({source}; gRPC UNAVAILABLE: {details}). "
+            f"Start one there (`pf1e-env-server --addr {address}`), pass the address of a "
+            "running server, or give no address at all: the envs then start a local server "
+            "themselves (pf1e_gym.launch_server() does it by hand)."
+        )
+
+    def code(self) -> grpc.StatusCode:
+        return grpc.StatusCode.UNAVAILABLE
+
+    def details(self) -> str:
+        return self._details
 
 
 class Pf1eClient:
@@ -491,6 +611,14 @@ class Pf1eClient:
         options: Sequence[tuple[str, Any]] = (),
     ) -> None:
         self.address = resolve_address(address)
+        #: Where :attr:`address` came from (named in :class:`ServerUnavailableError`).
+        self.address_source = (
+            "address given"
+            if address
+            else "from $PF1E_ADDRESS"
+            if os.environ.get("PF1E_ADDRESS")
+            else "the default address"
+        )
         self._owns_channel = channel is None
         if (client_cert is None) != (client_key is None):
             raise ValueError("client_cert and client_key go together: give both or neither")
@@ -516,18 +644,35 @@ class Pf1eClient:
         self._channel = (
             grpc.intercept_channel(channel, _BearerToken(token)) if token is not None else channel
         )
-        self.stub = pb_grpc.EnvironmentStub(self._channel)
+        #: The generated stub (``pf1e_gym._proto``): the raw calls, untyped.
+        self.stub: Any = pb_grpc.EnvironmentStub(self._channel)  # type: ignore[no-untyped-call]
         self.timeout = timeout
 
     def get_spec(self, scenario: str | pb.Scenario) -> pb.Spec:
         """Static description of a scenario (combatants, sides, map, action space size)."""
         req = pb.GetSpecRequest(scenario=scenario_message(scenario))
-        return self.stub.GetSpec(req, timeout=self.timeout)
+        with self._first_contact():
+            spec: pb.Spec = self.stub.GetSpec(req, timeout=self.timeout)
+        return spec
 
     def list_scenarios(self) -> list[pb.ScenarioInfo]:
         """The server's bundled scenarios, sorted by name."""
-        resp = self.stub.ListScenarios(pb.ListScenariosRequest(), timeout=self.timeout)
+        with self._first_contact():
+            resp = self.stub.ListScenarios(pb.ListScenariosRequest(), timeout=self.timeout)
         return list(resp.scenarios)
+
+    @contextlib.contextmanager
+    def _first_contact(self) -> Iterator[None]:
+        """Turn ``UNAVAILABLE`` into :class:`ServerUnavailableError` (the calls a session
+        starts with: a newcomer without a server gets the address and the fix, not a gRPC
+        traceback)."""
+        try:
+            yield
+        except grpc.RpcError as e:
+            if isinstance(e, ServerUnavailableError) or e.code() != grpc.StatusCode.UNAVAILABLE:
+                raise
+            details = e.details() or "no details"
+            raise ServerUnavailableError(self.address, self.address_source, details) from None
 
     def reset(
         self,
@@ -557,7 +702,8 @@ class Pf1eClient:
             lang=lang,
             **extra,
         )
-        return self.stub.Reset(req, timeout=self.timeout)
+        resp: pb.EpisodeState = self.stub.Reset(req, timeout=self.timeout)
+        return resp
 
     def step(
         self,
@@ -586,7 +732,8 @@ class Pf1eClient:
         )
         if actions_json is not None:
             req.actions_json = actions_json_text(actions_json)
-        return self.stub.Step(req, timeout=self.timeout)
+        resp: pb.EpisodeState = self.stub.Step(req, timeout=self.timeout)
+        return resp
 
     def explain(
         self,
@@ -634,7 +781,10 @@ class Pf1eClient:
 
     def observe(self, episode_id: str) -> pb.EpisodeState:
         """The current state of an episode (no side effects)."""
-        return self.stub.Observe(pb.ObserveRequest(episode_id=episode_id), timeout=self.timeout)
+        resp: pb.EpisodeState = self.stub.Observe(
+            pb.ObserveRequest(episode_id=episode_id), timeout=self.timeout
+        )
+        return resp
 
     def close_episode(self, episode_id: str) -> None:
         """Forget an episode on the server."""
@@ -655,11 +805,15 @@ class Pf1eClient:
             req.action.CopyFrom(action)
         if action_id is not None:
             req.action_id = int(action_id)
-        return self.stub.Validate(req, timeout=self.timeout)
+        resp: pb.ActionResult = self.stub.Validate(req, timeout=self.timeout)
+        return resp
 
     def snapshot(self, episode_id: str) -> pb.SnapshotResponse:
         """The episode's whole state (RNG included) as opaque bytes, for :meth:`restore`."""
-        return self.stub.Snapshot(pb.SnapshotRequest(episode_id=episode_id), timeout=self.timeout)
+        resp: pb.SnapshotResponse = self.stub.Snapshot(
+            pb.SnapshotRequest(episode_id=episode_id), timeout=self.timeout
+        )
+        return resp
 
     def restore(
         self, scenario: str | pb.Scenario, snapshot: bytes | pb.SnapshotResponse, **extra: Any
@@ -667,11 +821,15 @@ class Pf1eClient:
         """A new episode from snapshot bytes (``extra``: ``observation``, ``reward``…)."""
         data = snapshot.snapshot if isinstance(snapshot, pb.SnapshotResponse) else snapshot
         req = pb.RestoreRequest(scenario=scenario_message(scenario), snapshot=data, **extra)
-        return self.stub.Restore(req, timeout=self.timeout)
+        resp: pb.EpisodeState = self.stub.Restore(req, timeout=self.timeout)
+        return resp
 
     def fork(self, episode_id: str) -> pb.EpisodeState:
         """A new episode, an exact copy of ``episode_id`` (RNG and options included)."""
-        return self.stub.Fork(pb.ForkRequest(episode_id=episode_id), timeout=self.timeout)
+        resp: pb.EpisodeState = self.stub.Fork(
+            pb.ForkRequest(episode_id=episode_id), timeout=self.timeout
+        )
+        return resp
 
     def export_transcript(self, episode_id: str, *, json_only: bool = False) -> pb.Transcript:
         """The input history of an episode, live or finished: its start (scenario, seed,
@@ -682,7 +840,8 @@ class Pf1eClient:
         reply). ``replayable`` is false when the episode's seed is unknown or the document is
         too large."""
         req = pb.ExportTranscriptRequest(episode_id=episode_id, json_only=json_only)
-        return self.stub.ExportTranscript(req, timeout=self.timeout)
+        resp: pb.Transcript = self.stub.ExportTranscript(req, timeout=self.timeout)
+        return resp
 
     def replay_transcript(
         self, transcript: str | bytes | pb.Transcript, **extra: Any
@@ -695,15 +854,20 @@ class Pf1eClient:
             transcript = transcript.transcript_json
         data = transcript.encode() if isinstance(transcript, str) else bytes(transcript)
         req = pb.ReplayTranscriptRequest(transcript_json=data, **extra)
-        return self.stub.ReplayTranscript(req, timeout=self.timeout)
+        resp: pb.EpisodeState = self.stub.ReplayTranscript(req, timeout=self.timeout)
+        return resp
 
     def describe(self, episode_id: str) -> pb.EpisodeDescription:
         """What the episode is waiting for, its round, age and activity."""
-        return self.stub.Describe(pb.DescribeRequest(episode_id=episode_id), timeout=self.timeout)
+        resp: pb.EpisodeDescription = self.stub.Describe(
+            pb.DescribeRequest(episode_id=episode_id), timeout=self.timeout
+        )
+        return resp
 
     def stats(self) -> pb.StatsResponse:
         """Server counters (live episodes, steps…)."""
-        return self.stub.Stats(pb.StatsRequest(), timeout=self.timeout)
+        resp: pb.StatsResponse = self.stub.Stats(pb.StatsRequest(), timeout=self.timeout)
+        return resp
 
     def step_batch(
         self, steps: Sequence[pb.StepRequest] = (), resets: Sequence[pb.ResetRequest] = ()
@@ -712,9 +876,152 @@ class Pf1eClient:
         req = pb.StepBatchRequest(steps=list(steps), resets=list(resets))
         return list(self.stub.StepBatch(req, timeout=self.timeout).items)
 
+    def close_episode_future(self, episode_id: str) -> grpc.Future[pb.CloseResponse]:
+        """:meth:`close_episode` without waiting: a ``grpc.Future`` (``.result()`` raises
+        the call's ``grpc.RpcError``, if any)."""
+        future: grpc.Future[pb.CloseResponse] = self.stub.Close.future(
+            pb.CloseRequest(episode_id=episode_id), timeout=self.timeout
+        )
+        return future
+
+    def batch(
+        self,
+        steps: Sequence[StepItem | tuple[str, int, int]] = (),
+        resets: Sequence[pb.ResetRequest] = (),
+        *,
+        max_items: int = 1024,
+        close_episode_ids: Sequence[str] = (),
+        columnar: bool = False,
+        compact_columns: bool = False,
+        column_errors: bool = False,
+        unary: bool = False,
+    ) -> list[BatchChunk]:
+        """Step and reset many episodes: the steps ``(episode id, decision id, action id)``
+        then the resets, in order, in as few calls as the server allows.
+
+        ``StepBatch`` requests of at most ``max_items`` items each (the server's
+        ``Spec.max_batch_items``): the items are cut into chunks of ``max_items -
+        len(close_episode_ids)`` (at least 1), and ``close_episode_ids`` ride along with the
+        first request (they count towards the server's limit; a call with closes only is one
+        request). ``columnar``: the steps as ``ColumnarSteps`` and the answers as
+        ``BatchResponse.columns`` too (capability ``columnar_batch``; ``compact_columns``:
+        masks as bits and the terrain planes left out, capability ``compact_columns``).
+        ``column_errors``: the server counts its error items in ``columns.errors``
+        (capability ``columnar_decisions``), so a response whose count is 0 is not scanned.
+        ``unary``: a server without ``StepBatch``: one ``Step`` / ``Reset`` call per item, all
+        issued at once on the channel and awaited together (closes: ``Close`` calls).
+
+        Returns one :class:`BatchChunk` per request (items in order; none for an empty call).
+
+        Raises:
+            BatchItemError: the first failed item (``item``: its index in the call). The
+                other items of its request, and every earlier request, were applied.
+            grpc.RpcError: a call failed (a deadline, say: the server may still apply it).
+            ValueError: more ``close_episode_ids`` than ``max_items``.
+            On either error the episodes that this call's resets created are closed (best
+            effort): nothing would hold them.
+        """
+        step_items = [StepItem(*x) for x in steps]
+        closes = list(close_episode_ids)
+        if len(closes) > max_items:
+            raise ValueError(f"{len(closes)} close_episode_ids for batches of {max_items} items")
+        if unary:
+            return self._unary_batch(step_items, resets, closes)
+        items: list[tuple[bool, Any]] = [(True, x) for x in step_items]
+        items += [(False, r) for r in resets]
+        width = max(1, max_items - len(closes))
+        chunks: list[BatchChunk] = []
+        created: list[str] = []
+        try:
+            for lo in range(0, len(items), width) if items else [0] if closes else []:
+                part = items[lo : lo + width]
+                chunk_steps = [x for is_step, x in part if is_step]
+                chunk_resets = [x for is_step, x in part if not is_step]
+                first_closes = closes if lo == 0 else []
+                if columnar:
+                    req = pb.StepBatchRequest(
+                        columnar_steps=pb.ColumnarSteps(
+                            episode_ids=[x.episode_id for x in chunk_steps],
+                            decision_ids=[x.decision_id for x in chunk_steps],
+                            action_ids=[x.action_id for x in chunk_steps],
+                        ),
+                        resets=chunk_resets,
+                        columnar_response=True,
+                        compact_columns=compact_columns,
+                        close_episode_ids=first_closes,
+                    )
+                else:
+                    req = pb.StepBatchRequest(
+                        steps=[
+                            pb.StepRequest(
+                                episode_id=x.episode_id,
+                                decision_id=x.decision_id,
+                                action_ids=[x.action_id],
+                            )
+                            for x in chunk_steps
+                        ],
+                        resets=chunk_resets,
+                        close_episode_ids=first_closes,
+                    )
+                resp: pb.BatchResponse = self.stub.StepBatch(req, timeout=self.timeout)
+                n_steps = len(chunk_steps)
+                made = [
+                    item.state.episode_id for item in resp.items[n_steps:] if item.HasField("state")
+                ]
+                created.extend(made)
+                scan = not (column_errors and resp.HasField("columns") and resp.columns.errors == 0)
+                if scan:
+                    for j, item in enumerate(resp.items):
+                        if item.HasField("error"):
+                            raise BatchItemError(lo + j, item.error.code, item.error.message)
+                if part:
+                    chunks.append(BatchChunk(resp, _ItemStates(resp.items), lo, n_steps))
+        except BaseException:
+            for episode_id in created:
+                with contextlib.suppress(grpc.RpcError):
+                    self.close_episode(episode_id)
+            raise
+        return chunks
+
+    def _unary_batch(
+        self, steps: list[StepItem], resets: Sequence[pb.ResetRequest], closes: list[str]
+    ) -> list[BatchChunk]:
+        """:meth:`batch` on a server without ``StepBatch``."""
+        t = self.timeout
+        closing = [self.close_episode_future(e) for e in closes]
+        futures = [
+            self.stub.Step.future(
+                pb.StepRequest(
+                    episode_id=x.episode_id, decision_id=x.decision_id, action_ids=[x.action_id]
+                ),
+                timeout=t,
+            )
+            for x in steps
+        ]
+        futures += [self.stub.Reset.future(r, timeout=t) for r in resets]
+        for f in closing:
+            with contextlib.suppress(grpc.RpcError):  # best effort: it may have expired
+                f.result()
+        states: list[pb.EpisodeState] = []
+        try:
+            for f in futures:
+                states.append(f.result())
+        except BaseException:
+            for f in futures[len(steps) :]:
+                with contextlib.suppress(grpc.RpcError):
+                    st = f.result()
+                    self.close_episode(st.episode_id)
+            raise
+        if not states:
+            return []
+        return [BatchChunk(None, states, 0, len(steps))]
+
     def echo(self, payload: bytes) -> bytes:
         """The transport floor (benchmarks): the payload back."""
-        return self.stub.Echo(pb.EchoRequest(payload=payload), timeout=self.timeout).payload
+        resp: pb.EchoResponse = self.stub.Echo(
+            pb.EchoRequest(payload=payload), timeout=self.timeout
+        )
+        return resp.payload
 
     def session(self) -> Session:
         """Open a ``Session`` stream (see :class:`Session`)."""
@@ -896,7 +1203,8 @@ class Session:
         return request_id
 
     def recv(self) -> pb.SessionResponse:
-        return next(self._responses)
+        resp: pb.SessionResponse = next(self._responses)
+        return resp
 
     def call(self, **kind: Any) -> pb.SessionResponse:
         request_id = self.send(**kind)

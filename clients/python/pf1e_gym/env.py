@@ -74,6 +74,8 @@ import numpy as np
 from pf1e_gym._codec import ObsCodec, is_over, reward_dict, reward_options, side_reward
 from pf1e_gym._proto.pf1e.env.v1 import environment_pb2 as pb
 from pf1e_gym.client import Pf1eClient
+from pf1e_gym.infos import StepInfo
+from pf1e_gym.server import open_client
 
 
 def episode_reward(base: dict[str, Any], options: dict[str, Any] | None) -> dict[str, Any]:
@@ -91,11 +93,12 @@ def episode_reward(base: dict[str, Any], options: dict[str, Any] | None) -> dict
     return reward_dict(options.get("reward"), base=base, field='options["reward"]')
 
 
-class Pf1eEnv(gym.Env):
+class Pf1eEnv(gym.Env[dict[str, Any], int]):
     """A pf1e-gym episode as a Gymnasium env with a masked ``Discrete`` action space.
 
     Args:
-        address: ``host:port`` of the server (default ``$PF1E_ADDRESS``, else 127.0.0.1:50051).
+        address: ``host:port`` of the server; ``None``: ``$PF1E_ADDRESS``, else a local server
+            (one on 127.0.0.1:50051, else one started here and shared: :mod:`pf1e_gym.server`).
         scenario: bundled scenario name, or a ``pb.Scenario`` (see ``inline_scenario``).
         controlled_sides: sides whose combatants the agent plays.
         controlled_ids: further combatants (by id) the agent plays. All controlled combatants
@@ -145,8 +148,7 @@ class Pf1eEnv(gym.Env):
         timeout: float = 60.0,
     ) -> None:
         super().__init__()
-        self._owns_client = client is None
-        self.client = client if client is not None else Pf1eClient(address, timeout=timeout)
+        self.client, self._owns_client = open_client(address, client, timeout)
         self.scenario = scenario
         self.controlled_sides = list(controlled_sides)
         self.controlled_ids = list(controlled_ids)
@@ -175,20 +177,21 @@ class Pf1eEnv(gym.Env):
             damage_weight=damage_weight,
             kill_weight=kill_weight,
         )
-        self.action_space = gym.spaces.Discrete(self.spec_msg.action_space_size)
+        self._n = int(self.spec_msg.action_space_size)
+        self.action_space = gym.spaces.Discrete(self._n)
         self.observation_space = self.codec.space
         if self.text_mode:
             space = dict(self.codec.space.spaces)
             space["text"] = space.pop("json")
             self.observation_space = gym.spaces.Dict(space)
         self.state: pb.EpisodeState | None = None
-        self._mask = np.zeros(self.action_space.n, dtype=np.int8)
+        self._mask = np.zeros(self._n, dtype=np.int8)
 
     # -- Gymnasium API ---------------------------------------------------------------------
 
-    def reset(
+    def reset(  # type: ignore[override]  # the info: see step
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
+    ) -> tuple[dict[str, Any], StepInfo]:
         """Start a new episode (closing the previous one on the server).
 
         The server's seed is ``seed`` when given, else drawn from ``self.np_random`` (itself
@@ -205,17 +208,24 @@ class Pf1eEnv(gym.Env):
         super().reset(seed=seed, options=options)
         self._close_episode()
         server_seed = seed if seed is not None else int(self.np_random.integers(0, 2**63))
+        extra: dict[str, Any] = dict(self._reset_kwargs)
+        opts = reward_options(reward)
+        if opts is not None:
+            extra["reward"] = opts
         self.state = self.client.reset(
             self.scenario,
             server_seed,
             controlled_sides=self.controlled_sides,
             controlled_ids=self.controlled_ids,
-            **self._reset_kwargs,
-            **({"reward": opts} if (opts := reward_options(reward)) is not None else {}),
+            **extra,
         )
         return self._obs_info()
 
-    def step(self, action: int) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+    # The info is a StepInfo (a TypedDict: a dict at run time, narrower than Gymnasium's
+    # dict[str, Any] for a type checker).
+    def step(  # type: ignore[override]
+        self, action: int
+    ) -> tuple[dict[str, Any], float, bool, bool, StepInfo]:
         """Apply action id ``action`` for the current decision.
 
         Raises:
@@ -229,8 +239,8 @@ class Pf1eEnv(gym.Env):
         if is_over(st):
             raise RuntimeError("the episode is over: call reset()")
         a = int(action)
-        if not 0 <= a < self.action_space.n:
-            raise ValueError(f"action {a} outside Discrete({self.action_space.n})")
+        if not 0 <= a < self._n:
+            raise ValueError(f"action {a} outside Discrete({self._n})")
         self.state = self.client.step(st.episode_id, st.decision.decision_id, action_ids=[a])
         s = self.state
         obs, info = self._obs_info()
@@ -241,7 +251,7 @@ class Pf1eEnv(gym.Env):
         self._close_episode()
         if self._owns_client:
             self.client.close()
-        super().close()
+        super().close()  # type: ignore[no-untyped-call]  # gymnasium's Env.close is untyped
 
     # -- helpers -----------------------------------------------------------------------------
 
@@ -254,9 +264,10 @@ class Pf1eEnv(gym.Env):
         """The current action mask (``numpy.int8``, 1 = legal); all zeros when over.
 
         (The method name is the one sb3-contrib's ``MaskablePPO`` looks for.)"""
-        return self._mask.copy()
+        mask: np.ndarray = self._mask.copy()
+        return mask
 
-    def _obs_info(self) -> tuple[dict[str, Any], dict[str, Any]]:
+    def _obs_info(self) -> tuple[dict[str, Any], StepInfo]:
         s = self.state
         assert s is not None
         self._mask = self.codec.mask(s)

@@ -32,14 +32,15 @@ import time
 import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import grpc
 import numpy as np
 
-from pf1e_gym import stats
+from pf1e_gym import __version__, stats
 from pf1e_gym._proto.pf1e.env.v1 import environment_pb2 as pb
-from pf1e_gym.client import Pf1eClient, reset_request
+from pf1e_gym.client import BatchItemError, Pf1eClient, ServerUnavailableError, reset_request
+from pf1e_gym.server import ServerNotFoundError, ServerStartError, default_address
 
 #: z of a two-sided 95 % interval (the 0.975 quantile of the standard normal).
 Z95 = 1.959963984540054
@@ -73,7 +74,8 @@ def mcnemar_exact(b: int, c: int) -> float:
     k = min(b, c)
     # Exact integer arithmetic, then one division (n is at most a few thousand).
     tail = sum(math.comb(n, i) for i in range(k + 1))
-    return min(1.0, 2.0 * tail / 2**n)
+    p: float = min(1.0, 2.0 * tail / 2**n)
+    return p
 
 
 @dataclass
@@ -128,25 +130,21 @@ def play_default(
     winners: list[str] = []
     rounds: list[int] = []
     for lo in range(0, len(seeds), limit):
-        chunk = seeds[lo : lo + limit]
-        resp = client.stub.StepBatch(
-            pb.StepBatchRequest(
-                resets=[
-                    reset_request(scenario, s, (), observation=pb.ObservationOptions(json=False))
-                    for s in chunk
-                ]
-            ),
-            timeout=client.timeout,
-        )
+        resets = [
+            reset_request(scenario, s, (), observation=pb.ObservationOptions(json=False))
+            for s in seeds[lo : lo + limit]
+        ]
+        try:
+            chunks = client.batch([], resets, max_items=limit)
+        except BatchItemError as e:
+            raise RuntimeError(f"reset refused: {e.message}") from None
         ids = []
-        for item in resp.items:
-            if item.HasField("error"):
-                raise RuntimeError(f"reset refused: {item.error.message}")
-            st = item.state
-            ids.append(st.episode_id)
-            winners.append(st.outcome.winner)
-            rounds.append(int(st.outcome.rounds))
-        client.stub.StepBatch(pb.StepBatchRequest(close_episode_ids=ids), timeout=client.timeout)
+        for chunk in chunks:
+            for st in chunk.states:
+                ids.append(st.episode_id)
+                winners.append(st.outcome.winner)
+                rounds.append(int(st.outcome.rounds))
+        client.batch(close_episode_ids=ids, max_items=limit)
     w = np.array(winners, dtype=object)
     return EntryResult(
         name,
@@ -210,10 +208,14 @@ def play(
         while len(active):
             if states:
                 assert current is not None
-                acts = np.array([policy(current[i]) for i in active], dtype=np.int64)
+                state_policy = cast(StatePolicy, policy)
+                acts = np.array([state_policy(current[i]) for i in active], dtype=np.int64)
             else:
+                tensor_policy = cast(TensorPolicy, policy)
                 acts = np.asarray(
-                    policy(venv._planes[active], venv._features[active], venv._masks[active]),
+                    tensor_policy(
+                        venv._planes[active], venv._features[active], venv._masks[active]
+                    ),
                     dtype=np.int64,
                 ).reshape(len(active))
             decisions += len(active)
@@ -259,7 +261,8 @@ def random_policy(seed: int = 0) -> TensorPolicy:
     def act(planes: np.ndarray, features: np.ndarray, masks: np.ndarray) -> np.ndarray:
         # The argmax of uniform keys on the legal entries is uniform over them.
         keys = rng.random(masks.shape) * (masks > 0)
-        return keys.argmax(axis=1)
+        picks: np.ndarray = keys.argmax(axis=1)
+        return picks
 
     return act
 
@@ -433,9 +436,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument(
         "--address",
-        default=os.environ.get("PF1E_ADDRESS", "127.0.0.1:50051"),
-        help="server host:port (default: $PF1E_ADDRESS or 127.0.0.1:50051)",
+        help="server host:port (default: $PF1E_ADDRESS, else a local server: one listening on "
+        "127.0.0.1:50051, else one started here and stopped at the end)",
     )
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     p.add_argument("--scenario", default="sample_arena", help="bundled scenario name")
     p.add_argument("--side", default="players", help="side played by the entries")
     p.add_argument("--episodes", type=int, default=1000, help="episodes per entry (>= 1)")
@@ -470,7 +474,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.png and not pathlib.Path(args.png).resolve().parent.is_dir():
         p.error(f"--png {args.png}: no such directory")
     seeds = _seed_list(args.seed, args.episodes)
-    client = Pf1eClient(args.address, timeout=300.0)
+    try:
+        address = args.address or default_address()
+    except (ServerNotFoundError, ServerStartError) as e:
+        sys.exit(f"pf1e-leaderboard: {e}")
+    client = Pf1eClient(address, timeout=300.0)
     t0 = time.perf_counter()
     try:
         # Bad arguments are told before any episode is played (exit 2, naming the flag).
@@ -479,7 +487,9 @@ def main(argv: list[str] | None = None) -> int:
         except grpc.RpcError as e:
             if e.code() in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.INVALID_ARGUMENT):
                 p.error(f"--scenario {args.scenario}: {e.details()}")
-            sys.exit(f"pf1e-leaderboard: server {args.address}: {e.code().name}: {e.details()}")
+            if isinstance(e, ServerUnavailableError):
+                sys.exit(f"pf1e-leaderboard: {e}")
+            sys.exit(f"pf1e-leaderboard: server {address}: {e.code().name}: {e.details()}")
         sides = sorted({c.side for c in spec.combatants})
         if args.side not in sides:
             p.error(f"--side {args.side}: not a side of {args.scenario} ({', '.join(sides)})")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -25,7 +26,19 @@ import numpy as np
 from pf1e_gym._proto.pf1e.env.v1 import environment_pb2 as pb
 
 FORMAT = "pf1e-numpy-policy/1"
-_ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0)}
+
+
+def _relu(x: np.ndarray) -> np.ndarray:
+    out: np.ndarray = np.maximum(x, 0.0)
+    return out
+
+
+def _tanh(x: np.ndarray) -> np.ndarray:
+    out: np.ndarray = np.tanh(x)
+    return out
+
+
+_ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {"tanh": _tanh, "relu": _relu}
 
 
 class NumpyPolicy:
@@ -45,7 +58,7 @@ class NumpyPolicy:
         self.meta = dict(meta)
         self._act = _ACTIVATIONS[act]
         n_in = self.hidden[0][0].shape[1] if self.hidden else self.head[0].shape[1]
-        if int(meta.get("obs_size", n_in)) != n_in:
+        if int(meta.get("obs_size", n_in) or 0) != n_in:
             raise ValueError(f"meta obs_size {meta['obs_size']} != first layer's input {n_in}")
         self.obs_size = n_in
         self.n_actions = int(self.head[0].shape[0])
@@ -110,7 +123,7 @@ class NumpyPolicy:
         x = x.reshape(-1, self.obs_size)
         for w, b in self.hidden:
             x = self._act(x @ w.T + b)
-        out = x @ self.head[0].T + self.head[1]
+        out: np.ndarray = x @ self.head[0].T + self.head[1]
         return out[0] if one else out
 
     def act(
@@ -129,14 +142,16 @@ class NumpyPolicy:
         none = ~legal.any(axis=1)
         lg[none] = 0.0
         if deterministic:
-            return lg.argmax(axis=1)
+            best: np.ndarray = lg.argmax(axis=1)
+            return best
         if rng is None:
             raise ValueError("sampling (deterministic=False) needs rng")
         z = lg - lg.max(axis=1, keepdims=True)
         p = np.exp(z)
         p /= p.sum(axis=1, keepdims=True)
         u = rng.random((len(p), 1))
-        return np.minimum((p.cumsum(axis=1) < u).sum(axis=1), p.shape[1] - 1)
+        drawn: np.ndarray = np.minimum((p.cumsum(axis=1) < u).sum(axis=1), p.shape[1] - 1)
+        return drawn
 
     @staticmethod
     def flat_obs(planes: np.ndarray, features: np.ndarray) -> np.ndarray:
@@ -144,7 +159,9 @@ class NumpyPolicy:
         k = len(planes)
         return np.concatenate([planes.reshape(k, -1), features.reshape(k, -1)], axis=1)
 
-    def tensor_policy(self, deterministic: bool = True, seed: int = 0) -> Any:
+    def tensor_policy(
+        self, deterministic: bool = True, seed: int = 0
+    ) -> Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
         """A :data:`pf1e_gym.leaderboard.TensorPolicy` (``act(planes, features, masks)``)."""
         rng = np.random.default_rng(seed)
 

@@ -93,16 +93,19 @@ from pf1e_gym._codec import (
     reward_options,
 )
 from pf1e_gym._proto.pf1e.env.v1 import environment_pb2 as pb
-from pf1e_gym.client import Pf1eClient, reset_request
+from pf1e_gym.client import BatchItemError, Pf1eClient, reset_request
+from pf1e_gym.infos import AgentInfo
+from pf1e_gym.server import open_client
 
 _MAX_RESET_RETRIES = 100
 
 
-class Pf1eParallelEnv(ParallelEnv):
+class Pf1eParallelEnv(ParallelEnv):  # type: ignore[misc]  # pettingzoo ships no types
     """pf1e-gym self-play as a PettingZoo ``ParallelEnv`` (see the module docs).
 
     Args:
-        address: ``host:port`` of the server (default ``$PF1E_ADDRESS``, else 127.0.0.1:50051).
+        address: ``host:port`` of the server; ``None``: ``$PF1E_ADDRESS``, else a local server
+            (one on 127.0.0.1:50051, else one started here and shared: :mod:`pf1e_gym.server`).
         scenario: bundled scenario name, or a ``pb.Scenario``.
         controlled_sides: sides whose combatants are agents; ``None`` = every side (self-play).
         controlled_ids: further combatants (by id) that are agents.
@@ -140,8 +143,7 @@ class Pf1eParallelEnv(ParallelEnv):
         if int(num_episodes) < 1:
             raise ValueError(f"num_episodes: must be >= 1, got {num_episodes}")
         self.num_episodes = int(num_episodes)
-        self._owns_client = client is None
-        self.client = client if client is not None else Pf1eClient(address, timeout=timeout)
+        self.client, self._owns_client = open_client(address, client, timeout)
         self.scenario = scenario
         self.spec_msg: pb.Spec = self.client.get_spec(scenario)
         sides = list(self.spec_msg.sides) if controlled_sides is None else list(controlled_sides)
@@ -187,7 +189,8 @@ class Pf1eParallelEnv(ParallelEnv):
                 self.agent_index[name] = int(c.index)
                 names[c.id] = name
             self._by_combatant.append(names)
-        self._action_space = spaces.Discrete(width)
+        self._action_space: spaces.Space[Any] = spaces.Discrete(width)
+        self._width = width
         obs_spaces = dict(self.codec.space.spaces)
         obs_spaces["action_mask"] = spaces.MultiBinary(width)
         self._observation_space = spaces.Dict(obs_spaces)
@@ -206,13 +209,15 @@ class Pf1eParallelEnv(ParallelEnv):
 
     # -- PettingZoo API ----------------------------------------------------------------------
 
-    def observation_space(self, agent: str) -> spaces.Space:
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
         """The agent's observation space (one object shared by every agent)."""
-        return self.observation_spaces[agent]
+        space: spaces.Space[Any] = self.observation_spaces[agent]
+        return space
 
-    def action_space(self, agent: str) -> spaces.Space:
+    def action_space(self, agent: str) -> spaces.Space[Any]:
         """``Discrete(n + 1)`` with ``wait_action``, else ``Discrete(n)`` (shared)."""
-        return self.action_spaces[agent]
+        space: spaces.Space[Any] = self.action_spaces[agent]
+        return space
 
     @property
     def np_random(self) -> np.random.Generator:
@@ -223,7 +228,7 @@ class Pf1eParallelEnv(ParallelEnv):
 
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+    ) -> tuple[dict[str, dict[str, Any]], dict[str, AgentInfo]]:
         """Start ``num_episodes`` new episodes (closing the previous ones).
 
         ``seed``: episode ``k`` gets ``seed + k`` (module docs). ``options["reward"]``: the
@@ -261,14 +266,14 @@ class Pf1eParallelEnv(ParallelEnv):
         self._last_obs = {a: self.codec.agent_obs(None, "") for a in self.agents}
         if self.codec.mode == "json":
             for a in self.agents:
-                st = self._states[self.agent_episode[a]]
-                assert st is not None
-                self._last_obs[a] = self.codec.agent_obs(None, st.observation.json)
+                first = self._states[self.agent_episode[a]]
+                assert first is not None
+                self._last_obs[a] = self.codec.agent_obs(None, first.observation.json)
         obs: dict[str, dict[str, Any]] = {}
-        infos: dict[str, dict[str, Any]] = {}
-        for k, st in enumerate(self._states):
-            assert st is not None
-            self._absorb(k, st, obs, infos, {}, {}, {}, acted=None)
+        infos: dict[str, AgentInfo] = {}
+        for k, state in enumerate(self._states):
+            assert state is not None
+            self._absorb(k, state, obs, infos, {}, {}, {}, acted=None)
         return obs, infos
 
     def step(
@@ -278,7 +283,7 @@ class Pf1eParallelEnv(ParallelEnv):
         dict[str, float],
         dict[str, bool],
         dict[str, bool],
-        dict[str, dict[str, Any]],
+        dict[str, AgentInfo],
     ]:
         """Advance every unfinished episode by its acting agent's action (one ``StepBatch``).
 
@@ -336,7 +341,7 @@ class Pf1eParallelEnv(ParallelEnv):
         rewards: dict[str, float] = {}
         terms: dict[str, bool] = {}
         truncs: dict[str, bool] = {}
-        infos: dict[str, dict[str, Any]] = {}
+        infos: dict[str, AgentInfo] = {}
         stepped = dict(zip([k for k, *_ in steps], states, strict=True))
         for k, st in enumerate(self._states):
             if st is None or is_over(st):
@@ -413,7 +418,7 @@ class Pf1eParallelEnv(ParallelEnv):
         end = outcome(st) if over else None
         actor = None if over else self._actor(k, st)
         for a in names:
-            info: dict[str, Any] = {
+            info: AgentInfo = {
                 "side": self.agent_side[a],
                 "combatant_index": self.agent_index[a],
                 "episode": k,
@@ -422,6 +427,7 @@ class Pf1eParallelEnv(ParallelEnv):
                 "reaction": None,
                 "decision_id": None,
                 "round": None,
+                "action_mask": self._wait_mask,  # replaced by the observation's, below
             }
             if a == acted:
                 info["action_results"] = action_results(st)
@@ -429,7 +435,7 @@ class Pf1eParallelEnv(ParallelEnv):
                 f = finals.get(self.agent_combatant[a])
                 tensors = f.tensors if f is not None and f.HasField("tensors") else None
                 o = self.codec.agent_obs(tensors, st.observation.json)
-                o["action_mask"] = np.zeros(self._action_space.n, dtype=np.int8)
+                o["action_mask"] = np.zeros(self._width, dtype=np.int8)
                 info["outcome"] = end
                 terms[a] = bool(not st.truncated)
                 truncs[a] = bool(st.truncated)
@@ -466,39 +472,22 @@ class Pf1eParallelEnv(ParallelEnv):
     def _call(
         self, steps: list[tuple[str, int, int]], resets: list[tuple[int, int]]
     ) -> list[pb.EpisodeState]:
-        """Steps ``(episode id, decision id, action id)`` then resets ``(episode k, seed)``:
-        one ``StepBatch`` per ``max_batch_items`` items (unary calls on a server without it).
-        Returns one state per item, in order; an item's inline error raises ``RuntimeError``
-        (``ValueError`` for ``INVALID_ARGUMENT``), closing the episodes its resets made."""
-        step_reqs = [
-            pb.StepRequest(episode_id=e, decision_id=d, action_ids=[a]) for e, d, a in steps
-        ]
+        """Steps ``(episode id, decision id, action id)`` then resets ``(episode k, seed)``
+        through :meth:`Pf1eClient.batch` (``StepBatch`` chunks of ``max_batch_items``, unary
+        calls on a server without it). Returns one state per item, in order; an item's inline
+        error raises ``RuntimeError`` (``ValueError`` for ``INVALID_ARGUMENT``), the episodes
+        the call's resets made being closed."""
         reset_reqs = [self._reset_req(s) for _, s in resets]
-        t = self.client.timeout
-        if not self._batched:
-            futures = [self.client.stub.Step.future(r, timeout=t) for r in step_reqs]
-            futures += [self.client.stub.Reset.future(r, timeout=t) for r in reset_reqs]
-            return [f.result() for f in futures]
-        out: list[pb.EpisodeState] = []
-        reqs: list[tuple[str, Any]] = [("s", r) for r in step_reqs] + [("r", r) for r in reset_reqs]
-        for lo in range(0, len(reqs), self.max_batch_items):
-            chunk = reqs[lo : lo + self.max_batch_items]
-            req = pb.StepBatchRequest(
-                steps=[r for kind, r in chunk if kind == "s"],
-                resets=[r for kind, r in chunk if kind == "r"],
+        try:
+            chunks = self.client.batch(
+                steps, reset_reqs, max_items=self.max_batch_items, unary=not self._batched
             )
-            resp = self.client.stub.StepBatch(req, timeout=t)
-            for item in resp.items:
-                if item.HasField("error"):
-                    made = [it.state.episode_id for it in resp.items if it.HasField("state")]
-                    if any(kind == "r" for kind, _ in chunk):
-                        self._close_ids(made)
-                    msg = f"StepBatch item: {item.error.message}"
-                    if item.error.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]:
-                        raise ValueError(msg)
-                    raise RuntimeError(msg)
-            out.extend(item.state for item in resp.items)
-        return out
+        except BatchItemError as e:
+            msg = f"StepBatch item: {e.message}"
+            if e.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]:
+                raise ValueError(msg) from None
+            raise RuntimeError(msg) from None
+        return [st for chunk in chunks for st in chunk.states]
 
     def _close_ids(self, episode_ids: Sequence[str]) -> None:
         for episode_id in episode_ids:

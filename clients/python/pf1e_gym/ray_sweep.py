@@ -615,7 +615,7 @@ def ray_sweep(
         spec_text = spec
     origin = origin or ""
     coordinators = list(dict.fromkeys([assemble_address or addresses[0], *addresses]))
-    retry = {
+    retry: dict[str, Any] = {
         "connect_timeout": connect_timeout,
         "keepalive": keepalive,
         "client_options": client_options,

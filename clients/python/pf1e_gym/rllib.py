@@ -30,11 +30,12 @@ named after its side (self-play with one learner per side, or map both to one mo
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
+from ray.rllib.utils.typing import AgentID, MultiAgentDict
 
 from pf1e_gym._codec import BoundsBox
 from pf1e_gym.parallel import Pf1eParallelEnv
@@ -52,7 +53,7 @@ class Pf1eRLlibEnv(MultiAgentEnv):
     """
 
     def __init__(self, config: dict[str, Any] | None = None) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]  # RLlib's is untyped
         cfg = dict(config or {})
         self.flatten = bool(cfg.pop("flatten", True))
         cfg["wait_action"] = False
@@ -61,16 +62,17 @@ class Pf1eRLlibEnv(MultiAgentEnv):
         cfg["observation"] = "tensor"
         self.par_env = Pf1eParallelEnv(**cfg)
         par = self.par_env
-        self.possible_agents = list(par.possible_agents)
-        self.agents = []
+        self.possible_agents: list[AgentID] = list(par.possible_agents)
+        self.agents: list[AgentID] = []
         self.agent_side = dict(par.agent_side)
         n = par.n
-        single = par.observation_space(self.possible_agents[0])
+        single = par.observation_space(par.possible_agents[0])
         if self.flatten:
-            p, f = single["planes"], single["features"]
+            assert isinstance(single, spaces.Dict)
+            p, f = cast(spaces.Box, single["planes"]), cast(spaces.Box, single["features"])
             low = np.concatenate([p.low.ravel(), f.low.ravel()]).astype(np.float32)
             high = np.concatenate([p.high.ravel(), f.high.ravel()]).astype(np.float32)
-            obs_space: spaces.Space = spaces.Dict(
+            obs_space: spaces.Space[Any] = spaces.Dict(
                 {
                     "action_mask": spaces.Box(0.0, 1.0, (n,), np.float32),
                     "observations": BoundsBox(low, high, dtype=np.float32),
@@ -89,22 +91,25 @@ class Pf1eRLlibEnv(MultiAgentEnv):
             "observations": np.concatenate([o["planes"].ravel(), o["features"].ravel()]),
         }
 
-    def reset(
+    def reset(  # type: ignore[override]  # RLlib's, not Gymnasium's
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
+    ) -> tuple[MultiAgentDict, MultiAgentDict]:
         """Reset every episode; observations of the acting agents only."""
         obs, infos = self.par_env.reset(seed=seed, options=options)
         self.agents = list(self.par_env.agents)
         acting = [a for a in obs if infos[a]["acting"]]
         return {a: self._convert(obs[a]) for a in acting}, {a: infos[a] for a in acting}
 
-    def step(self, action_dict: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+    # RLlib's MultiAgentEnv.step already departs from Gymnasium's Env.step (dicts per agent).
+    def step(  # type: ignore[override]
+        self, action_dict: MultiAgentDict
+    ) -> tuple[MultiAgentDict, MultiAgentDict, MultiAgentDict, MultiAgentDict, MultiAgentDict]:
         """Step the acting agents' actions (``action_dict`` must hold exactly them)."""
-        obs, rew, term, trunc, infos = self.par_env.step(action_dict)
-        out_obs: dict[str, Any] = {}
-        out_infos: dict[str, Any] = {}
-        terminateds: dict[str, bool] = {}
-        truncateds: dict[str, bool] = {}
+        obs, rew, term, trunc, infos = self.par_env.step(cast(dict[str, Any], action_dict))
+        out_obs: MultiAgentDict = {}
+        out_infos: MultiAgentDict = {}
+        terminateds: MultiAgentDict = {}
+        truncateds: MultiAgentDict = {}
         for a in obs:
             done = term[a] or trunc[a]
             if done or infos[a]["acting"]:
@@ -113,7 +118,7 @@ class Pf1eRLlibEnv(MultiAgentEnv):
             if done:
                 terminateds[a] = bool(term[a])
                 truncateds[a] = bool(trunc[a])
-        rewards = {a: r for a, r in rew.items() if r != 0.0 or a in out_obs}
+        rewards: MultiAgentDict = {a: r for a, r in rew.items() if r != 0.0 or a in out_obs}
         self.agents = list(self.par_env.agents)
         terminateds["__all__"] = truncateds["__all__"] = False
         if not self.agents:

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from gymnasium import spaces
@@ -44,6 +44,7 @@ from stable_baselines3.common.vec_env import VecEnv
 from pf1e_gym._codec import BoundsBox
 from pf1e_gym._proto.pf1e.env.v1 import environment_pb2 as pb
 from pf1e_gym.client import Pf1eClient
+from pf1e_gym.infos import SB3Info
 from pf1e_gym.vector import Pf1eVectorEnv
 
 __all__ = ["Pf1eSB3VecEnv"]
@@ -54,8 +55,8 @@ class Pf1eSB3VecEnv(VecEnv):
 
     Args:
         num_envs: number of slots.
-        address: ``host:port`` of the server (default ``$PF1E_ADDRESS``, else
-            127.0.0.1:50051).
+        address: ``host:port`` of the server; ``None``: ``$PF1E_ADDRESS``, else a local
+            server (:mod:`pf1e_gym.server`).
         scenario: bundled scenario name or a ``pb.Scenario``.
         controlled_sides: the side(s) the agent plays (one side: the reward is that side's).
         reward: reward settings, a dict of ``"shaped"``, ``"damage_weight"``,
@@ -102,8 +103,9 @@ class Pf1eSB3VecEnv(VecEnv):
             **vector_kwargs,
         )
         self.flatten = flatten
-        single = self.venv.single_observation_space
-        planes_box, features_box = single["planes"], single["features"]
+        single = self.venv.codec.space
+        planes_box = cast(spaces.Box, single["planes"])  # tensor mode: two boxes
+        features_box = cast(spaces.Box, single["features"])
         #: Whether the bounds are the server's exact ones (``capabilities.feature_bounds``);
         #: ``False``: the wide fallback ``±1e6``.
         self.exact_bounds = bool(self.venv.codec.exact_bounds)
@@ -127,7 +129,7 @@ class Pf1eSB3VecEnv(VecEnv):
                 "names": list(schema.feature_names),
             },
         }
-        observation_space: spaces.Space
+        observation_space: spaces.Space[Any]
         if flatten:
             observation_space = BoundsBox(
                 np.concatenate([planes_box.low.ravel(), features_box.low.ravel()]),
@@ -139,7 +141,7 @@ class Pf1eSB3VecEnv(VecEnv):
         self.render_mode = None
         super().__init__(num_envs, observation_space, self.venv.single_action_space)
         self._actions: np.ndarray | None = None
-        self._masks = np.zeros((num_envs, self.action_space.n), dtype=np.bool_)
+        self._masks = np.zeros((num_envs, int(self.venv.spec_msg.action_space_size)), np.bool_)
         self._ep_return = np.zeros(num_envs, dtype=np.float64)
         self._ep_len = np.zeros(num_envs, dtype=np.int64)
         self._t0 = time.perf_counter()
@@ -193,7 +195,7 @@ class Pf1eSB3VecEnv(VecEnv):
             elapsed = round(time.perf_counter() - self._t0, 6)
             for i in np.flatnonzero(dones).tolist():
                 fo = final_obs[i]
-                infos[i] = {
+                end: SB3Info = {
                     "terminal_observation": self._convert_one(fo["planes"], fo["features"]),
                     "episode": {
                         "r": float(self._ep_return[i]),
@@ -203,6 +205,7 @@ class Pf1eSB3VecEnv(VecEnv):
                     "winner": winners[i],
                     "TimeLimit.truncated": bool(truncated[i] and not terminated[i]),
                 }
+                infos[i] = dict(end)
             self._ep_return[dones] = 0.0
             self._ep_len[dones] = 0
         return self._convert(obs), rewards.astype(np.float32), dones, infos
@@ -214,7 +217,8 @@ class Pf1eSB3VecEnv(VecEnv):
     def action_masks(self) -> np.ndarray:
         """The legal actions of every slot now, ``bool`` ``(num_envs, n)`` (never all false
         after :meth:`reset`: ended slots already show their new episode)."""
-        return self._masks.copy()
+        masks: np.ndarray = self._masks.copy()
+        return masks
 
     def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
         """The attribute ``attr_name`` of this env, once per index (the slots share it).

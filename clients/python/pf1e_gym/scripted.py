@@ -8,6 +8,10 @@ At each decision of one of its combatants, in this order:
 3. close in: move toward the nearest enemy (the server's "move toward" action);
 4. end the turn.
 
+At a reaction (a decision that is not the actor's turn, with no ``end_turn``: an attack of
+opportunity offered, a readied action's trigger, Step Up) it takes the attack of opportunity
+(with the first offered weapon), else answers with the first legal action.
+
 It reads the JSON observation (hit points, distances, the actor's attacks) and the typed legal
 actions of the ``EpisodeState`` (``ObservationOptions.json`` and ``legal_actions``).
 """
@@ -25,10 +29,19 @@ ATTACKS = (pb.ACTION_KIND_FULL_ATTACK, pb.ACTION_KIND_ATTACK)
 
 
 def choose(state: pb.EpisodeState) -> int:
-    """The action id the rules above pick for the pending decision of ``state``.
+    """The action id the rules above pick for the pending decision of ``state``, a turn
+    decision or a reaction (its JSON observation and typed legal actions are read).
 
-    Raises ``StopIteration`` if ``state`` has no legal ``end_turn`` and nothing else applies
-    (a reaction decision: see :func:`choose_any`)."""
+    Raises ``ValueError`` if ``state`` has no pending decision (the episode is over) or no
+    legal action."""
+    legal = list(state.legal_actions)
+    if not state.HasField("decision") or not legal:
+        raise ValueError("choose: no pending decision with legal actions (is the episode over?)")
+    if not any(la.action.kind == pb.ACTION_KIND_END_TURN for la in legal):
+        # A reaction (an attack of opportunity, a readied trigger, Step Up): no turn action
+        # is legal. Take the attack of opportunity, else the first answer.
+        aoo = [la for la in legal if la.action.kind == pb.ACTION_KIND_ATTACK_OF_OPPORTUNITY]
+        return min(aoo or legal, key=lambda la: la.id).id
     snap: dict[str, Any] = json.loads(state.observation.json)
     combatants = snap["combatants"]
     me = combatants[state.decision.actor_index]
@@ -38,9 +51,9 @@ def choose(state: pb.EpisodeState) -> int:
     def weapon_kind(la: pb.LegalAction) -> str:
         w = la.action.weapon if la.action.HasField("weapon") else 0
         attacks = me["attacks"]
-        return attacks[w]["kind"] if w < len(attacks) else "melee"
+        kind: str = attacks[w]["kind"] if w < len(attacks) else "melee"
+        return kind
 
-    legal = list(state.legal_actions)
     for ranged in (True, False):
         for kind in ATTACKS:
             options = [
@@ -55,20 +68,21 @@ def choose(state: pb.EpisodeState) -> int:
         la for la in legal if la.action.kind == pb.ACTION_KIND_MOVE and la.action.HasField("target")
     ]
     if toward:
-        dist = lambda la: pairs.get(la.action.target, {}).get("distance_ft", 1 << 30)  # noqa: E731
+
+        def dist(la: pb.LegalAction) -> int:
+            d: int = pairs.get(la.action.target, {}).get("distance_ft", 1 << 30)
+            return d
+
         return min(toward, key=lambda la: (dist(la), la.id)).id
-    return next(la.id for la in legal if la.action.kind == pb.ACTION_KIND_END_TURN)
+    return min(
+        (la for la in legal if la.action.kind == pb.ACTION_KIND_END_TURN), key=lambda la: la.id
+    ).id
 
 
 def choose_any(state: pb.EpisodeState) -> int:
-    """:func:`choose`, and at a decision it does not cover (a reaction: no ``end_turn``), the
-    first legal action that is an attack of opportunity, else the first legal action."""
-    try:
-        return choose(state)
-    except StopIteration:
-        legal = list(state.legal_actions)
-        aoo = [la for la in legal if la.action.kind == pb.ACTION_KIND_ATTACK_OF_OPPORTUNITY]
-        return (aoo or legal)[0].id
+    """:func:`choose` (kept under this name: ``choose`` answers reactions itself since it no
+    longer raises ``StopIteration`` at them)."""
+    return choose(state)
 
 
 class TensorScripted:

@@ -80,7 +80,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import grpc
 import numpy as np
@@ -98,8 +98,10 @@ from pf1e_gym._codec import (
     side_reward,
 )
 from pf1e_gym._proto.pf1e.env.v1 import environment_pb2 as pb
-from pf1e_gym.client import Pf1eClient, reset_request
+from pf1e_gym.client import BatchItemError, Pf1eClient, reset_request
 from pf1e_gym.env import episode_reward
+from pf1e_gym.infos import VectorInfo
+from pf1e_gym.server import open_client
 
 _MAX_RESET_RETRIES = 100
 _ROW_ARRAYS = (
@@ -225,7 +227,7 @@ class _Rows:
         return np.flatnonzero(self.kinds == pb.DECISION_KIND_ATTACK_OF_OPPORTUNITY)
 
 
-class _Picked(Sequence):
+class _Picked(Sequence[pb.EpisodeState]):
     """The states ``states[idx[j]]``, read on demand (``_Rows.take``)."""
 
     def __init__(self, states: Sequence[pb.EpisodeState], idx: np.ndarray) -> None:
@@ -238,36 +240,7 @@ class _Picked(Sequence):
         return self._states[int(self._idx[j])]
 
 
-class _ItemStates(Sequence):
-    """The states of a batch response's items, read on demand (most rows never are)."""
-
-    def __init__(self, items: Any) -> None:
-        self._items = items
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def __getitem__(self, j: Any) -> Any:
-        return self._items[j].state
-
-    def over(self) -> np.ndarray:
-        """Rows with no decision (the episode is over)."""
-        return self.actor < 0
-
-
-class BatchItemError(RuntimeError):
-    """A ``StepBatch`` item failed (the server's inline error: ``code`` and ``message``)."""
-
-    def __init__(self, slot: int, code: int, message: str) -> None:
-        name = grpc.StatusCode.UNKNOWN.name
-        for sc in grpc.StatusCode:
-            if sc.value[0] == code:
-                name = sc.name
-        super().__init__(f"slot {slot}: {name}: {message}")
-        self.slot, self.code, self.message = slot, code, message
-
-
-class Pf1eVectorEnv(VectorEnv):
+class Pf1eVectorEnv(VectorEnv[dict[str, Any], Any, np.ndarray]):
     """``num_envs`` episodes of one scenario, stepped together (see the module docs).
 
     Args:
@@ -331,8 +304,7 @@ class Pf1eVectorEnv(VectorEnv):
         )
         # Those of the episodes started now (the last reset's options applied).
         self._episode_reward = self.reward
-        self._owns_client = client is None
-        self.client = client if client is not None else Pf1eClient(address, timeout=timeout)
+        self.client, self._owns_client = open_client(address, client, timeout)
         self.scenario = scenario
         self.controlled_sides = list(controlled_sides)
         self.controlled_ids = list(controlled_ids)
@@ -373,7 +345,7 @@ class Pf1eVectorEnv(VectorEnv):
                 opts.legal_actions = False
 
         self.num_envs = num_envs
-        n = int(self.spec_msg.action_space_size)
+        n = self._n = int(self.spec_msg.action_space_size)
         self.single_action_space = spaces.Discrete(n)
         self.single_observation_space = self.codec.space
         self.action_space = batch_space(self.single_action_space, num_envs)
@@ -400,7 +372,7 @@ class Pf1eVectorEnv(VectorEnv):
             self._planes = np.zeros((num_envs, *self.codec.plane_shape), dtype=np.float32)
             self._features = np.zeros((num_envs, *self.codec.feature_shape), dtype=np.float32)
         self._autoreset = np.zeros(num_envs, dtype=np.bool_)
-        self._pending_closes: list[grpc.Future] = []
+        self._pending_closes: list[grpc.Future[pb.CloseResponse]] = []
         # Episodes to close with the next StepBatch (servers with capability batch_close).
         self._batch_close = self.batched and self.codec.caps.get("batch_close", False)
         self._closing: list[str] = []
@@ -501,13 +473,13 @@ class Pf1eVectorEnv(VectorEnv):
         reset_slots = np.flatnonzero(self._autoreset)
         step_slots = np.flatnonzero(~self._autoreset)
         a = acts[step_slots].astype(np.int64)
-        n = self.single_action_space.n
+        n = self._n
         bad = np.flatnonzero((a < 0) | (a >= n))
         if len(bad):
             i = int(step_slots[bad[0]])
             raise ValueError(f"action {int(acts[i])} of env {i} outside Discrete({n})")
-        for i in reset_slots:
-            self._close_slot(int(i))
+        for slot in reset_slots:
+            self._close_slot(int(slot))
         steps = list(
             zip(
                 [self._episode_ids[i] for i in step_slots],
@@ -562,7 +534,7 @@ class Pf1eVectorEnv(VectorEnv):
                 "raised: the server may have applied part of it)"
             )
         a = acts.astype(np.int64)
-        n = self.single_action_space.n
+        n = self._n
         bad = np.flatnonzero((a < 0) | (a >= n))
         if len(bad):
             i = int(bad[0])
@@ -648,7 +620,8 @@ class Pf1eVectorEnv(VectorEnv):
 
     def action_masks(self) -> np.ndarray:
         """The current masks, ``(num_envs, n)`` ``int8`` (zeros for an ended slot)."""
-        return self._masks.copy()
+        masks: np.ndarray = self._masks.copy()
+        return masks
 
     @property
     def episode_ids(self) -> list[str | None]:
@@ -686,107 +659,48 @@ class Pf1eVectorEnv(VectorEnv):
 
     def _call(self, steps: list[tuple[str, int, int]], resets: list[tuple[int, int]]) -> _Rows:
         """Steps ``(episode id, decision id, action id)`` then resets ``(slot, seed)``, in
-        order: one StepBatch per ``max_batch_items``, or unary calls. Returns one row per
-        item."""
+        order, through :meth:`Pf1eClient.batch` (StepBatch chunks, or unary calls). Returns
+        one row per item."""
         self._drain_closes()
         reset_reqs = [self._reset_req(s) for _, s in resets]
         slots = list(range(len(steps))) + [i for i, _ in resets]
-        if not self.batched:
-            t = self.client.timeout
-            futures = [
-                self.client.stub.Step.future(
-                    pb.StepRequest(episode_id=e, decision_id=d, action_ids=[a]), timeout=t
-                )
-                for e, d, a in steps
-            ]
-            futures += [self.client.stub.Reset.future(r, timeout=t) for r in reset_reqs]
-            return _Rows.of_states(self.codec, [f.result() for f in futures])
-        kinds: list[tuple[str, Any]] = [("s", x) for x in steps] + [("r", r) for r in reset_reqs]
-        # Closes ride along with the first chunk (they count towards the batch limit).
-        closing, self._closing = self._closing, []
-        room = self.max_batch_items // 2
-        for episode_id in closing[room:]:  # more than a batch can carry: Close calls
-            self._close_now(episode_id)
-        closing = closing[:room]
-        width = max(1, self.max_batch_items - len(closing))
-        created: list[str] = []
-        try:
-            return self._send_chunks(kinds, slots, closing, width, created)
-        except BaseException:
-            # The episodes that earlier chunks' resets created: nothing holds them.
-            for episode_id in created:
+        closing: list[str] = []
+        if self.batched:
+            # Closes ride along with the first chunk (they count towards the batch limit).
+            closing, self._closing = self._closing, []
+            room = self.max_batch_items // 2
+            for episode_id in closing[room:]:  # more than a batch can carry: Close calls
                 self._close_now(episode_id)
+            closing = closing[:room]
+        try:
+            chunks = self.client.batch(
+                steps,
+                reset_reqs,
+                max_items=self.max_batch_items,
+                close_episode_ids=closing,
+                columnar=self.columnar,
+                compact_columns=self._compact,
+                column_errors=self._col_decisions,
+                unary=not self.batched,
+            )
+        except BatchItemError as e:
             # Never step on from a half-applied call (see "Errors").
             self._needs_reset = True
+            raise BatchItemError(slots[e.item], e.code, e.message, what="slot") from None
+        except BaseException:
+            self._needs_reset = True
             raise
-
-    def _send_chunks(
-        self,
-        kinds: list[tuple[str, Any]],
-        slots: list[int],
-        closing: list[str],
-        width: int,
-        created: list[str],
-    ) -> _Rows:
-        """The StepBatch calls of :meth:`_call`, ``width`` items each; the ids of the
-        episodes their resets create are appended to ``created`` as they come."""
         parts: list[_Rows] = []
-        for lo in range(0, max(len(kinds), 1), width):
-            chunk = kinds[lo : lo + width]
-            close_ids = closing if lo == 0 else []
-            chunk_steps = [x for k, x in chunk if k == "s"]
-            chunk_resets = [x for k, x in chunk if k == "r"]
-            if self.columnar:
-                req = pb.StepBatchRequest(
-                    columnar_steps=pb.ColumnarSteps(
-                        episode_ids=[e for e, _, _ in chunk_steps],
-                        decision_ids=[d for _, d, _ in chunk_steps],
-                        action_ids=[a for _, _, a in chunk_steps],
-                    ),
-                    resets=chunk_resets,
-                    columnar_response=True,
-                    compact_columns=self._compact,
-                    close_episode_ids=close_ids,
-                )
+        for chunk in chunks:
+            if chunk.response is not None:
+                self._last_response = chunk.response
+            if self.columnar and chunk.response is not None:
+                parts.append(self._columns_rows(chunk.response, chunk.states))
             else:
-                req = pb.StepBatchRequest(
-                    steps=[
-                        pb.StepRequest(episode_id=e, decision_id=d, action_ids=[a])
-                        for e, d, a in chunk_steps
-                    ],
-                    resets=chunk_resets,
-                    close_episode_ids=close_ids,
-                )
-            resp = self.client.stub.StepBatch(req, timeout=self.client.timeout)
-            self._last_response = resp
-            self._raise_item_errors(
-                resp, len(chunk_steps), [slots[lo + j] for j in range(len(chunk))]
-            )
-            if not chunk:
-                continue
-            created.extend(
-                resp.items[k].state.episode_id for k in range(len(chunk_steps), len(resp.items))
-            )
-            states = _ItemStates(resp.items)
-            if self.columnar:
-                parts.append(self._columns_rows(resp, states))
-            else:
-                parts.append(_Rows.of_states(self.codec, states))
+                parts.append(_Rows.of_states(self.codec, chunk.states))
         if not parts:
             return _Rows.of_states(self.codec, [])
         return _Rows.concat(parts)
-
-    def _raise_item_errors(self, resp: pb.BatchResponse, n_steps: int, slots: list[int]) -> None:
-        """Raise :class:`BatchItemError` for the first failed item (closing the episodes the
-        response's resets created: they would never be used)."""
-        if self._col_decisions and resp.HasField("columns") and resp.columns.errors == 0:
-            return
-        for j, item in enumerate(resp.items):
-            if item.HasField("error"):
-                for k in range(n_steps, len(resp.items)):
-                    if resp.items[k].HasField("state"):
-                        self._close_now(resp.items[k].state.episode_id)
-                raise BatchItemError(slots[j], item.error.code, item.error.message)
 
     def _columns_rows(self, resp: pb.BatchResponse, states: Sequence[pb.EpisodeState]) -> _Rows:
         """Decode ``resp.columns`` with a few numpy calls."""
@@ -854,25 +768,29 @@ class Pf1eVectorEnv(VectorEnv):
             if offer is not None:
                 self._provoker[slots[j]] = offer["provoker_index"]
         if self.codec.mode == "tensor" and (rows.planes is not None or rows.planes_u8 is not None):
+            assert self._plane_divisors is not None  # tensor observations have divisors
             every = rows.k == self.num_envs
             fp = rows.first_plane
             if rows.planes_u8 is not None and every:
                 # Exact: each plane value is byte / divisor in float32 (ObservationSchema).
                 u8 = np.empty((self.num_envs, *self.codec.plane_shape), dtype=np.uint8)
                 if fp:
+                    assert self._terrain_u8 is not None  # compact columns
                     u8[:, :fp] = self._terrain_u8
                 u8[slots, fp:] = rows.planes_u8
                 self._planes = np.divide(u8, self._plane_divisors, dtype=np.float32)
             else:
                 planes = rows.planes
                 if planes is None:
-                    u8 = rows.planes_u8
+                    assert rows.planes_u8 is not None
+                    packed: np.ndarray = rows.planes_u8
                     if fp:
+                        assert self._terrain_u8 is not None  # compact columns
                         terrain = np.broadcast_to(
                             self._terrain_u8, (rows.k, *self._terrain_u8.shape)
-                        )  # type: ignore[union-attr]
-                        u8 = np.concatenate([terrain, u8], axis=1)
-                    planes = np.divide(u8, self._plane_divisors, dtype=np.float32)
+                        )
+                        packed = np.concatenate([terrain, packed], axis=1)
+                    planes = np.divide(packed, self._plane_divisors, dtype=np.float32)
                 new = np.empty_like(self._planes) if every else self._planes.copy()
                 new[slots] = planes
                 self._planes = new
@@ -902,11 +820,7 @@ class Pf1eVectorEnv(VectorEnv):
             self._close_now(episode_id)
 
     def _close_now(self, episode_id: str) -> None:
-        self._pending_closes.append(
-            self.client.stub.Close.future(
-                pb.CloseRequest(episode_id=episode_id), timeout=self.client.timeout
-            )
-        )
+        self._pending_closes.append(self.client.close_episode_future(episode_id))
 
     def _drain_closes(self) -> None:
         pending, self._pending_closes = self._pending_closes, []
@@ -946,13 +860,13 @@ class Pf1eVectorEnv(VectorEnv):
         every = np.ones(e, dtype=np.bool_)
         known = (codes >= 0) & (codes < len(_CODE_NAMES))
         code_arr = _CODE_NAMES[np.where(known, codes, 0)]
-        for i in np.flatnonzero(~known):
-            code_arr[i] = result_code_name(int(codes[i]))
+        for j in np.flatnonzero(~known):
+            code_arr[j] = result_code_name(int(codes[j]))
         known_kind = (self._kind >= 0) & (self._kind < len(_KIND_NAMES))
         kind_arr = _KIND_NAMES[np.where(known_kind, self._kind, 0)]
-        for i in np.flatnonzero(~known_kind):
-            kind_arr[i] = str(int(self._kind[i]))
-        return {
+        for j in np.flatnonzero(~known_kind):
+            kind_arr[j] = str(int(self._kind[j]))
+        info: VectorInfo = {
             "action_mask": self._masks.copy(),
             "_action_mask": every,
             "actor_index": self._actor.copy(),
@@ -974,3 +888,5 @@ class Pf1eVectorEnv(VectorEnv):
             "reset_retries": retries,
             "_reset_retries": retries > 0,
         }
+        # Gymnasium's vector infos are a dict[str, Any]; the keys were checked above.
+        return cast(dict[str, Any], info)

@@ -149,3 +149,68 @@ def test_session_stream(server_address: str) -> None:
         with pytest.raises(grpc.RpcError) as e:
             c.observe(st.episode_id)
         assert e.value.code() == grpc.StatusCode.NOT_FOUND
+
+
+def test_batch_chunks_closes_and_item_errors(server_address: str) -> None:
+    # Pf1eClient.batch, the one batching path: items cut into chunks of max_items minus the
+    # closes, closes riding with the first request; an item's inline error raises
+    # BatchItemError with its index in the call, and the episodes the call's resets created
+    # are closed.
+    from pf1e_gym.client import BatchItemError, reset_request
+
+    with Pf1eClient(server_address) as c:
+        live = lambda: c.stats().live_episodes  # noqa: E731
+        base = live()
+        resets = [reset_request("sample_arena", s, ["players"]) for s in range(5)]
+        chunks = c.batch([], resets, max_items=2)
+        assert [len(ch) for ch in chunks] == [2, 2, 1]
+        assert [ch.start for ch in chunks] == [0, 2, 4]
+        states = [st for ch in chunks for st in ch.states]
+        for s, st in zip(range(5), states, strict=True):
+            one = c.reset("sample_arena", s, controlled_sides=["players"])
+            assert one.observation == st.observation and one.decision == st.decision
+            c.close_episode(one.episode_id)
+        assert live() == base + 5
+        steps = [(st.episode_id, st.decision.decision_id, 0) for st in states[:3]]
+        with pytest.raises(ValueError, match="close_episode_ids"):
+            c.batch(steps, close_episode_ids=[st.episode_id for st in states], max_items=4)
+        # Three steps (end_turn) and two closes: chunks of 4 - 2 = 2 items.
+        chunks = c.batch(steps, close_episode_ids=[states[3].episode_id, states[4].episode_id],
+                         max_items=4)  # fmt: skip
+        assert [(len(ch), ch.n_steps) for ch in chunks] == [(2, 2), (1, 1)]
+        assert all(st.results[0].ok for ch in chunks for st in ch.states)
+        assert live() == base + 3
+        assert c.batch([], []) == []
+        # A bad item (an unknown episode) among resets: BatchItemError naming it, no leak.
+        now = c.observe(states[0].episode_id).decision.decision_id
+        bad = [(states[0].episode_id, now, 0), ("no-such-episode", 1, 0)]
+        with pytest.raises(BatchItemError, match=r"item 1: NOT_FOUND") as e:
+            c.batch(bad, resets[:2], max_items=3)
+        assert e.value.item == 1 and e.value.code == grpc.StatusCode.NOT_FOUND.value[0]
+        assert live() == base + 3
+        # The unary path (a server without StepBatch) gives the same states.
+        again = c.batch([], resets[:2], unary=True)
+        assert [st.observation for st in again[0].states] == [st.observation for st in states[:2]]
+        for st in states[:3] + list(again[0].states):
+            c.close_episode(st.episode_id)
+        assert live() == base
+
+
+def test_unreachable_address_names_it_and_the_fix() -> None:
+    # No server at an explicit address: not a raw UNAVAILABLE traceback but an error naming
+    # the address and the fix (still a grpc.RpcError with code UNAVAILABLE).
+    import socket
+
+    from pf1e_gym import ServerUnavailableError
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # free once closed: nothing listens there
+    address = f"127.0.0.1:{port}"
+    with pytest.raises(ServerUnavailableError) as e:
+        Pf1eEnv(address=address)
+    msg = str(e.value)
+    assert address in msg and "address given" in msg
+    assert "pf1e-env-server --addr" in msg and "launch_server" in msg
+    assert isinstance(e.value, grpc.RpcError) and e.value.code() == grpc.StatusCode.UNAVAILABLE
+    assert e.value.__suppress_context__  # raised "from None": no gRPC traceback above it

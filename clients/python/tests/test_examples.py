@@ -33,6 +33,43 @@ def test_scripted_agent_example(server_address: str) -> None:
     assert int(m.group(1)) >= 1, out
 
 
+def test_scripted_agent_answers_reactions_over_50_episodes(server_address: str) -> None:
+    # The README's quickstart: scripted_agent.py crashed at episode 7 (seeds 0..) with
+    # StopIteration in pf1e_gym.scripted.choose, at an attack-of-opportunity decision (no
+    # end_turn to fall back on). 50 episodes meet several of them.
+    out = _run("scripted_agent.py", "--address", server_address, "--episodes", "50")
+    assert len(re.findall(r"^episode \d+: ", out, re.M)) == 50, out
+    m = re.search(r"^reactions answered: (\d+)$", out, re.M)
+    assert m and int(m.group(1)) >= 3, out
+
+
+def test_scripted_choose_at_reactions(server_address: str) -> None:
+    # pf1e_gym.scripted.choose answers every decision kind it meets, turn or reaction, with a
+    # legal id; at an attack of opportunity it takes it.
+    from pf1e_gym import Pf1eEnv
+    from pf1e_gym.scripted import choose, choose_any
+
+    env = Pf1eEnv(address=server_address, observation="json")
+    kinds: dict[str, int] = {}
+    try:
+        for seed in range(50):
+            _obs, info = env.reset(seed=seed)
+            while info["outcome"] is None:
+                assert env.state is not None
+                a = choose(env.state)
+                assert a == choose_any(env.state)
+                assert info["action_mask"][a] == 1, (seed, a)
+                kind = info["decision_kind"]
+                kinds[kind] = kinds.get(kind, 0) + 1
+                if kind == "attack_of_opportunity":
+                    assert a in info["reaction"]["take_ids"], (seed, info["reaction"])
+                _obs, _r, _te, _tr, info = env.step(a)
+                assert all(r["ok"] for r in info["action_results"]), info["action_results"]
+    finally:
+        env.close()
+    assert kinds.get("attack_of_opportunity", 0) >= 3, kinds
+
+
 def test_scripted_agent_rules(server_address: str) -> None:
     sys.path.insert(0, str(EXAMPLES))
     try:

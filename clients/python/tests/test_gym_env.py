@@ -276,3 +276,57 @@ def test_tensor_bounds_from_schema(server_address: str) -> None:
     for k in range(planes):
         assert (p.high[k] == np.float32(spec.observation_schema.plane_high[k])).all()
         assert (p.low[k] == np.float32(spec.observation_schema.plane_low[k])).all()
+
+
+def test_every_bundled_scenario_has_a_gym_id(server_address: str) -> None:
+    # One registered id per data/scenarios/*.yaml (none left out, none stale), the agent on a
+    # side of that file; each one makes, resets and steps (and makes its vector env).
+    import pathlib
+
+    import yaml
+
+    data = pathlib.Path(__file__).resolve().parents[3] / "data" / "scenarios"
+    files = {p.stem: yaml.safe_load(p.read_text()) for p in sorted(data.glob("*.yaml"))}
+    by_scenario = {kw["scenario"]: (env_id, kw) for env_id, kw in pf1e_gym.GYM_IDS.items()}
+    assert sorted(by_scenario) == sorted(files)
+    for name, (env_id, kw) in by_scenario.items():
+        assert env_id in gymnasium.registry
+        camel = "".join(w[:1].upper() + w[1:] for w in name.split("_"))
+        assert env_id == f"pf1e_gym/{camel}-v0"
+        assert kw["controlled_sides"] == [next(iter(files[name]["sides"]))], name
+        env = gymnasium.make(env_id, address=server_address)
+        # (The mirror duel's default-policy orc may kill the agent's in round 1: seed 0.)
+        obs, info = next(
+            (o, i) for o, i in (env.reset(seed=s) for s in range(10)) if i["actor"] is not None
+        )
+        action = int(np.flatnonzero(obs["action_mask"])[0])
+        _obs, _r, _te, _tr, info = env.step(action)
+        assert info["action_results"][0]["ok"], (env_id, info["action_results"])
+        env.close()
+    venv = gymnasium.make_vec(
+        "pf1e_gym/Skirmish4v4-v0",
+        num_envs=2,
+        vectorization_mode="vector_entry_point",
+        address=server_address,
+    )
+    obs, _ = venv.reset(seed=1)
+    assert obs["action_mask"].shape[0] == 2 and obs["action_mask"].sum() > 0
+    venv.close()
+
+
+def test_version_on_the_python_clis(capsys) -> None:
+    import importlib.metadata
+
+    from pf1e_gym import leaderboard
+
+    assert pf1e_gym.__version__ == importlib.metadata.version("pf1e-gym")
+    with pytest.raises(SystemExit) as e:
+        leaderboard.main(["--version"])
+    assert e.value.code == 0
+    assert capsys.readouterr().out.strip() == f"pf1e-leaderboard {pf1e_gym.__version__}"
+    try:
+        from pf1e_gym.llm import eval as llm_eval
+    except ImportError:  # the llm extra is not installed
+        return
+    assert llm_eval.main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"pf1e-llm-eval {pf1e_gym.__version__}"

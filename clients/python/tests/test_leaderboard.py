@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from pf1e_gym import Pf1eClient
+from pf1e_gym import Pf1eClient, pb
 from pf1e_gym import leaderboard as lb
 from pf1e_gym.numpy_policy import NumpyPolicy
 from pf1e_gym.scripted import TensorScripted, choose_any
@@ -172,3 +172,48 @@ def test_cli_bad_arguments_exit_2_naming_the_flag(server_address: str, tmp_path,
             lb.main(["--address", server_address, "--episodes", "2", *bad])
         assert e.value.code == 2, bad
         assert message in capsys.readouterr().err, bad
+
+
+def test_play_equals_one_env_per_seed(server_address: str) -> None:
+    """The batched play of an entry (StepBatch chunks of 5 items here) gives each seed the
+    outcome, rounds and decisions of the same player on a plain Pf1eEnv, one unary Step at a
+    time: the batching path changes nothing but the speed."""
+    from pf1e_gym import Pf1eEnv
+
+    client = Pf1eClient(server_address, timeout=120)
+    seeds = list(range(700, 712))
+    policy = TensorScripted.from_client(client)
+    spec = client.get_spec("sample_arena")
+    patched = pb.Spec()
+    patched.CopyFrom(spec)
+    patched.max_batch_items = 5
+    real_get_spec = client.get_spec
+    client.get_spec = lambda scenario: patched  # type: ignore[method-assign]
+    try:
+        batched = lb.play(client, seeds, policy)
+        default = lb.play_default(client, seeds)
+    finally:
+        client.get_spec = real_get_spec  # type: ignore[method-assign]
+    env = Pf1eEnv(client=client, legal_actions=False)
+    won, rounds, decisions = [], [], 0
+    try:
+        for s in seeds:
+            obs, info = env.reset(seed=s)
+            while info["outcome"] is None:
+                a = policy(obs["planes"][None], obs["features"][None], obs["action_mask"][None])
+                obs, _r, _te, _tr, info = env.step(int(a[0]))
+                decisions += 1
+            won.append(info["outcome"]["winner"] == "players")
+            rounds.append(info["outcome"]["rounds"])
+    finally:
+        env.close()
+    assert batched.won.tolist() == won
+    assert batched.rounds.tolist() == rounds
+    assert batched.decisions == decisions
+    # The default policy's episodes, reset in chunks of 5, are those of one Reset each.
+    for k, s in enumerate(seeds):
+        st = client.reset("sample_arena", s)
+        assert (st.outcome.winner == "players") == default.won[k]
+        assert st.outcome.rounds == default.rounds[k]
+        client.close_episode(st.episode_id)
+    client.close()

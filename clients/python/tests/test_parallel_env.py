@@ -270,3 +270,19 @@ def test_bad_actions(server_address: str) -> None:
         env.step({actor: np.array(legal), waiting: np.int64(env.wait_id)})
     finally:
         env.close()
+
+
+def test_batched_equals_unary_and_chunked(server_address: str) -> None:
+    # The one batching path (Pf1eClient.batch): one StepBatch per step, StepBatch chunks of
+    # 2 items, and unary Step/Reset calls give the same run, rewards and outcomes.
+    runs = []
+    for batched, max_items in ((True, None), (True, 2), (False, None)):
+        env = Pf1eParallelEnv(address=server_address, num_episodes=3)
+        try:
+            env._batched = batched
+            if max_items is not None:
+                env.max_batch_items = max_items
+            runs.append(_play(env, seed=12, policy_seed=4))
+        finally:
+            env.close()
+    assert runs[0]["outcomes"] and runs[0] == runs[1] == runs[2]

@@ -32,6 +32,7 @@ from typing import Any
 
 import grpc
 
+from pf1e_gym import __version__
 from pf1e_gym._proto.pf1e.env.v1 import environment_pb2 as pb
 from pf1e_gym.client import Pf1eClient
 from pf1e_gym.llm.agent import ANSWER_MODES, FALLBACKS, AgentStats, FightResult, LLMAgent
@@ -207,6 +208,7 @@ class _Exit2(Exception):
 
 
 def _add_llm_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     p.add_argument("--address", help="pf1e-env-server host:port (default $PF1E_ADDRESS)")
     p.add_argument("--scenario", default="sample_arena", help="bundled scenario name")
     p.add_argument("--side", default="players", help="the side the model plays")
