@@ -223,3 +223,39 @@ def test_compile_strategy_gives_a_spec_that_pf1e_sim_plays(llama, client, tmp_pa
     report = json.loads(sim.stdout)
     assert report["runs"] == 50, report
     print(f"\ncompiled in {len(attempts)} replies: {json.dumps(tactics)[:300]}")
+
+
+def test_function_calling_fight_with_the_scorecard(llama, client, tmp_path: Path) -> None:
+    """A whole fight in ``tools`` mode: llama-server turns the offered functions (one per
+    action kind, generated from the spec) into a grammar, so every reply is a well-formed call
+    of an offered function; the agent validates the arguments and plays them; the scorecard
+    counts it all."""
+    from pf1e_gym.llm import LLMAgent
+    from pf1e_gym.llm.eval import run_eval
+
+    agent = LLMAgent(
+        _chat_model(llama, max_tokens=128),
+        answer="tools",
+        text_mode="compact",
+        retries=1,
+        fallback="end_turn",
+    )
+    result = run_eval(client, agent, SCENARIO, side=SIDE, fights=1, seed=4, out=tmp_path)
+    card = result.card
+    assert card["fights"] == 1 and card["decisions"] > 0
+    assert card["answer"] == "tools" and card["format_level"] == "json_schema"
+    # the server took the tools: every decision got replies (no model_unavailable fallback)
+    assert card["fallback_reasons"].get("model_unavailable", 0) == 0
+    assert card["transport_errors"] == {}
+    calls = [r for f in result.fights for r in f.records if r["type"] == "call"]
+    assert len(calls) == card["model_calls"] > 0
+    assert all(r["format_level"] == "tools" for r in calls)
+    # grammar-constrained: each reply is a call (or calls) of an offered function
+    for r in calls:
+        assert r["tool_calls"], r.get("reply")
+        assert {c["name"] for c in r["tool_calls"]} <= set(r["tools"])
+    axes = card["axes"]
+    assert axes["parameter_fidelity"]["submitted_actions"] >= card["accepted"]
+    assert 0 <= axes["rule_compliance"]["first_try_rate"] <= 1
+    assert card["prompt_tokens"] > 0 and axes["efficiency"]["latency_p50_s"] > 0
+    assert (tmp_path / "scorecard.json").is_file()
