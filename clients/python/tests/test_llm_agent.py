@@ -524,3 +524,21 @@ def test_token_budget_drops_the_map_not_the_actions(client):
         observation=pb.ObservationOptions(text=True, text_token_budget=100_000),
     )
     assert "Map (" in roomy.observation.text and " (row,col): " not in roomy.observation.text
+
+
+def test_chars_per_token_is_measured_from_the_reported_usage(client, spec):
+    with ScriptedLLM(
+        default={
+            "content": json.dumps({"action": "end_turn"}),
+            "usage": {"prompt_tokens": 1000, "completion_tokens": 5},
+        }
+    ) as llm:
+        agent = LLMAgent(model(llm), text_mode="compact", token_budget=500)
+        assert agent.observation_options().text_chars_per_token == 0.0  # server default
+        s = first_state(client, agent, seed=1)
+        agent.act(client, s, spec)
+        chars = sum(len(m["content"]) for m in llm.requests[0]["messages"])
+    assert agent.measured_chars_per_token == pytest.approx(chars / 1000)
+    opts = agent.observation_options()
+    assert opts.text_chars_per_token == pytest.approx(chars / 1000, rel=1e-6)
+    assert opts.text_token_budget == 500 and opts.text_mode == "compact"

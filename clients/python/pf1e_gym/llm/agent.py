@@ -246,7 +246,9 @@ class LLMAgent:
         token_budget: a budget in tokens for the text observation (``None``: none); see
             ``ObservationOptions.text_token_budget``.
         chars_per_token: the model tokenizer's characters per token for the budget
-            (``None``: the server's default, 4).
+            (``None``: measured — the prompt's characters over the ``usage.prompt_tokens``
+            the model's server reports, from the first reply on; used from the next episode,
+            the options being fixed at Reset; the server's default, 4, before any reply).
 
     Raises ``ValueError`` naming the argument for a bad value.
     """
@@ -290,6 +292,7 @@ class LLMAgent:
         self.chars_per_token = chars_per_token
         self.stats = AgentStats()
         self._tools: dict[str, list[dict[str, Any]]] = {}
+        self.measured_chars_per_token: float | None = None
 
     # -- public --
 
@@ -315,7 +318,7 @@ class LLMAgent:
             lang=self.lang,
             text_mode=self.text_mode if self.text_mode != "full" else "",
             text_token_budget=self.token_budget or 0,
-            text_chars_per_token=self.chars_per_token or 0.0,
+            text_chars_per_token=self.chars_per_token or self.measured_chars_per_token or 0.0,
         )
 
     def play(
@@ -427,6 +430,9 @@ class LLMAgent:
                 return self._fall_back(client, state, st, recs, "model_unavailable")
             self._add_transport(st, before)
             self._count_reply(st, reply)
+            if reply.prompt_tokens > 0:
+                chars = sum(len(str(m.get("content", ""))) for m in messages)
+                self.measured_chars_per_token = min(16.0, max(0.5, chars / reply.prompt_tokens))
             rec.update(
                 format_level=reply.format_level,
                 reply=reply.content,

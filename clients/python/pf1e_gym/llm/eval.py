@@ -735,7 +735,10 @@ def _narrate(argv: Sequence[str]) -> int:
     except (OSError, UnicodeDecodeError, ValueError) as e:
         raise _Exit2(f"stats: {e}") from None
     if not isinstance(stats, dict) or not isinstance(stats.get("sides"), list):
-        raise _Exit2("stats: not a pf1e-sim JSON report (no `sides` list)")
+        raise _Exit2(
+            "stats: not a pf1e-sim --format json report (no `sides` list; sweep reports are "
+            "not narrated yet)"
+        )
     model = None
     if not args.template:
         ns = argparse.Namespace(
