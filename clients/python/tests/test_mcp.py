@@ -88,6 +88,9 @@ def test_a_whole_fight_over_stdio(server_address):
             fid = fight["fight_id"]
             assert len(fid) == 32 and "Legal actions" in fight["text"]
             assert " (row,col): " in fight["text"]  # compact by default
+            ob = payload(await c.call_tool("observe", {"fight_id": fid, "format": "json"}))
+            ids = [x["id"] for x in ob["observation"]["combatants"]]
+            assert ids == ["orc", "orc-2"] and ob["decision"]["actor"] == "orc"
             # explain a move into a wall
             ex = payload(await c.call_tool("explain", {"fight_id": fid, "label": "move to (0,0)"}))
             assert ex["explanations"][0]["legal"] is False and ex["explanations"][0]["reason"]
