@@ -36,6 +36,13 @@
 //! after the letters come the digits 1–9; a 36th combatant and beyond get `?` (still listed
 //! by id in the status lines).
 //!
+//! **Compact mode and a token budget** ([`TextOptions`], [`render_opts`]): [`TextMode::Compact`]
+//! folds the legal actions whose labels differ only by a trailing square into one line per
+//! label (`move to (row,col): 1: 1,3-8 | 2: 1-8`), losslessly — every legal action is still
+//! written and reachable by its exact label; a budget in tokens (estimated from characters)
+//! steps full → compact → compact without the map grids, never dropping a legal action
+//! (docs/text-observation.md).
+//!
 //! Deterministic: the same episode renders to the same text (no hash-map order anywhere).
 use crate::actions::{ActionResult, CombatantId};
 use crate::episode::{DecisionKind, Episode, LegalAction};
