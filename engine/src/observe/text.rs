@@ -441,7 +441,8 @@ pub enum TextMode {
     /// into one line per label (`compact`): `move to (row,col): 1: 1,3-8 | 2: 1-8` stands for
     /// `move to (1,1)`, `move to (1,3)` … `move to (1,8)`, `move to (2,1)` … `move to (2,8)`.
     /// Lossless: every legal action is still written, and its exact label (what the server's
-    /// `action_labels` take) is the group's label with the square.
+    /// `action_labels` take) is the group's label with the square. When folding saves nothing
+    /// (its header is longer) the list is the full one: compact is never longer than full.
     Compact,
 }
 
@@ -856,15 +857,19 @@ fn render_detail(
 
     // 6. Legal actions.
     if !legal.is_empty() {
-        if detail == Detail::Full || !folds(legal) {
-            let _ = writeln!(out, "{}:", w.actions);
-            for l in legal {
-                let _ = writeln!(out, "[{}] {}", l.id, l.label);
-            }
-        } else {
-            let _ = writeln!(out, "{}:", w.actions_compact);
-            write_folded(&mut out, legal);
+        let mut full = format!("{}:\n", w.actions);
+        for l in legal {
+            let _ = writeln!(full, "[{}] {}", l.id, l.label);
         }
+        if detail != Detail::Full && folds(legal) {
+            // The folded list under its longer header, unless it saves nothing.
+            let mut folded = format!("{}:\n", w.actions_compact);
+            write_folded(&mut folded, legal);
+            if folded.chars().count() < full.chars().count() {
+                full = folded;
+            }
+        }
+        out.push_str(&full);
     }
     out
 }
@@ -881,8 +886,8 @@ fn split_cell(label: &str) -> Option<(&str, (i64, i64))> {
 /// Fewer actions than this with one prefix are listed one per line (a fold saves nothing).
 const FOLD_MIN: usize = 3;
 
-/// Whether some label of `legal` is folded (else the compact list is the full one, under
-/// the full header).
+/// Whether some label of `legal` would be folded (else the compact list is the full one,
+/// under the full header).
 fn folds(legal: &[LegalAction]) -> bool {
     let mut count: BTreeMap<&str, usize> = BTreeMap::new();
     for l in legal {
