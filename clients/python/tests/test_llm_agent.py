@@ -542,3 +542,24 @@ def test_chars_per_token_is_measured_from_the_reported_usage(client, spec):
     opts = agent.observation_options()
     assert opts.text_chars_per_token == pytest.approx(chars / 1000, rel=1e-6)
     assert opts.text_token_budget == 500 and opts.text_mode == "compact"
+
+
+def test_tools_over_structured_output(client, spec):
+    """tool_format="json_schema": the functions go through the answer's JSON Schema."""
+    with ScriptedLLM(
+        default={"content": json.dumps({"tool_calls": [{"name": "end_turn", "arguments": {}}]})}
+    ) as llm:
+        agent = LLMAgent(model(llm), answer="tools", tool_format="json_schema")
+        s = first_state(client, agent, seed=1)
+        records: list[dict] = []
+        s2 = agent.act(client, s, spec, records=records)
+        req = llm.requests[0]
+    assert "tools" not in req
+    items = req["response_format"]["json_schema"]["schema"]["properties"]["tool_calls"]["items"]
+    names = {alt["properties"]["name"]["const"] for alt in items["anyOf"]}
+    assert names == {la.label.split(" ", 1)[0].rstrip(":") for la in s.legal_actions}
+    assert "Functions you can call" in req["messages"][-1]["content"]
+    assert records[0]["format_level"] == "tools_json_schema" and records[0]["tool_calls"]
+    assert s2.results[0].ok and agent.stats.first_try == 1
+    with pytest.raises(ValueError, match="tool_format"):
+        LLMAgent(model(llm), answer="tools", tool_format="xml")

@@ -22,7 +22,9 @@ it, and submits it with ``Step``.
   one function per action kind generated from the spec (:mod:`pf1e_gym.llm.tools`), those of
   the kinds legal now offered; each call is a structured action, several calls the rest of the
   turn in order, submitted as ``actions_json``. A server that refuses ``tools`` gives no
-  reply (:class:`~pf1e_gym.llm.chat.ModelUnavailable`, the fallback).
+  reply (:class:`~pf1e_gym.llm.chat.ModelUnavailable`, the fallback). ``tool_format=
+  "json_schema"`` calls the same functions over structured output instead (a model or server
+  without a native tool-call syntax; see :meth:`~pf1e_gym.llm.chat.ChatModel.complete_tools`).
 
 **Text detail** (``text_mode``, ``token_budget``, ``chars_per_token``): the server's text
 observation in ``full`` or ``compact`` mode (the legal actions that differ only by their square
@@ -77,6 +79,9 @@ ANSWER_MODES = ("label", "id", "action", "plan", "tools")
 
 FALLBACKS = ("end_turn", "first_legal")
 """The fallback actions (see the module docs)."""
+
+TOOL_FORMATS = ("native", "json_schema")
+"""How ``answer="tools"`` reaches the model: the request's ``tools``, or structured output."""
 
 TEXT_MODES = ("full", "compact")
 """The text observation's detail levels (``ObservationOptions.text_mode``)."""
@@ -245,6 +250,8 @@ class LLMAgent:
         text_mode: the text observation's detail, one of :data:`TEXT_MODES`.
         token_budget: a budget in tokens for the text observation (``None``: none); see
             ``ObservationOptions.text_token_budget``.
+        tool_format: ``"native"`` (the request's ``tools``) or ``"json_schema"`` (function
+            calls over structured output), for ``answer="tools"``.
         chars_per_token: the model tokenizer's characters per token for the budget
             (``None``: measured — the prompt's characters over the ``usage.prompt_tokens``
             the model's server reports, from the first reply on; used from the next episode,
@@ -265,7 +272,10 @@ class LLMAgent:
         text_mode: str = "full",
         token_budget: int | None = None,
         chars_per_token: float | None = None,
+        tool_format: str = "native",
     ) -> None:
+        if tool_format not in TOOL_FORMATS:
+            raise ValueError(f"tool_format: {tool_format!r} is not one of {list(TOOL_FORMATS)}")
         if text_mode not in TEXT_MODES:
             raise ValueError(f"text_mode: {text_mode!r} is not one of {list(TEXT_MODES)}")
         if token_budget is not None and token_budget < 1:
@@ -288,6 +298,7 @@ class LLMAgent:
         self.fallback = fallback
         self.prompt_dir = prompt_dir
         self.text_mode = text_mode
+        self.tool_format = tool_format
         self.token_budget = token_budget
         self.chars_per_token = chars_per_token
         self.stats = AgentStats()
@@ -420,7 +431,7 @@ class LLMAgent:
                 if self._mode(state) == "tools":
                     offered = tools_for_state(self._spec_tools(spec), state)
                     rec["tools"] = [t["function"]["name"] for t in offered]
-                    reply = self.model.complete_tools(messages, offered)
+                    reply = self.model.complete_tools(messages, offered, via=self.tool_format)
                 else:
                     reply = self.model.complete(messages, schema, strict=strict)
             except ModelUnavailable as e:

@@ -27,6 +27,7 @@ retries are spent, or for another HTTP error, :class:`ModelUnavailable` is raise
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import time
 from collections import Counter
@@ -270,15 +271,26 @@ class ChatModel:
         tools: list[dict[str, Any]],
         *,
         tool_choice: str = "required",
+        via: str = "native",
     ) -> ChatReply:
         """One completion of ``messages`` offering OpenAI-compatible function ``tools``
-        (``[{"type": "function", "function": {"name", "description", "parameters"}}]``) with
-        ``tool_choice`` (``"required"``: the model must call one; ``"auto"``). The reply's
-        :attr:`ChatReply.tool_calls` holds the calls (``format_level`` is ``"tools"``).
+        (``[{"type": "function", "function": {"name", "description", "parameters"}}]``). The
+        reply's :attr:`ChatReply.tool_calls` holds the calls.
 
-        Transport errors are retried and counted as in :meth:`complete`; a server that
-        refuses ``tools`` (any HTTP error) raises :class:`ModelUnavailable` (function calling
-        has no lower level: use an answer mode with a JSON Schema there)."""
+        ``via="native"``: the request's ``tools`` and ``tool_choice`` (``"required"``: the
+        model must call one; ``"auto"``); ``format_level`` ``"tools"``. Transport errors are
+        retried and counted as in :meth:`complete`; a server that refuses ``tools`` (any HTTP
+        error) raises :class:`ModelUnavailable`.
+
+        ``via="json_schema"``: function calling over structured output, for servers or models
+        without a native tool-call syntax: the functions are listed in a system message and the
+        answer is constrained to ``{"tool_calls": [{"name": NAME, "arguments": {...}}, ...]}``
+        (a JSON Schema whose items are one alternative per function, with its parameters), at
+        the format levels of :meth:`complete`; ``format_level`` ``"tools_json_schema"``."""
+        if via == "json_schema":
+            return self._complete_tools_schema(messages, tools)
+        if via != "native":
+            raise ValueError(f"via: {via!r} is not 'native' or 'json_schema'")
         transport_failures = 0
         attempts = 0
         while True:
@@ -322,6 +334,68 @@ class ChatModel:
             time.sleep(self.backoff * (2**transport_failures))
             transport_failures += 1
             self.stats.transport_retries += 1
+
+    def _complete_tools_schema(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+    ) -> ChatReply:
+        fns = [t["function"] for t in tools]
+        schema = {
+            "type": "object",
+            "properties": {
+                "tool_calls": {
+                    "type": "array",
+                    "minItems": 1,
+                    "maxItems": 3,
+                    "items": {
+                        "anyOf": [
+                            {
+                                "type": "object",
+                                "properties": {
+                                    "name": {"const": f["name"]},
+                                    "arguments": f.get("parameters") or {"type": "object"},
+                                },
+                                "required": ["name", "arguments"],
+                                "additionalProperties": False,
+                            }
+                            for f in fns
+                        ]
+                    },
+                }
+            },
+            "required": ["tool_calls"],
+            "additionalProperties": False,
+        }
+        listing = "\n".join(
+            json.dumps(
+                {
+                    "name": f["name"],
+                    "description": f.get("description", ""),
+                    "parameters": f.get("parameters", {}),
+                },
+                ensure_ascii=False,
+            )
+            for f in fns
+        )
+        note = {
+            "role": "system",
+            "content": "Functions you can call (one JSON object each):\n"
+            + listing
+            + '\nAnswer with JSON: {"tool_calls": [{"name": NAME, "arguments": {...}}, ...]}',
+        }
+        reply = self.complete([*messages, note], schema, name="tool_calls", strict=False)
+        calls: list[dict[str, str]] = []
+        try:
+            value = json.loads(reply.content)
+        except ValueError:
+            value = None
+        if isinstance(value, dict) and isinstance(value.get("tool_calls"), list):
+            for c in value["tool_calls"]:
+                if isinstance(c, dict) and isinstance(c.get("name"), str):
+                    args = c.get("arguments", {})
+                    calls.append({"name": c["name"], "arguments": json.dumps(args)})
+        reply.tool_calls = calls
+        reply.format_level = "tools_json_schema"
+        return reply
 
     def _downgrade(self) -> None:
         i = FORMAT_LEVELS.index(self.format_level)

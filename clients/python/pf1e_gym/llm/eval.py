@@ -63,6 +63,7 @@ from pf1e_gym.llm.agent import (
     ANSWER_MODES,
     FALLBACKS,
     TEXT_MODES,
+    TOOL_FORMATS,
     AgentStats,
     FightResult,
     LLMAgent,
@@ -464,6 +465,12 @@ def _parser() -> argparse.ArgumentParser:
         f"({', '.join(ANSWER_MODES)})",
     )
     p.add_argument("--text-mode", default="full", choices=TEXT_MODES, help="text detail")
+    p.add_argument(
+        "--tool-format",
+        default="native",
+        choices=TOOL_FORMATS,
+        help="answer mode tools: the request's tools, or function calls over structured output",
+    )
     p.add_argument("--token-budget", type=int, help="budget in tokens of the text observation")
     p.add_argument(
         "--agent",
@@ -587,6 +594,7 @@ def _agent(args: argparse.Namespace, answer: str, model: ChatModel, **over: Any)
             fallback=over.get("fallback", args.fallback),
             text_mode=args.text_mode,
             token_budget=args.token_budget,
+            tool_format=args.tool_format,
         )
     except ValueError as e:
         raise _Exit2(f"--{e}") from None
