@@ -164,9 +164,13 @@ fi
 
 mkdir -p "$out"
 echo "== pf1e-llm-eval: $fights fights as $side on $scenario, labels vs function calling, same seeds =="
+# The tiny model's chat template has no tool-call syntax: its function calls go through the
+# answer's JSON Schema (--tool-format json_schema); a real model uses the request's tools.
+tool_format=native
+[ "$tiny" = 1 ] && tool_format=json_schema
 .venv/bin/pf1e-llm-eval --address "$addr" --scenario "$scenario" --side "$side" \
-  --fights "$fights" --seed 1 --answer label,tools --text-mode compact --timeout 300 \
-  --out "$out/eval"
+  --fights "$fights" --seed 1 --answer label,tools --tool-format "$tool_format" \
+  --text-mode compact --timeout 300 --out "$out/eval"
 if [ "$tiny" = 1 ]; then
   echo "   (random weights: these figures test the path — validity, retries, tokens, latency —"
   echo "    not play; the win rate is a random legal player's)"
