@@ -20,6 +20,7 @@
 #   PF1E_LLAMA_OPT        optimisation level for the build, e.g. -O1 (default: Release's -O3)
 #   PYTHON                python used to make the tool venv (default: python3)
 # Usage: PF1E_LLAMA_SERVER=$(bash scripts/llama_server.sh)
+#        bash scripts/llama_server.sh --cached-only   # the path if cached, else exit 1 (no build)
 set -euo pipefail
 
 # llama-cpp-python 0.3.36 vendors llama.cpp commit 0c1e570 (the newest release on PyPI on
@@ -32,6 +33,9 @@ bin="$dest/bin/llama-server"
 if [ -x "$bin" ]; then
   echo "$bin"
   exit 0
+fi
+if [ "${1:-}" = "--cached-only" ]; then
+  exit 1
 fi
 
 log() { echo "llama_server.sh: $*" >&2; }

@@ -17,7 +17,7 @@
 use pf1e_engine::content::combatant::CombatantSpec;
 use pf1e_engine::content::map::MapSpec;
 use pf1e_engine::episode::{Controller, Status};
-use pf1e_engine::observe::text::{self, Lang};
+use pf1e_engine::observe::text::{self, Lang, TextMode, TextOptions};
 use pf1e_engine::{Action, ActionKind, Encounter, Episode, RulesOptions};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -144,6 +144,7 @@ fn main() {
             (vec![], vec![], vec![], vec![], vec![], vec![]);
         let (mut obs_us, mut legal_us, mut format_us) = (vec![], vec![], vec![]);
         let mut fr_chars = vec![];
+        let (mut compact_chars, mut compact_us) = (vec![], vec![]);
         for seed in 1..=episodes {
             let mut ep = Episode::new(enc.clone(), seed, &controllers);
             let mut results = Vec::new();
@@ -165,6 +166,17 @@ fn main() {
                     println!("--- {name}: first decision (en) ---\n{txt}---");
                 }
                 fr_chars.push(text::render(&ep, None, Lang::Fr, &results).chars().count() as f64);
+                let compact_opts = TextOptions {
+                    mode: TextMode::Compact,
+                    ..TextOptions::default()
+                };
+                let t = Instant::now();
+                let compact = text::render_opts(&ep, &obs, &la, &compact_opts, &results);
+                compact_us.push(t.elapsed().as_secs_f64() * 1e6);
+                if print && seed == 1 && chars.is_empty() {
+                    println!("--- {name}: first decision (en, compact) ---\n{compact}---");
+                }
+                compact_chars.push(compact.chars().count() as f64);
                 chars.push(txt.chars().count() as f64);
                 quarter.push((txt.chars().count() as f64 / 4.0).ceil());
                 piece.push(pieces(&txt) as f64);
@@ -187,6 +199,8 @@ fn main() {
         stats("decision (agent+step)", "µs", &mut decide_us);
         stats("characters (en)", "", &mut chars);
         stats("characters (fr)", "", &mut fr_chars);
+        stats("characters (en, compact)", "", &mut compact_chars);
+        stats("  compact text formatting", "µs", &mut compact_us);
         stats("tokens ~chars/4", "", &mut quarter);
         stats("tokens ~pieces", "", &mut piece);
         stats("legal actions", "", &mut legal);

@@ -19,7 +19,7 @@
 mod common;
 
 use pf1e_engine::episode::{Controller, Episode, Status};
-use pf1e_engine::observe::text::{self, Lang};
+use pf1e_engine::observe::text::{self, Lang, TextMode, TextOptions};
 use pf1e_engine::{Action, ActionKind, ActionResult, Encounter};
 use pf1e_env_server::scenarios::ScenarioStore;
 use std::fmt::Write as _;
@@ -383,6 +383,93 @@ fn check_decision(name: &str, s: &Seen) {
     // Deterministic.
     assert_eq!(en, text::render(ep, None, Lang::En, &s.results), "{ctx}");
     assert_eq!(en, ep.text_observation(None, Lang::En, &s.results), "{ctx}");
+    check_compact(&ctx, s, &en, &legal);
+}
+
+/// The labels a compact rendering's action section stands for: `[id] label` lines as they
+/// are, `PREFIX (row,col): R: C1,C2-C3 | R2: C4` lines expanded to `PREFIX (R,C1)`… (the
+/// lines after the actions header, up to the end).
+fn expand_compact(txt: &str) -> Vec<(Option<u32>, String)> {
+    let lines: Vec<&str> = txt.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| l.starts_with("Legal actions (") || l.starts_with("Actions légales ("))
+        .map_or(lines.len(), |i| i + 1);
+    let mut out = Vec::new();
+    for l in &lines[start..] {
+        if let Some(rest) = l.strip_prefix('[') {
+            let (id, label) = rest.split_once("] ").expect("[id] label");
+            out.push((Some(id.parse().expect("an id")), label.to_string()));
+            continue;
+        }
+        let (prefix, rows) = l.split_once(" (row,col): ").expect("a folded line");
+        for row in rows.split(" | ") {
+            let (r, runs) = row.split_once(": ").expect("R: runs");
+            for run in runs.split(',') {
+                let (a, b) = run.split_once('-').unwrap_or((run, run));
+                let (a, b): (u32, u32) = (a.parse().unwrap(), b.parse().unwrap());
+                for c in a..=b {
+                    out.push((None, format!("{prefix} ({r},{c})")));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Compact mode: lossless (the folded lines stand for exactly the legal labels; the listed
+/// ones keep their ids), never longer than the full text, the same action lines in French;
+/// under a budget too small for anything the map goes and every action stays.
+fn check_compact(ctx: &str, s: &Seen, full: &str, legal: &[pf1e_engine::episode::LegalAction]) {
+    let ep = &s.ep;
+    let obs = ep.observation(None);
+    let opts = |lang, budget| TextOptions {
+        lang,
+        mode: TextMode::Compact,
+        token_budget: budget,
+        ..TextOptions::default()
+    };
+    let en = text::render_opts(ep, &obs, legal, &opts(Lang::En, None), &s.results);
+    let fr = text::render_opts(ep, &obs, legal, &opts(Lang::Fr, None), &s.results);
+    assert!(en.len() <= full.len(), "{ctx}: compact is not longer");
+    let mut got: Vec<String> = Vec::new();
+    for (id, label) in expand_compact(&en) {
+        if let Some(id) = id {
+            let l = legal.iter().find(|l| l.id == id).expect("a legal id");
+            assert_eq!(l.label, label, "{ctx}: [{id}]");
+        }
+        got.push(label);
+    }
+    let mut want: Vec<String> = legal.iter().map(|l| l.label.clone()).collect();
+    got.sort();
+    want.sort();
+    assert_eq!(got, want, "{ctx}: compact actions = the legal labels");
+    if !legal.is_empty() {
+        assert_eq!(
+            expand_compact(&fr),
+            expand_compact(&en),
+            "{ctx}: fr actions"
+        );
+    }
+    // A budget of one token: no map, every action still there.
+    let tiny = text::render_opts(ep, &obs, legal, &opts(Lang::En, Some(1)), &s.results);
+    assert!(!tiny.contains("Map ("), "{ctx}: the map goes first");
+    assert!(tiny.contains("Map omitted"), "{ctx}: and the text says so");
+    assert_eq!(
+        expand_compact(&tiny),
+        expand_compact(&en),
+        "{ctx}: every action stays"
+    );
+    // A budget the full text fits: the full text.
+    let roomy = TextOptions {
+        token_budget: Some(u32::MAX),
+        ..TextOptions::lang(Lang::En)
+    };
+    assert_eq!(
+        text::render_opts(ep, &obs, legal, &roomy, &s.results),
+        full,
+        "{ctx}"
+    );
 }
 
 #[test]

@@ -7,6 +7,8 @@ next **step** of the script (a dict, or a callable of the request body returning
 ``default`` step once the script is spent. A step:
 
 - ``{"content": TEXT}``: a completion whose message content is ``TEXT``;
+- ``{"tool_calls": [{"name": N, "arguments": ARGS}, ...]}``: a completion calling functions
+  (``ARGS`` a dict, sent as its JSON text, or a string sent as it is);
 - ``{"status": 500, "error": "..."}``: an HTTP error instead; with ``"if_format":
   "json_schema"`` only when the request's ``response_format`` has that type (else the step
   answers ``content``);
@@ -121,6 +123,22 @@ class ScriptedLLM:
                         int(step["status"]), {"error": {"message": err, "type": "server_error"}}
                     )
                     return
+                message: dict[str, Any] = {"role": "assistant", "content": step.get("content", "")}
+                calls = step.get("tool_calls") or []
+                if calls:
+                    message["tool_calls"] = [
+                        {
+                            "id": f"call_{k}",
+                            "type": "function",
+                            "function": {
+                                "name": c["name"],
+                                "arguments": c["arguments"]
+                                if isinstance(c["arguments"], str)
+                                else json.dumps(c["arguments"]),
+                            },
+                        }
+                        for k, c in enumerate(calls)
+                    ]
                 payload: dict[str, Any] = {
                     "id": f"chatcmpl-{len(outer.requests)}",
                     "object": "chat.completion",
@@ -129,8 +147,8 @@ class ScriptedLLM:
                     "choices": [
                         {
                             "index": 0,
-                            "message": {"role": "assistant", "content": step.get("content", "")},
-                            "finish_reason": "stop",
+                            "message": message,
+                            "finish_reason": "tool_calls" if calls else "stop",
                         }
                     ],
                 }

@@ -386,3 +386,180 @@ def test_plan_mode_submits_a_whole_turn(client, spec):
     assert json.loads(records[0]["submitted"]["actions_json"]) == plan
     assert [r.kind for r in s2.results][-1] == pb.ACTION_KIND_END_TURN
     assert agent.stats.accepted == 1 and agent.stats.fallbacks == 0
+
+
+# -- function calling (answer="tools") and compact text ----------------------------------------
+
+
+def test_tools_are_generated_from_the_spec(spec):
+    from pf1e_gym.llm.tools import action_tools, block_kind
+
+    tools = {t["function"]["name"]: t["function"] for t in action_tools(spec)}
+    schema = json.loads(spec.action_json_schema)
+    # one function per action kind of the action space, every name a kind of the schema
+    kinds = set(schema["properties"]["kind"]["enum"])
+    assert set(tools) <= kinds
+    assert {block_kind(b.name, sorted(kinds)) for b in spec.action_blocks} == set(tools)
+    # typed arguments copied from the schema's properties (enumerations included)
+    attack = tools["attack"]["parameters"]
+    assert attack["required"] == ["target", "weapon"]
+    assert attack["properties"]["target"] == schema["properties"]["target"]
+    assert set(tools["move"]["parameters"]["properties"]) == {"destination", "target"}
+    assert "required" not in tools["move"]["parameters"]  # move_to or move_toward
+    assert set(tools["ready"]["parameters"]["required"]) == {"readied", "trigger"}
+    assert tools["end_turn"]["parameters"]["properties"] == {}
+
+
+def test_tools_mode_plays_a_call_and_counts_a_wrong_parameter(client, spec):
+    with ScriptedLLM() as llm:
+        agent = LLMAgent(model(llm), answer="tools", retries=2)
+        s = first_state(client, agent, seed=3)
+        llm.script = [
+            {"content": "I think I will wait."},  # no call
+            {"tool_calls": [{"name": "move", "arguments": {"target": "nobody"}}]},  # schema
+            {"tool_calls": [{"name": "end_turn", "arguments": {}}]},
+        ]
+        records: list[dict] = []
+        s2 = agent.act(client, s, spec, records=records)
+        reqs = llm.requests
+    st = agent.stats
+    assert reqs[0]["tool_choice"] == "required"
+    offered = [t["function"]["name"] for t in reqs[0]["tools"]]
+    legal_kinds = {la.label.split(" ", 1)[0].rstrip(":") for la in s.legal_actions}
+    assert set(offered) == legal_kinds and "cast_spell" not in offered
+    assert dict(st.malformed) == {"no_tool_call": 1, "schema_mismatch": 1}
+    assert (st.retries, st.accepted, st.first_try, st.fallbacks) == (2, 1, 0, 0)
+    assert "nobody" in last_user(reqs[2])  # the schema error went back
+    assert records[-1]["parsed"] == {"kind": "end_turn"}
+    assert s2.results[0].ok and s2.results[0].kind == pb.ACTION_KIND_END_TURN
+
+
+def test_tools_mode_several_calls_are_the_rest_of_the_turn(client, spec):
+    with ScriptedLLM() as llm:
+        agent = LLMAgent(model(llm), answer="tools")
+        s = first_state(client, agent, seed=1)
+        label = next(la.label for la in s.legal_actions if la.label.startswith("move to ("))
+        row, col = (int(x) for x in label.rpartition("(")[2].rstrip(")").split(","))
+        llm.script = [
+            {
+                "tool_calls": [
+                    {"name": "move", "arguments": {"destination": [row, col]}},
+                    {"name": "end_turn", "arguments": {}},
+                ]
+            }
+        ]
+        records: list[dict] = []
+        s2 = agent.act(client, s, spec, records=records)
+    assert json.loads(records[0]["submitted"]["actions_json"]) == [
+        {"kind": "move", "destination": [row, col]},
+        {"kind": "end_turn"},
+    ]
+    assert [r.ok for r in s2.results] == [True, True]
+    assert agent.stats.submitted_actions == 2 and agent.stats.first_try == 1
+
+
+def test_unresolved_target_is_a_parameter_error(client, spec):
+    with ScriptedLLM() as llm:
+        agent = LLMAgent(model(llm), answer="action", retries=1)
+        s = first_state(client, agent, seed=2)
+        llm.script = [
+            # schema-valid (every weapon of the scenario is in the enum) but not the actor's
+            {"content": json.dumps({"kind": "attack", "target": "orc", "weapon": "falchion"})},
+            {"content": json.dumps({"kind": "end_turn"})},
+        ]
+        agent.act(client, s, spec)
+    st = agent.stats
+    assert st.malformed["unresolved"] == 1
+    assert dict(st.parameter_errors) == {"weapon": 1}
+    assert st.submitted_actions == 2
+
+
+def test_compact_text_reaches_the_prompt_and_keeps_every_label(client, spec):
+    with ScriptedLLM(default={"content": json.dumps({"action": "end_turn"})}) as llm:
+        full = LLMAgent(model(llm))
+        compact = LLMAgent(model(llm), text_mode="compact")
+        s_full = first_state(client, full, seed=4)
+        s_compact = first_state(client, compact, seed=4)
+        compact.act(client, s_compact, spec)
+        prompt = last_user(llm.requests[0])
+    assert " (row,col): " in prompt  # folded squares
+    assert len(s_compact.observation.text) < len(s_full.observation.text)
+    # the answer schema still offers every legal label
+    enum = llm.requests[0]["response_format"]["json_schema"]["schema"]["properties"]["action"]
+    assert sorted(enum["enum"]) == sorted(la.label for la in s_full.legal_actions)
+    for la in s_full.legal_actions:  # a label, or its prefix with the square's row listed
+        head, _, _ = la.label.rpartition(" (")
+        assert la.label in prompt or f"{head} (row,col): " in prompt, la.label
+
+
+def test_text_options_are_checked(client):
+    for field, opts in (
+        ("observation.text_mode", pb.ObservationOptions(text=True, text_mode="short")),
+        (
+            "observation.text_chars_per_token",
+            pb.ObservationOptions(text=True, text_chars_per_token=0.1),
+        ),
+    ):
+        with pytest.raises(Exception) as e:
+            client.reset(SCENARIO, 1, controlled_sides=["players"], observation=opts)
+        assert field in e.value.details()
+    with pytest.raises(ValueError, match="text_mode"):
+        LLMAgent(ChatModel("http://127.0.0.1:9/v1"), text_mode="tiny")
+    with pytest.raises(ValueError, match="token_budget"):
+        LLMAgent(ChatModel("http://127.0.0.1:9/v1"), token_budget=0)
+
+
+def test_token_budget_drops_the_map_not_the_actions(client):
+    opts = pb.ObservationOptions(
+        text=True, text_mode="compact", text_token_budget=50, text_chars_per_token=1.0
+    )
+    s = client.reset(SCENARIO, 1, controlled_sides=["players"], observation=opts)
+    text = s.observation.text
+    assert "Map omitted" in text and "Map (" not in text
+    assert "[0] end_turn" in text
+    roomy = client.reset(
+        SCENARIO,
+        1,
+        controlled_sides=["players"],
+        observation=pb.ObservationOptions(text=True, text_token_budget=100_000),
+    )
+    assert "Map (" in roomy.observation.text and " (row,col): " not in roomy.observation.text
+
+
+def test_chars_per_token_is_measured_from_the_reported_usage(client, spec):
+    with ScriptedLLM(
+        default={
+            "content": json.dumps({"action": "end_turn"}),
+            "usage": {"prompt_tokens": 1000, "completion_tokens": 5},
+        }
+    ) as llm:
+        agent = LLMAgent(model(llm), text_mode="compact", token_budget=500)
+        assert agent.observation_options().text_chars_per_token == 0.0  # server default
+        s = first_state(client, agent, seed=1)
+        agent.act(client, s, spec)
+        chars = sum(len(m["content"]) for m in llm.requests[0]["messages"])
+    assert agent.measured_chars_per_token == pytest.approx(chars / 1000)
+    opts = agent.observation_options()
+    assert opts.text_chars_per_token == pytest.approx(chars / 1000, rel=1e-6)
+    assert opts.text_token_budget == 500 and opts.text_mode == "compact"
+
+
+def test_tools_over_structured_output(client, spec):
+    """tool_format="json_schema": the functions go through the answer's JSON Schema."""
+    with ScriptedLLM(
+        default={"content": json.dumps({"tool_calls": [{"name": "end_turn", "arguments": {}}]})}
+    ) as llm:
+        agent = LLMAgent(model(llm), answer="tools", tool_format="json_schema")
+        s = first_state(client, agent, seed=1)
+        records: list[dict] = []
+        s2 = agent.act(client, s, spec, records=records)
+        req = llm.requests[0]
+    assert "tools" not in req
+    items = req["response_format"]["json_schema"]["schema"]["properties"]["tool_calls"]["items"]
+    names = {alt["properties"]["name"]["const"] for alt in items["anyOf"]}
+    assert names == {la.label.split(" ", 1)[0].rstrip(":") for la in s.legal_actions}
+    assert "Functions you can call" in req["messages"][-1]["content"]
+    assert records[0]["format_level"] == "tools_json_schema" and records[0]["tool_calls"]
+    assert s2.results[0].ok and agent.stats.first_try == 1
+    with pytest.raises(ValueError, match="tool_format"):
+        LLMAgent(model(llm), answer="tools", tool_format="xml")

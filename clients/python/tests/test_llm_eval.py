@@ -139,3 +139,114 @@ def test_eval_at_the_plain_text_level(server_address: str, tmp_path: pathlib.Pat
     assert card["format_level"] == "text" and card["lang"] == "fr"
     assert card["malformed"] == {} and card["decisions"] == card["accepted"] == len(reqs)
     assert all("response_format" not in r for r in reqs)
+
+
+def test_scorecard_axes_and_paired_default(server_address: str, tmp_path: pathlib.Path) -> None:
+    from pf1e_gym import Pf1eClient
+    from pf1e_gym.llm.eval import default_outcomes
+
+    with ScriptedLLM(default=attack_or_end_turn) as llm:
+        rc = main(
+            ["--address", server_address, "--base-url", llm.base_url, "--model", "s",
+             "--scenario", "mirror_duel", "--side", "west", "--fights", "4", "--seed", "1",
+             "--out", str(tmp_path)]
+        )  # fmt: skip
+    assert rc == 0
+    card = json.loads((tmp_path / "scorecard.json").read_text())
+    axes = card["axes"]
+    assert set(axes) == {
+        "rule_compliance", "parameter_fidelity", "efficiency", "outcome", "tactical_optimality"
+    }  # fmt: skip
+    assert axes["rule_compliance"]["first_try_rate"] == 1.0
+    assert axes["parameter_fidelity"]["rate"] == 1.0
+    assert axes["parameter_fidelity"]["submitted_actions"] == card["decisions"]
+    assert axes["efficiency"]["prompt_tokens_per_decision"] == 100.0
+    assert axes["tactical_optimality"] is None
+    paired = axes["outcome"]["paired_vs_default"]
+    with Pf1eClient(server_address) as c:
+        base = default_outcomes(c, "mirror_duel", "west", [1, 2, 3, 4])
+    assert paired["default_wins"] == base.count("win")
+    assert paired["agent_only"] + paired["both_win"] == card["wins"]
+    assert 0.0 <= paired["mcnemar_p"] <= 1.0
+
+
+def test_mcnemar_exact_known_values() -> None:
+    from pf1e_gym.llm.eval import mcnemar_exact
+
+    assert mcnemar_exact(0, 0) == 1.0
+    assert mcnemar_exact(5, 5) == 1.0
+    assert mcnemar_exact(0, 6) == pytest.approx(2 / 64)  # two-sided binomial, n = 6
+    assert mcnemar_exact(1, 9) == pytest.approx(2 * 11 / 1024)
+
+
+def test_modes_on_the_same_seeds(server_address: str, tmp_path: pathlib.Path, capsys) -> None:
+    """``--answer label,tools``: both modes, same seeds, one scorecard each and a table."""
+
+    def respond(req: dict) -> dict:
+        if "tools" in req:  # function calling: end the turn, or decline a reaction
+            names = [t["function"]["name"] for t in req["tools"]]
+            return {
+                "tool_calls": [
+                    {"name": "end_turn" if "end_turn" in names else "decline", "arguments": {}}
+                ]
+            }
+        return attack_or_end_turn(req)
+
+    with ScriptedLLM(default=respond) as llm:
+        rc = main(
+            ["--address", server_address, "--base-url", llm.base_url, "--model", "s",
+             "--scenario", "mirror_duel", "--side", "west", "--fights", "2", "--seed", "1",
+             "--answer", "label,tools", "--text-mode", "compact", "--no-paired",
+             "--out", str(tmp_path)]
+        )  # fmt: skip
+    assert rc == 0
+    out = capsys.readouterr().out
+    assert "Answer modes on the same seeds:" in out and "param. fidelity" in out
+    label = json.loads((tmp_path / "label" / "scorecard.json").read_text())
+    tools = json.loads((tmp_path / "tools" / "scorecard.json").read_text())
+    assert label["seeds"] == tools["seeds"] == [1, 2]
+    assert tools["answer"] == "tools" and tools["text_mode"] == "compact"
+    assert tools["accepted"] == tools["decisions"] > 0 and tools["fallbacks"] == 0
+    assert "paired_vs_default" not in tools["axes"]["outcome"]
+
+
+def test_several_agents_in_one_fight(server_address: str, tmp_path: pathlib.Path, capsys) -> None:
+    """One agent per combatant (two models on two endpoints), the scorecard per agent."""
+    with (
+        ScriptedLLM(default=attack_or_end_turn) as a,
+        ScriptedLLM(default={"content": json.dumps({"action": "end_turn"})}) as b,
+    ):
+        rc = main(
+            ["--address", server_address, "--scenario", "mirror_duel", "--fights", "2",
+             "--seed", "1", "--base-url", a.base_url, "--model", "a",
+             "--agent", "orc=model=attacker",
+             "--agent", f"orc-2=model=waiter,base_url={b.base_url},retries=0",
+             "--out", str(tmp_path)]
+        )  # fmt: skip
+        assert a.requests and b.requests
+        # each decision went to its own combatant's model
+        assert all(
+            "orc decides" in m["content"]
+            for r in a.requests
+            for m in r["messages"]
+            if m["role"] == "user" and "decides" in m["content"]
+        )
+        assert all(r["model"] == "waiter" for r in b.requests)
+        assert all(r["model"] == "attacker" for r in a.requests)
+    assert rc == 0
+    cards = json.loads((tmp_path / "scorecards.json").read_text())
+    assert set(cards) == {"orc", "orc-2"}
+    assert cards["orc"]["side"] == "west" and cards["orc-2"]["side"] == "east"
+    assert cards["orc"]["model"] == "attacker" and cards["orc-2"]["model"] == "waiter"
+    assert cards["orc"]["model_calls"] == len(a.requests)
+    # the same fights: the wins of one are the losses of the other
+    assert cards["orc"]["wins"] == cards["orc-2"]["losses"]
+    assert sorted(tmp_path.glob("fight-0-seed-1-*.jsonl"))
+    assert "Agents of the same fights:" in capsys.readouterr().out
+    # a combatant id that does not exist: exit 2 naming it
+    with ScriptedLLM(default=attack_or_end_turn) as a:
+        rc = main(
+            ["--address", server_address, "--scenario", "mirror_duel", "--fights", "1",
+             "--base-url", a.base_url, "--agent", "nobody=model=x"]
+        )  # fmt: skip
+    assert rc == 2 and "nobody" in capsys.readouterr().err

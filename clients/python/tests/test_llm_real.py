@@ -223,3 +223,59 @@ def test_compile_strategy_gives_a_spec_that_pf1e_sim_plays(llama, client, tmp_pa
     report = json.loads(sim.stdout)
     assert report["runs"] == 50, report
     print(f"\ncompiled in {len(attempts)} replies: {json.dumps(tactics)[:300]}")
+
+
+def test_function_calling_fight_with_the_scorecard(llama, client, tmp_path: Path) -> None:
+    """A whole fight in ``tools`` mode: the offered functions (one per action kind, generated
+    from the spec) become the grammar llama-server decodes under, so every reply is a
+    well-formed call of an offered function with schema-valid arguments; the agent plays them;
+    the scorecard counts it all."""
+    from pf1e_gym.llm import LLMAgent
+    from pf1e_gym.llm.eval import run_eval
+
+    agent = LLMAgent(
+        # The random model favours the whitespace JSON allows between tokens (up to
+        # max_tokens); a logit bias against the whitespace byte tokens (space, tab, newline,
+        # carriage return, SentencePiece's U+2581) keeps its replies short — a decoding setting,
+        # the reply still decoded under the grammar of the functions.
+        _chat_model(
+            llama,
+            max_tokens=600,
+            extra_body={"logit_bias": {str(3 + b): -100 for b in (9, 10, 13, 32)} | {"259": -100}},
+        ),
+        answer="tools",
+        text_mode="compact",
+        retries=1,
+        fallback="end_turn",
+        # llama.cpp infers a native tool-call syntax from the chat template; the tiny model's
+        # has none (and a random model writes whitespace before any call): the functions go
+        # through the JSON Schema of the answer instead (ChatModel.complete_tools)
+        tool_format="json_schema",
+    )
+    result = run_eval(client, agent, SCENARIO, side=SIDE, fights=1, seed=4, out=tmp_path)
+    card = result.card
+    assert card["fights"] == 1 and card["decisions"] > 0
+    assert card["answer"] == "tools" and card["format_level"] == "json_schema"
+    # the server took the tools: every decision got replies (no model_unavailable fallback)
+    assert card["fallback_reasons"].get("model_unavailable", 0) == 0
+    assert card["transport_errors"] == {}
+    calls = [r for f in result.fights for r in f.records if r["type"] == "call"]
+    assert len(calls) == card["model_calls"] > 0
+    assert all(r["format_level"] == "tools_json_schema" for r in calls)
+    # grammar-constrained: each reply is a call (or calls) of an offered function — unless
+    # the random model's whitespace ran it into max_tokens (a truncated reply, refused as
+    # no_tool_call and counted)
+    parsed = [r for r in calls if r["tool_calls"]]
+    assert parsed, [r.get("reply") for r in calls]
+    for r in parsed:
+        assert {c["name"] for c in r["tool_calls"]} <= set(r["tools"])
+    for r in calls:
+        if not r["tool_calls"]:
+            assert r["result"] == "refused" and r["reason"] == "no_tool_call"
+            assert r["completion_tokens"] >= 600
+    assert card["malformed"].get("no_tool_call", 0) == len(calls) - len(parsed)
+    axes = card["axes"]
+    assert axes["parameter_fidelity"]["submitted_actions"] >= card["accepted"]
+    assert 0 <= axes["rule_compliance"]["first_try_rate"] <= 1
+    assert card["prompt_tokens"] > 0 and axes["efficiency"]["latency_p50_s"] > 0
+    assert (tmp_path / "scorecard.json").is_file()

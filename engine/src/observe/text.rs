@@ -36,6 +36,13 @@
 //! after the letters come the digits 1–9; a 36th combatant and beyond get `?` (still listed
 //! by id in the status lines).
 //!
+//! **Compact mode and a token budget** ([`TextOptions`], [`render_opts`]): [`TextMode::Compact`]
+//! folds the legal actions whose labels differ only by a trailing square into one line per
+//! label (`move to (row,col): 1: 1,3-8 | 2: 1-8`), losslessly — every legal action is still
+//! written and reachable by its exact label; a budget in tokens (estimated from characters)
+//! steps full → compact → compact without the map grids, never dropping a legal action
+//! (docs/text-observation.md).
+//!
 //! Deterministic: the same episode renders to the same text (no hash-map order anywhere).
 use crate::actions::{ActionResult, CombatantId};
 use crate::episode::{DecisionKind, Episode, LegalAction};
@@ -157,6 +164,8 @@ struct Words {
     ok: &'static str,
     refused: &'static str,
     actions: &'static str,
+    actions_compact: &'static str,
+    map_omitted: &'static str,
 }
 
 static EN: Words = Words {
@@ -231,6 +240,8 @@ static EN: Words = Words {
     ok: "ok",
     refused: "refused",
     actions: "Legal actions ([id] label; answer with an id or the exact label)",
+    actions_compact: "Legal actions ([id] label; answer with the exact label; `LABEL (row,col): 1: 2,4-6 | 3: 5` = LABEL (1,2), (1,4) to (1,6), (3,5))",
+    map_omitted: "Map omitted (token budget): positions are in the combatant lines",
 };
 
 static FR: Words = Words {
@@ -305,6 +316,8 @@ static FR: Words = Words {
     ok: "ok",
     refused: "refusée",
     actions: "Actions légales ([id] libellé ; répondez par un id ou le libellé exact)",
+    actions_compact: "Actions légales ([id] libellé ; répondez par le libellé exact ; `LIBELLÉ (row,col): 1: 2,4-6 | 3: 5` = LIBELLÉ (1,2), (1,4) à (1,6), (3,5))",
+    map_omitted: "Carte omise (budget de tokens) : les positions sont dans les lignes des combattants",
 };
 
 fn words(lang: Lang) -> &'static Words {
@@ -414,6 +427,157 @@ pub fn render_with(
     legal: &[LegalAction],
     lang: Lang,
     results: &[ActionResult],
+) -> String {
+    render_detail(ep, obs, legal, lang, results, Detail::Full)
+}
+
+/// How much a text observation says ([`TextOptions::mode`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum TextMode {
+    /// Everything, every legal action on its own line (`full`, the default).
+    #[default]
+    Full,
+    /// The same sections, but the legal actions that differ only by their square are folded
+    /// into one line per label (`compact`): `move to (row,col): 1: 1,3-8 | 2: 1-8` stands for
+    /// `move to (1,1)`, `move to (1,3)` … `move to (1,8)`, `move to (2,1)` … `move to (2,8)`.
+    /// Lossless: every legal action is still written, and its exact label (what the server's
+    /// `action_labels` take) is the group's label with the square. When folding saves nothing
+    /// (its header is longer) the list is the full one: compact is never longer than full.
+    Compact,
+}
+
+impl TextMode {
+    /// Every mode, in order of detail.
+    pub const ALL: [TextMode; 2] = [TextMode::Full, TextMode::Compact];
+
+    /// The name (`full`, `compact`).
+    pub fn name(self) -> &'static str {
+        match self {
+            TextMode::Full => "full",
+            TextMode::Compact => "compact",
+        }
+    }
+}
+
+/// Error of [`TextMode::from_str`]: not a text mode.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown text mode `{0}`: expected `full` or `compact`")]
+pub struct UnknownTextMode(pub String);
+
+impl std::str::FromStr for TextMode {
+    type Err = UnknownTextMode;
+
+    /// `full` or `compact` (exactly, lowercase).
+    fn from_str(s: &str) -> Result<TextMode, UnknownTextMode> {
+        match s {
+            "full" => Ok(TextMode::Full),
+            "compact" => Ok(TextMode::Compact),
+            other => Err(UnknownTextMode(other.to_string())),
+        }
+    }
+}
+
+/// Default [`TextOptions::chars_per_token`]: the usual rule of thumb for English BPE
+/// vocabularies.
+pub const DEFAULT_CHARS_PER_TOKEN: f32 = 4.0;
+
+/// The accepted range of [`TextOptions::chars_per_token`] (a byte-level vocabulary is 1
+/// character per token at best; no tokenizer averages 16).
+pub const CHARS_PER_TOKEN_RANGE: std::ops::RangeInclusive<f32> = 0.5..=16.0;
+
+/// What a text observation holds: its language, its detail, and an optional budget.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TextOptions {
+    /// The language of the fixed words.
+    pub lang: Lang,
+    /// The detail asked for.
+    pub mode: TextMode,
+    /// A budget in **tokens** of the model's tokenizer (`None`: none). The text's tokens are
+    /// estimated as characters / [`TextOptions::chars_per_token`]; when the text of `mode` is
+    /// over the budget, the renderer steps down: `full` → `compact` → `compact` without the map
+    /// grids (the squares stay in the combatant lines). The legal actions are never dropped,
+    /// so a decision with more actions than the budget can hold comes back over it (the
+    /// smallest rendering): a budget is a target, not a truncation.
+    pub token_budget: Option<u32>,
+    /// Characters per token of the model's tokenizer, for the budget (default
+    /// [`DEFAULT_CHARS_PER_TOKEN`]; 1.0 for a byte-level vocabulary). A client that knows the
+    /// model's tokenizer measures it on a rendered text and passes it here.
+    pub chars_per_token: f32,
+}
+
+impl Default for TextOptions {
+    fn default() -> TextOptions {
+        TextOptions {
+            lang: Lang::En,
+            mode: TextMode::Full,
+            token_budget: None,
+            chars_per_token: DEFAULT_CHARS_PER_TOKEN,
+        }
+    }
+}
+
+impl TextOptions {
+    /// Options of `lang`, full detail, no budget.
+    pub fn lang(lang: Lang) -> TextOptions {
+        TextOptions {
+            lang,
+            ..TextOptions::default()
+        }
+    }
+
+    /// The estimated tokens of `text` under these options (characters / chars per token,
+    /// rounded up).
+    pub fn estimate_tokens(&self, text: &str) -> u32 {
+        let cpt = if CHARS_PER_TOKEN_RANGE.contains(&self.chars_per_token) {
+            self.chars_per_token
+        } else {
+            DEFAULT_CHARS_PER_TOKEN
+        };
+        (text.chars().count() as f32 / cpt).ceil() as u32
+    }
+}
+
+/// The internal levels of detail, most detailed first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Detail {
+    Full,
+    Compact,
+    NoMap,
+}
+
+/// [`render_with`] under `opts`: the mode's rendering, stepped down while it is over the
+/// token budget (see [`TextOptions::token_budget`]).
+pub fn render_opts(
+    ep: &Episode,
+    obs: &Observation,
+    legal: &[LegalAction],
+    opts: &TextOptions,
+    results: &[ActionResult],
+) -> String {
+    let first = match opts.mode {
+        TextMode::Full => Detail::Full,
+        TextMode::Compact => Detail::Compact,
+    };
+    let levels = [Detail::Full, Detail::Compact, Detail::NoMap];
+    let mut text = String::new();
+    for detail in levels.into_iter().filter(|&d| d >= first) {
+        text = render_detail(ep, obs, legal, opts.lang, results, detail);
+        match opts.token_budget {
+            Some(b) if opts.estimate_tokens(&text) > b => continue,
+            _ => break,
+        }
+    }
+    text
+}
+
+/// The rendering at one level of detail.
+fn render_detail(
+    ep: &Episode,
+    obs: &Observation,
+    legal: &[LegalAction],
+    lang: Lang,
+    results: &[ActionResult],
+    detail: Detail,
 ) -> String {
     let w = words(lang);
     let enc = ep.encounter();
@@ -581,8 +745,12 @@ pub fn render_with(
             }
         }
     }
-    let _ = writeln!(out, "{} ({}):", w.map, w.map_note);
-    write_grid(&mut out, &grid, rows, cols);
+    if detail == Detail::NoMap {
+        let _ = writeln!(out, "{}.", w.map_omitted);
+    } else {
+        let _ = writeln!(out, "{} ({}):", w.map, w.map_note);
+        write_grid(&mut out, &grid, rows, cols);
+    }
     // Legend: the terrain characters present, then the markers present.
     let mut present: Vec<char> = map.terrain.iter().flatten().copied().collect();
     present.sort_unstable();
@@ -617,7 +785,9 @@ pub fn render_with(
     if grid.iter().flatten().any(|&c| c == area) {
         legend.push(format!("{area} {}", w.spell_area));
     }
-    let _ = writeln!(out, "{}: {}", w.legend, legend.join("; "));
+    if detail != Detail::NoMap {
+        let _ = writeln!(out, "{}: {}", w.legend, legend.join("; "));
+    }
     for a in &obs.spell_areas {
         let caster = index_of.get(a.caster.as_str()).map_or_else(
             || a.caster.clone(),
@@ -636,7 +806,7 @@ pub fn render_with(
         s.push(')');
         let _ = writeln!(out, "{s}");
     }
-    if map.elevation.iter().flatten().any(|&e| e != 0) {
+    if detail != Detail::NoMap && map.elevation.iter().flatten().any(|&e| e != 0) {
         // Only the rows with some elevation, under the column numbers.
         let elev: Vec<(usize, Vec<char>)> = map
             .elevation
@@ -687,12 +857,102 @@ pub fn render_with(
 
     // 6. Legal actions.
     if !legal.is_empty() {
-        let _ = writeln!(out, "{}:", w.actions);
+        let mut full = format!("{}:\n", w.actions);
         for l in legal {
-            let _ = writeln!(out, "[{}] {}", l.id, l.label);
+            let _ = writeln!(full, "[{}] {}", l.id, l.label);
         }
+        if detail != Detail::Full && folds(legal) {
+            // The folded list under its longer header, unless it saves nothing.
+            let mut folded = format!("{}:\n", w.actions_compact);
+            write_folded(&mut folded, legal);
+            if folded.chars().count() < full.chars().count() {
+                full = folded;
+            }
+        }
+        out.push_str(&full);
     }
     out
+}
+
+/// A label that ends with a square, ` (row,col)`: its prefix and the square.
+fn split_cell(label: &str) -> Option<(&str, (i64, i64))> {
+    let inner = label.strip_suffix(')')?;
+    let open = inner.rfind(" (")?;
+    let (r, c) = inner[open + 2..].split_once(',')?;
+    let (r, c) = (r.parse().ok()?, c.parse().ok()?);
+    Some((&label[..open], (r, c)))
+}
+
+/// Fewer actions than this with one prefix are listed one per line (a fold saves nothing).
+const FOLD_MIN: usize = 3;
+
+/// Whether some label of `legal` would be folded (else the compact list is the full one,
+/// under the full header).
+fn folds(legal: &[LegalAction]) -> bool {
+    let mut count: BTreeMap<&str, usize> = BTreeMap::new();
+    for l in legal {
+        if let Some((prefix, _)) = split_cell(&l.label) {
+            *count.entry(prefix).or_default() += 1;
+        }
+    }
+    count.values().any(|&n| n >= FOLD_MIN)
+}
+
+/// The legal actions in id order, those with the same label but for a trailing square folded
+/// into one line at the place of the first: `PREFIX (row,col): R: C1,C2-C3 | R2: C4` (rows
+/// ascending, column runs as ranges).
+fn write_folded(out: &mut String, legal: &[LegalAction]) {
+    let mut groups: BTreeMap<&str, Vec<(i64, i64)>> = BTreeMap::new();
+    for l in legal {
+        if let Some((prefix, cell)) = split_cell(&l.label) {
+            groups.entry(prefix).or_default().push(cell);
+        }
+    }
+    let mut written: Vec<&str> = Vec::new();
+    for l in legal {
+        let folded = split_cell(&l.label)
+            .map(|(p, _)| p)
+            .filter(|p| groups.get(p).is_some_and(|g| g.len() >= FOLD_MIN));
+        match folded {
+            None => {
+                let _ = writeln!(out, "[{}] {}", l.id, l.label);
+            }
+            Some(prefix) if written.contains(&prefix) => {}
+            Some(prefix) => {
+                written.push(prefix);
+                let mut cells = groups[prefix].clone();
+                cells.sort_unstable();
+                cells.dedup();
+                let _ = writeln!(out, "{prefix} (row,col): {}", fold_cells(&cells));
+            }
+        }
+    }
+}
+
+/// Sorted squares as `R: C1,C2-C3 | R2: C4`.
+fn fold_cells(cells: &[(i64, i64)]) -> String {
+    let mut rows: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < cells.len() {
+        let r = cells[i].0;
+        let mut runs: Vec<String> = Vec::new();
+        while i < cells.len() && cells[i].0 == r {
+            let start = cells[i].1;
+            let mut end = start;
+            while i + 1 < cells.len() && cells[i + 1].0 == r && cells[i + 1].1 == end + 1 {
+                i += 1;
+                end += 1;
+            }
+            runs.push(if end == start {
+                start.to_string()
+            } else {
+                format!("{start}-{end}")
+            });
+            i += 1;
+        }
+        rows.push(format!("{r}: {}", runs.join(",")));
+    }
+    rows.join(" | ")
 }
 
 fn cell_mut(grid: &mut [Vec<char>], row: i32, col: i32) -> Option<&mut char> {
@@ -967,6 +1227,18 @@ impl Episode {
     ) -> String {
         render(self, viewer, lang, results)
     }
+
+    /// [`Episode::text_observation`] under `opts` ([`render_opts`]).
+    pub fn text_observation_with(
+        &self,
+        viewer: Option<CombatantId>,
+        opts: &TextOptions,
+        results: &[ActionResult],
+    ) -> String {
+        let obs = self.observation(viewer);
+        let legal = self.legal_actions();
+        render_opts(self, &obs, &legal, opts, results)
+    }
 }
 
 #[cfg(test)]
@@ -1001,6 +1273,49 @@ mod tests {
             out,
             "  0         1\n  012345678901\n0 ............\n1 ............\n"
         );
+    }
+
+    #[test]
+    fn labels_ending_with_a_square_split() {
+        assert_eq!(split_cell("move to (1,3)"), Some(("move to", (1, 3))));
+        assert_eq!(
+            split_cell("cast_spell entangle at (12,40)"),
+            Some(("cast_spell entangle at", (12, 40)))
+        );
+        assert_eq!(split_cell("5foot_step to (1,3) (step up after orc)"), None);
+        assert_eq!(split_cell("end_turn"), None);
+        assert_eq!(split_cell("ready: attack orc (x)"), None);
+    }
+
+    #[test]
+    fn squares_fold_into_row_runs() {
+        let cells = [(1, 1), (1, 3), (1, 4), (1, 5), (2, 1), (2, 2), (4, 9)];
+        assert_eq!(fold_cells(&cells), "1: 1,3-5 | 2: 1-2 | 4: 9");
+    }
+
+    #[test]
+    fn text_modes_parse_and_name_a_bad_value() {
+        for m in TextMode::ALL {
+            assert_eq!(m.name().parse::<TextMode>(), Ok(m));
+        }
+        let e = "short".parse::<TextMode>().unwrap_err();
+        assert!(e.to_string().contains("`short`"), "{e}");
+    }
+
+    #[test]
+    fn token_estimate_rounds_up_and_ignores_a_bad_ratio() {
+        let o = TextOptions::default();
+        assert_eq!(o.estimate_tokens("abcde"), 2);
+        let bytes = TextOptions {
+            chars_per_token: 1.0,
+            ..o
+        };
+        assert_eq!(bytes.estimate_tokens("abcde"), 5);
+        let bad = TextOptions {
+            chars_per_token: f32::NAN,
+            ..o
+        };
+        assert_eq!(bad.estimate_tokens("abcde"), 2);
     }
 
     #[test]

@@ -13,7 +13,9 @@ use super::ServiceError;
 use crate::proto;
 use crate::scenarios::{InlineCombatant, InlineScenario, InlineSide, ScenarioInfo, ScenarioSource};
 use pf1e_engine::actions::{AidMode, Direction, Metamagic, Note, ReadyTrigger, Reject};
-use pf1e_engine::observe::text::Lang;
+use pf1e_engine::observe::text::{
+    Lang, TextMode, TextOptions, CHARS_PER_TOKEN_RANGE, DEFAULT_CHARS_PER_TOKEN,
+};
 use pf1e_engine::reward::RewardConfig;
 use pf1e_engine::DecisionKind;
 use pf1e_engine::{
@@ -30,9 +32,9 @@ pub(super) struct ObsOpts {
     tensors: bool,
     legal_actions: bool,
     mask: bool,
-    /// `Observation.text` in this language (`None`: no text, the default — the hot path
-    /// never renders it).
-    pub(super) text: Option<Lang>,
+    /// `Observation.text` in these options (language, mode, budget; `None`: no text, the
+    /// default — the hot path never renders it).
+    pub(super) text: Option<TextOptions>,
 }
 
 impl ObsOpts {
@@ -41,7 +43,9 @@ impl ObsOpts {
     ///
     /// # Errors
     /// INVALID_ARGUMENT naming `observation.lang` when `lang` is neither empty, `en` nor
-    /// `fr`.
+    /// `fr`; `observation.text_mode` when `text_mode` is neither empty, `full` nor `compact`;
+    /// `observation.text_chars_per_token` when it is set (non-zero) and not a finite number
+    /// from 0.5 to 16.
     pub(super) fn parse(o: Option<&proto::ObservationOptions>) -> Result<ObsOpts, ServiceError> {
         let default = proto::ObservationOptions::default();
         let o = o.unwrap_or(&default);
@@ -51,13 +55,40 @@ impl ObsOpts {
                 .parse::<Lang>()
                 .map_err(|e| ServiceError::invalid("observation.lang", e.to_string()))?,
         };
+        let mode = match o.text_mode.as_str() {
+            "" => TextMode::Full,
+            name => name
+                .parse::<TextMode>()
+                .map_err(|e| ServiceError::invalid("observation.text_mode", e.to_string()))?,
+        };
+        let cpt = o.text_chars_per_token;
+        let chars_per_token = if cpt == 0.0 {
+            DEFAULT_CHARS_PER_TOKEN
+        } else if CHARS_PER_TOKEN_RANGE.contains(&cpt) {
+            cpt
+        } else {
+            return Err(ServiceError::invalid(
+                "observation.text_chars_per_token",
+                format!(
+                    "{cpt} is not a number of characters per token from {} to {}",
+                    CHARS_PER_TOKEN_RANGE.start(),
+                    CHARS_PER_TOKEN_RANGE.end()
+                ),
+            ));
+        };
+        let text = TextOptions {
+            lang,
+            mode,
+            token_budget: (o.text_token_budget > 0).then_some(o.text_token_budget),
+            chars_per_token,
+        };
         Ok(ObsOpts {
             json: o.json.unwrap_or(true),
             typed: o.typed.unwrap_or(true),
             tensors: o.tensors,
             legal_actions: o.legal_actions.unwrap_or(true),
             mask: o.action_mask,
-            text: o.text.then_some(lang),
+            text: o.text.then_some(text),
         })
     }
 }
@@ -1047,11 +1078,11 @@ pub(super) fn episode_state(id: &str, s: &Session) -> proto::EpisodeState {
             if o.json || o.typed || o.text.is_some() {
                 let obs = ep.observation(Some(d.actor));
                 let text = match (o.text, &legal) {
-                    (Some(lang), Some(legal)) => pf1e_engine::observe::text::render_with(
+                    (Some(opts), Some(legal)) => pf1e_engine::observe::text::render_opts(
                         ep,
                         &obs,
                         legal,
-                        lang,
+                        &opts,
                         &s.last_engine_results,
                     ),
                     _ => String::new(),
@@ -1097,12 +1128,12 @@ pub(super) fn episode_state(id: &str, s: &Session) -> proto::EpisodeState {
         Status::Terminal(out) => {
             if o.json || o.typed || o.text.is_some() {
                 let obs = ep.observation(None);
-                let text = o.text.map_or_else(String::new, |lang| {
-                    pf1e_engine::observe::text::render_with(
+                let text = o.text.map_or_else(String::new, |opts| {
+                    pf1e_engine::observe::text::render_opts(
                         ep,
                         &obs,
                         &[],
-                        lang,
+                        &opts,
                         &s.last_engine_results,
                     )
                 });

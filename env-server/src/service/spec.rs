@@ -137,6 +137,10 @@ fn spec(name: &str, enc: &Encounter, max_batch_items: usize) -> proto::Spec {
                 .iter()
                 .map(|l| l.code().to_string())
                 .collect(),
+            text_modes: pf1e_engine::observe::text::TextMode::ALL
+                .iter()
+                .map(|m| m.name().to_string())
+                .collect(),
         }),
         rules_data_version: rules_data_version(enc),
         max_batch_items: u32::try_from(max_batch_items).unwrap_or(u32::MAX),

@@ -12,7 +12,16 @@
   reason, retries, fallbacks, tokens, latency) and per-fight JSONL transcripts.
 - :func:`compile_strategy`, :func:`evaluate_strategies` (:mod:`pf1e_gym.llm.strategy`): a
   strategy in words → a tactics spec the engine plays, and strategies compared over many fights.
+- :func:`action_tools` (:mod:`pf1e_gym.llm.tools`): one OpenAI function per action kind,
+  generated from the spec (``LLMAgent(answer="tools")``).
+- :func:`play_multi` (:mod:`pf1e_gym.llm.multi`): several agents in one fight.
+- :func:`narrate`, :func:`check_numbers` (:mod:`pf1e_gym.llm.narrate`): the balance report in
+  words, every number checked against the statistics.
+- :mod:`pf1e_gym.llm.rl`: an environment for TRL's GRPOTrainer (extra ``llm-rl``).
 - Prompt templates: files under ``pf1e_gym/llm/prompts/`` (:mod:`pf1e_gym.llm.templates`).
+
+docs/llm-agents.md has the MCP server (:mod:`pf1e_gym.mcp_server`), the recipes and the
+scorecard's axes.
 """
 
 from pf1e_gym.llm.agent import (
@@ -24,7 +33,9 @@ from pf1e_gym.llm.agent import (
     render_fallback_text,
 )
 from pf1e_gym.llm.chat import FORMAT_LEVELS, ChatModel, ChatReply, ChatStats, ModelUnavailable
-from pf1e_gym.llm.eval import Scorecard, run_eval, scorecard
+from pf1e_gym.llm.eval import Scorecard, run_eval, run_eval_multi, scorecard
+from pf1e_gym.llm.multi import MultiFightResult, play_multi
+from pf1e_gym.llm.narrate import Narration, check_numbers, narrate, template_report
 from pf1e_gym.llm.stats import band_3sigma, percentile, two_proportion_z, wilson_interval
 from pf1e_gym.llm.strategy import (
     StrategyError,
@@ -33,6 +44,7 @@ from pf1e_gym.llm.strategy import (
     load_tactics_yaml,
     strategy_sweep_spec,
 )
+from pf1e_gym.llm.tools import action_tools
 
 __all__ = [
     "ANSWER_MODES",
@@ -45,17 +57,25 @@ __all__ = [
     "FightResult",
     "LLMAgent",
     "ModelUnavailable",
+    "MultiFightResult",
+    "Narration",
     "Scorecard",
     "StrategyError",
+    "action_tools",
     "band_3sigma",
+    "check_numbers",
     "compile_strategy",
     "evaluate_strategies",
     "load_tactics_yaml",
+    "narrate",
     "percentile",
+    "play_multi",
     "render_fallback_text",
     "run_eval",
+    "run_eval_multi",
     "scorecard",
     "strategy_sweep_spec",
+    "template_report",
     "two_proportion_z",
     "wilson_interval",
 ]

@@ -18,6 +18,17 @@ it, and submits it with ``Step``.
   ``Spec.plan_json_schema``, submitted as ``actions_json`` (applied with the turn's budget,
   one ``ActionResult`` each). At a reaction decision (attack of opportunity, readied trigger,
   Step Up) a plan makes no sense: the agent asks for one structured action instead.
+- ``"tools"``: function calling (OpenAI-compatible ``tools``, ``tool_choice="required"``):
+  one function per action kind generated from the spec (:mod:`pf1e_gym.llm.tools`), those of
+  the kinds legal now offered; each call is a structured action, several calls the rest of the
+  turn in order, submitted as ``actions_json``. A server that refuses ``tools`` gives no
+  reply (:class:`~pf1e_gym.llm.chat.ModelUnavailable`, the fallback). ``tool_format=
+  "json_schema"`` calls the same functions over structured output instead (a model or server
+  without a native tool-call syntax; see :meth:`~pf1e_gym.llm.chat.ChatModel.complete_tools`).
+
+**Text detail** (``text_mode``, ``token_budget``, ``chars_per_token``): the server's text
+observation in ``full`` or ``compact`` mode (the legal actions that differ only by their square
+folded into one line; docs/text-observation.md), with an optional budget in tokens.
 
 At the ``text`` format level (a server that takes no ``response_format``, see
 :mod:`pf1e_gym.llm.chat`) the reply is parsed as free text: a JSON object in it if there is one,
@@ -61,12 +72,33 @@ from pf1e_gym._proto.pf1e.env.v1 import environment_pb2 as pb
 from pf1e_gym.client import Pf1eClient, decline_action, is_reaction
 from pf1e_gym.llm import templates
 from pf1e_gym.llm.chat import ChatModel, ChatReply, ModelUnavailable
+from pf1e_gym.llm.tools import action_tools, call_to_action, tools_for_state
 
-ANSWER_MODES = ("label", "id", "action", "plan")
+ANSWER_MODES = ("label", "id", "action", "plan", "tools")
 """The answer modes (see the module docs)."""
 
 FALLBACKS = ("end_turn", "first_legal")
 """The fallback actions (see the module docs)."""
+
+TOOL_FORMATS = ("native", "json_schema")
+"""How ``answer="tools"`` reaches the model: the request's ``tools``, or structured output."""
+
+TEXT_MODES = ("full", "compact")
+"""The text observation's detail levels (``ObservationOptions.text_mode``)."""
+
+PARAMETER_CODES = frozenset(
+    {
+        "missing_target",
+        "invalid_target",
+        "weapon_unavailable",
+        "no_weapon",
+        "invalid_destination",
+        "missing_maneuver",
+        "target_too_large",
+    }
+)
+"""Result codes of an action whose kind was possible but whose parameters (target, weapon,
+square, maneuver) were not: counted as parameter errors (the scorecard's parameter fidelity)."""
 
 
 @dataclasses.dataclass
@@ -86,7 +118,13 @@ class AgentStats:
       ``transport_retries``, ``format_downgrades``: from the chat endpoint, see
       :class:`~pf1e_gym.llm.chat.ChatStats`;
     - ``prompt_tokens``, ``completion_tokens``: sums of the replies' ``usage`` (0 when absent);
-    - ``latencies_s``: wall time of each completion, in seconds.
+    - ``latencies_s``: wall time of each completion, in seconds;
+    - ``first_try``: decisions answered by the model's first answer;
+    - ``submitted_actions``: actions the model's answers named (a plan or several tool calls
+      count each), and ``parameter_errors`` among them by field or code: a name that does not
+      resolve (``target``, ``weapon``, ``spell``, ``destination``… from the server's
+      INVALID_ARGUMENT field) or an action refused for its parameters
+      (:data:`PARAMETER_CODES`).
     """
 
     decisions: int = 0
@@ -102,6 +140,9 @@ class AgentStats:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     latencies_s: list[float] = dataclasses.field(default_factory=list)
+    first_try: int = 0
+    submitted_actions: int = 0
+    parameter_errors: Counter[str] = dataclasses.field(default_factory=Counter)
 
     def merge(self, other: AgentStats) -> None:
         """Add ``other``'s counts to these."""
@@ -206,6 +247,15 @@ class LLMAgent:
         retries: how many times a refused answer is asked again before the fallback.
         fallback: one of :data:`FALLBACKS`.
         prompt_dir: a directory of prompt overrides (see :mod:`pf1e_gym.llm.templates`).
+        text_mode: the text observation's detail, one of :data:`TEXT_MODES`.
+        token_budget: a budget in tokens for the text observation (``None``: none); see
+            ``ObservationOptions.text_token_budget``.
+        tool_format: ``"native"`` (the request's ``tools``) or ``"json_schema"`` (function
+            calls over structured output), for ``answer="tools"``.
+        chars_per_token: the model tokenizer's characters per token for the budget
+            (``None``: measured — the prompt's characters over the ``usage.prompt_tokens``
+            the model's server reports, from the first reply on; used from the next episode,
+            the options being fixed at Reset; the server's default, 4, before any reply).
 
     Raises ``ValueError`` naming the argument for a bad value.
     """
@@ -219,7 +269,19 @@ class LLMAgent:
         retries: int = 2,
         fallback: str = "end_turn",
         prompt_dir: str | os.PathLike[str] | None = None,
+        text_mode: str = "full",
+        token_budget: int | None = None,
+        chars_per_token: float | None = None,
+        tool_format: str = "native",
     ) -> None:
+        if tool_format not in TOOL_FORMATS:
+            raise ValueError(f"tool_format: {tool_format!r} is not one of {list(TOOL_FORMATS)}")
+        if text_mode not in TEXT_MODES:
+            raise ValueError(f"text_mode: {text_mode!r} is not one of {list(TEXT_MODES)}")
+        if token_budget is not None and token_budget < 1:
+            raise ValueError(f"token_budget: must be >= 1, not {token_budget}")
+        if chars_per_token is not None and not 0.5 <= chars_per_token <= 16:
+            raise ValueError(f"chars_per_token: must be 0.5 to 16, not {chars_per_token}")
         if answer not in ANSWER_MODES:
             raise ValueError(f"answer: {answer!r} is not one of {list(ANSWER_MODES)}")
         if fallback not in FALLBACKS:
@@ -235,14 +297,20 @@ class LLMAgent:
         self.retries = int(retries)
         self.fallback = fallback
         self.prompt_dir = prompt_dir
+        self.text_mode = text_mode
+        self.tool_format = tool_format
+        self.token_budget = token_budget
+        self.chars_per_token = chars_per_token
         self.stats = AgentStats()
+        self._tools: dict[str, list[dict[str, Any]]] = {}
+        self.measured_chars_per_token: float | None = None
 
     # -- public --
 
     def check_spec(self, spec: pb.Spec) -> None:
         """``ValueError`` when the server cannot serve this answer mode (``action`` / ``plan``
         need ``Spec.action_json_schema`` / ``plan_json_schema``)."""
-        if self.answer in ("action", "plan") and not spec.action_json_schema:
+        if self.answer in ("action", "plan", "tools") and not spec.action_json_schema:
             raise ValueError(
                 f"answer: {self.answer!r} needs a server with structured actions "
                 "(Spec.action_json_schema is empty)"
@@ -254,7 +322,14 @@ class LLMAgent:
         """What the agent needs at Reset: the text rendering in its language, the legal
         actions and the typed core (no JSON snapshot)."""
         return pb.ObservationOptions(
-            json=False, legal_actions=True, typed=True, text=True, lang=self.lang
+            json=False,
+            legal_actions=True,
+            typed=True,
+            text=True,
+            lang=self.lang,
+            text_mode=self.text_mode if self.text_mode != "full" else "",
+            text_token_budget=self.token_budget or 0,
+            text_chars_per_token=self.chars_per_token or self.measured_chars_per_token or 0.0,
         )
 
     def play(
@@ -353,7 +428,12 @@ class LLMAgent:
                 self.model.stats, transport_errors=Counter(self.model.stats.transport_errors)
             )
             try:
-                reply = self.model.complete(messages, schema, strict=strict)
+                if self._mode(state) == "tools":
+                    offered = tools_for_state(self._spec_tools(spec), state)
+                    rec["tools"] = [t["function"]["name"] for t in offered]
+                    reply = self.model.complete_tools(messages, offered, via=self.tool_format)
+                else:
+                    reply = self.model.complete(messages, schema, strict=strict)
             except ModelUnavailable as e:
                 self._add_transport(st, before)
                 rec.update(result="model_unavailable", reason=e.kind, message=str(e))
@@ -361,9 +441,13 @@ class LLMAgent:
                 return self._fall_back(client, state, st, recs, "model_unavailable")
             self._add_transport(st, before)
             self._count_reply(st, reply)
+            if reply.prompt_tokens > 0:
+                chars = sum(len(str(m.get("content", ""))) for m in messages)
+                self.measured_chars_per_token = min(16.0, max(0.5, chars / reply.prompt_tokens))
             rec.update(
                 format_level=reply.format_level,
                 reply=reply.content,
+                tool_calls=reply.tool_calls,
                 prompt_tokens=reply.prompt_tokens,
                 completion_tokens=reply.completion_tokens,
                 latency_s=reply.latency_s,
@@ -371,7 +455,8 @@ class LLMAgent:
             try:
                 value = self._parse(reply, state, spec)
                 rec["parsed"] = value
-                new_state, submitted = self._submit(client, state, spec, caps, value)
+                st.submitted_actions += _count_actions(value)
+                new_state, submitted = self._submit(client, state, spec, caps, value, st)
                 rec["submitted"] = submitted
                 rec["results"] = _results(new_state)
                 refused = [r for r in new_state.results if not r.ok]
@@ -380,6 +465,9 @@ class LLMAgent:
                     and new_state.decision.actor_index == d.actor_index
                     and new_state.decision.kind == d.kind
                 )
+                for r in refused:
+                    if result_code_name(r.code) in PARAMETER_CODES:
+                        st.parameter_errors[result_code_name(r.code)] += 1
                 if same_question and new_state.results and len(refused) == len(new_state.results):
                     for r in refused:
                         st.malformed[f"illegal:{result_code_name(r.code)}"] += 1
@@ -396,6 +484,8 @@ class LLMAgent:
                 rec["result"] = "accepted"
                 recs.append(rec)
                 st.accepted += 1
+                if attempt == 0:
+                    st.first_try += 1
                 return new_state
             except _Refusal as refusal:
                 if refusal.reason:
@@ -404,7 +494,10 @@ class LLMAgent:
                 recs.append(rec)
                 if attempt < self.retries:
                     st.retries += 1
-                    messages.append({"role": "assistant", "content": reply.content})
+                    said = reply.content
+                    if reply.tool_calls:
+                        said = json.dumps(reply.tool_calls, ensure_ascii=False)
+                    messages.append({"role": "assistant", "content": said})
                     messages.append(
                         {
                             "role": "user",
@@ -435,6 +528,14 @@ class LLMAgent:
             return self._render("answer_plan.txt", schema=spec.plan_json_schema)
         return self._render(f"answer_{mode}.txt")
 
+    def _spec_tools(self, spec: pb.Spec) -> list[dict[str, Any]]:
+        """The function tools of ``spec`` (:func:`pf1e_gym.llm.tools.action_tools`), built
+        once per scenario."""
+        key = spec.action_json_schema + "\n" + ",".join(b.name for b in spec.action_blocks)
+        if key not in self._tools:
+            self._tools[key] = action_tools(spec)
+        return self._tools[key]
+
     def _decision_prompt(self, state: pb.EpisodeState, spec: pb.Spec) -> str:
         d = state.decision
         text = state.observation.text or render_fallback_text(state)
@@ -457,7 +558,7 @@ class LLMAgent:
         if mode == "id":
             ids = [int(la.id) for la in state.legal_actions]
             return _object_schema("action_id", {"type": "integer", "enum": ids}), True
-        if mode == "action":
+        if mode in ("action", "tools"):
             return json.loads(spec.action_json_schema), False
         return json.loads(spec.plan_json_schema), False
 
@@ -465,6 +566,8 @@ class LLMAgent:
 
     def _parse(self, reply: ChatReply, state: pb.EpisodeState, spec: pb.Spec) -> Any:
         mode = self._mode(state)
+        if mode == "tools":
+            return self._parse_tools(reply, state, spec)
         obj = _json_in(reply.content)
         if obj is None and reply.format_level == "text":
             if mode == "label":
@@ -502,6 +605,44 @@ class LLMAgent:
             raise _Refusal("schema_mismatch", _schema_errors(errors))
         return obj
 
+    def _parse_tools(self, reply: ChatReply, state: pb.EpisodeState, spec: pb.Spec) -> Any:
+        """The structured action(s) of a reply's function calls: one call → one action,
+        several → a list (the rest of the turn, in order)."""
+        if not reply.tool_calls:
+            raise _Refusal(
+                "no_tool_call",
+                "the reply calls no function: call one of the offered functions "
+                f"(it said: {_excerpt(reply.content)!r})",
+            )
+        offered = {t["function"]["name"]: t for t in tools_for_state(self._spec_tools(spec), state)}
+        actions = []
+        for i, call in enumerate(reply.tool_calls):
+            name = call["name"]
+            if name not in offered:
+                raise _Refusal(
+                    "unknown_tool",
+                    f"call {i}: no function {name!r} now; the functions: {sorted(offered)}",
+                )
+            try:
+                args = json.loads(call["arguments"] or "{}")
+            except ValueError:
+                raise _Refusal(
+                    "invalid_json",
+                    f"call {i} ({name}): the arguments are not JSON: "
+                    f"{_excerpt(call['arguments'])!r}",
+                ) from None
+            if not isinstance(args, dict):
+                raise _Refusal("schema_mismatch", f"call {i} ({name}): arguments must be an object")
+            params = offered[name]["function"]["parameters"]
+            errors = sorted(
+                jsonschema.Draft202012Validator(params).iter_errors(args),
+                key=lambda e: list(e.path),
+            )
+            if errors:
+                raise _Refusal("schema_mismatch", f"call {i} ({name}): " + _schema_errors(errors))
+            actions.append(call_to_action(name, args))
+        return actions[0] if len(actions) == 1 else actions
+
     @staticmethod
     def _check_id(v: int, spec: pb.Spec) -> int:
         if not 0 <= v < spec.action_space_size:
@@ -519,6 +660,7 @@ class LLMAgent:
         spec: pb.Spec,
         caps: dict[str, bool],
         value: Any,
+        st: AgentStats | None = None,
     ) -> tuple[pb.EpisodeState, dict[str, Any]]:
         mode = self._mode(state)
         eid, did = state.episode_id, state.decision.decision_id
@@ -545,6 +687,8 @@ class LLMAgent:
                 raise
             reason = {"label": "unknown_label", "id": "unknown_id"}.get(mode, "unresolved")
             what = repr(value) if mode in ("label", "id") else _excerpt(json.dumps(value))
+            if st is not None and reason == "unresolved":
+                st.parameter_errors[_error_field(e.details() or "")] += 1
             raise _Refusal(reason, f"{what}: {e.details() or 'refused'}") from None
 
     def _illegal_reason(
@@ -637,6 +781,24 @@ class LLMAgent:
         st.prompt_tokens += reply.prompt_tokens
         st.completion_tokens += reply.completion_tokens
         st.latencies_s.append(reply.latency_s)
+
+
+def _count_actions(value: Any) -> int:
+    """How many actions a parsed answer names (a plan or a list: each)."""
+    if isinstance(value, dict) and isinstance(value.get("plan"), list):
+        return len(value["plan"])
+    if isinstance(value, list):
+        return len(value)
+    return 1
+
+
+def _error_field(details: str) -> str:
+    """The field of a Step INVALID_ARGUMENT message (``actions_json.plan[1].target: no
+    combatant …`` → ``target``; ``kind`` when no field is named)."""
+    head = details.split(":", 1)[0]
+    last = head.rsplit(".", 1)[-1]
+    last = re.sub(r"\[\d+\]", "", last)
+    return last if last and last != "actions_json" else "kind"
 
 
 def _object_schema(key: str, prop: dict[str, Any]) -> dict[str, Any]:

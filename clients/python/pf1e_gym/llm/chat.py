@@ -27,6 +27,7 @@ retries are spent, or for another HTTP error, :class:`ModelUnavailable` is raise
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import time
 from collections import Counter
@@ -91,6 +92,9 @@ class ChatReply:
     completion_tokens: int
     latency_s: float
     attempts: int
+    tool_calls: list[dict[str, str]] = dataclasses.field(default_factory=list)
+    """Function calls of a :meth:`ChatModel.complete_tools` reply: ``{"name", "arguments"}``
+    each (``arguments``: the JSON text the model wrote, not parsed)."""
 
 
 def _count(x: Any) -> int:
@@ -261,6 +265,138 @@ class ChatModel:
             transport_failures += 1
             self.stats.transport_retries += 1
 
+    def complete_tools(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        *,
+        tool_choice: str = "required",
+        via: str = "native",
+    ) -> ChatReply:
+        """One completion of ``messages`` offering OpenAI-compatible function ``tools``
+        (``[{"type": "function", "function": {"name", "description", "parameters"}}]``). The
+        reply's :attr:`ChatReply.tool_calls` holds the calls.
+
+        ``via="native"``: the request's ``tools`` and ``tool_choice`` (``"required"``: the
+        model must call one; ``"auto"``); ``format_level`` ``"tools"``. Transport errors are
+        retried and counted as in :meth:`complete`; a server that refuses ``tools`` (any HTTP
+        error) raises :class:`ModelUnavailable`.
+
+        ``via="json_schema"``: function calling over structured output, for servers or models
+        without a native tool-call syntax: the functions are listed in a system message and the
+        answer is constrained to ``{"tool_calls": [{"name": NAME, "arguments": {...}}, ...]}``
+        (a JSON Schema whose items are one alternative per function, with its parameters), at
+        the format levels of :meth:`complete`; ``format_level`` ``"tools_json_schema"``."""
+        if via == "json_schema":
+            return self._complete_tools_schema(messages, tools)
+        if via != "native":
+            raise ValueError(f"via: {via!r} is not 'native' or 'json_schema'")
+        transport_failures = 0
+        attempts = 0
+        while True:
+            kwargs: dict[str, Any] = {
+                "model": self.model,
+                "messages": messages,
+                "tools": tools,
+                "tool_choice": tool_choice,
+            }
+            if self.temperature is not None:
+                kwargs["temperature"] = self.temperature
+            if self.max_tokens is not None:
+                kwargs["max_tokens"] = self.max_tokens
+            if self.seed is not None:
+                kwargs["seed"] = self.seed
+            if self.extra_body:
+                kwargs["extra_body"] = self.extra_body
+            attempts += 1
+            self.stats.calls += 1
+            t0 = time.perf_counter()
+            try:
+                resp = self.client.chat.completions.create(timeout=self.timeout, **kwargs)
+            except openai.APIStatusError as e:
+                kind = _status_kind(e)
+                retryable = e.status_code == 429 or e.status_code >= 502
+                error: Exception = e
+            except openai.APITimeoutError as e:
+                kind, retryable, error = "timeout", True, e
+            except openai.APIConnectionError as e:
+                kind, retryable, error = "connection", True, e
+            except ValueError as e:
+                kind, retryable, error = "bad_response", True, e
+            else:
+                reply = self._reply(resp, time.perf_counter() - t0, attempts)
+                reply.format_level = "tools"
+                reply.tool_calls = _tool_calls(resp)
+                return reply
+            self.stats.transport_errors[kind] += 1
+            if not retryable or transport_failures >= self.transport_retries:
+                raise ModelUnavailable(kind, str(error)) from error
+            time.sleep(self.backoff * (2**transport_failures))
+            transport_failures += 1
+            self.stats.transport_retries += 1
+
+    def _complete_tools_schema(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+    ) -> ChatReply:
+        fns = [t["function"] for t in tools]
+        schema = {
+            "type": "object",
+            "properties": {
+                "tool_calls": {
+                    "type": "array",
+                    "minItems": 1,
+                    "maxItems": 3,
+                    "items": {
+                        "anyOf": [
+                            {
+                                "type": "object",
+                                "properties": {
+                                    "name": {"const": f["name"]},
+                                    "arguments": f.get("parameters") or {"type": "object"},
+                                },
+                                "required": ["name", "arguments"],
+                                "additionalProperties": False,
+                            }
+                            for f in fns
+                        ]
+                    },
+                }
+            },
+            "required": ["tool_calls"],
+            "additionalProperties": False,
+        }
+        listing = "\n".join(
+            json.dumps(
+                {
+                    "name": f["name"],
+                    "description": f.get("description", ""),
+                    "parameters": f.get("parameters", {}),
+                },
+                ensure_ascii=False,
+            )
+            for f in fns
+        )
+        note = {
+            "role": "system",
+            "content": "Functions you can call (one JSON object each):\n"
+            + listing
+            + '\nAnswer with JSON: {"tool_calls": [{"name": NAME, "arguments": {...}}, ...]}',
+        }
+        reply = self.complete([*messages, note], schema, name="tool_calls", strict=False)
+        calls: list[dict[str, str]] = []
+        try:
+            value = json.loads(reply.content)
+        except ValueError:
+            value = None
+        if isinstance(value, dict) and isinstance(value.get("tool_calls"), list):
+            for c in value["tool_calls"]:
+                if isinstance(c, dict) and isinstance(c.get("name"), str):
+                    args = c.get("arguments", {})
+                    calls.append({"name": c["name"], "arguments": json.dumps(args)})
+        reply.tool_calls = calls
+        reply.format_level = "tools_json_schema"
+        return reply
+
     def _downgrade(self) -> None:
         i = FORMAT_LEVELS.index(self.format_level)
         self.format_level = FORMAT_LEVELS[min(i + 1, len(FORMAT_LEVELS) - 1)]
@@ -281,3 +417,19 @@ class ChatModel:
         self.stats.completion_tokens += ct
         self.stats.latencies_s.append(latency)
         return ChatReply(content, self.format_level, pt, ct, latency, attempts)
+
+
+def _tool_calls(resp: Any) -> list[dict[str, str]]:
+    """The function calls of a completion (``[]`` when none or malformed)."""
+    out: list[dict[str, str]] = []
+    choices = getattr(resp, "choices", None)
+    if not (isinstance(choices, list) and choices):
+        return out
+    message = getattr(choices[0], "message", None)
+    for call in getattr(message, "tool_calls", None) or []:
+        fn = getattr(call, "function", None)
+        name = getattr(fn, "name", None)
+        args = getattr(fn, "arguments", None)
+        if isinstance(name, str):
+            out.append({"name": name, "arguments": args if isinstance(args, str) else ""})
+    return out

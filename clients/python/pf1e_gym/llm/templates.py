@@ -14,6 +14,7 @@ Files and their placeholders (the same in every language, ``en`` and ``fr``):
 ``answer_id.txt``      none (answer mode ``id``)
 ``answer_action.txt``  ``$schema`` (``Spec.action_json_schema``; answer mode ``action``)
 ``answer_plan.txt``    ``$schema`` (``Spec.plan_json_schema``; answer mode ``plan``)
+``answer_tools.txt``   none (answer mode ``tools``: the functions go in the request's ``tools``)
 ``strategy_system.txt`` ``$schema`` (``Spec.tactics_json_schema``)
 ``strategy.txt``       ``$scenario``, ``$side``, ``$combatants`` (one ``id, name, side`` line
                        each), ``$text`` (the strategy in words)
@@ -42,6 +43,7 @@ NAMES = (
     "answer_id.txt",
     "answer_action.txt",
     "answer_plan.txt",
+    "answer_tools.txt",
     "strategy_system.txt",
     "strategy.txt",
     "strategy_retry.txt",

@@ -493,7 +493,7 @@ class ActionBlock(_message.Message):
     def __init__(self, name: _Optional[str] = ..., first_id: _Optional[int] = ..., size: _Optional[int] = ..., axes: _Optional[_Iterable[str]] = ..., axis_sizes: _Optional[_Iterable[int]] = ..., last_axis_values: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class Capabilities(_message.Message):
-    __slots__ = ("json_observation", "tensor_observation", "snapshots", "batch", "stream", "validate", "shaped_rewards", "evaluate", "columnar_batch", "batch_close", "columnar_decisions", "compact_columns", "columnar_decision_kinds", "transcripts", "text_observation", "explain", "structured_actions", "tactics", "text_languages", "round_discount", "action_block_axes", "feature_bounds", "episode_ownership", "work_budget", "authenticated_snapshots")
+    __slots__ = ("json_observation", "tensor_observation", "snapshots", "batch", "stream", "validate", "shaped_rewards", "evaluate", "columnar_batch", "batch_close", "columnar_decisions", "compact_columns", "columnar_decision_kinds", "transcripts", "text_observation", "explain", "structured_actions", "tactics", "text_languages", "round_discount", "action_block_axes", "feature_bounds", "episode_ownership", "work_budget", "authenticated_snapshots", "text_modes")
     JSON_OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     TENSOR_OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     SNAPSHOTS_FIELD_NUMBER: _ClassVar[int]
@@ -519,6 +519,7 @@ class Capabilities(_message.Message):
     EPISODE_OWNERSHIP_FIELD_NUMBER: _ClassVar[int]
     WORK_BUDGET_FIELD_NUMBER: _ClassVar[int]
     AUTHENTICATED_SNAPSHOTS_FIELD_NUMBER: _ClassVar[int]
+    TEXT_MODES_FIELD_NUMBER: _ClassVar[int]
     json_observation: bool
     tensor_observation: bool
     snapshots: bool
@@ -544,7 +545,8 @@ class Capabilities(_message.Message):
     episode_ownership: bool
     work_budget: bool
     authenticated_snapshots: bool
-    def __init__(self, json_observation: _Optional[bool] = ..., tensor_observation: _Optional[bool] = ..., snapshots: _Optional[bool] = ..., batch: _Optional[bool] = ..., stream: _Optional[bool] = ..., validate: _Optional[bool] = ..., shaped_rewards: _Optional[bool] = ..., evaluate: _Optional[bool] = ..., columnar_batch: _Optional[bool] = ..., batch_close: _Optional[bool] = ..., columnar_decisions: _Optional[bool] = ..., compact_columns: _Optional[bool] = ..., columnar_decision_kinds: _Optional[bool] = ..., transcripts: _Optional[bool] = ..., text_observation: _Optional[bool] = ..., explain: _Optional[bool] = ..., structured_actions: _Optional[bool] = ..., tactics: _Optional[bool] = ..., text_languages: _Optional[_Iterable[str]] = ..., round_discount: _Optional[bool] = ..., action_block_axes: _Optional[bool] = ..., feature_bounds: _Optional[bool] = ..., episode_ownership: _Optional[bool] = ..., work_budget: _Optional[bool] = ..., authenticated_snapshots: _Optional[bool] = ...) -> None: ...
+    text_modes: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, json_observation: _Optional[bool] = ..., tensor_observation: _Optional[bool] = ..., snapshots: _Optional[bool] = ..., batch: _Optional[bool] = ..., stream: _Optional[bool] = ..., validate: _Optional[bool] = ..., shaped_rewards: _Optional[bool] = ..., evaluate: _Optional[bool] = ..., columnar_batch: _Optional[bool] = ..., batch_close: _Optional[bool] = ..., columnar_decisions: _Optional[bool] = ..., compact_columns: _Optional[bool] = ..., columnar_decision_kinds: _Optional[bool] = ..., transcripts: _Optional[bool] = ..., text_observation: _Optional[bool] = ..., explain: _Optional[bool] = ..., structured_actions: _Optional[bool] = ..., tactics: _Optional[bool] = ..., text_languages: _Optional[_Iterable[str]] = ..., round_discount: _Optional[bool] = ..., action_block_axes: _Optional[bool] = ..., feature_bounds: _Optional[bool] = ..., episode_ownership: _Optional[bool] = ..., work_budget: _Optional[bool] = ..., authenticated_snapshots: _Optional[bool] = ..., text_modes: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class MapInfo(_message.Message):
     __slots__ = ("name", "rows", "cols", "square_size_ft")
@@ -656,7 +658,7 @@ class ResetRequest(_message.Message):
     def __init__(self, scenario: _Optional[_Union[Scenario, _Mapping]] = ..., seed: _Optional[int] = ..., controlled: _Optional[_Union[Controlled, _Mapping]] = ..., observation: _Optional[_Union[ObservationOptions, _Mapping]] = ..., reward: _Optional[_Union[RewardOptions, _Mapping]] = ..., tactics: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
 class ObservationOptions(_message.Message):
-    __slots__ = ("json", "tensors", "legal_actions", "typed", "action_mask", "text", "lang")
+    __slots__ = ("json", "tensors", "legal_actions", "typed", "action_mask", "text", "lang", "text_mode", "text_token_budget", "text_chars_per_token")
     JSON_FIELD_NUMBER: _ClassVar[int]
     TENSORS_FIELD_NUMBER: _ClassVar[int]
     LEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
@@ -664,6 +666,9 @@ class ObservationOptions(_message.Message):
     ACTION_MASK_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
     LANG_FIELD_NUMBER: _ClassVar[int]
+    TEXT_MODE_FIELD_NUMBER: _ClassVar[int]
+    TEXT_TOKEN_BUDGET_FIELD_NUMBER: _ClassVar[int]
+    TEXT_CHARS_PER_TOKEN_FIELD_NUMBER: _ClassVar[int]
     json: bool
     tensors: bool
     legal_actions: bool
@@ -671,7 +676,10 @@ class ObservationOptions(_message.Message):
     action_mask: bool
     text: bool
     lang: str
-    def __init__(self, json: _Optional[bool] = ..., tensors: _Optional[bool] = ..., legal_actions: _Optional[bool] = ..., typed: _Optional[bool] = ..., action_mask: _Optional[bool] = ..., text: _Optional[bool] = ..., lang: _Optional[str] = ...) -> None: ...
+    text_mode: str
+    text_token_budget: int
+    text_chars_per_token: float
+    def __init__(self, json: _Optional[bool] = ..., tensors: _Optional[bool] = ..., legal_actions: _Optional[bool] = ..., typed: _Optional[bool] = ..., action_mask: _Optional[bool] = ..., text: _Optional[bool] = ..., lang: _Optional[str] = ..., text_mode: _Optional[str] = ..., text_token_budget: _Optional[int] = ..., text_chars_per_token: _Optional[float] = ...) -> None: ...
 
 class RewardOptions(_message.Message):
     __slots__ = ("shaped", "damage_weight", "kill_weight", "round_discount")
