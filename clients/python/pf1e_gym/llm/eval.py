@@ -245,8 +245,8 @@ def mcnemar_exact(b: int, c: int) -> float:
     if n == 0:
         return 1.0
     k = min(b, c)
-    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
-    return min(1.0, 2 * tail)
+    tail: float = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
+    return min(1.0, 2.0 * tail)
 
 
 def default_outcomes(
@@ -264,7 +264,9 @@ def default_outcomes(
     return out
 
 
-def add_paired(card: dict[str, Any], results: Sequence[FightResult], baseline: Sequence[str]):
+def add_paired(
+    card: dict[str, Any], results: Sequence[FightResult], baseline: Sequence[str]
+) -> None:
     """Put the paired comparison with the default policy (same seeds) into ``card``."""
     agent = [r.outcome == "win" for r in results]
     default = [o == "win" for o in baseline]
@@ -397,7 +399,7 @@ def run_eval_multi(
 def compare_table(cards: dict[str, dict[str, Any]]) -> str:
     """Scorecards side by side (one column per mode or agent): the axes' headline figures."""
     keys = list(cards)
-    rows = [
+    rows: list[tuple[str, Callable[[dict[str, Any]], str]]] = [
         ("win rate", lambda c: f"{c['win_rate']:.3f}"),
         ("first try", lambda c: f"{c['axes']['rule_compliance']['first_try_rate']:.3f}"),
         (
@@ -703,8 +705,8 @@ def _run_multi(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({k: v.card for k, v in cards.items()}, indent=2, sort_keys=True))
     else:
-        for key, card in cards.items():
-            print(f"== agent {key} ==")
+        for who, card in cards.items():
+            print(f"== agent {who} ==")
             print(card.text())
         print("\nAgents of the same fights:")
         print(compare_table({k: v.card for k, v in cards.items()}))

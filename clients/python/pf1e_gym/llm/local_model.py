@@ -383,7 +383,7 @@ class LocalLlamaServer:
     def _healthy(self) -> bool:
         try:
             with urllib.request.urlopen(self.url + "/health", timeout=2) as resp:
-                return resp.status == 200 and json.load(resp).get("status") == "ok"
+                return bool(resp.status == 200 and json.load(resp).get("status") == "ok")
         except (urllib.error.URLError, ConnectionError, TimeoutError, ValueError):
             return False
 

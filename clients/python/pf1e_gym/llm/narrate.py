@@ -362,6 +362,7 @@ def _report_of(content: str) -> str | None:
         value = json.loads(content)
     except ValueError:
         return None
-    if isinstance(value, dict) and isinstance(value.get("report"), str) and value["report"].strip():
-        return value["report"]
+    report = value.get("report") if isinstance(value, dict) else None
+    if isinstance(report, str) and report.strip():
+        return report
     return None

@@ -205,7 +205,7 @@ def tiny_tool_model(seed: int = 0, *, hidden: int = 64, layers: int = 2) -> tupl
     template = (importlib.resources.files("trl") / "chat_templates" / "qwen3.jinja").read_text(
         encoding="utf-8"
     )
-    tokenizer = PreTrainedTokenizerFast(
+    tokenizer = PreTrainedTokenizerFast(  # type: ignore[no-untyped-call]
         tokenizer_object=tok,
         eos_token="<|im_end|>",
         pad_token="<|endoftext|>",

@@ -68,7 +68,7 @@ def _yaml12_loader() -> Any:
 
         import yaml
 
-        class Yaml12SafeLoader(yaml.SafeLoader):
+        class Yaml12SafeLoader(yaml.SafeLoader):  # type: ignore[misc]
             """SafeLoader whose booleans are YAML 1.2's (``true`` / ``false`` only)."""
 
         resolvers = {
@@ -220,7 +220,8 @@ def compile_strategy(
         rec["errors"] = errors
         log.append(rec)
         if not errors:
-            return obj
+            compiled: dict[str, Any] = obj
+            return compiled
         if attempt < retries:
             messages.append({"role": "assistant", "content": reply.content})
             messages.append(
@@ -291,7 +292,7 @@ def evaluate_strategies(
             raise ValueError(f"specs: the name {DEFAULT_NAME!r} is the baseline's")
         todo.append((DEFAULT_NAME, None))
     todo.extend(specs.items())
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name, tactics in todo:
         sweep = strategy_sweep_spec(scenario, side, tactics, runs=runs, seed=seed)
         report = client.evaluate(json.dumps(sweep), origin=f"strategy:{name}")
