@@ -21,7 +21,10 @@ if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
-.venv/bin/python -m pip install --quiet -e "clients/python[test,llm,rl,rllib]"
+# maturin builds the package's native extension (pf1e_gym._native, crate native/) with cargo:
+# in the dev profile, which shares the debug build above (release would rebuild everything).
+MATURIN_PEP517_ARGS="--profile dev" \
+  .venv/bin/python -m pip install --quiet -e "clients/python[test,llm,rl,rllib]"
 
 echo "== Local LLM server (llama.cpp llama-server; built once, then cached) =="
 # The real-model tests (clients/python/tests/test_local_llm.py) must run here, not skip:
@@ -48,3 +51,9 @@ target=$(cargo metadata --format-version 1 --no-deps --locked \
 export PF1E_SERVER_BIN="$target/debug/pf1e-env-server"
 export PF1E_DATA_DIR="$root/data"
 .venv/bin/python -m pytest -q clients/python/tests
+
+echo "== Wheel: build it, install it into a fresh venv, a fight with no Rust toolchain =="
+# scripts/wheel_smoke.sh: a dev-profile wheel (the debug binaries and data bundled, the
+# extension built by maturin), pip-installed into a new virtualenv, then scripts/wheel_smoke.py
+# with no cargo or rustc on PATH (docs/native.md).
+bash scripts/wheel_smoke.sh

@@ -45,9 +45,10 @@ mod stream;
 mod transcript;
 pub use crate::server::serve;
 pub use convert::{
-    action_to_proto, kind_from_proto, kind_to_proto, maneuver_from_proto, maneuver_to_proto,
-    metamagic_from_proto, metamagic_to_proto, note_code, result_code, trigger_to_proto,
-    DEFAULT_DAMAGE_WEIGHT, DEFAULT_KILL_WEIGHT, MAX_REWARD_WEIGHT,
+    action_to_proto, controllers, decision_to_proto, kind_from_proto, kind_to_proto,
+    maneuver_from_proto, maneuver_to_proto, metamagic_from_proto, metamagic_to_proto, note_code,
+    result_code, result_to_proto, reward_config, trigger_to_proto, DEFAULT_DAMAGE_WEIGHT,
+    DEFAULT_KILL_WEIGHT, MAX_REWARD_WEIGHT,
 };
 pub use error::ServiceError;
 pub use evaluate::{DEFAULT_MAX_EVALUATIONS, MAX_ORIGIN_LEN, PROGRESS_INTERVAL};

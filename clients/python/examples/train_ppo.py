@@ -169,6 +169,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         action="store_true",
         help="CI: 4096 steps, 8 envs, tiny evals (options given explicitly still apply)",
     )
+    p.add_argument(
+        "--backend",
+        choices=("grpc", "native"),
+        default="grpc",
+        help="training envs over the server (grpc) or in process (native: pf1e_gym.native; "
+        "the evaluations still use the server)",
+    )
     args = p.parse_args(argv)
     if args.smoke:
         for name, value in SMOKE.items():
@@ -285,6 +292,8 @@ def main(argv: list[str] | None = None) -> int:
             (args.side,),
             reward=reward,
             seed=args.seed,
+            backend=args.backend,
+            **({"data_dir": args.data_dir} if args.backend == "native" else {}),
         )
         baseline = lb.play_default(client, eval_seeds, args.scenario, args.side)
         print(f"default policy on {len(eval_seeds)} held-out seeds: {baseline.win_rate:.3f}")

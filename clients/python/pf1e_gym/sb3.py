@@ -66,8 +66,12 @@ class Pf1eSB3VecEnv(VecEnv):
             :meth:`close`).
         timeout: deadline of each call, in seconds.
         seed: seed of the first :meth:`reset` (slot *i*: ``seed + i``).
+        backend: ``"grpc"`` (the server at ``address``) or ``"native"`` (the engine in
+            process, :class:`pf1e_gym.native.VectorEnv`: same trajectories, no server;
+            ``address``, ``client`` and ``timeout`` are then unused).
         **vector_kwargs: further keywords of :class:`~pf1e_gym.vector.Pf1eVectorEnv`
-            (``controlled_ids``, ``columnar``…; not ``observation``/``autoreset_mode``).
+            (``controlled_ids``, ``columnar``…; not ``observation``/``autoreset_mode``), or of
+            :class:`pf1e_gym.native.VectorEnv` (``data_dir``, ``num_threads``…).
 
     Raises:
         ValueError: the server sends no tensor observations, or a bad reward key.
@@ -85,23 +89,39 @@ class Pf1eSB3VecEnv(VecEnv):
         client: Pf1eClient | None = None,
         timeout: float = 60.0,
         seed: int | None = None,
+        backend: str = "grpc",
         **vector_kwargs: Any,
     ) -> None:
         for key in ("observation", "autoreset_mode", "reaction_obs"):
             if key in vector_kwargs:
                 raise ValueError(f"{key}: fixed by Pf1eSB3VecEnv (tensor, same_step, False)")
-        self.venv = Pf1eVectorEnv(
-            num_envs,
-            address=address,
-            scenario=scenario,
-            controlled_sides=controlled_sides,
-            observation="tensor",
-            reward=reward,
-            client=client,
-            timeout=timeout,
-            autoreset_mode="same_step",
-            **vector_kwargs,
-        )
+        if backend not in ("grpc", "native"):
+            raise ValueError(f"backend: {backend!r} is not 'grpc' or 'native'")
+        if backend == "native":
+            from pf1e_gym import native
+
+            venv: Any = native.VectorEnv(
+                num_envs,
+                scenario,
+                controlled_sides,
+                reward=reward,
+                autoreset_mode="same_step",
+                **vector_kwargs,
+            )
+        else:
+            venv = Pf1eVectorEnv(
+                num_envs,
+                address=address,
+                scenario=scenario,
+                controlled_sides=controlled_sides,
+                observation="tensor",
+                reward=reward,
+                client=client,
+                timeout=timeout,
+                autoreset_mode="same_step",
+                **vector_kwargs,
+            )
+        self.venv = venv
         self.flatten = flatten
         single = self.venv.codec.space
         planes_box = cast(spaces.Box, single["planes"])  # tensor mode: two boxes

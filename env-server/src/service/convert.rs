@@ -108,7 +108,7 @@ pub const MAX_REWARD_WEIGHT: f32 = 1000.0;
 /// `{field}.round_discount`. (A function, not `TryFrom`: the orphan
 /// rule forbids `impl TryFrom<Option<&proto::RewardOptions>> for RewardConfig`, and the error
 /// names `field`.)
-pub(super) fn reward_config(
+pub fn reward_config(
     o: Option<&proto::RewardOptions>,
     field: &str,
 ) -> Result<RewardConfig, ServiceError> {
@@ -139,7 +139,7 @@ pub(super) fn reward_config(
 }
 
 /// Controllers per combatant and the reward side from the request's `controlled`.
-pub(super) fn controllers(
+pub fn controllers(
     enc: &Encounter,
     controlled: Option<&proto::Controlled>,
 ) -> Result<(Vec<Controller>, Option<String>), ServiceError> {
@@ -854,7 +854,9 @@ pub fn note_code(note: Option<Note>) -> proto::ResultCode {
     }
 }
 
-pub(super) fn result_to_proto(r: &pf1e_engine::ActionResult, field: String) -> proto::ActionResult {
+/// An engine action result → proto (`field`: the request field of the action, e.g.
+/// `action_ids[0]`); its `code` from the refusal ([`result_code`]) or the note ([`note_code`]).
+pub fn result_to_proto(r: &pf1e_engine::ActionResult, field: String) -> proto::ActionResult {
     proto::ActionResult {
         kind: kind_to_proto(r.kind) as i32,
         ok: r.ok,
@@ -894,7 +896,8 @@ impl From<pf1e_engine::observe::tensor::TensorObservation> for proto::TensorObse
     }
 }
 
-pub(super) fn decision_to_proto(ep: &Episode, d: &pf1e_engine::Decision) -> proto::Decision {
+/// The pending decision `d` of `ep` → proto (actor, round, budget, kind and a reaction's offer).
+pub fn decision_to_proto(ep: &Episode, d: &pf1e_engine::Decision) -> proto::Decision {
     let actor = &ep.encounter().combatants[usize::from(d.actor.0)];
     let (kind, offers) = decision_kind_to_proto(ep.encounter(), &d.kind);
     proto::Decision {
