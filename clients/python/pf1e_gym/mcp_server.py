@@ -66,6 +66,7 @@ from typing import Any
 import grpc
 from google.protobuf import json_format
 
+from pf1e_gym import __version__
 from pf1e_gym._codec import decision_kind_name, result_code_name
 from pf1e_gym._proto.pf1e.env.v1 import environment_pb2 as pb
 from pf1e_gym.client import Pf1eClient, resolve_address
@@ -688,6 +689,7 @@ def _parser() -> argparse.ArgumentParser:
         description="pf1e-gym as an MCP server (stdio or streamable HTTP) in front of a "
         "pf1e-env-server.",
     )
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     p.add_argument("--address", help="pf1e-env-server host:port (default $PF1E_ADDRESS)")
     p.add_argument("--transport", choices=("stdio", "http"), default="stdio")
     p.add_argument("--host", default="127.0.0.1", help="HTTP: address to listen on")

@@ -96,7 +96,7 @@ def spec(scenario: str | pb.Scenario = "sample_arena", data_dir: str | None = No
     return pb.Spec.FromString(raw)
 
 
-class VectorEnv(gym.vector.VectorEnv):
+class VectorEnv(gym.vector.VectorEnv[dict[str, Any], Any, np.ndarray]):
     """``num_envs`` episodes of one scenario stepped together in process (see the module docs).
 
     Args:
@@ -184,6 +184,7 @@ class VectorEnv(gym.vector.VectorEnv):
         self.copy = copy
         self.num_envs = num_envs
         n = int(self.spec_msg.action_space_size)
+        self.n_actions = n
         self.single_action_space = spaces.Discrete(n)
         self.single_observation_space = self.codec.space
         self.action_space = batch_space(self.single_action_space, num_envs)
@@ -292,7 +293,7 @@ class VectorEnv(gym.vector.VectorEnv):
         reset_slots = np.flatnonzero(self._autoreset)
         step_slots = np.flatnonzero(~self._autoreset)
         a = acts[step_slots].astype(np.int64)
-        n = self.single_action_space.n
+        n = self.n_actions
         bad = np.flatnonzero((a < 0) | (a >= n))
         if len(bad):
             i = int(step_slots[bad[0]])
@@ -328,7 +329,7 @@ class VectorEnv(gym.vector.VectorEnv):
         e = self.num_envs
         acts = np.asarray(actions).reshape(e)
         a = acts.astype(np.int64)
-        n = self.single_action_space.n
+        n = self.n_actions
         bad = np.flatnonzero((a < 0) | (a >= n))
         if len(bad):
             i = int(bad[0])
@@ -386,7 +387,8 @@ class VectorEnv(gym.vector.VectorEnv):
 
     def action_masks(self) -> np.ndarray:
         """The current masks, ``(num_envs, n)`` ``int8`` (zeros for an ended slot)."""
-        return self._masks.copy()
+        masks: np.ndarray = self._masks.copy()
+        return masks
 
     def _draw_seed(self) -> int:
         return int(self.np_random.integers(0, 2**63))
@@ -505,7 +507,7 @@ class VectorEnv(gym.vector.VectorEnv):
         }
 
 
-class Env(gym.Env):
+class Env(gym.Env[dict[str, Any], int]):
     """One episode in process: the Gymnasium API of :class:`~pf1e_gym.env.Pf1eEnv` (same
     spaces, observations, rewards, ``terminated`` / ``truncated``, seeds; no autoreset: after
     the end ``step`` raises until ``reset``), over a one-slot :class:`VectorEnv`.
@@ -562,8 +564,9 @@ class Env(gym.Env):
         if self._over:
             raise RuntimeError("the episode is over (or not started): call reset()")
         a = int(action)
-        if not 0 <= a < self.action_space.n:
-            raise ValueError(f"action {a} outside Discrete({self.action_space.n})")
+        n = self._vec.n_actions
+        if not 0 <= a < n:
+            raise ValueError(f"action {a} outside Discrete({n})")
         v = self._vec
         v._codes[0] = _STEP
         v._args[0] = a
@@ -574,13 +577,14 @@ class Env(gym.Env):
 
     def action_masks(self) -> np.ndarray:
         """The current action mask (``int8``; zeros when over)."""
-        return self._vec._masks[0].copy()
+        mask: np.ndarray = self._vec._masks[0].copy()
+        return mask
 
     def close(self) -> None:
         """Drop the episode."""
         self._vec.close()
         self._over = True
-        super().close()
+        super().close()  # type: ignore[no-untyped-call]  # gymnasium's Env.close is untyped
 
     def _obs_info(self, ok: bool, code: int) -> tuple[dict[str, Any], dict[str, Any]]:
         v = self._vec
