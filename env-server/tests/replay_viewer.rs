@@ -13,6 +13,7 @@ mod common;
 use pf1e_engine::{CombatantId, Episode};
 use pf1e_env_server::montecarlo::play_one;
 use pf1e_env_server::proto;
+use pf1e_env_server::replay;
 use pf1e_env_server::scenarios::ScenarioStore;
 use pf1e_env_server::service::{EnvironmentService, ServiceConfig};
 use serde_json::Value;
@@ -512,4 +513,180 @@ fn chromium_draws_the_last_step_of_the_recorded_combat() {
         bytes.len()
     );
     std::fs::copy(&page_path, artifacts().join("replay.html")).unwrap();
+}
+
+/// The page of the bundled scenario `name`, seed `seed` (every combatant on the default
+/// policy), written to `dir/<name>-<seed>.html`, and its document.
+fn scenario_page(dir: &Path, name: &str, seed: u64) -> (PathBuf, Value) {
+    let enc = ScenarioStore::new(common::DATA_DIR)
+        .named(name, "scenario")
+        .unwrap();
+    let (doc, _) = replay::record(enc, seed, &[], &[], format!("{name}, seed {seed}")).unwrap();
+    let path = dir.join(format!("{name}-{seed}.html"));
+    std::fs::write(&path, replay::render_html(&doc)).unwrap();
+    (path, serde_json::to_value(&doc).unwrap())
+}
+
+/// The DOM of `page` at `url_tail` (`step=3&threat=none`) after `js` ran on load (a probe
+/// script added to a copy of the page; it writes what it finds into `document.body.dataset`),
+/// in a 1200×900 window.
+fn probe(chromium: &Path, dir: &Path, page: &Path, url_tail: &str, js: &str) -> String {
+    let html = std::fs::read_to_string(page).unwrap();
+    let script = format!("<script>addEventListener(\"load\", () => {{ {js} }});</script></body>");
+    let n = std::fs::read_dir(dir).unwrap().count();
+    let probed = dir.join(format!("probe-{n}.html"));
+    std::fs::write(&probed, html.replacen("</body>", &script, 1)).unwrap();
+    let out = dir.join(format!("probe-{n}.out"));
+    headless(
+        chromium,
+        &dir.join(format!("profile-probe-{n}")),
+        &[
+            "--dump-dom".to_string(),
+            "--window-size=1200,900".to_string(),
+            "--virtual-time-budget=5000".to_string(),
+        ],
+        &format!("file://{}#{url_tail}", probed.display()),
+        &out,
+    );
+    std::fs::read_to_string(&out).unwrap()
+}
+
+/// Where the map is on the page at 1200×900 at `url_tail`: `(left, top, css pixels per
+/// square)`, measured by the browser (the map's box), and the DOM.
+fn map_box(
+    chromium: &Path,
+    dir: &Path,
+    page: &Path,
+    url_tail: &str,
+    cols: f64,
+) -> (f64, f64, f64, String) {
+    let dom = probe(
+        chromium,
+        dir,
+        page,
+        url_tail,
+        r#"const r = document.getElementById("map").getBoundingClientRect();
+  document.body.dataset.probe = [r.left, r.top, r.width].join(",");"#,
+    );
+    let body = tags(&dom, "<body")[0];
+    let v: Vec<f64> = attr(body, "data-probe")
+        .expect("the probe ran")
+        .split(',')
+        .map(|x| x.parse().unwrap())
+        .collect();
+    (v[0], v[1], v[2] / cols, dom)
+}
+
+/// A 1200×900 screenshot of `page` at `url_tail`, kept as `target/test-artifacts/<name>`, decoded
+/// to RGB(A) rows: `(width, channels, pixels)`.
+fn screenshot(
+    chromium: &Path,
+    dir: &Path,
+    page: &Path,
+    url_tail: &str,
+    name: &str,
+) -> (usize, usize, Vec<u8>) {
+    let png_path = artifacts().join(name);
+    let _ = std::fs::remove_file(&png_path);
+    headless(
+        chromium,
+        &dir.join(format!("profile-shot-{name}")),
+        &[
+            format!("--screenshot={}", png_path.display()),
+            "--window-size=1200,900".to_string(),
+            "--virtual-time-budget=5000".to_string(),
+        ],
+        &format!("file://{}#{url_tail}", page.display()),
+        &dir.join(format!("shot-{name}.out")),
+    );
+    let decoder = png::Decoder::new(std::io::BufReader::new(
+        std::fs::File::open(&png_path).expect("the screenshot"),
+    ));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!((info.width, info.height), (1200, 900));
+    let channels = info.color_type.samples();
+    buf.truncate(info.buffer_size());
+    (info.width as usize, channels, buf)
+}
+
+/// The RGB of the pixel at CSS pixel `(x, y)` of a screenshot (device scale 1).
+fn pixel(px: &[u8], w: usize, ch: usize, x: f64, y: f64) -> [u8; 3] {
+    let at = (y.round() as usize * w + x.round() as usize) * ch;
+    [px[at], px[at + 1], px[at + 2]]
+}
+
+/// The colour `#rrggbb` as numbers.
+fn rgb(hex: &str) -> [u8; 3] {
+    let h = hex.trim_start_matches('#');
+    let c = |i: usize| u8::from_str_radix(&h[i..i + 2], 16).unwrap();
+    [c(0), c(2), c(4)]
+}
+
+/// The fill of the first `<circle` of the token of unit `index` in `dom` (its side colour).
+fn token_fill(dom: &str, index: usize) -> String {
+    let at = dom
+        .find(&format!("data-index=\"{index}\""))
+        .expect("the token");
+    let circle = &dom[at + dom[at..].find("<circle").unwrap()..];
+    attr(circle, "fill").unwrap().to_string()
+}
+
+/// The scenario and seed of an overlap: in the 4-vs-4 skirmish, seed 13, the orc stands on
+/// the square of the dead wolf-2 (listed after it: its token was drawn above, as dead
+/// witch_1 hid cleric_3 in the issue).
+const OVERLAP: (&str, u64) = ("skirmish_4v4", 13);
+
+/// A dead combatant's token is drawn under a living one on the same square, not over it
+/// (issue 31: cleric_3 at full hp hidden under a dead token's cross). The screenshot's pixel
+/// beside the label, inside the living token's disc, is the living token's side colour.
+#[test]
+fn chromium_draws_the_living_above_the_dead_on_a_shared_square() {
+    let Some(chromium) = chromium() else {
+        return;
+    };
+    let dir = scratch("overlap");
+    let (page, doc) = scenario_page(&dir, OVERLAP.0, OVERLAP.1);
+    let units = doc["units"].as_array().unwrap();
+    let frames = doc["frames"].as_array().unwrap();
+    // The first step where a living combatant shares its square with a dead one of another
+    // side listed after it.
+    let (step, living, dead) = frames
+        .iter()
+        .enumerate()
+        .find_map(|(k, f)| {
+            let us = f["units"].as_array().unwrap();
+            (0..us.len()).find_map(|i| {
+                (i + 1..us.len())
+                    .find(|&j| {
+                        us[i]["life"] == "healthy"
+                            && us[j]["life"] == "dead"
+                            && us[i]["pos"] == us[j]["pos"]
+                            && units[i]["side"] != units[j]["side"]
+                            && units[i]["footprint"] == 1
+                    })
+                    .map(|j| (k, i, j))
+            })
+        })
+        .expect("a living combatant on a dead one's square");
+    let tail = format!("step={step}");
+    let (left, top, sq, dom) =
+        map_box(&chromium, &dir, &page, &tail, doc["cols"].as_f64().unwrap());
+    let body = tags(&dom, "<body")[0];
+    assert_eq!(attr(body, "data-step"), Some(step.to_string().as_str()));
+    let (w, ch, px) = screenshot(&chromium, &dir, &page, &tail, "replay-overlap.png");
+    let pos = &frames[step]["units"][living]["pos"];
+    let (r, c) = (pos[0].as_f64().unwrap(), pos[1].as_f64().unwrap());
+    // Inside the disc (radius 0.41 of a square), left of the label.
+    let (x, y) = (left + (c + 0.22) * sq, top + (r + 0.5) * sq);
+    let got = pixel(&px, w, ch, x, y);
+    let want = rgb(&token_fill(&dom, living));
+    let near = got.iter().zip(want).all(|(a, b)| a.abs_diff(b) <= 12);
+    assert!(
+        near,
+        "step {step}: the square of {} (living) and {} (dead) shows {got:?}, not the living \
+         token's {want:?}",
+        units[living]["id"], units[dead]["id"]
+    );
 }
