@@ -1,8 +1,9 @@
 //! The replay viewer: one episode as a self-contained HTML page (no server, no network: the
 //! script and style are inline, the episode is embedded as JSON in a
 //! `<script type="application/json" id="replay-data">` tag) that steps through it on the map —
-//! terrain, a token per combatant (side colour, id), hp bars, the squares threatened by the
-//! acting side, the transcript with its rolls, and forward / back / play controls.
+//! terrain, a token per combatant (side colour, a label unique in the fight — [`labels`]),
+//! hp bars, the squares threatened by the acting side, the transcript with its rolls, and
+//! forward / back / play controls.
 //!
 //! The page needs the state after every step, which neither the transcript nor the input
 //! history stores: [`record`] replays the episode in the engine (deterministic: same
@@ -23,7 +24,7 @@ use std::sync::Arc;
 /// `format` of a replay document.
 pub const REPLAY_FORMAT: &str = "pf1e-replay";
 /// `version` of the replay document.
-pub const REPLAY_VERSION: u32 = 1;
+pub const REPLAY_VERSION: u32 = 2;
 
 /// The page template (`replay_viewer.html`); `/*REPLAY_DATA*/` is replaced by the document.
 const TEMPLATE: &str = include_str!("replay_viewer.html");
@@ -75,6 +76,9 @@ pub struct LegendEntry {
 #[derive(Debug, Clone, Serialize)]
 pub struct Unit {
     pub id: String,
+    /// The token's label ([`labels`]: `G2` for `goblin-2`; no two combatants of the episode
+    /// share one, nor is one the start of another — `Wo1`/`Wi1`, not `W`/`W1`).
+    pub label: String,
     pub name: String,
     /// Index into [`ReplayDoc::sides`].
     pub side: usize,
@@ -147,13 +151,17 @@ pub fn record(
     let enc = &encounter;
     let obs = start.observation(None);
     let sides = enc.sides.clone();
+    let ids: Vec<String> = enc.combatants.iter().map(|p| p.id.clone()).collect();
+    let labels = labels(&ids);
     let units = enc
         .combatants
         .iter()
         .zip(&obs.combatants)
+        .zip(labels)
         .enumerate()
-        .map(|(i, (p, o))| Unit {
+        .map(|(i, ((p, o), label))| Unit {
             id: p.id.clone(),
+            label,
             name: p.spec.name.clone(),
             side: sides.iter().position(|s| *s == p.side).unwrap_or(0),
             hp_max: o.hp_max,
@@ -200,6 +208,149 @@ pub fn record(
         }),
     };
     Ok((doc, ep))
+}
+
+/// Token labels for the combatants `ids` (list order): short, and unambiguous — no two
+/// equal, none the start of another (so `W` for a wolf beside `W1` for witch_1 cannot
+/// happen).
+///
+/// A label is an abbreviation of the id's stem (the id without the engine's `-N`
+/// disambiguation: `goblin-2` → `goblin`) followed, when the stem names several combatants,
+/// by its number padded to the group's width (`goblin` → `G1`, `goblin-2` → `G2`;
+/// `G01`…`G12` past nine). The abbreviation starts as the words' initials (`green_hag` → `GH`,
+/// `cleric_3` → `C3`, `wolf` → `W`) and, while two stems' labels are equal or one starts
+/// another, both take one more letter of their first word (`witch_1` → `Wi1`, `wolf` →
+/// `Wo`). A number joins an abbreviation ending in a digit with `-` (`C3-2`). Stems that
+/// cannot be told apart this way (the whole first word used) get their full id, ended by a
+/// dot where it is the start of another (`orc.` beside `orc_chief`). Simplification: ids
+/// that themselves continue with a dot are not considered.
+pub fn labels(ids: &[String]) -> Vec<String> {
+    // (stem, number) per id.
+    let parsed: Vec<(String, u32)> = ids
+        .iter()
+        .map(|id| match id.rsplit_once('-') {
+            Some((stem, n))
+                if !stem.is_empty() && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) =>
+            {
+                (stem.to_string(), n.parse().unwrap_or(1))
+            }
+            _ => (id.clone(), 1),
+        })
+        .collect();
+    let mut stems: Vec<String> = parsed.iter().map(|(s, _)| s.clone()).collect();
+    stems.sort();
+    stems.dedup();
+    let words = |stem: &str| -> Vec<String> {
+        stem.split(|c: char| c == '_' || c == '-' || c.is_whitespace())
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let abbrev = |stem: &str, k: usize| -> String {
+        let ws = words(stem);
+        let Some(first) = ws.first() else {
+            return stem.to_string();
+        };
+        let mut out: String = first
+            .chars()
+            .take(k)
+            .enumerate()
+            .map(|(i, c)| {
+                if i == 0 {
+                    c.to_ascii_uppercase()
+                } else {
+                    c.to_ascii_lowercase()
+                }
+            })
+            .collect();
+        for w in &ws[1..] {
+            if w.chars().all(|c| c.is_ascii_digit()) {
+                out.push_str(w);
+            } else if let Some(c) = w.chars().next() {
+                out.push(c.to_ascii_uppercase());
+            }
+        }
+        out
+    };
+    let first_len = |stem: &str| words(stem).first().map_or(0, |w| w.chars().count());
+    // Letters of the first word taken, per stem; `None`: the full id is used.
+    let mut k: Vec<Option<usize>> = vec![Some(1); stems.len()];
+    let stem_of = |i: usize| stems.iter().position(|s| *s == parsed[i].0).unwrap_or(0);
+    let group_width = |stem: &str| {
+        let members: Vec<u32> = parsed
+            .iter()
+            .filter(|(s, _)| s == stem)
+            .map(|(_, n)| *n)
+            .collect();
+        (members.len() > 1).then(|| members.iter().max().unwrap_or(&1).to_string().len())
+    };
+    let build = |k: &[Option<usize>]| -> Vec<String> {
+        (0..ids.len())
+            .map(|i| {
+                let si = stem_of(i);
+                let Some(k) = k[si] else {
+                    return ids[i].clone();
+                };
+                let abbr = abbrev(&stems[si], k);
+                match group_width(&stems[si]) {
+                    None => abbr,
+                    Some(w) => {
+                        let sep = if abbr.ends_with(|c: char| c.is_ascii_digit()) {
+                            "-"
+                        } else {
+                            ""
+                        };
+                        format!("{abbr}{sep}{:0w$}", parsed[i].1)
+                    }
+                }
+            })
+            .collect()
+    };
+    loop {
+        let out = build(&k);
+        let mut clash = vec![false; stems.len()];
+        for i in 0..out.len() {
+            for j in 0..out.len() {
+                if i != j && out[j].starts_with(out[i].as_str()) {
+                    clash[stem_of(i)] = true;
+                    clash[stem_of(j)] = true;
+                }
+            }
+        }
+        if !clash.contains(&true) {
+            return out;
+        }
+        let mut changed = false;
+        for (si, c) in clash.iter().enumerate() {
+            if !c {
+                continue;
+            }
+            k[si] = match k[si] {
+                Some(n) if n < first_len(&stems[si]) => Some(n + 1),
+                Some(_) => None,
+                None => continue,
+            };
+            changed = true;
+        }
+        if !changed {
+            // Full ids, one the start of another (`orc`, `orc_chief`): the shorter ends
+            // with a dot (`orc.`), which no id continues.
+            let ended: Vec<String> = out
+                .iter()
+                .enumerate()
+                .map(|(i, l)| {
+                    let starts_another =
+                        (0..out.len()).any(|j| j != i && out[j].starts_with(l.as_str()));
+                    if starts_another {
+                        format!("{l}.")
+                    } else {
+                        l.clone()
+                    }
+                })
+                .collect();
+            return ended;
+        }
+    }
 }
 
 /// The frame of `ep` (a step copy), its lines from `from` to the end of its transcript.
@@ -267,4 +418,67 @@ pub fn render_html(doc: &ReplayDoc) -> String {
         .replace('\u{2028}', "\\u2028")
         .replace('\u{2029}', "\\u2029");
     TEMPLATE.replacen(PLACEHOLDER, &json, 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::labels;
+
+    fn of(ids: &[&str]) -> Vec<String> {
+        labels(&ids.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    /// No label equal to another or the start of another.
+    fn prefix_free(l: &[String]) -> bool {
+        (0..l.len()).all(|i| (0..l.len()).all(|j| i == j || !l[j].starts_with(l[i].as_str())))
+    }
+
+    #[test]
+    fn labels_tell_a_wolf_from_a_witch() {
+        // The case: "W" (wolf) and "W1" (witch_1).
+        let l = of(&["witch_1", "wolf", "cleric_3"]);
+        assert_eq!(l, ["Wi1", "Wo", "C3"]);
+        let l = of(&["wolf", "wolf-2", "witch_1"]);
+        assert_eq!(l, ["Wo1", "Wo2", "Wi1"]);
+        assert!(prefix_free(&l));
+    }
+
+    #[test]
+    fn labels_number_the_members_of_a_group() {
+        assert_eq!(
+            of(&["goblin", "goblin-2", "goblin-3", "orc", "orc-2"]),
+            ["G1", "G2", "G3", "O1", "O2"]
+        );
+        assert_eq!(
+            of(&[
+                "cleric_3",
+                "wizard_5",
+                "sorcerer_4",
+                "druid_3",
+                "green_hag",
+                "ogre",
+                "ogre-2"
+            ]),
+            ["C3", "W5", "S4", "D3", "GH", "O1", "O2"]
+        );
+        // Past nine: padded, so that G1 is not the start of G10.
+        let many: Vec<String> = std::iter::once("goblin".to_string())
+            .chain((2..=12).map(|n| format!("goblin-{n}")))
+            .collect();
+        let l = labels(&many);
+        assert_eq!(l[0], "G01");
+        assert_eq!(l[11], "G12");
+        assert!(prefix_free(&l));
+        // A number after a digit is set off.
+        assert_eq!(of(&["cleric_3", "cleric_3-2"]), ["C3-1", "C3-2"]);
+    }
+
+    #[test]
+    fn labels_fall_back_to_ids_that_cannot_be_shortened_apart() {
+        let l = of(&["orc", "orc_chief", "ogre", "ogre_mage"]);
+        assert_eq!(l, ["orc.", "orc_chief", "ogre.", "ogre_mage"]);
+        assert!(prefix_free(&l), "{l:?}");
+        let l = of(&["bat", "bat_swarm", "bandit"]);
+        assert!(prefix_free(&l), "{l:?}");
+    }
 }

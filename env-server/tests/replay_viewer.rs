@@ -444,12 +444,23 @@ fn chromium_draws_the_last_step_of_the_recorded_combat() {
             "token of {}",
             p.id
         );
+        // Its label, as the document gives it, on the token and in the panel (the legend).
+        let label = doc["units"][i]["label"].as_str().unwrap();
+        assert_eq!(attr(token, "data-label"), Some(label), "label of {}", p.id);
+        assert!(text_of(
+            &dom[dom
+                .find(&format!("<g class=\"token\" data-id=\"{}\"", p.id))
+                .unwrap()..],
+            "<text"
+        )
+        .contains(label));
         let id = doc["units"][i]["id"].as_str().unwrap();
         let row = tags(&dom, "<div class=\"unit")
             .into_iter()
             .find(|t| attr(t, "data-id") == Some(id))
             .unwrap_or_else(|| panic!("the panel row of {id}"));
         assert_eq!(attr(row, "data-hp"), Some(hp.as_str()), "panel of {id}");
+        assert_eq!(attr(row, "data-label"), Some(label), "panel of {id}");
     }
     // The whole log is shown: one entry per transcript line, none hidden.
     let entries = tags(&dom, "<div class=\"entry");
