@@ -2,8 +2,9 @@
 //! script and style are inline, the episode is embedded as JSON in a
 //! `<script type="application/json" id="replay-data">` tag) that steps through it on the map —
 //! terrain, a token per combatant (side colour, a label unique in the fight — [`labels`]),
-//! hp bars, the squares threatened by the acting side, the transcript with its rolls, and
-//! forward / back / play controls.
+//! hp bars, buffs and conditions, spell areas (each area as it is cast, and the persistent
+//! ones while they last), the squares threatened by the acting side or by one selected
+//! combatant, the transcript with its rolls, and forward / back / play controls (keys too).
 //!
 //! The page needs the state after every step, which neither the transcript nor the input
 //! history stores: [`record`] replays the episode in the engine (deterministic: same
@@ -16,7 +17,7 @@
 //! `pf1e-sim replay TRANSCRIPT.json` for an ExportTranscript document (see
 //! `docs/replay-viewer.md`).
 
-use pf1e_engine::episode::LogLine;
+use pf1e_engine::episode::{AreaCast, LogLine};
 use pf1e_engine::{CombatantId, Controller, DiceSource, Encounter, Episode, HistoryEntry};
 use serde::Serialize;
 use std::sync::Arc;
@@ -103,6 +104,10 @@ pub struct Frame {
     /// conscious combatants threaten (melee reach, line of effect — CRB — Combat:
     /// Threatened Squares).
     pub threatened: Vec<Vec<u32>>,
+    /// The persistent spell areas on the map after the step.
+    pub zones: Vec<ZoneDoc>,
+    /// The spell areas resolved during the step (their transcript lines are the step's).
+    pub areas: Vec<AreaDoc>,
 }
 
 /// A combatant's state after a step.
@@ -116,6 +121,62 @@ pub struct UnitState {
     pub life: String,
     /// Active condition names (`prone`, `grappled`, `shaken`…).
     pub conditions: Vec<String>,
+    /// What is on it: its conditions, then its spell effects (buffs and debuffs: `bless`,
+    /// `mage armor`, `sickened`…), with rounds left.
+    pub effects: Vec<EffectState>,
+    /// The squares it threatens (row-major `row * cols + col`; CRB — Combat: Threatened
+    /// Squares), empty when it threatens none (unconscious, no melee weapon…).
+    pub threatens: Vec<u32>,
+}
+
+/// A condition or a spell effect on a combatant.
+#[derive(Debug, Clone, Serialize)]
+pub struct EffectState {
+    pub name: String,
+    /// `condition` (the engine's conditions) or `spell` (the seed's `active_buffs`: buffs
+    /// and debuffs from spells).
+    pub kind: &'static str,
+    /// Rounds left; `None`: no fixed duration.
+    pub rounds: Option<u32>,
+}
+
+/// A persistent spell area on the map (web, fog cloud, obscuring mist… — the engine's
+/// `rules::magic::Zone`, the observation's `spell_areas`).
+#[derive(Debug, Clone, Serialize)]
+pub struct ZoneDoc {
+    pub spell: String,
+    /// Its caster's unit index.
+    pub caster: usize,
+    /// Its squares (row-major `row * cols + col`).
+    pub cells: Vec<u32>,
+    /// Its caster's turns left.
+    pub rounds_left: u32,
+    /// The condition it gives a creature inside, if any (`entangled`…).
+    pub condition: Option<String>,
+    /// It gives concealment.
+    pub concealment: bool,
+}
+
+/// A spell area resolved during a step (a burst, a cone, a line… — the engine's
+/// [`AreaCast`]): drawn at the step of its transcript line.
+#[derive(Debug, Clone, Serialize)]
+pub struct AreaDoc {
+    pub spell: String,
+    /// Its caster's unit index.
+    pub caster: usize,
+    /// `burst`, `spread`, `emanation`, `cone`, `line` or `cylinder`.
+    pub shape: String,
+    /// Radius (burst-like) or length (cone, line), in feet.
+    pub size_ft: u32,
+    /// A burst-like area's origin: the grid intersection `[row, col]` (square lines from
+    /// the top-left edge); `None` for a cone or a line.
+    pub origin: Option<[i32; 2]>,
+    /// A cone's or a line's aimed square `[row, col]`.
+    pub toward: Option<[i32; 2]>,
+    /// Its squares (row-major `row * cols + col`).
+    pub cells: Vec<u32>,
+    /// Index in `log` of its transcript line (`fireball: 9 squares, affects …`).
+    pub line: usize,
 }
 
 /// How the episode ended.
@@ -141,7 +202,7 @@ pub fn record(
     title: String,
 ) -> Result<(ReplayDoc, Episode), String> {
     let start = Episode::with_dice(encounter.clone(), DiceSource::seeded(seed), controllers);
-    let (ep, steps) = Episode::replay_with_steps(
+    let (ep, steps, casts) = Episode::replay_with_steps_and_areas(
         encounter.clone(),
         DiceSource::seeded(seed),
         controllers,
@@ -181,11 +242,17 @@ pub fn record(
         })
         .collect();
     legend.sort_by(|a, b| a.ch.cmp(&b.ch));
+    let cols = enc.map.cols;
     let mut frames = vec![frame_of(&start, 0, &sides)];
     let mut prev = 0;
     for s in &steps {
-        let f = frame_of(s, prev, &sides);
+        let mut f = frame_of(s, prev, &sides);
         prev = f.lines.1;
+        f.areas = casts
+            .iter()
+            .filter(|c| c.line >= f.lines.0 && c.line < f.lines.1)
+            .map(|c| area_doc(c, cols))
+            .collect();
         frames.push(f);
     }
     let doc = ReplayDoc {
@@ -353,6 +420,24 @@ pub fn labels(ids: &[String]) -> Vec<String> {
     }
 }
 
+/// The document of a recorded area, on a map of `cols` columns.
+fn area_doc(c: &AreaCast, cols: i32) -> AreaDoc {
+    AreaDoc {
+        spell: c.spell.clone(),
+        caster: c.caster.0 as usize,
+        shape: c.shape.clone(),
+        size_ft: c.size_ft,
+        origin: c.origin,
+        toward: c.toward.map(|t| [t.row, t.col]),
+        cells: c
+            .cells
+            .iter()
+            .map(|p| (p.row * cols + p.col) as u32)
+            .collect(),
+        line: c.line,
+    }
+}
+
 /// The frame of `ep` (a step copy), its lines from `from` to the end of its transcript.
 fn frame_of(ep: &Episode, from: usize, sides: &[String]) -> Frame {
     let enc = ep.encounter();
@@ -364,6 +449,15 @@ fn frame_of(ep: &Episode, from: usize, sides: &[String]) -> Frame {
         .find_map(|l| l.actor.as_deref())
         .and_then(|a| enc.combatants.iter().position(|p| p.id == a));
     let obs = ep.observation(None);
+    let cols = enc.map.cols;
+    let squares = |flags: Vec<bool>| -> Vec<u32> {
+        flags
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| **t)
+            .map(|(i, _)| i as u32)
+            .collect()
+    };
     let units = obs
         .combatants
         .iter()
@@ -371,6 +465,20 @@ fn frame_of(ep: &Episode, from: usize, sides: &[String]) -> Frame {
         .map(|(i, o)| {
             let id = CombatantId(i as u16);
             let pos = ep.position(id);
+            let effects = o
+                .conditions
+                .iter()
+                .map(|(n, r)| EffectState {
+                    name: n.clone(),
+                    kind: "condition",
+                    rounds: *r,
+                })
+                .chain(o.active_buffs.iter().map(|(n, r)| EffectState {
+                    name: n.clone(),
+                    kind: "spell",
+                    rounds: Some(*r),
+                }))
+                .collect();
             UnitState {
                 pos: [pos.row, pos.col],
                 hp: ep.hp(id),
@@ -379,7 +487,26 @@ fn frame_of(ep: &Episode, from: usize, sides: &[String]) -> Frame {
                     .and_then(|v| v.as_str().map(str::to_string))
                     .unwrap_or_default(),
                 conditions: o.conditions.keys().cloned().collect(),
+                effects,
+                threatens: squares(ep.threatened_squares(&[id])),
             }
+        })
+        .collect();
+    let index_of = |id: &str| enc.combatants.iter().position(|p| p.id == id).unwrap_or(0);
+    let zones = obs
+        .spell_areas
+        .iter()
+        .map(|z| ZoneDoc {
+            spell: z.spell.clone(),
+            caster: index_of(&z.caster),
+            cells: z
+                .cells
+                .iter()
+                .map(|p| (p.row * cols + p.col) as u32)
+                .collect(),
+            rounds_left: z.rounds_left,
+            condition: z.condition.clone(),
+            concealment: z.concealment,
         })
         .collect();
     let threatened = sides
@@ -392,12 +519,7 @@ fn frame_of(ep: &Episode, from: usize, sides: &[String]) -> Frame {
                 .filter(|(_, p)| p.side == *side)
                 .map(|(i, _)| CombatantId(i as u16))
                 .collect();
-            ep.threatened_squares(&ids)
-                .iter()
-                .enumerate()
-                .filter(|(_, t)| **t)
-                .map(|(i, _)| i as u32)
-                .collect()
+            squares(ep.threatened_squares(&ids))
         })
         .collect();
     Frame {
@@ -406,6 +528,8 @@ fn frame_of(ep: &Episode, from: usize, sides: &[String]) -> Frame {
         actor,
         units,
         threatened,
+        zones,
+        areas: Vec::new(),
     }
 }
 

@@ -649,6 +649,9 @@ fn token_fill(dom: &str, index: usize) -> String {
 /// witch_1 hid cleric_3 in the issue).
 const OVERLAP: (&str, u64) = ("skirmish_4v4", 13);
 
+/// A fight with spells: the casters' scenario, seed 3 (fireball, color spray, web…).
+const CASTERS: (&str, u64) = ("casters", 3);
+
 /// A dead combatant's token is drawn under a living one on the same square, not over it
 /// (issue 31: cleric_3 at full hp hidden under a dead token's cross). The screenshot's pixel
 /// beside the label, inside the living token's disc, is the living token's side colour.
@@ -700,4 +703,172 @@ fn chromium_draws_the_living_above_the_dead_on_a_shared_square() {
          token's {want:?}",
         units[living]["id"], units[dead]["id"]
     );
+}
+
+/// The document carries what the viewer draws beyond positions and hp: labels unique and
+/// prefix-free, each combatant's own threatened squares (within its side's, and together
+/// its side's), its conditions and spell effects, and the spell areas — each at the step of
+/// its transcript line, which names its spell and its number of squares.
+#[test]
+fn the_document_carries_labels_threats_effects_and_areas() {
+    let dir = scratch("doc-areas");
+    let (_, doc) = scenario_page(&dir, CASTERS.0, CASTERS.1);
+    let units = doc["units"].as_array().unwrap();
+    let labels: Vec<&str> = units.iter().map(|u| u["label"].as_str().unwrap()).collect();
+    for (i, a) in labels.iter().enumerate() {
+        for (j, b) in labels.iter().enumerate() {
+            assert!(i == j || !b.starts_with(a), "label {a} starts {b}");
+        }
+    }
+    let log = doc["log"].as_array().unwrap();
+    let (mut areas, mut effects) = (0, 0);
+    for f in doc["frames"].as_array().unwrap() {
+        for (side, sq) in f["threatened"].as_array().unwrap().iter().enumerate() {
+            let mut union: Vec<u64> = units
+                .iter()
+                .enumerate()
+                .filter(|(_, u)| u["side"] == side)
+                .flat_map(|(i, _)| f["units"][i]["threatens"].as_array().unwrap().clone())
+                .map(|v| v.as_u64().unwrap())
+                .collect();
+            union.sort();
+            union.dedup();
+            let side_sq: Vec<u64> = sq
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_u64().unwrap())
+                .collect();
+            assert_eq!(union, side_sq, "a side threatens what its members threaten");
+        }
+        for u in f["units"].as_array().unwrap() {
+            let fx = u["effects"].as_array().unwrap();
+            effects += fx.len();
+            let conds: Vec<&Value> = fx.iter().filter(|e| e["kind"] == "condition").collect();
+            assert_eq!(conds.len(), u["conditions"].as_array().unwrap().len());
+        }
+        let (a, b) = (
+            f["lines"][0].as_u64().unwrap(),
+            f["lines"][1].as_u64().unwrap(),
+        );
+        for area in f["areas"].as_array().unwrap() {
+            areas += 1;
+            let line = area["line"].as_u64().unwrap();
+            assert!(a <= line && line < b, "the area's line is the step's");
+            let msg = log[line as usize]["message"].as_str().unwrap();
+            let n = area["cells"].as_array().unwrap().len();
+            assert_eq!(
+                msg,
+                &format!(
+                    "{}: {n} squares{}",
+                    area["spell"].as_str().unwrap(),
+                    &msg[msg.find(" squares").unwrap() + 8..]
+                ),
+                "the line names the area's spell and size"
+            );
+            let caster = &units[area["caster"].as_u64().unwrap() as usize]["id"];
+            assert_eq!(&log[line as usize]["actor"], caster);
+        }
+    }
+    // Every area line of the transcript has its area.
+    let lines = log
+        .iter()
+        .filter(|l| {
+            let m = l["message"].as_str().unwrap();
+            m.contains(" squares, affects ")
+        })
+        .count();
+    assert_eq!(areas, lines, "one area per area line");
+    assert!(areas > 0, "the casters cast areas");
+    assert!(effects > 0, "and effects show");
+}
+
+/// In Chromium: a spell area is drawn at the step it is cast (one orange square per square,
+/// coloured on the screenshot, its spell named under the map), and the tokens and the
+/// panel carry the labels.
+#[test]
+fn chromium_draws_the_spell_area_of_a_step_and_the_labels() {
+    let Some(chromium) = chromium() else {
+        return;
+    };
+    let dir = scratch("areas");
+    let (page, doc) = scenario_page(&dir, CASTERS.0, CASTERS.1);
+    let units = doc["units"].as_array().unwrap();
+    let frames = doc["frames"].as_array().unwrap();
+    let cols = doc["cols"].as_u64().unwrap();
+    let step = frames
+        .iter()
+        .position(|f| !f["areas"].as_array().unwrap().is_empty())
+        .expect("a step with a spell area");
+    let f = &frames[step];
+    let area = &f["areas"][0];
+    let cells: Vec<u64> = area["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    let tail = format!("step={step}&threat=none");
+    let (left, top, sq, dom) = map_box(&chromium, &dir, &page, &tail, cols as f64);
+    let drawn = tags(&dom, "<rect class=\"area-sq");
+    let all: usize = f["areas"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["cells"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(
+        drawn.len(),
+        all,
+        "one square drawn per square of the step's areas"
+    );
+    let spell = area["spell"].as_str().unwrap();
+    assert!(
+        text_of(&dom, "<div id=\"areas-info\"").contains("Spell areas: ")
+            && dom.contains(&format!("<b>{spell}</b>")),
+        "the area is named under the map"
+    );
+    // On the screenshot: each of its squares free of tokens and of lasting areas is orange.
+    let (w, ch, px) = screenshot(&chromium, &dir, &page, &tail, "replay-area.png");
+    let occupied = |cell: u64| {
+        let (r, c) = ((cell / cols) as i64, (cell % cols) as i64);
+        f["units"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .enumerate()
+            .any(|(i, u)| {
+                let fp = units[i]["footprint"].as_i64().unwrap();
+                let (ur, uc) = (u["pos"][0].as_i64().unwrap(), u["pos"][1].as_i64().unwrap());
+                (ur..ur + fp).contains(&r) && (uc..uc + fp).contains(&c)
+            })
+            || f["zones"].as_array().unwrap().iter().any(|z| {
+                z["cells"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|v| v.as_u64() == Some(cell))
+            })
+    };
+    let free: Vec<u64> = cells.iter().copied().filter(|&c| !occupied(c)).collect();
+    assert!(!free.is_empty(), "some square of the area is free");
+    for cell in free {
+        let (r, c) = ((cell / cols) as f64, (cell % cols) as f64);
+        let got = pixel(&px, w, ch, left + (c + 0.25) * sq, top + (r + 0.25) * sq);
+        assert!(
+            got[0] as i32 > got[2] as i32 + 50 && got[0] as i32 > got[1] as i32 + 25,
+            "square ({r}, {c}) of {spell} at step {step} is not orange: {got:?}"
+        );
+    }
+    // Labels on the tokens and in the panel.
+    for (i, u) in units.iter().enumerate() {
+        let token = tags(&dom, "<g class=\"token")
+            .into_iter()
+            .find(|t| attr(t, "data-index") == Some(i.to_string().as_str()))
+            .unwrap();
+        assert_eq!(attr(token, "data-label"), u["label"].as_str());
+        assert!(tags(&dom, "<div class=\"unit")
+            .iter()
+            .any(|t| attr(t, "data-label") == u["label"].as_str()));
+    }
 }
