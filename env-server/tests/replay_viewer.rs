@@ -872,3 +872,61 @@ fn chromium_draws_the_spell_area_of_a_step_and_the_labels() {
             .any(|t| attr(t, "data-label") == u["label"].as_str()));
     }
 }
+
+/// In Chromium: a click on a token selects its combatant and shows the squares it alone
+/// threatens (the document's `threatens`), and the keys step: ← → one step, Home, End, Space
+/// play / pause.
+#[test]
+fn chromium_shows_a_selected_combatants_threats_and_steps_by_key() {
+    let Some(chromium) = chromium() else {
+        return;
+    };
+    let dir = scratch("select");
+    let (page, doc) = scenario_page(&dir, CASTERS.0, CASTERS.1);
+    let units = doc["units"].as_array().unwrap();
+    let frames = doc["frames"].as_array().unwrap();
+    // A step and a combatant threatening squares, not all of its side's.
+    let (step, who) = frames
+        .iter()
+        .enumerate()
+        .find_map(|(k, f)| {
+            (0..units.len())
+                .find(|&i| {
+                    let own = f["units"][i]["threatens"].as_array().unwrap().len();
+                    let side = units[i]["side"].as_u64().unwrap() as usize;
+                    own > 0 && own < f["threatened"][side].as_array().unwrap().len()
+                })
+                .map(|i| (k, i))
+        })
+        .expect("a combatant threatening part of its side's squares");
+    let f = &frames[step];
+    let tail = format!("step={step}");
+    // A click on its token shows the squares it threatens, its own only; then the keys.
+    let js = format!(
+        r#"const b = document.body, t = document.getElementById("threat-layer");
+  document.querySelector('g.token[data-index="{who}"]').dispatchEvent(new MouseEvent("click"));
+  b.dataset.sel = t.dataset.unit + "," + t.dataset.squares + "," + t.querySelectorAll("rect").length;
+  const seen = [];
+  for (const k of ["Home", "ArrowRight", "ArrowRight", "ArrowLeft", "End", "ArrowLeft", " ", " "]) {{
+    document.dispatchEvent(new KeyboardEvent("keydown", {{ key: k, bubbles: true }}));
+    seen.push(b.dataset.step + ":" + document.getElementById("play").textContent);
+  }}
+  b.dataset.keys = seen.join(",");"#
+    );
+    let dom = probe(&chromium, &dir, &page, &tail, &js);
+    let body = tags(&dom, "<body")[0];
+    let n = f["units"][who]["threatens"].as_array().unwrap().len();
+    assert_eq!(
+        attr(body, "data-sel"),
+        Some(format!("{},{n},{n}", units[who]["id"].as_str().unwrap()).as_str()),
+        "the selected combatant's threatened squares"
+    );
+    let last = frames.len() - 1;
+    let keys = format!(
+        "0:play,1:play,2:play,1:play,{last}:play,{}:play,{}:pause,{}:play",
+        last - 1,
+        last - 1,
+        last - 1
+    );
+    assert_eq!(attr(body, "data-keys"), Some(keys.as_str()), "the keys");
+}
