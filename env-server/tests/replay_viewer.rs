@@ -13,6 +13,7 @@ mod common;
 use pf1e_engine::{CombatantId, Episode};
 use pf1e_env_server::montecarlo::play_one;
 use pf1e_env_server::proto;
+use pf1e_env_server::replay;
 use pf1e_env_server::scenarios::ScenarioStore;
 use pf1e_env_server::service::{EnvironmentService, ServiceConfig};
 use serde_json::Value;
@@ -443,12 +444,23 @@ fn chromium_draws_the_last_step_of_the_recorded_combat() {
             "token of {}",
             p.id
         );
+        // Its label, as the document gives it, on the token and in the panel (the legend).
+        let label = doc["units"][i]["label"].as_str().unwrap();
+        assert_eq!(attr(token, "data-label"), Some(label), "label of {}", p.id);
+        assert!(text_of(
+            &dom[dom
+                .find(&format!("<g class=\"token\" data-id=\"{}\"", p.id))
+                .unwrap()..],
+            "<text"
+        )
+        .contains(label));
         let id = doc["units"][i]["id"].as_str().unwrap();
         let row = tags(&dom, "<div class=\"unit")
             .into_iter()
             .find(|t| attr(t, "data-id") == Some(id))
             .unwrap_or_else(|| panic!("the panel row of {id}"));
         assert_eq!(attr(row, "data-hp"), Some(hp.as_str()), "panel of {id}");
+        assert_eq!(attr(row, "data-label"), Some(label), "panel of {id}");
     }
     // The whole log is shown: one entry per transcript line, none hidden.
     let entries = tags(&dom, "<div class=\"entry");
@@ -512,4 +524,409 @@ fn chromium_draws_the_last_step_of_the_recorded_combat() {
         bytes.len()
     );
     std::fs::copy(&page_path, artifacts().join("replay.html")).unwrap();
+}
+
+/// The page of the bundled scenario `name`, seed `seed` (every combatant on the default
+/// policy), written to `dir/<name>-<seed>.html`, and its document.
+fn scenario_page(dir: &Path, name: &str, seed: u64) -> (PathBuf, Value) {
+    let enc = ScenarioStore::new(common::DATA_DIR)
+        .named(name, "scenario")
+        .unwrap();
+    let (doc, _) = replay::record(enc, seed, &[], &[], format!("{name}, seed {seed}")).unwrap();
+    let path = dir.join(format!("{name}-{seed}.html"));
+    std::fs::write(&path, replay::render_html(&doc)).unwrap();
+    (path, serde_json::to_value(&doc).unwrap())
+}
+
+/// The DOM of `page` at `url_tail` (`step=3&threat=none`) after `js` ran on load (a probe
+/// script added to a copy of the page; it writes what it finds into `document.body.dataset`),
+/// in a 1200×900 window.
+fn probe(chromium: &Path, dir: &Path, page: &Path, url_tail: &str, js: &str) -> String {
+    let html = std::fs::read_to_string(page).unwrap();
+    let script = format!("<script>addEventListener(\"load\", () => {{ {js} }});</script></body>");
+    let n = std::fs::read_dir(dir).unwrap().count();
+    let probed = dir.join(format!("probe-{n}.html"));
+    std::fs::write(&probed, html.replacen("</body>", &script, 1)).unwrap();
+    let out = dir.join(format!("probe-{n}.out"));
+    headless(
+        chromium,
+        &dir.join(format!("profile-probe-{n}")),
+        &[
+            "--dump-dom".to_string(),
+            "--window-size=1200,900".to_string(),
+            "--virtual-time-budget=5000".to_string(),
+        ],
+        &format!("file://{}#{url_tail}", probed.display()),
+        &out,
+    );
+    std::fs::read_to_string(&out).unwrap()
+}
+
+/// Where the map is on the page at 1200×900 at `url_tail`: `(left, top, css pixels per
+/// square)`, measured by the browser (the map's box), and the DOM.
+fn map_box(
+    chromium: &Path,
+    dir: &Path,
+    page: &Path,
+    url_tail: &str,
+    cols: f64,
+) -> (f64, f64, f64, String) {
+    let dom = probe(
+        chromium,
+        dir,
+        page,
+        url_tail,
+        r#"const r = document.getElementById("map").getBoundingClientRect();
+  document.body.dataset.probe = [r.left, r.top, r.width].join(",");"#,
+    );
+    let body = tags(&dom, "<body")[0];
+    let v: Vec<f64> = attr(body, "data-probe")
+        .expect("the probe ran")
+        .split(',')
+        .map(|x| x.parse().unwrap())
+        .collect();
+    (v[0], v[1], v[2] / cols, dom)
+}
+
+/// A 1200×900 screenshot of `page` at `url_tail`, kept as `target/test-artifacts/<name>`, decoded
+/// to RGB(A) rows: `(width, channels, pixels)`.
+fn screenshot(
+    chromium: &Path,
+    dir: &Path,
+    page: &Path,
+    url_tail: &str,
+    name: &str,
+) -> (usize, usize, Vec<u8>) {
+    let png_path = artifacts().join(name);
+    let _ = std::fs::remove_file(&png_path);
+    headless(
+        chromium,
+        &dir.join(format!("profile-shot-{name}")),
+        &[
+            format!("--screenshot={}", png_path.display()),
+            "--window-size=1200,900".to_string(),
+            "--virtual-time-budget=5000".to_string(),
+        ],
+        &format!("file://{}#{url_tail}", page.display()),
+        &dir.join(format!("shot-{name}.out")),
+    );
+    let decoder = png::Decoder::new(std::io::BufReader::new(
+        std::fs::File::open(&png_path).expect("the screenshot"),
+    ));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!((info.width, info.height), (1200, 900));
+    let channels = info.color_type.samples();
+    buf.truncate(info.buffer_size());
+    (info.width as usize, channels, buf)
+}
+
+/// The RGB of the pixel at CSS pixel `(x, y)` of a screenshot (device scale 1).
+fn pixel(px: &[u8], w: usize, ch: usize, x: f64, y: f64) -> [u8; 3] {
+    let at = (y.round() as usize * w + x.round() as usize) * ch;
+    [px[at], px[at + 1], px[at + 2]]
+}
+
+/// The colour `#rrggbb` as numbers.
+fn rgb(hex: &str) -> [u8; 3] {
+    let h = hex.trim_start_matches('#');
+    let c = |i: usize| u8::from_str_radix(&h[i..i + 2], 16).unwrap();
+    [c(0), c(2), c(4)]
+}
+
+/// The fill of the first `<circle` of the token of unit `index` in `dom` (its side colour).
+fn token_fill(dom: &str, index: usize) -> String {
+    let at = dom
+        .find(&format!("data-index=\"{index}\""))
+        .expect("the token");
+    let circle = &dom[at + dom[at..].find("<circle").unwrap()..];
+    attr(circle, "fill").unwrap().to_string()
+}
+
+/// The scenario and seed of an overlap: in the 4-vs-4 skirmish, seed 13, the orc stands on
+/// the square of the dead wolf-2 (listed after it: its token was drawn above, as dead
+/// witch_1 hid cleric_3 in the issue).
+const OVERLAP: (&str, u64) = ("skirmish_4v4", 13);
+
+/// A fight with spells: the casters' scenario, seed 3 (fireball, color spray, web…).
+const CASTERS: (&str, u64) = ("casters", 3);
+
+/// A dead combatant's token is drawn under a living one on the same square, not over it
+/// (issue 31: cleric_3 at full hp hidden under a dead token's cross). The screenshot's pixel
+/// beside the label, inside the living token's disc, is the living token's side colour.
+#[test]
+fn chromium_draws_the_living_above_the_dead_on_a_shared_square() {
+    let Some(chromium) = chromium() else {
+        return;
+    };
+    let dir = scratch("overlap");
+    let (page, doc) = scenario_page(&dir, OVERLAP.0, OVERLAP.1);
+    let units = doc["units"].as_array().unwrap();
+    let frames = doc["frames"].as_array().unwrap();
+    // The first step where a living combatant shares its square with a dead one of another
+    // side listed after it.
+    let (step, living, dead) = frames
+        .iter()
+        .enumerate()
+        .find_map(|(k, f)| {
+            let us = f["units"].as_array().unwrap();
+            (0..us.len()).find_map(|i| {
+                (i + 1..us.len())
+                    .find(|&j| {
+                        us[i]["life"] == "healthy"
+                            && us[j]["life"] == "dead"
+                            && us[i]["pos"] == us[j]["pos"]
+                            && units[i]["side"] != units[j]["side"]
+                            && units[i]["footprint"] == 1
+                    })
+                    .map(|j| (k, i, j))
+            })
+        })
+        .expect("a living combatant on a dead one's square");
+    let tail = format!("step={step}");
+    let (left, top, sq, dom) =
+        map_box(&chromium, &dir, &page, &tail, doc["cols"].as_f64().unwrap());
+    let body = tags(&dom, "<body")[0];
+    assert_eq!(attr(body, "data-step"), Some(step.to_string().as_str()));
+    let (w, ch, px) = screenshot(&chromium, &dir, &page, &tail, "replay-overlap.png");
+    let pos = &frames[step]["units"][living]["pos"];
+    let (r, c) = (pos[0].as_f64().unwrap(), pos[1].as_f64().unwrap());
+    // Inside the disc (radius 0.41 of a square), left of the label.
+    let (x, y) = (left + (c + 0.22) * sq, top + (r + 0.5) * sq);
+    let got = pixel(&px, w, ch, x, y);
+    let want = rgb(&token_fill(&dom, living));
+    let near = got.iter().zip(want).all(|(a, b)| a.abs_diff(b) <= 12);
+    assert!(
+        near,
+        "step {step}: the square of {} (living) and {} (dead) shows {got:?}, not the living \
+         token's {want:?}",
+        units[living]["id"], units[dead]["id"]
+    );
+}
+
+/// The document carries what the viewer draws beyond positions and hp: labels unique and
+/// prefix-free, each combatant's own threatened squares (within its side's, and together
+/// its side's), its conditions and spell effects, and the spell areas — each at the step of
+/// its transcript line, which names its spell and its number of squares.
+#[test]
+fn the_document_carries_labels_threats_effects_and_areas() {
+    let dir = scratch("doc-areas");
+    let (_, doc) = scenario_page(&dir, CASTERS.0, CASTERS.1);
+    let units = doc["units"].as_array().unwrap();
+    let labels: Vec<&str> = units.iter().map(|u| u["label"].as_str().unwrap()).collect();
+    for (i, a) in labels.iter().enumerate() {
+        for (j, b) in labels.iter().enumerate() {
+            assert!(i == j || !b.starts_with(a), "label {a} starts {b}");
+        }
+    }
+    let log = doc["log"].as_array().unwrap();
+    let (mut areas, mut effects) = (0, 0);
+    for f in doc["frames"].as_array().unwrap() {
+        for (side, sq) in f["threatened"].as_array().unwrap().iter().enumerate() {
+            let mut union: Vec<u64> = units
+                .iter()
+                .enumerate()
+                .filter(|(_, u)| u["side"] == side)
+                .flat_map(|(i, _)| f["units"][i]["threatens"].as_array().unwrap().clone())
+                .map(|v| v.as_u64().unwrap())
+                .collect();
+            union.sort();
+            union.dedup();
+            let side_sq: Vec<u64> = sq
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_u64().unwrap())
+                .collect();
+            assert_eq!(union, side_sq, "a side threatens what its members threaten");
+        }
+        for u in f["units"].as_array().unwrap() {
+            let fx = u["effects"].as_array().unwrap();
+            effects += fx.len();
+            let conds: Vec<&Value> = fx.iter().filter(|e| e["kind"] == "condition").collect();
+            assert_eq!(conds.len(), u["conditions"].as_array().unwrap().len());
+        }
+        let (a, b) = (
+            f["lines"][0].as_u64().unwrap(),
+            f["lines"][1].as_u64().unwrap(),
+        );
+        for area in f["areas"].as_array().unwrap() {
+            areas += 1;
+            let line = area["line"].as_u64().unwrap();
+            assert!(a <= line && line < b, "the area's line is the step's");
+            let msg = log[line as usize]["message"].as_str().unwrap();
+            let n = area["cells"].as_array().unwrap().len();
+            assert_eq!(
+                msg,
+                &format!(
+                    "{}: {n} squares{}",
+                    area["spell"].as_str().unwrap(),
+                    &msg[msg.find(" squares").unwrap() + 8..]
+                ),
+                "the line names the area's spell and size"
+            );
+            let caster = &units[area["caster"].as_u64().unwrap() as usize]["id"];
+            assert_eq!(&log[line as usize]["actor"], caster);
+        }
+    }
+    // Every area line of the transcript has its area.
+    let lines = log
+        .iter()
+        .filter(|l| {
+            let m = l["message"].as_str().unwrap();
+            m.contains(" squares, affects ")
+        })
+        .count();
+    assert_eq!(areas, lines, "one area per area line");
+    assert!(areas > 0, "the casters cast areas");
+    assert!(effects > 0, "and effects show");
+}
+
+/// In Chromium: a spell area is drawn at the step it is cast (one orange square per square,
+/// coloured on the screenshot, its spell named under the map), and the tokens and the
+/// panel carry the labels.
+#[test]
+fn chromium_draws_the_spell_area_of_a_step_and_the_labels() {
+    let Some(chromium) = chromium() else {
+        return;
+    };
+    let dir = scratch("areas");
+    let (page, doc) = scenario_page(&dir, CASTERS.0, CASTERS.1);
+    let units = doc["units"].as_array().unwrap();
+    let frames = doc["frames"].as_array().unwrap();
+    let cols = doc["cols"].as_u64().unwrap();
+    let step = frames
+        .iter()
+        .position(|f| !f["areas"].as_array().unwrap().is_empty())
+        .expect("a step with a spell area");
+    let f = &frames[step];
+    let area = &f["areas"][0];
+    let cells: Vec<u64> = area["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    let tail = format!("step={step}&threat=none");
+    let (left, top, sq, dom) = map_box(&chromium, &dir, &page, &tail, cols as f64);
+    let drawn = tags(&dom, "<rect class=\"area-sq");
+    let all: usize = f["areas"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["cells"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(
+        drawn.len(),
+        all,
+        "one square drawn per square of the step's areas"
+    );
+    let spell = area["spell"].as_str().unwrap();
+    assert!(
+        text_of(&dom, "<div id=\"areas-info\"").contains("Spell areas: ")
+            && dom.contains(&format!("<b>{spell}</b>")),
+        "the area is named under the map"
+    );
+    // On the screenshot: each of its squares free of tokens and of lasting areas is orange.
+    let (w, ch, px) = screenshot(&chromium, &dir, &page, &tail, "replay-area.png");
+    let occupied = |cell: u64| {
+        let (r, c) = ((cell / cols) as i64, (cell % cols) as i64);
+        f["units"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .enumerate()
+            .any(|(i, u)| {
+                let fp = units[i]["footprint"].as_i64().unwrap();
+                let (ur, uc) = (u["pos"][0].as_i64().unwrap(), u["pos"][1].as_i64().unwrap());
+                (ur..ur + fp).contains(&r) && (uc..uc + fp).contains(&c)
+            })
+            || f["zones"].as_array().unwrap().iter().any(|z| {
+                z["cells"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|v| v.as_u64() == Some(cell))
+            })
+    };
+    let free: Vec<u64> = cells.iter().copied().filter(|&c| !occupied(c)).collect();
+    assert!(!free.is_empty(), "some square of the area is free");
+    for cell in free {
+        let (r, c) = ((cell / cols) as f64, (cell % cols) as f64);
+        let got = pixel(&px, w, ch, left + (c + 0.25) * sq, top + (r + 0.25) * sq);
+        assert!(
+            got[0] as i32 > got[2] as i32 + 50 && got[0] as i32 > got[1] as i32 + 25,
+            "square ({r}, {c}) of {spell} at step {step} is not orange: {got:?}"
+        );
+    }
+    // Labels on the tokens and in the panel.
+    for (i, u) in units.iter().enumerate() {
+        let token = tags(&dom, "<g class=\"token")
+            .into_iter()
+            .find(|t| attr(t, "data-index") == Some(i.to_string().as_str()))
+            .unwrap();
+        assert_eq!(attr(token, "data-label"), u["label"].as_str());
+        assert!(tags(&dom, "<div class=\"unit")
+            .iter()
+            .any(|t| attr(t, "data-label") == u["label"].as_str()));
+    }
+}
+
+/// In Chromium: a click on a token selects its combatant and shows the squares it alone
+/// threatens (the document's `threatens`), and the keys step: ← → one step, Home, End, Space
+/// play / pause.
+#[test]
+fn chromium_shows_a_selected_combatants_threats_and_steps_by_key() {
+    let Some(chromium) = chromium() else {
+        return;
+    };
+    let dir = scratch("select");
+    let (page, doc) = scenario_page(&dir, CASTERS.0, CASTERS.1);
+    let units = doc["units"].as_array().unwrap();
+    let frames = doc["frames"].as_array().unwrap();
+    // A step and a combatant threatening squares, not all of its side's.
+    let (step, who) = frames
+        .iter()
+        .enumerate()
+        .find_map(|(k, f)| {
+            (0..units.len())
+                .find(|&i| {
+                    let own = f["units"][i]["threatens"].as_array().unwrap().len();
+                    let side = units[i]["side"].as_u64().unwrap() as usize;
+                    own > 0 && own < f["threatened"][side].as_array().unwrap().len()
+                })
+                .map(|i| (k, i))
+        })
+        .expect("a combatant threatening part of its side's squares");
+    let f = &frames[step];
+    let tail = format!("step={step}");
+    // A click on its token shows the squares it threatens, its own only; then the keys.
+    let js = format!(
+        r#"const b = document.body, t = document.getElementById("threat-layer");
+  document.querySelector('g.token[data-index="{who}"]').dispatchEvent(new MouseEvent("click"));
+  b.dataset.sel = t.dataset.unit + "," + t.dataset.squares + "," + t.querySelectorAll("rect").length;
+  const seen = [];
+  for (const k of ["Home", "ArrowRight", "ArrowRight", "ArrowLeft", "End", "ArrowLeft", " ", " "]) {{
+    document.dispatchEvent(new KeyboardEvent("keydown", {{ key: k, bubbles: true }}));
+    seen.push(b.dataset.step + ":" + document.getElementById("play").textContent);
+  }}
+  b.dataset.keys = seen.join(",");"#
+    );
+    let dom = probe(&chromium, &dir, &page, &tail, &js);
+    let body = tags(&dom, "<body")[0];
+    let n = f["units"][who]["threatens"].as_array().unwrap().len();
+    assert_eq!(
+        attr(body, "data-sel"),
+        Some(format!("{},{n},{n}", units[who]["id"].as_str().unwrap()).as_str()),
+        "the selected combatant's threatened squares"
+    );
+    let last = frames.len() - 1;
+    let keys = format!(
+        "0:play,1:play,2:play,1:play,{last}:play,{}:play,{}:pause,{}:play",
+        last - 1,
+        last - 1,
+        last - 1
+    );
+    assert_eq!(attr(body, "data-keys"), Some(keys.as_str()), "the keys");
 }

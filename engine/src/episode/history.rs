@@ -89,6 +89,27 @@ impl Episode {
         Ok((ep, steps))
     }
 
+    /// [`Episode::replay_with_steps`], with the spell areas resolved during the episode
+    /// ([`Episode::take_recorded_areas`]): `(episode, steps, areas)`.
+    ///
+    /// # Errors
+    /// [`ReplayError`], as [`Episode::replay`].
+    pub fn replay_with_steps_and_areas(
+        encounter: Arc<Encounter>,
+        dice: DiceSource,
+        controllers: &[Controller],
+        history: &[HistoryEntry],
+    ) -> Result<(Episode, Vec<Episode>, Vec<super::AreaCast>), ReplayError> {
+        let mut ep = Episode::with_dice(encounter, dice, controllers);
+        ep.record_steps();
+        ep.replay_history(history)?;
+        ep.advance();
+        let steps = ep.take_steps();
+        let areas = ep.take_recorded_areas();
+        ep.steps = None;
+        Ok((ep, steps, areas))
+    }
+
     /// Submit every entry of `history` at its decision (advancing before each), without the
     /// final advance.
     pub(crate) fn replay_history(&mut self, history: &[HistoryEntry]) -> Result<(), ReplayError> {

@@ -124,6 +124,19 @@ fn frame_heap(f: &Frame) -> usize {
     }
 }
 
+/// Heap bytes of recorded spell areas (their records, names and squares).
+fn area_casts_bytes(areas: &[super::AreaCast]) -> u64 {
+    areas
+        .iter()
+        .map(|a| {
+            (size_of::<super::AreaCast>()
+                + a.spell.len()
+                + a.shape.len()
+                + a.cells.len() * size_of::<Cell>()) as u64
+        })
+        .sum()
+}
+
 impl Episode {
     /// Bytes of heap this episode holds beyond the shared encounter: an estimate (sizes of
     /// the values and of their lists' elements by length, strings by length; allocator
@@ -158,6 +171,7 @@ impl Episode {
                     .chain(r.pending.as_deref())
                     .map(Episode::memory_bytes_recount)
                     .sum::<u64>()
+                + area_casts_bytes(&r.areas)
         });
         self.bounded_bytes() + log + history + steps
     }
@@ -187,6 +201,7 @@ impl Episode {
                     .chain(r.pending.as_deref())
                     .map(Episode::memory_bytes)
                     .sum::<u64>()
+                + area_casts_bytes(&r.areas)
         })
     }
 

@@ -220,6 +220,36 @@ pub(crate) struct StepRecording {
     logged: usize,
     /// The last step's copy, refreshed until the next step begins.
     pending: Option<Box<Episode>>,
+    /// The spell areas resolved while recording ([`Episode::take_recorded_areas`]).
+    pub(crate) areas: Vec<AreaCast>,
+}
+
+/// A spell area resolved while the episode was recording its steps
+/// ([`Episode::record_steps`]): what a replay viewer draws on the map. Recorded beside play,
+/// never read by it (play, dice and snapshots are the same with or without the record).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AreaCast {
+    /// Index in the transcript of the line that reports the area
+    /// (`"{spell}: {n} squares, affects …"`).
+    pub line: usize,
+    /// The caster.
+    pub caster: CombatantId,
+    /// The spell's name.
+    pub spell: String,
+    /// `burst`, `spread`, `emanation`, `cone`, `line` or `cylinder` (the spell's
+    /// `area.shape`).
+    pub shape: String,
+    /// Radius (burst, spread, emanation, cylinder) or length (cone, line), in feet.
+    pub size_ft: u32,
+    /// The grid intersection a burst-like area starts from (`[row, col]` in square lines,
+    /// 0 at the top-left edge of the map); `None` for a cone or a line (they start from a
+    /// corner of the caster's square toward `toward`).
+    pub origin: Option<[i32; 2]>,
+    /// The aimed square of a cone or a line (`None` for a burst-like area).
+    pub toward: Option<Cell>,
+    /// The area's squares (`[row, col]`), as the engine resolved them (CRB — Magic: Aiming a
+    /// Spell, Area).
+    pub cells: Vec<Cell>,
 }
 
 impl Episode {
@@ -279,6 +309,7 @@ impl Episode {
                 snapshots: Vec::new(),
                 logged: self.log.len(),
                 pending: None,
+                areas: Vec::new(),
             }));
         }
     }
@@ -297,6 +328,15 @@ impl Episode {
                 out.extend(r.pending.take().map(|p| *p));
                 out
             })
+            .unwrap_or_default()
+    }
+
+    /// The spell areas resolved since [`Episode::record_steps`], oldest first (each with the
+    /// index of its transcript line); empty when not recording. Recording goes on.
+    pub fn take_recorded_areas(&mut self) -> Vec<AreaCast> {
+        self.steps
+            .as_mut()
+            .map(|r| std::mem::take(&mut r.areas))
             .unwrap_or_default()
     }
 

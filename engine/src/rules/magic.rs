@@ -785,6 +785,7 @@ pub(crate) fn resolve(
                 hit.sort_by_key(|&t| (hit_dice(ep, t), t.0));
             }
             let origin = area_origin(ep, a, &spell, target, at);
+            record_area(ep, a, &spell, &cells, origin, target, at);
             let ids: Vec<String> = hit.iter().map(|&t| ep.id_of(t).to_string()).collect();
             ep.log_turn(
                 a,
@@ -830,6 +831,49 @@ pub(crate) fn resolve(
                 affect(ep, a, t, si, 1, &mut pool, true, origin, mm, &mut rolls);
             }
         }
+    }
+}
+
+/// While the episode records its steps for a viewer ([`Episode::record_steps`]): keep the
+/// area about to be reported on the next transcript line. Reads nothing play depends on and
+/// changes nothing but the recording.
+fn record_area(
+    ep: &mut Episode,
+    a: CombatantId,
+    spell: &SpellSpec,
+    cells: &[Cell],
+    origin: Option<crate::geometry::areas::Corner>,
+    target: Option<CombatantId>,
+    at: Option<Cell>,
+) {
+    if ep.steps.is_none() {
+        return;
+    }
+    let Some(area) = spell.area else { return };
+    let line = ep.log.len();
+    let (origin, toward) = match area.shape {
+        AreaShape::Cone | AreaShape::Line => (None, at.or(target.map(|t| ep.st[idx(t)].pos))),
+        _ => (origin.map(|o| [o.row, o.col]), None),
+    };
+    let shape = match area.shape {
+        AreaShape::Burst => "burst",
+        AreaShape::Spread => "spread",
+        AreaShape::Emanation => "emanation",
+        AreaShape::Cone => "cone",
+        AreaShape::Line => "line",
+        AreaShape::Cylinder => "cylinder",
+    };
+    if let Some(rec) = ep.steps.as_mut() {
+        rec.areas.push(crate::episode::AreaCast {
+            line,
+            caster: a,
+            spell: spell.name.clone(),
+            shape: shape.to_string(),
+            size_ft: area.size_ft,
+            origin,
+            toward,
+            cells: cells.to_vec(),
+        });
     }
 }
 
