@@ -65,10 +65,14 @@
 //!   (default: the side of the first swept combatant, else the first side; ties: lower
 //!   placement index first). Each placement's rank-side win rate has its Wilson score
 //!   interval at 3σ; each is compared with the best by a one-sided Fisher exact test
-//!   ([`fisher_one_sided`], exact near 0 and 1 where a z-test is wrong), with Holm's
-//!   step-down correction over the comparisons ([`holm_reject`], family-wise error rate
-//!   [`BEST_SET_ALPHA`]); the placements it does not reject, with the best, are the **best
-//!   set**: not distinguishable from the best. The z statistic ([`z_two_proportions`]) is kept
+//!   ([`fisher_one_sided`], exact near 0 and 1 where a z-test is wrong), with a Bonferroni
+//!   correction over the `k − 1` comparisons ([`BEST_SET_ALPHA`]` / (k − 1)`); the placements
+//!   it does not reject, with the best, are the **best set**: not distinguishable from the
+//!   best. It contains the truly best placement with probability ≥ 1 − [`BEST_SET_ALPHA`]:
+//!   the truly best is left out only if a one-sided test of some other placement against it
+//!   rejects at level α/(k − 1), and there are k − 1 of those (union bound). Holm's
+//!   step-down, which would reject more, has no such guarantee here: the reference (the
+//!   observed best) is chosen from the data, so its hypotheses are not fixed in advance. The z statistic ([`z_two_proportions`]) is kept
 //!   as information.
 
 use crate::heatmap::{Heatmap, HeatmapCell, HeatmapMarker};
@@ -232,26 +236,8 @@ pub fn fisher_one_sided(x1: u64, n1: u64, x2: u64, n2: u64) -> f64 {
     (tail / total).clamp(0.0, 1.0)
 }
 
-/// Holm's step-down procedure (Holm 1979) at family-wise error rate `alpha`: which of the
-/// hypotheses with these p-values are rejected. Sorted ascending, the `j`-th smallest
-/// (1-based) of `m` is rejected while `p ≤ alpha / (m − j + 1)`; the first that is not stops
-/// the procedure (ties keep their input order).
-pub fn holm_reject(p_values: &[f64], alpha: f64) -> Vec<bool> {
-    let m = p_values.len();
-    let mut order: Vec<usize> = (0..m).collect();
-    order.sort_by(|&a, &b| p_values[a].total_cmp(&p_values[b]).then(a.cmp(&b)));
-    let mut rejected = vec![false; m];
-    for (j, &i) in order.iter().enumerate() {
-        if p_values[i] <= alpha / (m - j) as f64 {
-            rejected[i] = true;
-        } else {
-            break;
-        }
-    }
-    rejected
-}
-
-/// The family-wise error rate of the comparisons with the best placement (Holm).
+/// The error rate of the best set: it misses the truly best placement with probability at most
+/// this (Bonferroni over the comparisons with the observed best; see the module documentation).
 pub const BEST_SET_ALPHA: f64 = 0.05;
 
 // ---------------------------------------------------------------------------------------------
@@ -1726,15 +1712,15 @@ pub struct PlacementRow {
     /// of the rank side against this one's; 0 for the best itself. See
     /// [`z_two_proportions`]. Informative only: the verdict is [`PlacementRow::in_best_set`].
     pub z_vs_best: f64,
-    /// Shown worse than the best by Holm's procedure ([`SIGNIFICANCE`]): the negation of
-    /// [`PlacementRow::in_best_set`]. (Before the Holm correction this flag was `z ≥ 3`.)
+    /// Shown worse than the best ([`SIGNIFICANCE`]): the negation of
+    /// [`PlacementRow::in_best_set`]. (Before the correction this flag was `z ≥ 3`.)
     pub significantly_worse: bool,
     /// One-sided Fisher exact p-value of "the best placement's rank-side win rate is higher
     /// than this one's" ([`fisher_one_sided`]); 1 for the best itself.
     pub p_vs_best: f64,
     /// Not distinguishable from the best: the best itself, and every placement whose
-    /// comparison with the best Holm's procedure does not reject at family-wise error
-    /// [`BEST_SET_ALPHA`].
+    /// one-sided exact p-value against the best is above [`BEST_SET_ALPHA`]` / (k − 1)`
+    /// (Bonferroni over the `k − 1` comparisons).
     pub in_best_set: bool,
 }
 
@@ -1824,7 +1810,8 @@ pub struct SweepReport {
     /// The best set: placement indices not distinguishable from the best (the best first,
     /// then in ranking order; see [`PlacementRow::in_best_set`]).
     pub best_set: Vec<u64>,
-    /// The family-wise error rate of the Holm-corrected comparisons ([`BEST_SET_ALPHA`]).
+    /// The best set's error rate ([`BEST_SET_ALPHA`]): it misses the truly best placement with
+    /// at most this probability.
     pub best_set_alpha: f64,
     /// Placements by placement index.
     pub placements: Vec<PlacementRow>,
@@ -1846,10 +1833,11 @@ full product, before exclusions and sampling";
 
 /// The significance test, in words (stamped into reports).
 pub const SIGNIFICANCE: &str = "one-sided Fisher exact test of each placement against the best \
-one (rank side's wins: is the best's win rate higher?), Holm's step-down correction over the \
-comparisons (family-wise error rate 0.05); the best set is the best placement and every \
-placement not rejected: not distinguishable from the best. The best is the highest of noisy \
-estimates, so its own rate is biased upwards: read its Wilson interval";
+one (rank side's wins: is the best's win rate higher?), Bonferroni correction over the k-1 \
+comparisons (a placement is out when p <= 0.05/(k-1)); the best set is the best placement and \
+every placement not out: not distinguishable from the best; it contains the truly best \
+placement with probability >= 95% (union bound over the comparisons with it). The best is the \
+highest of noisy estimates, so its own rate is biased upwards: read its Wilson interval";
 
 /// Check `results` against `plan` and build the report: every placement of the plan exactly
 /// once (any order), each matching the plan (product index, starts, runs, side count, counts
@@ -1950,7 +1938,7 @@ pub fn assemble_report(
     for (r, &k) in ranking.iter().enumerate() {
         rank[k] = r as u64 + 1;
     }
-    // One-sided exact p-values against the best, Holm-corrected over the other placements.
+    // One-sided exact p-values against the best, Bonferroni over the other placements.
     let p_vs_best: Vec<f64> = results
         .iter()
         .map(|r| {
@@ -1966,15 +1954,10 @@ pub fn assemble_report(
             }
         })
         .collect();
-    let others: Vec<usize> = (0..n).filter(|&k| k != best).collect();
-    let mut worse = vec![false; n];
-    let rejected = holm_reject(
-        &others.iter().map(|&k| p_vs_best[k]).collect::<Vec<_>>(),
-        BEST_SET_ALPHA,
-    );
-    for (&k, r) in others.iter().zip(rejected) {
-        worse[k] = r;
-    }
+    let threshold = BEST_SET_ALPHA / n.saturating_sub(1).max(1) as f64;
+    let worse: Vec<bool> = (0..n)
+        .map(|k| k != best && p_vs_best[k] <= threshold)
+        .collect();
     let placements: Vec<PlacementRow> = results
         .iter()
         .zip(&plan.placements)
@@ -2276,7 +2259,7 @@ impl SweepReport {
     /// side's win rate and its Wilson 3σ interval, the other sides' win rates, draws, mean
     /// rounds, the one-sided Fisher exact p-value against the best and whether the placement
     /// is in the best set; then the best set (placements not distinguishable from the best,
-    /// Holm-corrected).
+    /// Bonferroni-corrected).
     ///
     /// Strings that come from the spec, the request, the data files or the command line
     /// (origin, description, map, side and combatant names, reasons) are written with their
@@ -2478,32 +2461,40 @@ impl SweepReport {
             ),
         ));
         let others_count = self.placements.len().saturating_sub(1) as u64;
-        let alpha = format!(
-            "{}{}%",
-            t.num(self.best_set_alpha * 100.0, 0),
-            if fr { "\u{202f}" } else { "" }
-        );
+        let pct0 = |x: f64| {
+            format!(
+                "{}{}%",
+                t.num(x * 100.0, 0),
+                if fr { "\u{202f}" } else { "" }
+            )
+        };
+        let alpha = pct0(self.best_set_alpha);
+        let confidence = pct0(1.0 - self.best_set_alpha);
         if fr {
             s.push_str(&format!(
                 "Classement{NBSP}: par le taux de victoire de {}, le meilleur d'abord.\n\
                  Statistiques{NBSP}: intervalle de Wilson à 3σ par placement{NNBSP}; chaque placement \
-                 comparé au meilleur par un test exact de Fisher unilatéral,\n  correction de Holm sur \
-                 les {} comparaisons (risque d'erreur global {alpha}){NNBSP}; «{NBSP}meilleur \
-                 ensemble{NBSP}» = le meilleur et les placements\n  qui ne s'en distinguent pas. Le \
-                 meilleur est le plus haut de taux bruités{NNBSP}: son taux est surestimé, lire son intervalle.\n\n",
+                 comparé au meilleur par un test exact de Fisher unilatéral,\n  correction de \
+                 Bonferroni sur les {} comparaisons (exclu si p ≤ {alpha}/{}){NNBSP}; «{NBSP}meilleur \
+                 ensemble{NBSP}» = le meilleur et les placements\n  qui ne s'en distinguent pas{NNBSP}; il \
+                 contient le vrai meilleur avec une probabilité d'au moins {confidence}. Le meilleur \
+                 est le plus haut\n  de taux bruités{NNBSP}: son taux est surestimé, lire son intervalle.\n\n",
                 esc(&self.rank_side),
-                t.int(others_count)
+                t.int(others_count),
+                t.int(others_count.max(1))
             ));
         } else {
             s.push_str(&format!(
                 "Ranking: by the win rate of {}, best first.\n\
                  Statistics: Wilson score interval at 3σ per placement; each placement compared \
-                 with the best by a one-sided Fisher exact test,\n  Holm correction over the {} \
-                 comparisons (family-wise error rate {alpha}); \"best set\" = the best and the \
-                 placements\n  not distinguishable from it. The best is the highest of noisy \
-                 rates: its rate is biased upwards, read its interval.\n\n",
+                 with the best by a one-sided Fisher exact test,\n  Bonferroni correction over \
+                 the {} comparisons (out when p ≤ {alpha}/{}); \"best set\" = the best and the \
+                 placements not distinguishable from it;\n  it contains the truly best placement \
+                 with probability ≥ {confidence}. The best is the highest of noisy rates: its rate \
+                 is biased upwards,\n  read its interval.\n\n",
                 esc(&self.rank_side),
-                t.int(others_count)
+                t.int(others_count),
+                t.int(others_count.max(1))
             ));
         }
 
@@ -2612,13 +2603,13 @@ impl SweepReport {
         s.push('\n');
         s.push_str(&if fr {
             format!(
-                "Meilleur ensemble (ne se distinguent pas du meilleur, #{}, correction de Holm à {alpha}){NBSP}: {} sur {total}{NBSP}: {list}\n",
+                "Meilleur ensemble (ne se distinguent pas du meilleur, #{}, correction de Bonferroni, {confidence} de confiance){NBSP}: {} sur {total}{NBSP}: {list}\n",
                 self.best,
                 t.int(self.best_set.len() as u64),
             )
         } else {
             format!(
-                "Best set (not distinguishable from the best, #{}, Holm correction at {alpha}): {} of {total}: {list}\n",
+                "Best set (not distinguishable from the best, #{}, Bonferroni correction, {confidence} confidence): {} of {total}: {list}\n",
                 self.best,
                 t.int(self.best_set.len() as u64),
             )
@@ -3078,30 +3069,6 @@ mod tests {
         assert_eq!(fisher_one_sided(1, 0, 1, 2), 1.0);
     }
 
-    /// Holm (1979): step-down, stopping at the first non-rejection.
-    #[test]
-    fn holm_step_down() {
-        // m = 4: thresholds 0.0125, 0.0167, 0.025, 0.05.
-        assert_eq!(
-            holm_reject(&[0.01, 0.04, 0.03, 0.005], 0.05),
-            vec![true, false, false, true]
-        );
-        assert_eq!(
-            holm_reject(&[0.01, 0.04, 0.02, 0.005], 0.05),
-            vec![true, true, true, true]
-        );
-        assert_eq!(
-            holm_reject(&[0.02, 0.04, 0.03, 0.005], 0.05),
-            vec![false, false, false, true]
-        );
-        // Bonferroni would keep 0.02 (> 0.0125); Holm rejects it at the third step.
-        assert_eq!(
-            holm_reject(&[0.001, 0.002, 0.02, 0.5], 0.05),
-            vec![true, true, true, false]
-        );
-        assert!(holm_reject(&[], 0.05).is_empty());
-    }
-
     #[test]
     fn z_test_hand_computed() {
         // 600/1000 vs 520/1000: p = 0.56, se = √(0.56·0.44·0.002) = 0.0221991, z = 3.6037.
@@ -3520,17 +3487,17 @@ mod tests {
         );
         assert!(text.contains("one-sided Fisher exact test"), "{text}");
         assert!(
-            text.contains("Holm correction over the 6 comparisons"),
+            text.contains("Bonferroni correction over the 6 comparisons (out when p ≤ 5%/6)"),
             "{text}"
         );
-        // Holm at 5 % over the 6 comparisons: the sorted p-values of #5, #4, #0 pass
-        // 0.05/6, 0.05/5, 0.05/4; #2 (560 vs 600 of 1000, p = 0.039) fails 0.05/3.
+        // Bonferroni over the 6 comparisons: #5, #4, #0 have p ≤ 0.05/6; #2 (560 vs 600 of
+        // 1000, p = 0.039) does not.
         assert_eq!(r.best_set, vec![1, 3, 6, 2]);
         assert!(r.placements[2].in_best_set && !r.placements[0].in_best_set);
         assert!((r.placements[2].p_vs_best - 0.039).abs() < 0.001);
         assert_eq!(r.placements[1].p_vs_best, 1.0);
         assert!(text.contains(
-            "Best set (not distinguishable from the best, #1, Holm correction at 5%): 4 of 7 \
+            "Best set (not distinguishable from the best, #1, Bonferroni correction, 95% confidence): 4 of 7 \
              placements: #1, #3, #6, #2\n"
         ));
         // The best square has the Wilson interval, not the normal band.
@@ -3540,7 +3507,7 @@ mod tests {
         );
         // French: French words and typography.
         let fr = r.render_text_lang(Lang::Fr);
-        assert!(fr.contains("Meilleur ensemble (ne se distinguent pas du meilleur, #1, correction de Holm à 5\u{202f}%)\u{a0}: 4 sur 7 placements\u{a0}: #1, #3, #6, #2\n"), "{fr}");
+        assert!(fr.contains("Meilleur ensemble (ne se distinguent pas du meilleur, #1, correction de Bonferroni, 95\u{202f}% de confiance)\u{a0}: 4 sur 7 placements\u{a0}: #1, #3, #6, #2\n"), "{fr}");
         assert!(
             fr.contains("60,0\u{202f}%  [55,3\u{202f}%\u{202f}; 64,5\u{202f}%]"),
             "{fr}"

@@ -249,7 +249,7 @@ fn sweep_by_name_in_french() {
         out.contains("Meilleur ensemble (ne se distinguent pas du meilleur, #"),
         "{out}"
     );
-    assert!(out.contains("correction de Holm"), "{out}");
+    assert!(out.contains("correction de Bonferroni"), "{out}");
     assert!(!out.contains(" :") && !out.contains("Best set"), "{out}");
     let svg = std::fs::read_to_string(dir.join("heatmap-goblin.svg")).unwrap();
     assert!(svg.contains("colour scale fitted to the data"));
