@@ -2,13 +2,19 @@
 //! position sweeps (`pf1e-sim sweep`).
 //!
 //! ```text
-//! pf1e-sim --map MAP --side NAME FILE... [--side NAME FILE...] [--runs 1000] [--seed 1]
-//!          [--round-cap 100] [--transcript] [--simple-monster-death] [--lang fr|en]
-//!          [--format text|json] [--threads N] [--tactics SIDE=FILE]... [--replay-html FILE]
+//! pf1e-sim (--scenario NAME|FILE | --map MAP --side NAME FILE... [--side NAME FILE...])
+//!          [--runs 1000] [--seed 1] [--round-cap N] [--transcript] [--simple-monster-death]
+//!          [--lang en|fr] [--format text|json] [--threads N] [--tactics SIDE=FILE]...
+//!          [--replay-html FILE] [--data-dir DIR]
 //! pf1e-sim sweep SPEC --out DIR [--runs N] [--seed S] [--threads N] [--format text|json]
-//!          [--data-dir DIR]
+//!          [--lang en|fr] [--data-dir DIR]
 //! pf1e-sim replay TRANSCRIPT [--out FILE] [--data-dir DIR]
 //! ```
+//!
+//! MAP, the combatant FILEs, the tactics FILEs, `--scenario` and SPEC are files, or names of
+//! the data directory's `maps/`, `monsters/` (then `pcs/`), `tactics/`, `scenarios/` and
+//! `sweeps/` (an argument naming an existing file is that file); an unknown name exits 2
+//! naming the flag and the close names.
 //!
 //! `--replay-html FILE` writes the replay viewer page ([`pf1e_env_server::replay`]) of the
 //! first combat (seed `--seed`); `replay` writes it for an ExportTranscript document
