@@ -4,8 +4,13 @@
 //! text layers of a map YAML) with impassable squares drawn dark grey, squares that are not
 //! evaluated drawn light grey, and evaluated squares ([`HeatmapCell`]) coloured on the viridis
 //! scale by their value, a proportion in `[0, 1]` (a win rate), with the percentage written in
-//! the square when the square is big enough. A colour bar (0–100 %), the title and the
-//! row/column indices complete the picture.
+//! the square when the square is big enough. The map's terrain is drawn over it (difficult
+//! terrain hatched, high ground marked with a corner triangle) and the [`HeatmapMarker`]s
+//! (the enemies' start squares) as red discs. The colour scale is **fitted to the data**
+//! ([`fitted_scale`]: the values' range widened to whole 5 % steps, at least 10 points wide),
+//! so that 55 % and 63 % get distinct colours; the colour bar shows that scale with its
+//! ticks, and a line under the legend says it. The title and the row/column indices complete
+//! the picture.
 //!
 //! Rendering is pure Rust: text uses the bundled DejaVu Sans font
 //! (`env-server/assets/fonts/DejaVuSans.ttf`, Bitstream Vera licence, see
@@ -59,6 +64,51 @@ pub struct Heatmap {
     pub cells: Vec<HeatmapCell>,
     /// Label of the colour bar, e.g. `"players win rate"`.
     pub value_label: String,
+    /// Difficult terrain `(row, col)` (CRB — Movement: Difficult Terrain), drawn hatched.
+    pub difficult: Vec<(i32, i32)>,
+    /// Squares above the map's lowest elevation `(row, col)`, marked with a corner triangle.
+    pub elevated: Vec<(i32, i32)>,
+    /// Marked squares, e.g. the enemies' start squares, drawn as red discs.
+    pub markers: Vec<HeatmapMarker>,
+}
+
+/// A marked square of a heatmap (an enemy's start square).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct HeatmapMarker {
+    /// Row of the square, in 5-ft squares.
+    pub row: i32,
+    /// Column of the square, in 5-ft squares.
+    pub col: i32,
+    /// What is there (a combatant id), written in the disc when the square is big enough
+    /// (its first two characters).
+    pub label: String,
+}
+
+/// The colour scale of values `values` (proportions in `[0, 1]`): from the smallest value
+/// rounded down to a whole 5 % to the largest rounded up, widened around its middle to at
+/// least 10 points (within `[0, 1]`); `[0, 1]` without values.
+pub fn fitted_scale(values: impl IntoIterator<Item = f64>) -> [f64; 2] {
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for v in values {
+        lo = lo.min(v);
+        hi = hi.max(v);
+    }
+    if !lo.is_finite() || !hi.is_finite() {
+        return [0.0, 1.0];
+    }
+    // Whole percents first, so that 0.55 (0.5500000000000000444) stays 55 %.
+    let (lo_pct, hi_pct) = ((lo * 100.0).round() as i64, (hi * 100.0).round() as i64);
+    let mut lo_pct = (lo_pct.div_euclid(5) * 5).clamp(0, 100);
+    let mut hi_pct = ((hi_pct + 4).div_euclid(5) * 5).clamp(0, 100);
+    while hi_pct - lo_pct < 10 {
+        if lo_pct > 0 {
+            lo_pct -= 5;
+        }
+        if hi_pct - lo_pct < 10 && hi_pct < 100 {
+            hi_pct += 5;
+        }
+    }
+    [lo_pct as f64 / 100.0, hi_pct as f64 / 100.0]
 }
 
 /// Why a heatmap could not be rendered.
@@ -238,6 +288,18 @@ fn validate(h: &Heatmap) -> Result<Vec<Square>, HeatmapError> {
             squares[idx(r, c)] = Square::Wall(i);
         }
     }
+    for (field, list) in [("difficult", &h.difficult), ("elevated", &h.elevated)] {
+        for (i, &(r, c)) in list.iter().enumerate() {
+            if !in_grid(r, c) {
+                return Err(invalid(format!("{field}[{i}]"), outside(r, c)));
+            }
+        }
+    }
+    for (i, m) in h.markers.iter().enumerate() {
+        if !in_grid(m.row, m.col) {
+            return Err(invalid(format!("markers[{i}]"), outside(m.row, m.col)));
+        }
+    }
     for (i, cell) in h.cells.iter().enumerate() {
         let (r, c) = (cell.row, cell.col);
         if !in_grid(r, c) {
@@ -283,6 +345,8 @@ const EMPTY: RGBColor = RGBColor(232, 232, 232);
 const GRID_LINE: RGBColor = RGBColor(255, 255, 255);
 const FRAME: RGBColor = RGBColor(150, 150, 150);
 const TEXT: RGBColor = RGBColor(32, 32, 32);
+const HATCH: RGBColor = RGBColor(90, 60, 30);
+const MARKER: RGBColor = RGBColor(214, 39, 40);
 
 /// Viridis (matplotlib) sampled at 0.0, 0.1, …, 1.0; interpolated linearly in between.
 const VIRIDIS: [(u8, u8, u8); 11] = [
@@ -387,11 +451,22 @@ struct Layout {
     tick_x: i32,
     label_x: i32,
     legend_y: i32,
-    legend_text_w: [i32; 2],
+    legend_text_w: Vec<i32>,
+    /// The colour scale (see [`fitted_scale`]).
+    scale: [f64; 2],
+    /// The line saying the scale, under the legend.
+    scale_note: String,
+    scale_note_y: i32,
 }
 
 const MARGIN: i32 = 16;
-const LEGEND: [&str; 2] = ["impassable", "not evaluated"];
+const LEGEND: [&str; 5] = [
+    "impassable",
+    "not evaluated",
+    "difficult terrain",
+    "high ground",
+    "enemy start",
+];
 const MAX_IMAGE_SIDE: i32 = 2000;
 const TITLE_MIN_WIDTH: i32 = 720;
 
@@ -453,12 +528,20 @@ impl Layout {
         let ticks_w = text_width("100%", axis_size)?;
         let label_x = tick_x + ticks_w + 10 + (axis_size * 0.5) as i32;
         let right = label_x + (axis_size * 0.5) as i32 + MARGIN;
-        let legend_text_w = [
-            text_width(LEGEND[0], axis_size)?,
-            text_width(LEGEND[1], axis_size)?,
-        ];
-        let legend_right = grid_x + 2 * (14 + 6 + 20) + legend_text_w[0] + legend_text_w[1];
-        let content_w = right.max(legend_right + MARGIN);
+        let legend_text_w = LEGEND
+            .iter()
+            .map(|t| text_width(t, axis_size))
+            .collect::<Result<Vec<i32>, _>>()?;
+        let legend_right =
+            grid_x + LEGEND.len() as i32 * (14 + 6 + 20) + legend_text_w.iter().sum::<i32>();
+        let scale = fitted_scale(h.cells.iter().map(|c| c.value));
+        let scale_note = format!(
+            "colour scale fitted to the data: {} to {}",
+            percent(scale[0]),
+            percent(scale[1])
+        );
+        let note_right = grid_x + text_width(&scale_note, axis_size)?;
+        let content_w = right.max(legend_right + MARGIN).max(note_right + MARGIN);
 
         // The title: a short title may widen a narrow picture up to TITLE_MIN_WIDTH; a longer
         // one is wrapped at spaces (and at its own line breaks) to the picture's width.
@@ -486,7 +569,8 @@ impl Layout {
         let label_w = text_width(&h.value_label, axis_size)?;
         let bar_h = grid_h.max(160).max(label_w + 8);
         let legend_y = grid_y + grid_h.max(bar_h) + 20;
-        let height = legend_y + (axis_size as i32) / 2 + MARGIN;
+        let scale_note_y = legend_y + axis_size as i32 + 10;
+        let height = scale_note_y + (axis_size as i32) / 2 + MARGIN;
 
         Ok(Layout {
             width: width as u32,
@@ -509,6 +593,9 @@ impl Layout {
             label_x,
             legend_y,
             legend_text_w,
+            scale,
+            scale_note,
+            scale_note_y,
         })
     }
 }
@@ -586,7 +673,7 @@ fn draw<DB: DrawingBackend>(
         match *sq {
             Square::Wall(_) => root.draw(&Rectangle::new(square(r, col), WALL.filled()))?,
             Square::Valued(k) => {
-                let colour = viridis(h.cells[k].value);
+                let colour = viridis(on_scale(h.cells[k].value, l.scale));
                 root.draw(&Rectangle::new(square(r, col), colour.filled()))?;
                 if let Some(size) = l.value_size {
                     label(
@@ -602,6 +689,37 @@ fn draw<DB: DrawingBackend>(
                 }
             }
             Square::Empty => {}
+        }
+    }
+    // Terrain over the colours: difficult terrain hatched, high ground a corner triangle.
+    for &(r, col) in &h.difficult {
+        if matches!(squares[(r * h.cols + col) as usize], Square::Wall(_)) {
+            continue;
+        }
+        hatch(root, square(r, col), c)?;
+    }
+    for &(r, col) in &h.elevated {
+        if matches!(squares[(r * h.cols + col) as usize], Square::Wall(_)) {
+            continue;
+        }
+        corner(root, square(r, col)[0], c)?;
+    }
+    // The markers (enemies' start squares).
+    for m in &h.markers {
+        let centre = (gx + m.col * c + c / 2, gy + m.row * c + c / 2);
+        disc(root, centre, c)?;
+        if c >= 24 {
+            let text: String = m.label.chars().take(2).collect();
+            label(
+                root,
+                &text,
+                centre,
+                (c as f64 * 0.3).min(13.0),
+                RGBColor(255, 255, 255),
+                HPos::Center,
+                false,
+                shift,
+            )?;
         }
     }
     // Square boundaries, when squares are big enough for them to help.
@@ -647,7 +765,7 @@ fn draw<DB: DrawingBackend>(
         )?;
     }
 
-    // Colour bar: 100 % at the top, 0 % at the bottom.
+    // Colour bar: the top of the scale at the top, its bottom at the bottom.
     let (bx, by, bw, bh) = (l.bar_x, l.bar_y, l.bar_w, l.bar_h);
     let strips = bh.min(100);
     for s in 0..strips {
@@ -660,13 +778,14 @@ fn draw<DB: DrawingBackend>(
         ))?;
     }
     root.draw(&Rectangle::new([(bx, by), (bx + bw, by + bh)], FRAME))?;
-    for pct in [0, 25, 50, 75, 100] {
-        let y = by + bh - (bh * pct) / 100;
+    for q in 0..=4 {
+        let y = by + bh - (bh * q) / 4;
         root.draw(&PathElement::new(
             vec![(bx + bw, y), (bx + bw + 4, y)],
             TEXT,
         ))?;
-        let text = format!("{pct}%");
+        let value = l.scale[0] + (l.scale[1] - l.scale[0]) * f64::from(q) / 4.0;
+        let text = percent(value);
         label(
             root,
             &text,
@@ -690,15 +809,27 @@ fn draw<DB: DrawingBackend>(
         shift,
     )?;
 
-    // Legend for the squares without a value.
+    // Legend: squares without a value, terrain, markers; then the scale.
     let mut x = gx;
-    for (i, (text, colour)) in LEGEND.iter().zip([WALL, EMPTY]).enumerate() {
+    for (i, text) in LEGEND.iter().enumerate() {
         let y = l.legend_y;
-        root.draw(&Rectangle::new(
-            [(x, y - 7), (x + 14, y + 7)],
-            colour.filled(),
-        ))?;
-        root.draw(&Rectangle::new([(x, y - 7), (x + 14, y + 7)], FRAME))?;
+        let swatch = [(x, y - 7), (x + 14, y + 7)];
+        match i {
+            0 => root.draw(&Rectangle::new(swatch, WALL.filled()))?,
+            1 => root.draw(&Rectangle::new(swatch, EMPTY.filled()))?,
+            2 => {
+                root.draw(&Rectangle::new(swatch, BACKGROUND.filled()))?;
+                hatch(root, swatch, 14)?;
+            }
+            3 => {
+                root.draw(&Rectangle::new(swatch, BACKGROUND.filled()))?;
+                corner(root, swatch[0], 14)?;
+            }
+            _ => disc(root, (x + 7, y), 14)?,
+        }
+        if i < 4 {
+            root.draw(&Rectangle::new(swatch, FRAME))?;
+        }
         label(
             root,
             text,
@@ -711,7 +842,81 @@ fn draw<DB: DrawingBackend>(
         )?;
         x += 14 + 6 + l.legend_text_w[i] + 20;
     }
+    label(
+        root,
+        &l.scale_note,
+        (gx, l.scale_note_y),
+        l.axis_size,
+        TEXT,
+        HPos::Left,
+        false,
+        shift,
+    )?;
     Ok(())
+}
+
+/// `v` on the colour scale `[lo, hi]`, as a position in `[0, 1]`.
+fn on_scale(v: f64, [lo, hi]: [f64; 2]) -> f64 {
+    if hi > lo {
+        ((v - lo) / (hi - lo)).clamp(0.0, 1.0)
+    } else {
+        0.5
+    }
+}
+
+/// Diagonal hatching (difficult terrain) over the square `[(x0, y0), (x1, y1)]` of side `c`.
+fn hatch<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    [(x0, y0), (x1, y1)]: [(i32, i32); 2],
+    c: i32,
+) -> DrawResult<DB> {
+    let step = (c / 4).max(3);
+    let style = HATCH.mix(0.8).stroke_width(1);
+    let mut k = step;
+    while k < 2 * c {
+        // The line x + y = x0 + y0 + k, clipped to the square.
+        let (a, b) = (k.min(c), (k - c).max(0));
+        let from = (x0 + b, y0 + a);
+        let to = (x0 + a, y0 + b);
+        if from != to {
+            area.draw(&PathElement::new(vec![from, to], style))?;
+        }
+        k += step;
+    }
+    let _ = (x1, y1);
+    Ok(())
+}
+
+/// A white triangle with a dark edge in the top-left corner of a square (high ground).
+fn corner<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    (x0, y0): (i32, i32),
+    c: i32,
+) -> DrawResult<DB> {
+    let s = (c * 2 / 5).max(4);
+    let points = vec![(x0, y0), (x0 + s, y0), (x0, y0 + s)];
+    area.draw(&Polygon::new(
+        points.clone(),
+        RGBColor(255, 255, 255).filled(),
+    ))?;
+    let mut edge = points;
+    edge.push((x0, y0));
+    area.draw(&PathElement::new(edge, TEXT))
+}
+
+/// A red disc with a white ring centred on `centre`, for a square of side `c`.
+fn disc<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    centre: (i32, i32),
+    c: i32,
+) -> DrawResult<DB> {
+    let r = (c * 7 / 20).max(3);
+    area.draw(&Circle::new(centre, r, MARKER.filled()))?;
+    area.draw(&Circle::new(
+        centre,
+        r,
+        RGBColor(255, 255, 255).stroke_width(1),
+    ))
 }
 
 #[cfg(test)]
@@ -760,6 +965,23 @@ mod tests {
             walls,
             cells,
             value_label: "players win rate".into(),
+            difficult: (3..=5)
+                .flat_map(|r| [(r, 7), (r, 10)])
+                .chain([(4, 3), (4, 4), (4, 14), (4, 15)])
+                .collect(),
+            elevated: (1..=2).flat_map(|r| (2..=5).map(move |c| (r, c))).collect(),
+            markers: vec![
+                HeatmapMarker {
+                    row: 1,
+                    col: 16,
+                    label: "orc".into(),
+                },
+                HeatmapMarker {
+                    row: 1,
+                    col: 17,
+                    label: "orc-2".into(),
+                },
+            ],
         }
     }
 
@@ -774,7 +996,21 @@ mod tests {
         assert!(svg.starts_with("<svg"));
         assert!(svg.contains("goblin-2: players win rate by start cell (1000 runs per placement)"));
         assert!(svg.contains("players win rate"));
-        assert!(svg.contains("100%") && svg.contains(">\n0%\n</text>"));
+        // The colour bar shows the scale fitted to the data, and says so.
+        let [lo, hi] = fitted_scale(h.cells.iter().map(|c| c.value));
+        assert!(lo > 0.0 || hi < 1.0, "{lo} {hi}");
+        assert!(svg.contains(&format!(">\n{}\n</text>", percent(lo))));
+        assert!(svg.contains(&format!(">\n{}\n</text>", percent(hi))));
+        assert!(svg.contains(&format!(
+            "colour scale fitted to the data: {} to {}",
+            percent(lo),
+            percent(hi)
+        )));
+        // The enemies' starts: one disc each, plus the legend's.
+        assert_eq!(svg.matches("<circle").count(), 2 * (h.markers.len() + 1));
+        assert!(svg.contains(">\nor\n</text>"), "marker label");
+        assert!(svg.contains("difficult terrain") && svg.contains("high ground"));
+        assert!(svg.contains("enemy start"));
 
         let mut bare = h.clone();
         bare.cells.clear();
@@ -910,8 +1146,12 @@ mod tests {
         let info = reader.next_frame(&mut pixels).unwrap();
         assert_eq!(info.color_type, png::ColorType::Rgb);
         let at = |row: i32, col: i32| {
-            // Near the top-left corner of the square: clear of grid lines and the percentage.
-            let (x, y) = (l.grid_x + col * l.cell + 4, l.grid_y + row * l.cell + 4);
+            // Near the bottom-right corner of the square: clear of grid lines, the percentage
+            // and the high-ground triangle (top-left).
+            let (x, y) = (
+                l.grid_x + col * l.cell + l.cell - 5,
+                l.grid_y + row * l.cell + l.cell - 5,
+            );
             let i = 3 * (y as usize * l.width as usize + x as usize);
             RGBColor(pixels[i], pixels[i + 1], pixels[i + 2])
         };
@@ -919,10 +1159,28 @@ mod tests {
         assert_eq!(at(2, 3), WALL, "the pillar at row 2, col 3");
         assert_eq!(at(3, 5), EMPTY);
         for cell in &h.cells {
-            assert_eq!(at(cell.row, cell.col), viridis(cell.value), "{cell:?}");
+            assert_eq!(
+                at(cell.row, cell.col),
+                viridis(on_scale(cell.value, l.scale)),
+                "{cell:?}"
+            );
         }
+        // High ground: the corner of (1, 2) is white.
+        let (x, y) = (l.grid_x + 2 * l.cell + 3, l.grid_y + l.cell + 3);
+        let i = 3 * (y as usize * l.width as usize + x as usize);
+        assert_eq!(
+            RGBColor(pixels[i], pixels[i + 1], pixels[i + 2]),
+            RGBColor(255, 255, 255)
+        );
+        // The marker at (1, 16): red at the centre of the square.
+        let (x, y) = (
+            l.grid_x + 16 * l.cell + l.cell / 2 - 6,
+            l.grid_y + l.cell + l.cell / 2,
+        );
+        let i = 3 * (y as usize * l.width as usize + x as usize);
+        assert_eq!(RGBColor(pixels[i], pixels[i + 1], pixels[i + 2]), MARKER);
         // Text was drawn in the valued squares: some pixel of (1, 1) differs from its fill.
-        let fill = viridis(h.cells[0].value);
+        let fill = viridis(on_scale(h.cells[0].value, l.scale));
         let (x0, y0) = (l.grid_x + l.cell, l.grid_y + l.cell);
         let inked = (y0 + 8..y0 + l.cell - 8).any(|y| {
             (x0 + 4..x0 + l.cell - 4).any(|x| {
@@ -1000,10 +1258,28 @@ mod tests {
                 runs: 100,
             }],
             value_label: String::new(),
+            difficult: vec![],
+            elevated: vec![],
+            markers: vec![],
         };
         assert!(render_svg_string(&tiny)
             .unwrap()
             .contains(">\n37%\n</text>"));
+    }
+
+    /// The scale is the data's range in whole 5 % steps, at least 10 points wide.
+    #[test]
+    fn fitted_scale_hugs_the_data() {
+        assert_eq!(fitted_scale([0.55, 0.63]), [0.55, 0.65]);
+        assert_eq!(fitted_scale([0.564, 0.649]), [0.55, 0.65]);
+        assert_eq!(fitted_scale([0.6, 0.61]), [0.55, 0.65]);
+        assert_eq!(fitted_scale([0.0, 0.02]), [0.0, 0.1]);
+        assert_eq!(fitted_scale([0.99, 1.0]), [0.9, 1.0]);
+        assert_eq!(fitted_scale([0.12, 0.87]), [0.1, 0.9]);
+        assert_eq!(fitted_scale(std::iter::empty()), [0.0, 1.0]);
+        // 55 % and 63 % get clearly different colours on it.
+        let s = fitted_scale([0.55, 0.63]);
+        assert!((on_scale(0.63, s) - on_scale(0.55, s)) > 0.75);
     }
 
     #[test]

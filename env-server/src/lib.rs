@@ -5,6 +5,7 @@
 #![forbid(unsafe_code)]
 
 pub mod codec;
+pub mod difficulty;
 pub mod heatmap;
 pub mod montecarlo;
 pub mod proto;

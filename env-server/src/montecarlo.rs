@@ -6,8 +6,10 @@
 //! parallel with rayon, but per-run records are collected into a vector indexed by run and
 //! reduced sequentially in run order, so a [`BatchResult`] is identical for any thread count.
 
-use pf1e_engine::episode::{Attrition, LogLine};
-use pf1e_engine::{Encounter, Episode, Outcome, Status};
+use crate::difficulty::{assess, party_side, EncounterDifficulty};
+use pf1e_engine::episode::{Attrition, LifeState, LogLine, WorkBudget};
+use pf1e_engine::observe::observation::CombatantObs;
+use pf1e_engine::{CombatantId, Encounter, Episode, Outcome, Status};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::sync::Arc;
@@ -100,8 +102,52 @@ pub struct RunRecord {
     pub outcome: Outcome,
     /// Attrition per combatant, in the encounter's list order.
     pub attrition: Vec<Attrition>,
+    /// Each combatant's state at the end of the combat, in the encounter's list order.
+    pub end: Vec<EndState>,
 }
 
+/// One combatant at the end of a combat (the GM's report).
+///
+/// **Knocked out** (`went_down`): unconscious (dying or stable: below 0 hit points and alive)
+/// or dead at some point of the combat — checked before every turn start and at the end, so
+/// a combatant dropped and healed back up before the next turn began is missed (a healer acts
+/// on its own turn, so this needs an immediate heal: none is modelled). Disabled (exactly 0
+/// hp, conscious) is not knocked out. **Dead**: dead at the end (CRB — Combat: Injury and
+/// Death).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EndState {
+    /// Hit points at the end.
+    pub hp: i32,
+    /// Life state at the end.
+    pub life: LifeState,
+    /// Unconscious or dead at some turn start or at the end.
+    pub went_down: bool,
+    /// Spell slots left, all levels ≥ 1 together (spontaneous casters).
+    pub spell_slots_left: u32,
+    /// Counted uses left: prepared spells of level ≥ 1 and spell-like abilities per day.
+    pub uses_left: u32,
+    /// Ammunition left: shots and throws of every counted attack.
+    pub ammo_left: u32,
+}
+
+/// The resources of a combatant: `(spell slots, counted uses, ammunition)` (see [`EndState`]).
+fn resources(c: &CombatantObs) -> (u32, u32, u32) {
+    let slots = c.spell_slots_left.values().sum();
+    let uses = c
+        .spells
+        .iter()
+        .filter(|s| s.level >= 1 || s.spell_like)
+        .filter(|s| s.spell_like || !c.spell_slots_left.contains_key(&s.level.to_string()))
+        .filter_map(|s| s.uses_left)
+        .sum();
+    let ammo = c.attacks.iter().filter_map(|a| a.ammunition_left).sum();
+    (slots, uses, ammo)
+}
+
+/// Whether a life state is knocked out (unconscious or dead).
+fn is_down(life: LifeState) -> bool {
+    matches!(life, LifeState::Dying | LifeState::Stable | LifeState::Dead)
+}
 /// Aggregates of one side over a batch.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SideSummary {
@@ -114,6 +160,95 @@ pub struct SideSummary {
     /// The name of the tactics spec the side played (`None`: the default policy).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tactics: Option<String>,
+    /// What its combatants (summon slots excluded) had left at the end of the combats the
+    /// side won, in list order.
+    pub resources_when_won: Vec<ResourcesLeft>,
+}
+
+/// The distribution of an integer quantity over a set of combats: mean and nearest-rank
+/// percentiles (the value at rank ⌈q·n⌉ of the sorted values). All 0 over no combat.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Distribution {
+    /// Arithmetic mean.
+    pub mean: f64,
+    /// Smallest value.
+    pub min: i64,
+    /// 10th percentile.
+    pub p10: i64,
+    /// Median (50th percentile).
+    pub p50: i64,
+    /// 90th percentile.
+    pub p90: i64,
+    /// Largest value.
+    pub max: i64,
+}
+
+impl Distribution {
+    /// The distribution of `values` (any order).
+    pub fn of(mut values: Vec<i64>) -> Distribution {
+        if values.is_empty() {
+            return Distribution {
+                mean: 0.0,
+                min: 0,
+                p10: 0,
+                p50: 0,
+                p90: 0,
+                max: 0,
+            };
+        }
+        values.sort_unstable();
+        let n = values.len();
+        let rank = |q: f64| values[((q * n as f64).ceil() as usize).clamp(1, n) - 1];
+        Distribution {
+            mean: values.iter().sum::<i64>() as f64 / n as f64,
+            min: values[0],
+            p10: rank(0.1),
+            p50: rank(0.5),
+            p90: rank(0.9),
+            max: values[n - 1],
+        }
+    }
+}
+
+/// What one combatant had left at the end of the combats its side won (the rest of a GM's
+/// adventuring day): hit points, spell slots, counted uses (prepared spells, spell-like
+/// abilities per day) and ammunition, each with its value at the start. See [`EndState`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ResourcesLeft {
+    /// Combatant id.
+    pub id: String,
+    /// Combats its side won (the number of values of each distribution).
+    pub runs: u64,
+    /// Hit points at the start (`hp_max`).
+    pub hp_max: i32,
+    /// Hit points at the end.
+    pub hp: Distribution,
+    /// Spell slots at the start (levels ≥ 1).
+    pub spell_slots_max: u32,
+    /// Spell slots left at the end.
+    pub spell_slots: Distribution,
+    /// Counted uses at the start.
+    pub uses_max: u32,
+    /// Counted uses left at the end.
+    pub uses: Distribution,
+    /// Ammunition at the start.
+    pub ammo_max: u32,
+    /// Ammunition left at the end.
+    pub ammo: Distribution,
+}
+
+/// The party's fate over a batch (see [`crate::difficulty::party_side`] for the party).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PartySummary {
+    /// The party's side.
+    pub side: String,
+    /// Its combatants (summon slots excluded).
+    pub members: usize,
+    /// Total party kill: every member unconscious or dead at the end (nobody is left
+    /// standing to stabilize the others or carry them away).
+    pub tpk: WinRate,
+    /// Every member dead at the end.
+    pub all_dead: WinRate,
 }
 
 /// Mean attrition of one combatant over a batch (means over all runs, including runs where it
@@ -134,6 +269,14 @@ pub struct CombatantSummary {
     pub mean_damage_dealt: f64,
     /// Mean damage taken per combat, in hit points (the killing blow included in full).
     pub mean_damage_taken: f64,
+    /// Combats in which it was knocked out (unconscious or dead at some point; see
+    /// [`EndState`]), with Wilson intervals.
+    pub knocked_out: WinRate,
+    /// Combats at whose end it was dead.
+    pub dead: WinRate,
+    /// A slot reserved for a summoned creature (not deployed: no GM figures).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub summon_slot: bool,
 }
 
 /// The result of [`run_batch`]: per-run records and their aggregates. Identical for any thread
@@ -160,6 +303,10 @@ pub struct BatchResult {
     pub mean_rounds: f64,
     /// Mean attrition per combatant, in the encounter's list order.
     pub combatants: Vec<CombatantSummary>,
+    /// The party's fate, when a side has a player character.
+    pub party: Option<PartySummary>,
+    /// The encounter's XP, CR and difficulty for the party.
+    pub difficulty: EncounterDifficulty,
     /// Transcript of the first combat (run 0).
     pub first_transcript: Vec<LogLine>,
     /// Every run's record, in run order.
@@ -192,14 +339,64 @@ fn play_record(
     run: u32,
     keep: bool,
 ) -> (RunRecord, Option<Vec<LogLine>>) {
-    let (episode, outcome) = play_one(Arc::clone(encounter), seed.wrapping_add(u64::from(run)));
+    let (episode, outcome, went_down) =
+        play_tracked(Arc::clone(encounter), seed.wrapping_add(u64::from(run)));
     let transcript = keep.then(|| episode.transcript().to_vec());
+    let obs = episode.observation(None);
+    let end = obs
+        .combatants
+        .iter()
+        .zip(went_down)
+        .map(|(c, down)| {
+            let (spell_slots_left, uses_left, ammo_left) = resources(c);
+            let life = episode.life_state(CombatantId(c.index));
+            EndState {
+                hp: c.hp,
+                life,
+                went_down: down || is_down(life),
+                spell_slots_left,
+                uses_left,
+                ammo_left,
+            }
+        })
+        .collect();
     let record = RunRecord {
         run,
         outcome,
         attrition: episode.attrition().to_vec(),
+        end,
     };
     (record, transcript)
+}
+
+/// [`play_one`], one turn at a time ([`Episode::advance_within`] with a budget of one turn
+/// start, which plays exactly the combat `advance` plays), noting before every turn start
+/// which combatants are knocked out (unconscious or dead). Returns the episode, its outcome
+/// and, per combatant in list order, whether it was seen knocked out.
+///
+/// # Panics
+/// As [`play_one`].
+pub fn play_tracked(encounter: Arc<Encounter>, seed: u64) -> (Episode, Outcome, Vec<bool>) {
+    let n = encounter.combatants.len();
+    let mut episode = Episode::new(encounter, seed, &[]);
+    let mut down = vec![false; n];
+    let never = || false;
+    loop {
+        let mut budget = WorkBudget::new(1, &never);
+        match episode.advance_within(&mut budget) {
+            Ok(Status::Terminal(outcome)) => return (episode, outcome, down),
+            Ok(Status::Decision(d)) => panic!(
+                "engine bug: an all-default-policy episode (seed {seed}) asked for a decision of \
+                 combatant #{}",
+                d.actor.0
+            ),
+            Err(_) => {
+                for (i, d) in down.iter_mut().enumerate() {
+                    *d = *d || is_down(episode.life_state(CombatantId(i as u16)));
+                }
+            }
+        }
+    }
 }
 
 /// Play `runs` combats of `encounter` with the default policy; run `i` is seeded with
@@ -276,6 +473,58 @@ fn aggregate(
         }
     }
     let mean = |x: i64| if n == 0 { 0.0 } else { x as f64 / n as f64 };
+    let start = start_resources(encounter);
+    let deployed = |i: usize| encounter.combatants[i].summoned_by.is_none();
+    let resources_when_won = |side: &str| -> Vec<ResourcesLeft> {
+        let won: Vec<&RunRecord> = records
+            .iter()
+            .filter(|r| r.outcome.winner.as_deref() == Some(side))
+            .collect();
+        encounter
+            .combatants
+            .iter()
+            .enumerate()
+            .filter(|&(i, c)| c.side == side && deployed(i))
+            .map(|(i, c)| {
+                let dist = |f: &dyn Fn(&EndState) -> i64| {
+                    Distribution::of(won.iter().map(|r| f(&r.end[i])).collect())
+                };
+                let (slots, uses, ammo) = start[i];
+                ResourcesLeft {
+                    id: c.id.clone(),
+                    runs: won.len() as u64,
+                    hp_max: c.spec.hp_max,
+                    hp: dist(&|e| i64::from(e.hp)),
+                    spell_slots_max: slots,
+                    spell_slots: dist(&|e| i64::from(e.spell_slots_left)),
+                    uses_max: uses,
+                    uses: dist(&|e| i64::from(e.uses_left)),
+                    ammo_max: ammo,
+                    ammo: dist(&|e| i64::from(e.ammo_left)),
+                }
+            })
+            .collect()
+    };
+    let count = |i: usize, f: &dyn Fn(&EndState) -> bool| {
+        records.iter().filter(|r| f(&r.end[i])).count() as u64
+    };
+    let party = party_side(encounter).map(|side| {
+        let members: Vec<usize> = (0..encounter.combatants.len())
+            .filter(|&i| encounter.combatants[i].side == side && deployed(i))
+            .collect();
+        let all = |f: &dyn Fn(&EndState) -> bool| {
+            records
+                .iter()
+                .filter(|r| members.iter().all(|&i| f(&r.end[i])))
+                .count() as u64
+        };
+        PartySummary {
+            side: side.to_string(),
+            members: members.len(),
+            tpk: WinRate::new(all(&|e| is_down(e.life)), n),
+            all_dead: WinRate::new(all(&|e| e.life == LifeState::Dead), n),
+        }
+    });
     let sides = encounter
         .sides
         .iter()
@@ -289,13 +538,18 @@ fn aggregate(
                 .count(),
             wins: WinRate::new(w, n),
             tactics: encounter.tactics.get(name).map(|t| t.name.clone()),
+            resources_when_won: resources_when_won(name),
         })
         .collect();
     let combatants = encounter
         .combatants
         .iter()
         .zip(&sums)
-        .map(|(c, s)| CombatantSummary {
+        .enumerate()
+        .map(|(i, (c, s))| CombatantSummary {
+            knocked_out: WinRate::new(count(i, &|e| e.went_down), n),
+            dead: WinRate::new(count(i, &|e| e.life == LifeState::Dead), n),
+            summon_slot: !deployed(i),
             id: c.id.clone(),
             side: c.side.clone(),
             mean_attacks: mean(s[0]),
@@ -320,9 +574,23 @@ fn aggregate(
             rounds as f64 / n as f64
         },
         combatants,
+        party,
+        difficulty: assess(encounter),
         first_transcript,
         records,
     }
+}
+
+/// Each combatant's resources at the start of a combat (they do not depend on the seed):
+/// `(spell slots, counted uses, ammunition)`, in list order.
+fn start_resources(encounter: &Encounter) -> Vec<(u32, u32, u32)> {
+    let episode = Episode::new(Arc::new(encounter.clone()), 0, &[]);
+    episode
+        .observation(None)
+        .combatants
+        .iter()
+        .map(resources)
+        .collect()
 }
 
 #[cfg(test)]
@@ -448,6 +716,80 @@ mod tests {
         let again = run_batch(enc, 4, seed, Some(&tick));
         assert_eq!(count.into_inner(), 4);
         assert_eq!(again, batch);
+    }
+
+    /// Playing one turn at a time plays exactly the combat `advance` plays.
+    #[test]
+    fn tracked_play_is_the_same_combat() {
+        let enc = sample_encounter();
+        for seed in 0..20 {
+            let (a, oa) = play_one(Arc::clone(&enc), seed);
+            let (b, ob, down) = play_tracked(Arc::clone(&enc), seed);
+            assert_eq!(oa, ob);
+            assert_eq!(a.transcript(), b.transcript());
+            assert_eq!(a.attrition(), b.attrition());
+            assert_eq!(down.len(), enc.combatants.len());
+        }
+    }
+
+    fn casters() -> Arc<Encounter> {
+        let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data");
+        crate::scenarios::ScenarioStore::new(data)
+            .named("casters", "scenario")
+            .unwrap()
+    }
+
+    /// The GM's figures of a party scenario: knocked out ⊇ dead, TPK only when the party
+    /// lost, resources within their maximum, the encounter's difficulty.
+    #[test]
+    fn gm_figures_of_the_casters() {
+        let enc = casters();
+        let b = run_batch(Arc::clone(&enc), 40, 1, None);
+        let party = b.party.as_ref().expect("the casters are player characters");
+        assert_eq!((party.side.as_str(), party.members), ("players", 4));
+        let monsters_won = b.sides[1].wins.count;
+        assert!(party.tpk.count <= monsters_won, "{party:?}");
+        assert!(party.all_dead.count <= party.tpk.count);
+        for (i, c) in b.combatants.iter().enumerate() {
+            assert!(c.dead.count <= c.knocked_out.count, "{c:?}");
+            let dead_at_end = b
+                .records
+                .iter()
+                .filter(|r| r.end[i].life == LifeState::Dead)
+                .count() as u64;
+            assert_eq!(c.dead.count, dead_at_end);
+            assert!(b
+                .records
+                .iter()
+                .all(|r| !is_down(r.end[i].life) || r.end[i].went_down));
+        }
+        // The monsters die in most fights: knocked out nearly always.
+        assert!(
+            b.combatants[5].knocked_out.rate > 0.5,
+            "{:?}",
+            b.combatants[5]
+        );
+        let won = &b.sides[0].resources_when_won;
+        assert_eq!(won.len(), 4);
+        assert_eq!(won[1].id, "wizard_5");
+        assert!(won[1].spell_slots_max + won[1].uses_max > 0, "{:?}", won[1]);
+        for r in won {
+            assert_eq!(r.runs, b.sides[0].wins.count);
+            assert!(r.hp.max <= i64::from(r.hp_max) && r.hp.p10 <= r.hp.p50);
+            assert!(r.spell_slots.max <= i64::from(r.spell_slots_max));
+            assert!(r.uses.max <= i64::from(r.uses_max));
+            assert!(r.ammo.max <= i64::from(r.ammo_max));
+        }
+        // Some spell was cast by the winners on average.
+        let spent: f64 = won
+            .iter()
+            .map(|r| f64::from(r.spell_slots_max + r.uses_max) - r.spell_slots.mean - r.uses.mean)
+            .sum();
+        assert!(spent > 0.0, "{won:?}");
+        assert_eq!(b.difficulty.cr.as_deref(), Some("7"));
+        // Deterministic for any thread count.
+        let one = pool(1).install(|| run_batch(Arc::clone(&enc), 40, 1, None));
+        assert_eq!(one, b);
     }
 
     #[test]

@@ -63,13 +63,23 @@
 //!   [`assemble_report`]).
 //! - **Ranking and significance.** Placements are ranked by the win rate of the rank side
 //!   (default: the side of the first swept combatant, else the first side; ties: lower
-//!   placement index first). Each placement is compared with the best by a two-proportion
-//!   z-test with the pooled standard error ([`z_two_proportions`]); `z ≥ 3` (3σ) marks it as
-//!   significantly worse.
+//!   placement index first). Each placement's rank-side win rate has its Wilson score
+//!   interval at 3σ; each is compared with the best by a one-sided Fisher exact test
+//!   ([`fisher_one_sided`], exact near 0 and 1 where a z-test is wrong), with a Bonferroni
+//!   correction over the `k − 1` comparisons ([`BEST_SET_ALPHA`]` / (k − 1)`); the placements
+//!   it does not reject, with the best, are the **best set**: not distinguishable from the
+//!   best. It contains the truly best placement with probability ≥ 1 − [`BEST_SET_ALPHA`]:
+//!   the truly best is left out only if a one-sided test of some other placement against it
+//!   rejects at level α/(k − 1), and there are k − 1 of those (union bound). Holm's
+//!   step-down, which would reject more, has no such guarantee here: the reference (the
+//!   observed best) is chosen from the data, so its hypotheses are not fixed in advance. The z statistic ([`z_two_proportions`]) is kept
+//!   as information.
 
-use crate::heatmap::{Heatmap, HeatmapCell};
-use crate::montecarlo::{play_one, WinRate, Z_3SIGMA};
-use crate::report::{escape_controls as esc, render_table, Align, TableLine, ENGINE_VERSION};
+use crate::heatmap::{Heatmap, HeatmapCell, HeatmapMarker};
+use crate::montecarlo::{play_one, WinRate};
+use crate::report::{
+    escape_controls as esc, render_table, Align, Lang, TableLine, Typo, ENGINE_VERSION, NBSP, NNBSP,
+};
 use crate::scenarios::{
     is_valid_name, ScenarioFile, ScenarioStore, DEFAULT_ROUND_CAP, MAX_ROUND_CAP, NAME_PATTERN,
 };
@@ -169,6 +179,66 @@ pub fn z_two_proportions(x1: u64, n1: u64, x2: u64, n2: u64) -> f64 {
     }
     (x1 as f64 / n1f - x2 as f64 / n2f) / se
 }
+
+/// One-sided Fisher exact test that `x1` successes out of `n1` come from a higher proportion
+/// than `x2` out of `n2`: the probability, given the `x1 + x2` successes of the
+/// `n1 + n2` trials, that the first group gets `x1` of them or more (hypergeometric upper
+/// tail). Exact at any proportion, 0 and 1 included, unlike a normal z-test. Returns 1 when
+/// either group is empty.
+///
+/// Computed with the pmf's ratio recurrence from its mode, relative to the mode's term (no
+/// factorials), stopping where terms fall below 1e-18 of the running sum: the relative error
+/// is below 1e-12.
+pub fn fisher_one_sided(x1: u64, n1: u64, x2: u64, n2: u64) -> f64 {
+    if n1 == 0 || n2 == 0 {
+        return 1.0;
+    }
+    // X ~ Hypergeometric(N = n1 + n2, K = x1 + x2, n = n1); P(X ≥ x1).
+    let (n, k, draw) = ((n1 + n2) as f64, (x1 + x2) as f64, n1 as f64);
+    let lo = (x1 + x2).saturating_sub(n2);
+    let hi = (x1 + x2).min(n1);
+    // P(x+1)/P(x) = (K − x)(n − x) / ((x + 1)(N − K − n + x + 1)).
+    let up = |x: f64| (k - x) * (draw - x) / ((x + 1.0) * (n - k - draw + x + 1.0));
+    let mode = (((draw + 1.0) * (k + 1.0) / (n + 2.0)).floor() as u64).clamp(lo, hi);
+    // Sum the terms above and below the mode (relative to the mode's term = 1).
+    let mut above = 0.0; // terms x > mode
+    let mut above_from_x1 = 0.0; // terms x > mode with x ≥ x1
+    let mut t = 1.0;
+    let mut x = mode;
+    while x < hi {
+        t *= up(x as f64);
+        x += 1;
+        above += t;
+        if x >= x1 {
+            above_from_x1 += t;
+        }
+        if t < 1e-18 * (1.0 + above) {
+            break;
+        }
+    }
+    let mut below = 0.0; // terms x < mode
+    let mut below_from_x1 = 0.0; // terms x < mode with x ≥ x1
+    let mut t = 1.0;
+    let mut x = mode;
+    while x > lo {
+        t /= up((x - 1) as f64);
+        x -= 1;
+        below += t;
+        if x >= x1 {
+            below_from_x1 += t;
+        }
+        if t < 1e-18 * (1.0 + below) {
+            break;
+        }
+    }
+    let total = 1.0 + above + below;
+    let tail = above_from_x1 + below_from_x1 + if mode >= x1 { 1.0 } else { 0.0 };
+    (tail / total).clamp(0.0, 1.0)
+}
+
+/// The error rate of the best set: it misses the truly best placement with probability at most
+/// this (Bonferroni over the comparisons with the observed best; see the module documentation).
+pub const BEST_SET_ALPHA: f64 = 0.05;
 
 // ---------------------------------------------------------------------------------------------
 // Errors
@@ -1640,10 +1710,18 @@ pub struct PlacementRow {
     pub mean_rounds: f64,
     /// Two-proportion z statistic (pooled standard error) of the best placement's win count
     /// of the rank side against this one's; 0 for the best itself. See
-    /// [`z_two_proportions`].
+    /// [`z_two_proportions`]. Informative only: the verdict is [`PlacementRow::in_best_set`].
     pub z_vs_best: f64,
-    /// `z_vs_best ≥ 3`: worse than the best at 3σ.
+    /// Shown worse than the best ([`SIGNIFICANCE`]): the negation of
+    /// [`PlacementRow::in_best_set`]. (Before the correction this flag was `z ≥ 3`.)
     pub significantly_worse: bool,
+    /// One-sided Fisher exact p-value of "the best placement's rank-side win rate is higher
+    /// than this one's" ([`fisher_one_sided`]); 1 for the best itself.
+    pub p_vs_best: f64,
+    /// Not distinguishable from the best: the best itself, and every placement whose
+    /// one-sided exact p-value against the best is above [`BEST_SET_ALPHA`]` / (k − 1)`
+    /// (Bonferroni over the `k − 1` comparisons).
+    pub in_best_set: bool,
 }
 
 /// Pooled results of one start square of a swept combatant.
@@ -1689,10 +1767,16 @@ pub struct SweepReport {
     pub cols: i32,
     /// Impassable squares `(row, col)`, row-major.
     pub walls: Vec<Cell>,
+    /// Difficult terrain squares (move cost > 1), row-major.
+    pub difficult: Vec<Cell>,
+    /// Squares above the map's lowest elevation, row-major.
+    pub elevated: Vec<Cell>,
     /// Sides in deployment order.
     pub sides: Vec<SideInfo>,
     /// Combatant ids in list order.
     pub combatants: Vec<String>,
+    /// The side of each combatant, in list order.
+    pub combatant_sides: Vec<String>,
     /// Swept combatants and their candidates.
     pub swept: Vec<SweptCombatant>,
     /// Fixed combatants.
@@ -1723,6 +1807,12 @@ pub struct SweepReport {
     pub significance: String,
     /// Placement index of the best placement.
     pub best: u64,
+    /// The best set: placement indices not distinguishable from the best (the best first,
+    /// then in ranking order; see [`PlacementRow::in_best_set`]).
+    pub best_set: Vec<u64>,
+    /// The best set's error rate ([`BEST_SET_ALPHA`]): it misses the truly best placement with
+    /// at most this probability.
+    pub best_set_alpha: f64,
     /// Placements by placement index.
     pub placements: Vec<PlacementRow>,
     /// Placement indices, best first.
@@ -1742,9 +1832,12 @@ seed splitmix64(splitmix64(splitmix64(seed) ^ p) ^ i); splitmix64(x) is one Spli
 full product, before exclusions and sampling";
 
 /// The significance test, in words (stamped into reports).
-pub const SIGNIFICANCE: &str = "two-proportion z-test of each placement against the best one \
-(rank side's wins), pooled standard error sqrt(p(1-p)(1/n1+1/n2)) with p = (x1+x2)/(n1+n2); \
-z >= 3 (3 sigma) marks a placement as significantly worse than the best";
+pub const SIGNIFICANCE: &str = "one-sided Fisher exact test of each placement against the best \
+one (rank side's wins: is the best's win rate higher?), Bonferroni correction over the k-1 \
+comparisons (a placement is out when p <= 0.05/(k-1)); the best set is the best placement and \
+every placement not out: not distinguishable from the best; it contains the truly best \
+placement with probability >= 95% (union bound over the comparisons with it). The best is the \
+highest of noisy estimates, so its own rate is biased upwards: read its Wilson interval";
 
 /// Check `results` against `plan` and build the report: every placement of the plan exactly
 /// once (any order), each matching the plan (product index, starts, runs, side count, counts
@@ -1845,6 +1938,26 @@ pub fn assemble_report(
     for (r, &k) in ranking.iter().enumerate() {
         rank[k] = r as u64 + 1;
     }
+    // One-sided exact p-values against the best, Bonferroni over the other placements.
+    let p_vs_best: Vec<f64> = results
+        .iter()
+        .map(|r| {
+            if r.index as usize == best {
+                1.0
+            } else {
+                fisher_one_sided(
+                    results[best].wins[rs],
+                    results[best].runs,
+                    r.wins[rs],
+                    r.runs,
+                )
+            }
+        })
+        .collect();
+    let threshold = BEST_SET_ALPHA / n.saturating_sub(1).max(1) as f64;
+    let worse: Vec<bool> = (0..n)
+        .map(|k| k != best && p_vs_best[k] <= threshold)
+        .collect();
     let placements: Vec<PlacementRow> = results
         .iter()
         .zip(&plan.placements)
@@ -1876,7 +1989,9 @@ pub fn assemble_report(
                     r.rounds_sum as f64 / r.runs as f64
                 },
                 z_vs_best: z,
-                significantly_worse: z >= Z_3SIGMA,
+                significantly_worse: worse[p.index],
+                p_vs_best: p_vs_best[p.index],
+                in_best_set: !worse[p.index],
             }
         })
         .collect();
@@ -1920,11 +2035,26 @@ pub fn assemble_report(
         .collect();
 
     let mut walls = Vec::new();
+    let mut difficult = Vec::new();
+    let mut elevated = Vec::new();
+    let mut lowest = i32::MAX;
+    for row in 0..enc.grid.rows {
+        for col in 0..enc.grid.cols {
+            lowest = lowest.min(enc.grid.elevation(Cell::new(row, col)));
+        }
+    }
     for row in 0..enc.grid.rows {
         for col in 0..enc.grid.cols {
             let c = Cell::new(row, col);
             if !enc.grid.passable(c) {
                 walls.push(c);
+            } else {
+                if enc.grid.is_difficult(c) {
+                    difficult.push(c);
+                }
+                if enc.grid.elevation(c) > lowest {
+                    elevated.push(c);
+                }
             }
         }
     }
@@ -1936,6 +2066,8 @@ pub fn assemble_report(
         rows: enc.grid.rows,
         cols: enc.grid.cols,
         walls,
+        difficult,
+        elevated,
         sides: enc
             .sides
             .iter()
@@ -1946,6 +2078,7 @@ pub fn assemble_report(
             })
             .collect(),
         combatants: enc.combatants.iter().map(|c| c.id.clone()).collect(),
+        combatant_sides: enc.combatants.iter().map(|c| c.side.clone()).collect(),
         swept: plan.swept.clone(),
         fixed: plan.fixed.clone(),
         unused_zone_squares: plan.unused_zone_squares.clone(),
@@ -1961,6 +2094,12 @@ pub fn assemble_report(
         rank_side: plan.rank_side.clone(),
         significance: SIGNIFICANCE.to_string(),
         best: best as u64,
+        best_set: ranking
+            .iter()
+            .filter(|&&k| !worse[k])
+            .map(|&k| k as u64)
+            .collect(),
+        best_set_alpha: BEST_SET_ALPHA,
         placements,
         ranking: ranking.iter().map(|&k| k as u64).collect(),
         cell_stats,
@@ -1979,10 +2118,6 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-fn pct(p: f64) -> String {
-    format!("{:.1}%", p * 100.0)
-}
-
 /// The `moved` cell of the text table: `goblin-2→(1,1) orc→(3,17)`.
 fn moved_text(displaced: &[Displaced]) -> String {
     displaced
@@ -1990,6 +2125,15 @@ fn moved_text(displaced: &[Displaced]) -> String {
         .map(|d| format!("{}→{}", esc(&d.id), d.to))
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// A p-value for the text table: three significant decimals, `< 0.001` below.
+fn p_value_text(p: f64, t: Typo) -> String {
+    if p < 0.001 {
+        format!("< {}", t.num(0.001, 3))
+    } else {
+        t.num(p, 3)
+    }
 }
 
 /// `n` and a noun, singular when `n` is 1: `1 square`, `7 squares`.
@@ -2001,8 +2145,9 @@ impl SweepReport {
     /// The CSV file: a header, then one line per placement in placement-index order
     /// (RFC 4180 quoting, `\n` line ends). Columns: `index`, `product_index`, `rank`, per
     /// swept combatant `<id>_row` and `<id>_col`, `runs`, per side `<side>_wins`,
-    /// `<side>_rate`, `<side>_band3_lo`, `<side>_band3_hi`, then `draws`, `draw_rate`,
-    /// `truncated`, `mean_rounds`, `z_vs_best`, `significantly_worse`, `displaced`
+    /// `<side>_rate`, `<side>_band3_lo`, `<side>_band3_hi`, `<side>_wilson3_lo`,
+    /// `<side>_wilson3_hi`, then `draws`, `draw_rate`, `truncated`, `mean_rounds`,
+    /// `z_vs_best`, `significantly_worse`, `p_vs_best`, `in_best_set`, `displaced`
     /// (`id:(r,c)->(r,c)` joined by `;`). Rates are proportions in `[0, 1]`.
     pub fn to_csv(&self) -> String {
         let mut out = String::new();
@@ -2029,7 +2174,14 @@ impl SweepReport {
         }
         header.push("runs".into());
         for s in &self.sides {
-            for suffix in ["wins", "rate", "band3_lo", "band3_hi"] {
+            for suffix in [
+                "wins",
+                "rate",
+                "band3_lo",
+                "band3_hi",
+                "wilson3_lo",
+                "wilson3_hi",
+            ] {
                 header.push(format!("{}_{suffix}", s.name));
             }
         }
@@ -2040,6 +2192,8 @@ impl SweepReport {
             "mean_rounds",
             "z_vs_best",
             "significantly_worse",
+            "p_vs_best",
+            "in_best_set",
             "displaced",
         ] {
             header.push(h.into());
@@ -2065,6 +2219,8 @@ impl SweepReport {
                 f.push(w.rate.to_string());
                 f.push(w.band_3sigma[0].to_string());
                 f.push(w.band_3sigma[1].to_string());
+                f.push(w.wilson_3sigma[0].to_string());
+                f.push(w.wilson_3sigma[1].to_string());
             }
             f.push(p.draws.count.to_string());
             f.push(p.draws.rate.to_string());
@@ -2072,6 +2228,8 @@ impl SweepReport {
             f.push(p.mean_rounds.to_string());
             f.push(p.z_vs_best.to_string());
             f.push(p.significantly_worse.to_string());
+            f.push(p.p_vs_best.to_string());
+            f.push(p.in_best_set.to_string());
             f.push(
                 p.displaced
                     .iter()
@@ -2090,23 +2248,45 @@ impl SweepReport {
         s
     }
 
-    /// The text report (English): the setup, the exclusions, then the placements ranked best
-    /// first (at most [`TEXT_MAX_ROWS`] rows; the CSV and JSON have all) with the rank side's
-    /// win rate and 3σ band, the other sides' win rates, draws, mean rounds, the z statistic
-    /// against the best and `*` where it is ≥ 3.
+    /// The English text report: [`SweepReport::render_text_lang`] in English.
+    pub fn render_text(&self) -> String {
+        self.render_text_lang(Lang::En)
+    }
+
+    /// The text report, in English or in French (French words and typography, see
+    /// [`Typo`]): the setup, the exclusions, the statistics used, then the placements ranked
+    /// best first (at most [`TEXT_MAX_ROWS`] rows; the CSV and JSON have all) with the rank
+    /// side's win rate and its Wilson 3σ interval, the other sides' win rates, draws, mean
+    /// rounds, the one-sided Fisher exact p-value against the best and whether the placement
+    /// is in the best set; then the best set (placements not distinguishable from the best,
+    /// Bonferroni-corrected).
     ///
     /// Strings that come from the spec, the request, the data files or the command line
     /// (origin, description, map, side and combatant names, reasons) are written with their
     /// control characters escaped ([`crate::report::escape_controls`]: `\u{1b}`, `\u{7}`), so
     /// the report cannot carry terminal escape sequences; a description's line breaks start
     /// new indented lines. The JSON and CSV keep the strings as they are (JSON escapes them).
-    pub fn render_text(&self) -> String {
+    pub fn render_text_lang(&self, lang: Lang) -> String {
+        let t = Typo(lang);
+        let fr = t.fr();
+        let count = |n: u64, en: (&str, &str), fr_: (&str, &str)| {
+            let (one, many) = if fr { fr_ } else { en };
+            format!("{} {}", t.int(n), if n == 1 { one } else { many })
+        };
         let mut s = String::new();
-        s.push_str("=== Position sweep ===\n");
-        s.push_str(&format!("Spec: {}", esc(&self.origin)));
+        s.push_str(t.pick(
+            "=== Position sweep ===\n",
+            "=== Balayage des positions ===\n",
+        ));
+        let mut spec = esc(&self.origin).into_owned();
         if let Some(sc) = &self.scenario {
-            s.push_str(&format!(" (scenario {})", esc(sc)));
+            spec.push_str(&format!(
+                " ({} {})",
+                t.pick("scenario", "scénario"),
+                esc(sc)
+            ));
         }
+        s.push_str(&t.field(t.pick("Spec", "Spécification"), spec));
         s.push('\n');
         for line in self.description.trim().lines().map(str::trim_end) {
             if line.is_empty() {
@@ -2115,38 +2295,66 @@ impl SweepReport {
                 s.push_str(&format!("  {}\n", esc(line)));
             }
         }
-        s.push_str(&format!(
-            "Map: {} ({} × {} squares); sides: {}\n",
-            esc(&self.map_name),
-            self.cols,
-            self.rows,
-            self.sides
-                .iter()
-                .map(|x| match &x.tactics {
-                    Some(t) => format!("{} ({}, tactics {})", esc(&x.name), x.combatants, esc(t)),
-                    None => format!("{} ({})", esc(&x.name), x.combatants),
-                })
-                .collect::<Vec<_>>()
-                .join(", ")
+        let sides = self
+            .sides
+            .iter()
+            .map(|x| match &x.tactics {
+                Some(tac) => format!(
+                    "{} ({}, {} {})",
+                    esc(&x.name),
+                    x.combatants,
+                    t.pick("tactics", "tactique"),
+                    esc(tac)
+                ),
+                None => format!("{} ({})", esc(&x.name), x.combatants),
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        s.push_str(&t.field(
+            t.pick("Map", "Carte"),
+            format!(
+                "{} ({} × {} {}){} {}",
+                esc(&self.map_name),
+                self.cols,
+                self.rows,
+                t.pick("squares", "cases"),
+                if fr { "\u{202f};" } else { ";" },
+                t.field(t.pick("sides", "camps"), sides)
+            ),
         ));
+        s.push('\n');
         for sw in &self.swept {
             s.push_str(&format!(
-                "Swept: {} ({}) over {}: {}\n",
+                "{} {} ({}) {} {}\n",
+                t.pick("Swept:", "Balayé\u{a0}:"),
                 esc(&sw.id),
                 esc(self.side_of(&sw.id)),
-                esc(&sw.source),
-                count_of(sw.candidates.len() as u64, "square", "squares")
+                t.pick("over", "sur"),
+                t.field(
+                    &esc(&sw.source),
+                    count(
+                        sw.candidates.len() as u64,
+                        ("square", "squares"),
+                        ("case", "cases"),
+                    )
+                ),
             ));
         }
         for f in &self.fixed {
-            s.push_str(&format!("Fixed: {} at {}\n", esc(&f.id), f.cell));
+            s.push_str(&format!(
+                "{} {} {} {}\n",
+                t.pick("Fixed:", "Fixe\u{a0}:"),
+                esc(&f.id),
+                t.pick("at", "en"),
+                f.cell
+            ));
         }
         for u in &self.unused_zone_squares {
             s.push_str(&format!(
-                "  not used: {} {}: {}\n",
+                "  {} {} {}\n",
+                t.pick("not used:", "non utilisée\u{a0}:"),
                 esc(&u.combatant),
-                u.cell,
-                esc(&u.reason)
+                t.field(&u.cell.to_string(), esc(&u.reason))
             ));
         }
         let others: Vec<String> = self
@@ -2158,71 +2366,147 @@ impl SweepReport {
             .map(|id| esc(id).into_owned())
             .collect();
         if !others.is_empty() {
-            s.push_str(&format!(
-                "Default deployment (making room when a placed combatant takes their square): {}\n",
-                others.join(", ")
+            s.push_str(&t.field(
+                t.pick(
+                    "Default deployment (making room when a placed combatant takes their square)",
+                    "Déploiement par défaut (en laissant la place quand un combattant placé prend leur case)",
+                ),
+                others.join(", "),
             ));
+            s.push('\n');
         }
-        let how = match &self.sample {
-            Some(x) if x.size < x.population => format!(
+        let how = match (&self.sample, fr) {
+            (Some(x), false) if x.size < x.population => format!(
                 "a random sample (seed {}) of the {} playable of ",
-                x.seed, x.population
+                x.seed,
+                t.int(x.population)
             ),
-            Some(x) => format!(
+            (Some(x), true) if x.size < x.population => format!(
+                "un échantillon aléatoire (graine {}) des {} jouables parmi ",
+                x.seed,
+                t.int(x.population)
+            ),
+            (Some(x), false) => format!(
                 "all {} playable (sample size {} ≥ them) of ",
-                x.population, x.size
+                t.int(x.population),
+                t.int(x.size)
             ),
-            None => String::new(),
+            (Some(x), true) => format!(
+                "les {} jouables (taille d'échantillon {} ≥ leur nombre) parmi ",
+                t.int(x.population),
+                t.int(x.size)
+            ),
+            (None, _) => String::new(),
         };
-        s.push_str(&format!(
-            "Placements: {} — {how}{} ({} excluded)\n",
-            self.placements.len(),
-            count_of(self.product_size, "combination", "combinations"),
-            self.excluded_count,
+        s.push_str(&t.field(
+            t.pick("Placements", "Placements"),
+            format!(
+                "{} — {how}{} ({} {})",
+                t.int(self.placements.len() as u64),
+                count(
+                    self.product_size,
+                    ("combination", "combinations"),
+                    ("combinaison", "combinaisons")
+                ),
+                t.int(self.excluded_count),
+                t.pick("excluded", "exclues"),
+            ),
         ));
+        s.push('\n');
         for e in &self.excluded {
             s.push_str(&format!(
-                "  excluded: {} × {} (first: {})\n",
-                e.count,
+                "  {} × {} ({})\n",
+                t.field(t.pick("excluded", "exclues"), t.int(e.count)),
                 esc(&e.reason),
-                e.example
-                    .iter()
-                    .map(|c| format!("{} {}", esc(&c.id), c.cell))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                t.field(
+                    t.pick("first", "première"),
+                    e.example
+                        .iter()
+                        .map(|c| format!("{} {}", esc(&c.id), c.cell))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
             ));
         }
-        s.push_str(&format!(
-            "Runs: {} per placement = {}; seed {}; round cap {}\n",
-            self.runs,
-            count_of(
-                self.placements.len() as u64 * self.runs,
-                "combat",
-                "combats"
+        s.push_str(&if fr {
+            format!(
+                "Parties{NBSP}: {} par placement = {}{NNBSP}; graine {}{NNBSP}; plafond de {} rounds\n",
+                t.int(self.runs),
+                count(
+                    self.placements.len() as u64 * self.runs,
+                    ("combat", "combats"),
+                    ("combat", "combats")
+                ),
+                self.seed,
+                t.int(self.round_cap)
+            )
+        } else {
+            format!(
+                "Runs: {} per placement = {}; seed {}; round cap {}\n",
+                t.int(self.runs),
+                count(
+                    self.placements.len() as u64 * self.runs,
+                    ("combat", "combats"),
+                    ("combat", "combats")
+                ),
+                self.seed,
+                t.int(self.round_cap)
+            )
+        });
+        s.push_str(&t.field(
+            t.pick("Seeds", "Graines"),
+            t.pick(
+                "run i of the placement with product index p uses splitmix64(splitmix64(splitmix64(seed) ^ p) ^ i)\n",
+                "la partie i du placement d'indice p dans le produit utilise splitmix64(splitmix64(splitmix64(graine) ^ p) ^ i)\n",
             ),
-            self.seed,
-            self.round_cap
         ));
-        s.push_str(
-            "Seeds: run i of the placement with product index p uses \
-             splitmix64(splitmix64(splitmix64(seed) ^ p) ^ i)\n",
-        );
-        s.push_str(&format!(
-            "Ranking: by the win rate of {}, best first.\n\
-             Significance: two-proportion z-test against the best placement (pooled standard \
-             error);\n  * = worse than the best at 3σ (z ≥ 3).\n\n",
-            esc(&self.rank_side)
-        ));
+        let others_count = self.placements.len().saturating_sub(1) as u64;
+        let pct0 = |x: f64| {
+            format!(
+                "{}{}%",
+                t.num(x * 100.0, 0),
+                if fr { "\u{202f}" } else { "" }
+            )
+        };
+        let alpha = pct0(self.best_set_alpha);
+        let confidence = pct0(1.0 - self.best_set_alpha);
+        if fr {
+            s.push_str(&format!(
+                "Classement{NBSP}: par le taux de victoire de {}, le meilleur d'abord.\n\
+                 Statistiques{NBSP}: intervalle de Wilson à 3σ par placement{NNBSP}; chaque placement \
+                 comparé au meilleur par un test exact de Fisher unilatéral,\n  correction de \
+                 Bonferroni sur les {} comparaisons (exclu si p ≤ {alpha}/{}){NNBSP}; «{NBSP}meilleur \
+                 ensemble{NBSP}» = le meilleur et les placements\n  qui ne s'en distinguent pas{NNBSP}; il \
+                 contient le vrai meilleur avec une probabilité d'au moins {confidence}. Le meilleur \
+                 est le plus haut\n  de taux bruités{NNBSP}: son taux est surestimé, lire son intervalle.\n\n",
+                esc(&self.rank_side),
+                t.int(others_count),
+                t.int(others_count.max(1))
+            ));
+        } else {
+            s.push_str(&format!(
+                "Ranking: by the win rate of {}, best first.\n\
+                 Statistics: Wilson score interval at 3σ per placement; each placement compared \
+                 with the best by a one-sided Fisher exact test,\n  Bonferroni correction over \
+                 the {} comparisons (out when p ≤ {alpha}/{}); \"best set\" = the best and the \
+                 placements not distinguishable from it;\n  it contains the truly best placement \
+                 with probability ≥ {confidence}. The best is the highest of noisy rates: its rate \
+                 is biased upwards,\n  read its interval.\n\n",
+                esc(&self.rank_side),
+                t.int(others_count),
+                t.int(others_count.max(1))
+            ));
+        }
 
         let rs = self
             .sides
             .iter()
             .position(|x| x.name == self.rank_side)
             .unwrap_or(0);
-        let mut headers: Vec<String> = vec!["Rank".into(), "#".into()];
+        let mut headers: Vec<String> = vec![t.pick("Rank", "Rang").into(), "#".into()];
         headers.extend(self.swept.iter().map(|x| esc(&x.id).into_owned()));
         headers.push(esc(&self.rank_side).into_owned());
-        headers.push("3σ band".into());
+        headers.push("Wilson 3σ".into());
         headers.extend(
             self.sides
                 .iter()
@@ -2230,7 +2514,13 @@ impl SweepReport {
                 .filter(|(i, _)| *i != rs)
                 .map(|(_, x)| esc(&x.name).into_owned()),
         );
-        for h in ["draws", "rounds", "z", "", "moved"] {
+        for h in [
+            t.pick("draws", "nuls"),
+            "rounds",
+            t.pick("p vs best", "p contre le meilleur"),
+            t.pick("best set", "meilleur ensemble"),
+            t.pick("moved", "déplacés"),
+        ] {
             headers.push(h.into());
         }
         let mut aligns = vec![Align::Right, Align::Right];
@@ -2251,52 +2541,87 @@ impl SweepReport {
             let mut row = vec![p.rank.to_string(), p.index.to_string()];
             row.extend(p.cells.iter().map(|c| c.to_string()));
             let w = &p.wins[rs];
-            row.push(pct(w.rate));
-            row.push(format!(
-                "[{}, {}]",
-                pct(w.band_3sigma[0]),
-                pct(w.band_3sigma[1])
-            ));
+            row.push(t.pct(w.rate));
+            row.push(t.interval(w.wilson_3sigma));
             row.extend(
                 p.wins
                     .iter()
                     .enumerate()
                     .filter(|(i, _)| *i != rs)
-                    .map(|(_, w)| pct(w.rate)),
+                    .map(|(_, w)| t.pct(w.rate)),
             );
-            row.push(pct(p.draws.rate));
-            row.push(format!("{:.1}", p.mean_rounds));
-            row.push(format!("{:.2}", p.z_vs_best));
-            row.push(if p.significantly_worse { "*" } else { "" }.into());
+            row.push(t.pct(p.draws.rate));
+            row.push(t.num(p.mean_rounds, 1));
+            row.push(if p.index == self.best {
+                "—".into()
+            } else {
+                p_value_text(p.p_vs_best, t)
+            });
+            row.push(
+                match (p.in_best_set, fr) {
+                    (true, false) => "yes",
+                    (false, false) => "no",
+                    (true, true) => "oui",
+                    (false, true) => "non",
+                }
+                .into(),
+            );
             row.push(moved_text(&p.displaced));
             lines.push(TableLine::Row(row));
         }
         let header_refs: Vec<&str> = headers.iter().map(String::as_str).collect();
         s.push_str(&render_table(&header_refs, &aligns, &lines));
         if self.ranking.len() > TEXT_MAX_ROWS {
+            let more = (self.ranking.len() - TEXT_MAX_ROWS) as u64;
             s.push_str(&format!(
-                "… {} more in the CSV / JSON\n",
-                count_of(
-                    (self.ranking.len() - TEXT_MAX_ROWS) as u64,
-                    "placement",
-                    "placements"
-                )
+                "… {} {}\n",
+                count(
+                    more,
+                    ("placement", "placements"),
+                    ("placement", "placements")
+                ),
+                t.pick("more in the CSV / JSON", "de plus dans le CSV / JSON")
             ));
         }
-        let worse = self
-            .placements
+        let shown: Vec<String> = self
+            .best_set
             .iter()
-            .filter(|p| p.significantly_worse)
-            .count();
-        s.push_str(&format!(
-            "\nSignificantly worse than the best (#{}) at 3σ: {} of {}.\n",
-            self.best,
-            worse,
-            count_of(self.placements.len() as u64, "placement", "placements")
-        ));
-        s.push_str(&format!(
-            "RNG: {} — engine pf1e-engine {}\n",
-            self.rng, self.engine_version
+            .take(TEXT_MAX_ROWS)
+            .map(|k| format!("#{k}"))
+            .collect();
+        let rest = self.best_set.len().saturating_sub(TEXT_MAX_ROWS);
+        let list = if rest > 0 {
+            format!("{}, … (+{})", shown.join(", "), t.int(rest as u64))
+        } else {
+            shown.join(", ")
+        };
+        let total = count(
+            self.placements.len() as u64,
+            ("placement", "placements"),
+            ("placement", "placements"),
+        );
+        s.push('\n');
+        s.push_str(&if fr {
+            format!(
+                "Meilleur ensemble (ne se distinguent pas du meilleur, #{}, correction de Bonferroni, {confidence} de confiance){NBSP}: {} sur {total}{NBSP}: {list}\n",
+                self.best,
+                t.int(self.best_set.len() as u64),
+            )
+        } else {
+            format!(
+                "Best set (not distinguishable from the best, #{}, Bonferroni correction, {confidence} confidence): {} of {total}: {list}\n",
+                self.best,
+                t.int(self.best_set.len() as u64),
+            )
+        });
+        s.push_str(&t.field(
+            t.pick("RNG", "Générateur aléatoire"),
+            format!(
+                "{} — {} pf1e-engine {}\n",
+                self.rng,
+                t.pick("engine", "moteur"),
+                self.engine_version
+            ),
         ));
         s
     }
@@ -2311,14 +2636,18 @@ impl SweepReport {
 
     /// One heatmap per swept combatant (in [`SweepReport::swept`] order): every candidate
     /// square evaluated at least once, valued with the combatant's side's win rate pooled over
-    /// the placements where it started there (pooled wins / pooled runs), and the map's
-    /// impassable squares as walls.
+    /// the placements where it started there (pooled wins / pooled runs), over the map's
+    /// impassable squares, difficult terrain and high ground, with the start squares of the
+    /// combatant's enemies (every other side) in the best placement as markers. The colour
+    /// scale is fitted to the values ([`crate::heatmap::fitted_scale`]).
     pub fn heatmaps(&self) -> Vec<Heatmap> {
+        let best = self.placements.get(self.best as usize);
         self.cell_stats
             .iter()
             .map(|cs| Heatmap {
                 title: format!(
-                    "{}: {} win rate by start square ({} per placement)",
+                    "{}: {} win rate by start square ({} per placement); red: enemies' starts \
+                     (best placement)",
                     cs.combatant,
                     cs.side,
                     count_of(self.runs, "run", "runs")
@@ -2337,6 +2666,23 @@ impl SweepReport {
                     })
                     .collect(),
                 value_label: format!("{} win rate", cs.side),
+                difficult: self.difficult.iter().map(|c| (c.row, c.col)).collect(),
+                elevated: self.elevated.iter().map(|c| (c.row, c.col)).collect(),
+                markers: best
+                    .map(|p| {
+                        self.combatant_sides
+                            .iter()
+                            .zip(&self.combatants)
+                            .zip(&p.starts)
+                            .filter(|((side, _), _)| **side != cs.side)
+                            .map(|((_, id), c)| HeatmapMarker {
+                                row: c.row,
+                                col: c.col,
+                                label: id.clone(),
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default(),
             })
             .collect()
     }
@@ -2558,6 +2904,8 @@ impl SweepPlan {
             row.mean_rounds = mean;
             row.z_vs_best = z;
             row.significantly_worse = worse;
+            row.p_vs_best = z;
+            row.in_best_set = !worse;
             if let (Some(c), Some(d)) = (&cells, &displaced) {
                 row.cells.clone_from(c);
                 row.displaced.clone_from(d);
@@ -2570,6 +2918,7 @@ impl SweepPlan {
             }
         }
         r.best = last;
+        r.best_set = vec![last; n];
         r.ranking = if widest == Widest::Text {
             (0..n as u64).rev().collect()
         } else {
@@ -2697,6 +3046,27 @@ mod tests {
             }
         }
         assert_ne!(run_seed(1, 0, 0), run_seed(2, 0, 0));
+    }
+
+    /// Reference values: exact sums of hypergeometric terms (Python `math.comb`).
+    #[test]
+    fn fisher_exact_reference_values() {
+        for (x1, n1, x2, n2, p) in [
+            (649, 1000, 564, 1000, 5.967_406_723_708_834e-5),
+            (990, 1000, 975, 1000, 0.007_874_852_761_073_211),
+            (5, 10, 5, 10, 0.671_859_100_651_670_3),
+            (10, 10, 0, 10, 5.412_544_112_234_515e-6),
+            (0, 10, 0, 10, 1.0),
+            (3, 7, 9, 12, 0.970_806_541_239_977_8),
+            (1000, 1000, 999, 1000, 0.5),
+        ] {
+            let got = fisher_one_sided(x1, n1, x2, n2);
+            assert!(
+                (got - p).abs() <= 1e-9 * p.max(1e-300) + 1e-15,
+                "{x1}/{n1} vs {x2}/{n2}: {got} != {p}"
+            );
+        }
+        assert_eq!(fisher_one_sided(1, 0, 1, 2), 1.0);
     }
 
     #[test]
@@ -3115,7 +3485,37 @@ mod tests {
             text.contains("Ranking: by the win rate of players"),
             "{text}"
         );
-        assert!(text.contains("two-proportion z-test"), "{text}");
+        assert!(text.contains("one-sided Fisher exact test"), "{text}");
+        assert!(
+            text.contains("Bonferroni correction over the 6 comparisons (out when p ≤ 5%/6)"),
+            "{text}"
+        );
+        // Bonferroni over the 6 comparisons: #5, #4, #0 have p ≤ 0.05/6; #2 (560 vs 600 of
+        // 1000, p = 0.039) does not.
+        assert_eq!(r.best_set, vec![1, 3, 6, 2]);
+        assert!(r.placements[2].in_best_set && !r.placements[0].in_best_set);
+        assert!((r.placements[2].p_vs_best - 0.039).abs() < 0.001);
+        assert_eq!(r.placements[1].p_vs_best, 1.0);
+        assert!(text.contains(
+            "Best set (not distinguishable from the best, #1, Bonferroni correction, 95% confidence): 4 of 7 \
+             placements: #1, #3, #6, #2\n"
+        ));
+        // The best square has the Wilson interval, not the normal band.
+        assert!(
+            text.contains("   1  1  (1,2)     60.0%  [55.3%, 64.5%]"),
+            "{text}"
+        );
+        // French: French words and typography.
+        let fr = r.render_text_lang(Lang::Fr);
+        assert!(fr.contains("Meilleur ensemble (ne se distinguent pas du meilleur, #1, correction de Bonferroni, 95\u{202f}% de confiance)\u{a0}: 4 sur 7 placements\u{a0}: #1, #3, #6, #2\n"), "{fr}");
+        assert!(
+            fr.contains("60,0\u{202f}%  [55,3\u{202f}%\u{202f}; 64,5\u{202f}%]"),
+            "{fr}"
+        );
+        assert!(
+            !fr.contains(" :") && !fr.contains("Best") && !fr.contains("Ranking"),
+            "{fr}"
+        );
         let csv = r.to_csv();
         assert_eq!(csv.lines().count(), 8);
         assert!(
@@ -3383,7 +3783,7 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("Runs: 1 per placement = 1 combat;"), "{text}");
-        assert!(text.contains("at 3σ: 0 of 1 placement.\n"), "{text}");
-        assert!(r.heatmaps()[0].title.ends_with("(1 run per placement)"));
+        assert!(text.contains("1 of 1 placement: #0\n"), "{text}");
+        assert!(r.heatmaps()[0].title.contains("(1 run per placement)"));
     }
 }

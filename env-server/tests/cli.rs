@@ -264,20 +264,22 @@ fn missing_combatant_file_is_a_data_error() {
 
 #[test]
 fn french_report_for_goblins_vs_orcs() {
-    let o = run_owned(&standard_args("200"));
+    let mut args = standard_args("200");
+    args.extend(["--lang".into(), "fr".into()]);
+    let o = run_owned(&args);
     assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
     let out = stdout(&o);
     for needle in [
         "=== Rapport d'équilibrage ===\n",
-        "Carte : Arène d'essai\n",
-        "players : 3 combatants\n",
-        "monsters : 2 combatants\n",
-        "200 combats simulés (seed 1, plafond 100 rounds)\n",
-        "Victoires players : ",
-        "Victoires monsters : ",
-        "— bande 3σ : [",
-        "Nuls : ",
-        "Rounds moyens : ",
+        "Carte\u{a0}: Arène d'essai\n",
+        "players\u{a0}: 3 combattants\n",
+        "monsters\u{a0}: 2 combattants\n",
+        "200 combats simulés (graine 1, plafond de 100 rounds)\n",
+        "Victoires players\u{a0}: ",
+        "Victoires monsters\u{a0}: ",
+        "— bande 3σ\u{a0}: [",
+        "Nuls\u{a0}: ",
+        "Rounds moyens\u{a0}: ",
         "Attrition moyenne par combattant",
         "goblin-3",
         "orc-2",
@@ -342,8 +344,12 @@ fn json_output_counts_add_up() {
 #[test]
 fn english_report_and_transcript() {
     let mut args = standard_args("50");
-    args.extend(["--lang".into(), "en".into(), "--transcript".into()]);
+    args.extend(["--transcript".into()]);
     let o = run_owned(&args);
+    // English is the default: `--lang en` says the same.
+    let mut en = args.clone();
+    en.extend(["--lang".into(), "en".into()]);
+    assert_eq!(stdout(&run_owned(&en)), stdout(&o));
     assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
     let out = stdout(&o);
     assert!(
@@ -352,12 +358,12 @@ fn english_report_and_transcript() {
     );
     for needle in [
         "=== Balance report ===\n",
-        "Map : Arène d'essai\n",
+        "Map: Arène d'essai\n",
         "50 combats simulated (seed 1, cap 100 rounds)\n",
-        "Wins players : ",
-        "— 3σ band : [",
-        "Draws : ",
-        "Mean rounds : ",
+        "Wins players: ",
+        "— 3σ band: [",
+        "Draws: ",
+        "Mean rounds: ",
         "Mean attrition per combatant",
     ] {
         assert!(out.contains(needle), "missing {needle:?} in\n{out}");

@@ -49,10 +49,10 @@ fn the_report_names_the_tactics_and_they_change_the_result() {
     assert_eq!(t.status.code(), Some(0), "{}", text(&t.stderr));
     let out = text(&t.stdout);
     assert!(
-        out.contains("players : 3 combatants, tactics \"focus_fire_weakest\""),
+        out.contains("players: 3 combatants, tactics \"focus_fire_weakest\""),
         "{out}"
     );
-    assert!(out.contains("monsters : 2 combatants\n"), "{out}");
+    assert!(out.contains("monsters: 2 combatants\n"), "{out}");
     assert_ne!(plain.stdout, t.stdout);
     // Deterministic.
     assert_eq!(sim(&["--tactics", &arg]).stdout, t.stdout);

@@ -98,7 +98,11 @@ fn bundled_example_writes_every_file() {
         text.contains("Ranking: by the win rate of players"),
         "{text}"
     );
-    assert!(text.contains("two-proportion z-test"), "{text}");
+    assert!(text.contains("one-sided Fisher exact test"), "{text}");
+    assert!(
+        text.contains("Best set (not distinguishable from the best, #"),
+        "{text}"
+    );
     assert!(
         text.contains("Runs: 8 per placement = 56 combats; seed 1"),
         "{text}"

@@ -2,13 +2,19 @@
 //! position sweeps (`pf1e-sim sweep`).
 //!
 //! ```text
-//! pf1e-sim --map MAP --side NAME FILE... [--side NAME FILE...] [--runs 1000] [--seed 1]
-//!          [--round-cap 100] [--transcript] [--simple-monster-death] [--lang fr|en]
-//!          [--format text|json] [--threads N] [--tactics SIDE=FILE]... [--replay-html FILE]
+//! pf1e-sim (--scenario NAME|FILE | --map MAP --side NAME FILE... [--side NAME FILE...])
+//!          [--runs 1000] [--seed 1] [--round-cap N] [--transcript] [--simple-monster-death]
+//!          [--lang en|fr] [--format text|json] [--threads N] [--tactics SIDE=FILE]...
+//!          [--replay-html FILE] [--data-dir DIR]
 //! pf1e-sim sweep SPEC --out DIR [--runs N] [--seed S] [--threads N] [--format text|json]
-//!          [--data-dir DIR]
+//!          [--lang en|fr] [--data-dir DIR]
 //! pf1e-sim replay TRANSCRIPT [--out FILE] [--data-dir DIR]
 //! ```
+//!
+//! MAP, the combatant FILEs, the tactics FILEs, `--scenario` and SPEC are files, or names of
+//! the data directory's `maps/`, `monsters/` (then `pcs/`), `tactics/`, `scenarios/` and
+//! `sweeps/` (an argument naming an existing file is that file); an unknown name exits 2
+//! naming the flag and the close names.
 //!
 //! `--replay-html FILE` writes the replay viewer page ([`pf1e_env_server::replay`]) of the
 //! first combat (seed `--seed`); `replay` writes it for an ExportTranscript document
@@ -73,11 +79,17 @@ struct Cli {
     /// A subcommand; without one, the Monte Carlo report of `--map` and `--side`.
     #[command(subcommand)]
     command: Option<Command>,
-    /// Map YAML file.
-    #[arg(long, value_name = "MAP", required = true)]
-    map: Option<PathBuf>,
-    /// A side: its name (as in the map's `deployment`) then one or more combatant JSON files;
-    /// repeat for each side. A file may be repeated for identical combatants.
+    /// A scenario: a bundled scenario's name (`casters`: data/scenarios/casters.yaml) or a
+    /// scenario YAML file (whose map and combatant names resolve in the data directory).
+    /// Instead of --map and --side.
+    #[arg(long, value_name = "NAME|FILE", conflicts_with_all = ["map", "side"])]
+    scenario: Option<String>,
+    /// Map: a map YAML file, or a name of data/maps/ (`sample_arena`).
+    #[arg(long, value_name = "MAP", required_unless_present = "scenario")]
+    map: Option<String>,
+    /// A side: its name (as in the map's `deployment`) then one or more combatants, each a
+    /// combatant JSON file or a name of data/monsters/ or data/pcs/ (`goblin`, `cleric_3`);
+    /// repeat for each side. A combatant may be repeated for identical combatants.
     #[arg(long, value_name = "NAME FILE", num_args = 1.., action = ArgAction::Append)]
     side: Vec<String>,
     /// Number of combats to simulate (1 to 1,000,000).
@@ -96,31 +108,32 @@ struct Cli {
         allow_hyphen_values = true
     )]
     seed: String,
-    /// Rounds after which a combat is a draw (1 to 100,000).
-    #[arg(
-        long,
-        value_name = "N",
-        default_value = "100",
-        allow_hyphen_values = true
-    )]
-    round_cap: String,
+    /// Rounds after which a combat is a draw (1 to 100,000); default: the scenario's, else
+    /// 100.
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    round_cap: Option<String>,
     /// Print the first combat's transcript as a table before the report.
     #[arg(long)]
     transcript: bool,
-    /// Monsters die at hp <= 0 instead of hp <= -CON (never player characters).
+    /// Monsters die at hp <= 0 instead of hp <= -CON (never player characters); also on when
+    /// the scenario says so.
     #[arg(long)]
     simple_monster_death: bool,
-    /// Report language.
-    #[arg(long, value_enum, default_value_t = Lang::Fr)]
+    /// Report language: English, or French with French typography.
+    #[arg(long, value_enum, default_value_t = Lang::En)]
     lang: Lang,
+    /// Data directory where names resolve (maps/, monsters/, pcs/, scenarios/, tactics/);
+    /// default: $PF1E_DATA_DIR, else ./data. Only read for arguments that are not files.
+    #[arg(long, value_name = "DIR")]
+    data_dir: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
     /// Worker threads (1 to 1024); default: one per core.
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     threads: Option<String>,
-    /// The tactics SIDE plays: a tactics spec file, YAML or JSON (see data/tactics/ and
-    /// docs/tactics.md); repeat for each side. Sides without one play the default policy.
+    /// The tactics SIDE plays: a tactics spec file, YAML or JSON, or a name of data/tactics/
+    /// (see docs/tactics.md); repeat for each side. Sides without one play the default policy.
     #[arg(long, value_name = "SIDE=FILE", action = ArgAction::Append)]
     tactics: Vec<String>,
     /// Write the replay viewer of the first combat (seed --seed) to FILE: a self-contained
@@ -159,9 +172,9 @@ struct ReplayArgs {
 /// Arguments of `pf1e-sim sweep`.
 #[derive(Debug, Args)]
 struct SweepArgs {
-    /// Sweep spec file, YAML or JSON (see data/sweeps/).
+    /// Sweep spec: a YAML or JSON file, or a name of data/sweeps/ (`sample_arena_archer`).
     #[arg(value_name = "SPEC")]
-    spec: PathBuf,
+    spec: String,
     /// Combats per placement (1 to 1,000,000); overrides the spec's `runs`.
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     runs: Option<String>,
@@ -178,8 +191,11 @@ struct SweepArgs {
     /// What stdout gets: the ranked text table or the JSON document.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
-    /// Data directory holding maps/, monsters/, pcs/, scenarios/; default: $PF1E_DATA_DIR,
-    /// else ./data.
+    /// Language of the text table: English, or French with French typography.
+    #[arg(long, value_enum, default_value_t = Lang::En)]
+    lang: Lang,
+    /// Data directory holding maps/, monsters/, pcs/, scenarios/, sweeps/; default:
+    /// $PF1E_DATA_DIR, else ./data.
     #[arg(long, value_name = "DIR")]
     data_dir: Option<PathBuf>,
 }
@@ -263,7 +279,8 @@ fn int_flag(flag: &str, text: &str, lo: u64, hi: u64) -> Result<u64, UsageError>
 struct Numbers {
     runs: u32,
     seed: u64,
-    round_cap: u32,
+    /// `--round-cap`, if given.
+    round_cap: Option<u32>,
     threads: Option<usize>,
 }
 
@@ -271,12 +288,19 @@ fn numbers(cli: &Cli) -> Result<Numbers, UsageError> {
     Ok(Numbers {
         runs: int_flag("--runs", &cli.runs, 1, u64::from(MAX_RUNS))? as u32,
         seed: int_flag("--seed", &cli.seed, 0, u64::MAX)?,
-        round_cap: int_flag(
-            "--round-cap",
-            &cli.round_cap,
-            1,
-            u64::from(pf1e_env_server::scenarios::MAX_ROUND_CAP),
-        )? as u32,
+        round_cap: cli
+            .round_cap
+            .as_deref()
+            .map(|r| {
+                int_flag(
+                    "--round-cap",
+                    r,
+                    1,
+                    u64::from(pf1e_env_server::scenarios::MAX_ROUND_CAP),
+                )
+                .map(|v| v as u32)
+            })
+            .transpose()?,
         threads: cli
             .threads
             .as_deref()
@@ -287,76 +311,13 @@ fn numbers(cli: &Cli) -> Result<Numbers, UsageError> {
 
 fn run(cli: &Cli, side_args: &[Vec<String>]) -> Result<(), UsageError> {
     let nums = numbers(cli)?;
-    if side_args.len() > MAX_SIDES {
-        return Err(UsageError(format!(
-            "--side: {} sides given: at most {MAX_SIDES}",
-            side_args.len()
-        )));
-    }
-    if side_args.is_empty() {
-        return Err(UsageError(
-            "no --side given: give each side of the map's deployment with --side NAME FILE..."
-                .into(),
-        ));
-    }
-    let mut seen = std::collections::HashSet::new();
-    for values in side_args {
-        let name = &values[0];
-        if values.len() < 2 {
-            return Err(UsageError(format!(
-                "--side {name}: no combatant file given (expected --side {name} FILE...)"
-            )));
-        }
-        if !seen.insert(name.as_str()) {
-            return Err(UsageError(format!("--side {name}: side given twice")));
-        }
-    }
-    let files: usize = side_args.iter().map(|v| v.len() - 1).sum();
-    let max_combatants = pf1e_engine::content::encounter::MAX_COMBATANTS;
-    if files > max_combatants {
-        return Err(UsageError(format!(
-            "--side: {files} combatant files given: at most {max_combatants} in all"
-        )));
-    }
-    let map_path = cli
-        .map
-        .as_deref()
-        .expect("clap requires --map without a subcommand");
-    let map = MapSpec::load(map_path).map_err(|e| UsageError(e.to_string()))?;
-    let mut sides = Vec::with_capacity(side_args.len());
-    // A file repeated for identical combatants is read once.
-    let mut loaded: std::collections::HashMap<&str, CombatantSpec> = Default::default();
-    for values in side_args {
-        let (name, files) = values
-            .split_first()
-            .expect("checked above: a name and at least one file");
-        let mut combatants = Vec::with_capacity(files.len());
-        for file in files {
-            let path = Path::new(file);
-            let spec = match loaded.get(file.as_str()) {
-                Some(s) => s.clone(),
-                None => {
-                    let s = CombatantSpec::load(path).map_err(|e| UsageError(e.to_string()))?;
-                    loaded.insert(file, s.clone());
-                    s
-                }
-            };
-            let stem = path
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| spec.name.to_lowercase());
-            combatants.push((stem, spec));
-        }
-        sides.push((name.clone(), combatants));
-    }
-    let options = RulesOptions {
-        round_cap: nums.round_cap,
-        simple_monster_death: cli.simple_monster_death,
+    let data = DataDir::new(cli.data_dir.as_deref());
+    let (mut encounter, map_path) = match &cli.scenario {
+        Some(arg) => scenario_encounter(arg, &data, &nums, cli.simple_monster_death)?,
+        None => flat_encounter(cli, side_args, &data, &nums)?,
     };
-    let mut encounter = Encounter::build(map, sides, options)
-        .map_err(|e| UsageError(format!("{}: {e}", map_path.display())))?;
     for arg in &cli.tactics {
-        encounter = attach_tactics(&encounter, arg)?;
+        encounter = attach_tactics(&encounter, arg, &data)?;
     }
     let encounter = Arc::new(encounter);
     if let Some(path) = &cli.replay_html {
@@ -391,7 +352,7 @@ fn run(cli: &Cli, side_args: &[Vec<String>]) -> Result<(), UsageError> {
             &encounter,
             nums.seed,
             &result.first_transcript,
-            map_path,
+            &map_path,
             path,
         )?;
     }
@@ -403,9 +364,237 @@ fn run(cli: &Cli, side_args: &[Vec<String>]) -> Result<(), UsageError> {
     Ok(())
 }
 
+/// The encounter of `--map` and `--side` (names resolve in the data directory), and the map
+/// file.
+fn flat_encounter(
+    cli: &Cli,
+    side_args: &[Vec<String>],
+    data: &DataDir,
+    nums: &Numbers,
+) -> Result<(Encounter, PathBuf), UsageError> {
+    if side_args.len() > MAX_SIDES {
+        return Err(UsageError(format!(
+            "--side: {} sides given: at most {MAX_SIDES}",
+            side_args.len()
+        )));
+    }
+    if side_args.is_empty() {
+        return Err(UsageError(
+            "no --side given: give each side of the map's deployment with --side NAME FILE... \
+             (or a bundled scenario with --scenario NAME)"
+                .into(),
+        ));
+    }
+    let mut seen = std::collections::HashSet::new();
+    for values in side_args {
+        let name = &values[0];
+        if values.len() < 2 {
+            return Err(UsageError(format!(
+                "--side {name}: no combatant file given (expected --side {name} FILE...)"
+            )));
+        }
+        if !seen.insert(name.as_str()) {
+            return Err(UsageError(format!("--side {name}: side given twice")));
+        }
+    }
+    let files: usize = side_args.iter().map(|v| v.len() - 1).sum();
+    let max_combatants = pf1e_engine::content::encounter::MAX_COMBATANTS;
+    if files > max_combatants {
+        return Err(UsageError(format!(
+            "--side: {files} combatant files given: at most {max_combatants} in all"
+        )));
+    }
+    let map_arg = cli
+        .map
+        .as_deref()
+        .expect("clap requires --map without --scenario or a subcommand");
+    let map_path = data.resolve(map_arg, "--map", MAPS)?;
+    let map = MapSpec::load(&map_path).map_err(|e| UsageError(e.to_string()))?;
+    let mut sides = Vec::with_capacity(side_args.len());
+    // A file repeated for identical combatants is read once.
+    let mut loaded: std::collections::HashMap<PathBuf, CombatantSpec> = Default::default();
+    for values in side_args {
+        let (name, files) = values
+            .split_first()
+            .expect("checked above: a name and at least one file");
+        let mut combatants = Vec::with_capacity(files.len());
+        for file in files {
+            let path = data.resolve(file, &format!("--side {name}"), COMBATANTS)?;
+            let spec = match loaded.get(&path) {
+                Some(s) => s.clone(),
+                None => {
+                    let s = CombatantSpec::load(&path).map_err(|e| UsageError(e.to_string()))?;
+                    loaded.insert(path.clone(), s.clone());
+                    s
+                }
+            };
+            let stem = path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| spec.name.to_lowercase());
+            combatants.push((stem, spec));
+        }
+        sides.push((name.clone(), combatants));
+    }
+    let options = RulesOptions {
+        round_cap: nums
+            .round_cap
+            .unwrap_or(pf1e_env_server::scenarios::DEFAULT_ROUND_CAP),
+        simple_monster_death: cli.simple_monster_death,
+    };
+    let encounter = Encounter::build(map, sides, options)
+        .map_err(|e| UsageError(format!("{}: {e}", map_path.display())))?;
+    Ok((encounter, map_path))
+}
+
+/// The encounter of `--scenario NAME|FILE` (its map and combatant names resolve in the data
+/// directory; `--round-cap` and `--simple-monster-death` override the file's), and its map
+/// file.
+fn scenario_encounter(
+    arg: &str,
+    data: &DataDir,
+    nums: &Numbers,
+    simple_monster_death: bool,
+) -> Result<(Encounter, PathBuf), UsageError> {
+    let path = data.resolve(arg, "--scenario", SCENARIOS)?;
+    let origin = path.display().to_string();
+    let text = read_file(&path, pf1e_env_server::scenarios::MAX_SCENARIO_BYTES)
+        .map_err(|e| UsageError(format!("--scenario: {origin}: {e}")))?;
+    let mut file = pf1e_env_server::scenarios::ScenarioFile::from_yaml_str(&text, &origin)
+        .map_err(|e| UsageError(format!("--scenario: {e}")))?;
+    if let Some(cap) = nums.round_cap {
+        file.round_cap = cap;
+    }
+    file.simple_monster_death |= simple_monster_death;
+    let dir = data.get("--scenario")?;
+    let map_path = dir.join("maps").join(format!("{}.yaml", file.map));
+    let encounter = ScenarioStore::new(dir)
+        .build_file(&file)
+        .map_err(|e| UsageError(format!("--scenario: {origin}: {e}")))?;
+    Ok((encounter, map_path))
+}
+
+/// Where names of a kind live in the data directory: the folders and the file extensions.
+type Kind = (
+    &'static str,
+    &'static [&'static str],
+    &'static [&'static str],
+);
+/// Maps: `maps/NAME.yaml`.
+const MAPS: Kind = ("map", &["maps"], &["yaml"]);
+/// Combatants: `monsters/NAME.json`, else `pcs/NAME.json`.
+const COMBATANTS: Kind = ("combatant", &["monsters", "pcs"], &["json"]);
+/// Scenarios: `scenarios/NAME.yaml`.
+const SCENARIOS: Kind = ("scenario", &["scenarios"], &["yaml"]);
+/// Sweep specs: `sweeps/NAME.yaml` or `.json`.
+const SWEEPS: Kind = ("sweep spec", &["sweeps"], &["yaml", "json"]);
+/// Tactics specs: `tactics/NAME.yaml` or `.json`.
+const TACTICS: Kind = ("tactics spec", &["tactics"], &["yaml", "json"]);
+
+/// The data directory where names resolve, looked up only when a name needs it.
+struct DataDir {
+    given: Option<PathBuf>,
+}
+
+impl DataDir {
+    fn new(given: Option<&Path>) -> DataDir {
+        DataDir {
+            given: given.map(Path::to_path_buf),
+        }
+    }
+
+    /// The directory (see [`data_dir`]); errors name `field`, the argument that needed it.
+    fn get(&self, field: &str) -> Result<PathBuf, UsageError> {
+        data_dir(self.given.as_deref()).map_err(|UsageError(e)| UsageError(format!("{field}: {e}")))
+    }
+
+    /// `arg` as a file when one exists at that path or when it is not a name
+    /// (`^[a-z0-9_]+$`: a path, whose reading then says what is wrong), else as a name of
+    /// `kind` in the data directory (`<data>/<folder>/<arg>.<ext>`, the folders and
+    /// extensions in order).
+    ///
+    /// # Errors
+    /// A [`UsageError`] naming `field` and `arg`, listing the close names of that kind (or
+    /// all of them when few) when nothing matches.
+    fn resolve(&self, arg: &str, field: &str, kind: Kind) -> Result<PathBuf, UsageError> {
+        let path = Path::new(arg);
+        if path.is_file() {
+            return Ok(path.to_path_buf());
+        }
+        let (what, folders, exts) = kind;
+        if !pf1e_env_server::scenarios::is_valid_name(arg) {
+            // Not a name (`^[a-z0-9_]+$`): a path, whose reading says what is wrong.
+            return Ok(path.to_path_buf());
+        }
+        let dir = self.get(field)?;
+        for folder in folders {
+            for ext in exts {
+                let p = dir.join(folder).join(format!("{arg}.{ext}"));
+                if p.is_file() {
+                    return Ok(p);
+                }
+            }
+        }
+        let known = names_in(&dir, folders, exts);
+        let close = close_names(arg, &known);
+        let where_ = folders
+            .iter()
+            .map(|f| format!("{}/{f}/", dir.display()))
+            .collect::<Vec<_>>()
+            .join(" or ");
+        let hint = if !close.is_empty() {
+            format!(" (close names: {})", close.join(", "))
+        } else if !known.is_empty() && known.len() <= 12 {
+            format!(" (known: {})", known.join(", "))
+        } else {
+            String::new()
+        };
+        Err(UsageError(format!(
+            "{field}: unknown {what} `{arg}`: no such file, nor in {where_}{hint}"
+        )))
+    }
+}
+
+/// The names (file stems) of the files with one of `exts` in the `folders` of `dir`, sorted,
+/// without duplicates.
+fn names_in(dir: &Path, folders: &[&str], exts: &[&str]) -> Vec<String> {
+    let mut names: Vec<String> = folders
+        .iter()
+        .filter_map(|f| std::fs::read_dir(dir.join(f)).ok())
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let p = e.path();
+            let ext = p.extension()?.to_str()?;
+            exts.contains(&ext)
+                .then(|| p.file_stem()?.to_str().map(str::to_string))
+                .flatten()
+        })
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// The names of `known` close to `arg` (Jaro–Winkler similarity ≥ 0.8, or one containing the
+/// other), most similar first, at most 5.
+fn close_names(arg: &str, known: &[String]) -> Vec<String> {
+    let mut scored: Vec<(f64, &String)> = known
+        .iter()
+        .map(|k| (strsim::jaro_winkler(arg, k), k))
+        .filter(|(score, k)| *score >= 0.8 || k.contains(arg) || arg.contains(k.as_str()))
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+    scored.into_iter().take(5).map(|(_, k)| k.clone()).collect()
+}
+
 /// `--tactics SIDE=FILE`: read, parse and attach the tactics spec (errors name the argument,
 /// the file and the field).
-fn attach_tactics(encounter: &Encounter, arg: &str) -> Result<Encounter, UsageError> {
+fn attach_tactics(
+    encounter: &Encounter,
+    arg: &str,
+    data: &DataDir,
+) -> Result<Encounter, UsageError> {
     let err = |what: String| UsageError(format!("--tactics {arg}: {what}"));
     let Some((side, file)) = arg.split_once('=') else {
         return Err(err("expected SIDE=FILE".into()));
@@ -413,7 +602,8 @@ fn attach_tactics(encounter: &Encounter, arg: &str) -> Result<Encounter, UsageEr
     if side.is_empty() || file.is_empty() {
         return Err(err("expected SIDE=FILE".into()));
     }
-    let text = read_file(Path::new(file), pf1e_engine::tactics::MAX_TACTICS_BYTES)
+    let path = data.resolve(file, "--tactics", TACTICS)?;
+    let text = read_file(&path, pf1e_engine::tactics::MAX_TACTICS_BYTES)
         .map_err(|e| err(format!("{file}: {e}")))?;
     let spec = pf1e_engine::TacticsSpec::from_yaml_or_json(&text)
         .map_err(|e| err(format!("{file}: {e}")))?;
@@ -637,9 +827,10 @@ fn sweep(args: &SweepArgs) -> Result<(), UsageError> {
         .as_deref()
         .map(|s| int_flag("--seed", s, 0, u64::MAX))
         .transpose()?;
-    let origin = args.spec.display().to_string();
+    let spec_path = DataDir::new(args.data_dir.as_deref()).resolve(&args.spec, "SPEC", SWEEPS)?;
+    let origin = spec_path.display().to_string();
     let text =
-        read_file(&args.spec, MAX_SPEC_BYTES).map_err(|e| UsageError(format!("{origin}: {e}")))?;
+        read_file(&spec_path, MAX_SPEC_BYTES).map_err(|e| UsageError(format!("{origin}: {e}")))?;
     let mut spec = SweepSpec::from_str(&text, &origin)?;
     if let Some(r) = runs {
         spec.runs = Some(r);
@@ -684,7 +875,7 @@ fn sweep(args: &SweepArgs) -> Result<(), UsageError> {
         written.extend([png, svg]);
     }
     let out = match args.format {
-        Format::Text => report.render_text(),
+        Format::Text => report.render_text_lang(args.lang),
         Format::Json => report.to_json(),
     };
     let mut stdout = std::io::stdout().lock();

@@ -785,12 +785,18 @@ fn report_message(
     pngs: Vec<Vec<u8>>,
 ) -> proto::SweepReport {
     let mut pngs = pngs.into_iter();
+    let rank_side = report
+        .sides
+        .iter()
+        .position(|s| s.name == report.rank_side)
+        .unwrap_or(0);
     proto::SweepReport {
         json,
         csv,
         text,
         plan: Some(plan_summary(plan)),
         best: report.best,
+        best_set: report.best_set.clone(),
         ranking: report.ranking.clone(),
         placements: report
             .placements
@@ -817,6 +823,10 @@ fn report_message(
                 mean_rounds: p.mean_rounds,
                 z_vs_best: p.z_vs_best,
                 significantly_worse: p.significantly_worse,
+                p_vs_best: p.p_vs_best,
+                in_best_set: p.in_best_set,
+                wilson_3sigma_lo: p.wins[rank_side].wilson_3sigma[0],
+                wilson_3sigma_hi: p.wins[rank_side].wilson_3sigma[1],
             })
             .collect(),
         cell_stats: report

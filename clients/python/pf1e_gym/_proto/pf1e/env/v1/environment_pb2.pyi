@@ -1564,7 +1564,7 @@ class SweepPartialResults(_message.Message):
     def __init__(self, results: _Optional[_Iterable[_Union[SweepPlacementResult, _Mapping]]] = ..., plan: _Optional[_Union[SweepPlanSummary, _Mapping]] = ...) -> None: ...
 
 class SweepReport(_message.Message):
-    __slots__ = ("json", "csv", "text", "plan", "best", "ranking", "placements", "cell_stats")
+    __slots__ = ("json", "csv", "text", "plan", "best", "ranking", "placements", "cell_stats", "best_set")
     JSON_FIELD_NUMBER: _ClassVar[int]
     CSV_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
@@ -1573,6 +1573,7 @@ class SweepReport(_message.Message):
     RANKING_FIELD_NUMBER: _ClassVar[int]
     PLACEMENTS_FIELD_NUMBER: _ClassVar[int]
     CELL_STATS_FIELD_NUMBER: _ClassVar[int]
+    BEST_SET_FIELD_NUMBER: _ClassVar[int]
     json: str
     csv: str
     text: str
@@ -1581,7 +1582,8 @@ class SweepReport(_message.Message):
     ranking: _containers.RepeatedScalarFieldContainer[int]
     placements: _containers.RepeatedCompositeFieldContainer[SweepRow]
     cell_stats: _containers.RepeatedCompositeFieldContainer[SweepCellStats]
-    def __init__(self, json: _Optional[str] = ..., csv: _Optional[str] = ..., text: _Optional[str] = ..., plan: _Optional[_Union[SweepPlanSummary, _Mapping]] = ..., best: _Optional[int] = ..., ranking: _Optional[_Iterable[int]] = ..., placements: _Optional[_Iterable[_Union[SweepRow, _Mapping]]] = ..., cell_stats: _Optional[_Iterable[_Union[SweepCellStats, _Mapping]]] = ...) -> None: ...
+    best_set: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, json: _Optional[str] = ..., csv: _Optional[str] = ..., text: _Optional[str] = ..., plan: _Optional[_Union[SweepPlanSummary, _Mapping]] = ..., best: _Optional[int] = ..., ranking: _Optional[_Iterable[int]] = ..., placements: _Optional[_Iterable[_Union[SweepRow, _Mapping]]] = ..., cell_stats: _Optional[_Iterable[_Union[SweepCellStats, _Mapping]]] = ..., best_set: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class SweepRate(_message.Message):
     __slots__ = ("count", "rate", "band_3sigma_lo", "band_3sigma_hi")
@@ -1606,7 +1608,7 @@ class SweepDisplaced(_message.Message):
     def __init__(self, id: _Optional[str] = ..., from_cell: _Optional[_Union[Cell, _Mapping]] = ..., to_cell: _Optional[_Union[Cell, _Mapping]] = ...) -> None: ...
 
 class SweepRow(_message.Message):
-    __slots__ = ("index", "product_index", "rank", "cells", "starts", "displaced", "runs", "wins", "draws", "truncated", "mean_rounds", "z_vs_best", "significantly_worse")
+    __slots__ = ("index", "product_index", "rank", "cells", "starts", "displaced", "runs", "wins", "draws", "truncated", "mean_rounds", "z_vs_best", "significantly_worse", "p_vs_best", "in_best_set", "wilson_3sigma_lo", "wilson_3sigma_hi")
     INDEX_FIELD_NUMBER: _ClassVar[int]
     PRODUCT_INDEX_FIELD_NUMBER: _ClassVar[int]
     RANK_FIELD_NUMBER: _ClassVar[int]
@@ -1620,6 +1622,10 @@ class SweepRow(_message.Message):
     MEAN_ROUNDS_FIELD_NUMBER: _ClassVar[int]
     Z_VS_BEST_FIELD_NUMBER: _ClassVar[int]
     SIGNIFICANTLY_WORSE_FIELD_NUMBER: _ClassVar[int]
+    P_VS_BEST_FIELD_NUMBER: _ClassVar[int]
+    IN_BEST_SET_FIELD_NUMBER: _ClassVar[int]
+    WILSON_3SIGMA_LO_FIELD_NUMBER: _ClassVar[int]
+    WILSON_3SIGMA_HI_FIELD_NUMBER: _ClassVar[int]
     index: int
     product_index: int
     rank: int
@@ -1633,7 +1639,11 @@ class SweepRow(_message.Message):
     mean_rounds: float
     z_vs_best: float
     significantly_worse: bool
-    def __init__(self, index: _Optional[int] = ..., product_index: _Optional[int] = ..., rank: _Optional[int] = ..., cells: _Optional[_Iterable[_Union[Cell, _Mapping]]] = ..., starts: _Optional[_Iterable[_Union[Cell, _Mapping]]] = ..., displaced: _Optional[_Iterable[_Union[SweepDisplaced, _Mapping]]] = ..., runs: _Optional[int] = ..., wins: _Optional[_Iterable[_Union[SweepRate, _Mapping]]] = ..., draws: _Optional[_Union[SweepRate, _Mapping]] = ..., truncated: _Optional[int] = ..., mean_rounds: _Optional[float] = ..., z_vs_best: _Optional[float] = ..., significantly_worse: _Optional[bool] = ...) -> None: ...
+    p_vs_best: float
+    in_best_set: bool
+    wilson_3sigma_lo: float
+    wilson_3sigma_hi: float
+    def __init__(self, index: _Optional[int] = ..., product_index: _Optional[int] = ..., rank: _Optional[int] = ..., cells: _Optional[_Iterable[_Union[Cell, _Mapping]]] = ..., starts: _Optional[_Iterable[_Union[Cell, _Mapping]]] = ..., displaced: _Optional[_Iterable[_Union[SweepDisplaced, _Mapping]]] = ..., runs: _Optional[int] = ..., wins: _Optional[_Iterable[_Union[SweepRate, _Mapping]]] = ..., draws: _Optional[_Union[SweepRate, _Mapping]] = ..., truncated: _Optional[int] = ..., mean_rounds: _Optional[float] = ..., z_vs_best: _Optional[float] = ..., significantly_worse: _Optional[bool] = ..., p_vs_best: _Optional[float] = ..., in_best_set: _Optional[bool] = ..., wilson_3sigma_lo: _Optional[float] = ..., wilson_3sigma_hi: _Optional[float] = ...) -> None: ...
 
 class SweepCellRate(_message.Message):
     __slots__ = ("cell", "placements", "wins", "runs", "rate")
