@@ -12,6 +12,7 @@
 //!                 [--max-client-memory-bytes B] [--max-episode-memory-bytes B]
 //!                 [--max-turns-per-call N] [--max-call-secs S] [--max-snapshot-bytes B]
 //!                 [--snapshot-key-file FILE] [--max-streams N] [--max-streams-per-client N]
+//!                 [--max-engine-jobs N] [--max-engine-jobs-per-client N]
 //! ```
 //! Bind policy: a non-loopback `--addr` needs both TLS and a token file, or
 //! `--insecure-public` (exit 2 otherwise).
@@ -148,6 +149,14 @@ struct Args {
     #[arg(long, default_value_t = DEFAULT_MAX_STREAMS_PER_CLIENT as u64,
           value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     max_streams_per_client: u64,
+    /// Most engine jobs (a call's engine work) running at once, server-wide (default: twice
+    /// the cores, at least 4); later ones wait for a slot until their deadline.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    max_engine_jobs: Option<u64>,
+    /// Most engine jobs of one client running at once (default: half of --max-engine-jobs,
+    /// rounded up); its later ones wait, another client's do not.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    max_engine_jobs_per_client: Option<u64>,
 }
 
 /// The snapshot key in `path`: its bytes (a trailing newline dropped), at least 32 of them, at
@@ -263,6 +272,13 @@ async fn run(args: Args) -> std::process::ExitCode {
     config.max_streams = usize::try_from(args.max_streams).unwrap_or(usize::MAX);
     config.max_streams_per_client =
         usize::try_from(args.max_streams_per_client).unwrap_or(usize::MAX);
+    if let Some(n) = args.max_engine_jobs {
+        config.max_engine_jobs = n as usize;
+        config.max_engine_jobs_per_client = config.max_engine_jobs.div_ceil(2);
+    }
+    if let Some(n) = args.max_engine_jobs_per_client {
+        config.max_engine_jobs_per_client = (n as usize).min(config.max_engine_jobs);
+    }
     if let Some(path) = &args.snapshot_key_file {
         match read_key(path) {
             Ok(k) => config.snapshot_key = Some(k),

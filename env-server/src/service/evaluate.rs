@@ -202,7 +202,7 @@ impl EnvironmentService {
         }
         let slot = self.acquire_evaluation()?;
         let svc = self.clone();
-        let job = blocking(deadline, move || svc.prepare(&req, mode)).await?;
+        let job = blocking(&svc.clone(), deadline, move || svc.prepare(&req, mode)).await?;
         let (tx, rx) = tokio::sync::mpsc::channel(EVALUATE_BUFFER);
         tokio::spawn(drive(self.clone(), job, slot, deadline, tx));
         Ok(Response::new(tokio_stream::wrappers::ReceiverStream::new(
