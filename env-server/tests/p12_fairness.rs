@@ -6,7 +6,7 @@ mod common;
 
 use common::{connect_plain, start_transport, DATA_DIR};
 use pf1e_env_server::proto::{self, environment_client::EnvironmentClient, scenario::Source};
-use pf1e_env_server::service::ServiceConfig;
+use pf1e_env_server::service::{EnvironmentService, ServiceConfig};
 use pf1e_env_server::transport::TransportConfig;
 use std::time::{Duration, Instant};
 use tonic::transport::Channel;
@@ -138,5 +138,138 @@ async fn a_worst_case_step_does_not_stall_another_connection() {
         worst * 4 < took,
         "an Echo waited {worst:?} while another client's Step ran {took:?}"
     );
+}
+
+/// In process: [`trap_capped`]`(30)` played to its end (the client's turn ended every time,
+/// its goblin falls, the two other sides draw at the round cap). Returns the service, the
+/// episode's id and how many Steps it took.
+fn trapped_to_the_end(svc: &EnvironmentService) -> (String, usize) {
+    let mut s = svc.reset_blocking(&trap_capped(30)).expect("reset");
+    let mut steps = 0;
+    while let Some(d) = s.decision.clone() {
+        s = svc
+            .step_blocking(&proto::StepRequest {
+                episode_id: s.episode_id.clone(),
+                decision_id: d.decision_id,
+                actions: vec![proto::Action {
+                    kind: proto::ActionKind::EndTurn as i32,
+                    ..Default::default()
+                }],
+                ..Default::default()
+            })
+            .expect("step");
+        steps += 1;
+        assert!(steps < 500, "the trap never closed");
+    }
+    assert!(s.truncated, "a draw at the round cap: {:?}", s.outcome);
+    (s.episode_id, steps)
+}
+
+fn reason(e: &tonic::Status) -> &str {
+    e.metadata()
+        .get("pf1e-reason")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+}
+
+/// H2 and M2 — a transcript or a snapshot is client data: ReplayTranscript and Restore
+/// replay its history under the call's work budget (`max_turns_per_call` for each call that
+/// built it: the history's entries and the Reset), its deadline and its cancellation, as
+/// Reset does. Here an honest episode whose last Step ran every turn to the round cap
+/// (about 150 turns) replays on a server that allows 1 turn per call: both refused with
+/// RESOURCE_EXHAUSTED "work_budget", counted as stopped calls; on the server that played
+/// it, both replay.
+#[test]
+fn replays_and_restores_run_under_the_work_budget() {
+    let key = vec![7u8; 32];
+    let mut config = ServiceConfig::new(DATA_DIR);
+    config.snapshot_key = Some(key.clone());
+    let a = EnvironmentService::new(config.clone());
+    let (id, steps) = trapped_to_the_end(&a);
+    let doc = a
+        .export_transcript_blocking(&proto::ExportTranscriptRequest {
+            episode_id: id.clone(),
+            json_only: true,
+        })
+        .unwrap()
+        .transcript_json;
+    let snap = a
+        .snapshot_blocking(&proto::SnapshotRequest {
+            episode_id: id.clone(),
+        })
+        .unwrap()
+        .snapshot;
+    let replay = proto::ReplayTranscriptRequest {
+        transcript_json: doc.clone().into_bytes(),
+        ..Default::default()
+    };
+    let restore = proto::RestoreRequest {
+        scenario: trap_capped(30).scenario,
+        snapshot: snap,
+        ..Default::default()
+    };
+    // The server that played it replays and restores it.
+    a.replay_transcript_blocking(&replay)
+        .expect("an honest transcript replays");
+    a.restore_blocking(&restore)
+        .expect("an honest snapshot restores");
+
+    config.max_turns_per_call = 1;
+    let b = EnvironmentService::new(config);
+    let t0 = Instant::now();
+    let e: tonic::Status = b.replay_transcript_blocking(&replay).unwrap_err().into();
+    assert_eq!(e.code(), tonic::Code::ResourceExhausted, "{e:?}");
+    assert_eq!(reason(&e), "work_budget", "{e:?}");
+    let e: tonic::Status = b.restore_blocking(&restore).unwrap_err().into();
+    assert_eq!(e.code(), tonic::Code::ResourceExhausted, "{e:?}");
+    assert_eq!(reason(&e), "work_budget", "{e:?}");
+    assert!(t0.elapsed() < Duration::from_secs(10));
+    let st = b.stats();
+    assert_eq!(st.calls_stopped, 2);
+    assert_eq!(st.live_episodes, 0);
+    eprintln!(
+        "{steps} steps; replay and restore stopped by a budget of {} turns",
+        steps + 1
+    );
+}
+
+/// H2 — `pf1e-sim replay` replays a transcript (client data) under a turn budget and a time
+/// limit: beyond, exit 2 naming the option.
+#[test]
+fn pf1e_sim_replay_is_bounded_and_names_the_limit() {
+    let a = EnvironmentService::new(ServiceConfig::new(DATA_DIR));
+    let (id, _) = trapped_to_the_end(&a);
+    let doc = a
+        .export_transcript_blocking(&proto::ExportTranscriptRequest {
+            episode_id: id,
+            json_only: true,
+        })
+        .unwrap()
+        .transcript_json;
+    let dir = std::env::temp_dir().join(format!("p12_replay_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("trap.json");
+    std::fs::write(&file, &doc).unwrap();
+    let sim = |extra: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_pf1e-sim"))
+            .arg("replay")
+            .arg(&file)
+            .args(["--data-dir", DATA_DIR])
+            .args(extra)
+            .output()
+            .expect("run pf1e-sim");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, err) = sim(&["--max-turns", "10"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--max-turns"), "{err}");
+    // Within the default budget it replays and writes the page.
+    let (code, err) = sim(&[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(dir.join("trap.html").is_file());
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 

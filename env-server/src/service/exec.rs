@@ -113,20 +113,47 @@ impl EnvironmentService {
         &self,
         episode: &mut pf1e_engine::Episode,
     ) -> Result<pf1e_engine::Status, ServiceError> {
+        self.within(self.inner.config.max_turns_per_call, |budget| {
+            episode.advance_within(budget)
+        })?
+        .map_err(|e| self.interrupted(e))
+    }
+
+    /// Run `f` with this call's work budget of `max_turns` turns (its stop function: the
+    /// deadline, the client's cancel, the shutdown grace period).
+    pub(super) fn within<T>(
+        &self,
+        max_turns: u64,
+        f: impl FnOnce(&mut WorkBudget) -> T,
+    ) -> Result<T, ServiceError> {
         let stop = || self.stop_reason().is_some();
-        let mut budget = WorkBudget::new(self.inner.config.max_turns_per_call, &stop);
-        episode.advance_within(&mut budget).map_err(|e| {
-            self.inner
-                .counters
-                .calls_stopped
-                .fetch_add(1, Ordering::Relaxed);
-            match e {
-                Interrupted::TurnBudget { turns } => ServiceError::WorkBudget { turns },
-                Interrupted::Stopped => {
-                    self.stop_reason().unwrap_or(ServiceError::DeadlineExceeded)
-                }
-            }
-        })
+        let mut budget = WorkBudget::new(max_turns, &stop);
+        Ok(f(&mut budget))
+    }
+
+    /// The turn budget of replaying a history of `entries` decisions (ReplayTranscript,
+    /// Restore): `max_turns_per_call` for each call that built it (one per entry, one for
+    /// the Reset), so a history that honest calls built replays, and one edited to play a
+    /// combat that never ends stops.
+    pub(super) fn replay_turns(&self, entries: usize) -> u64 {
+        self.inner
+            .config
+            .max_turns_per_call
+            .saturating_mul(entries as u64 + 1)
+    }
+
+    /// The error of engine work stopped by this call's budget (counted in
+    /// `Stats.calls_stopped`): [`ServiceError::WorkBudget`], or the stop reason
+    /// (DEADLINE_EXCEEDED, CANCELLED, UNAVAILABLE).
+    pub(super) fn interrupted(&self, e: Interrupted) -> ServiceError {
+        self.inner
+            .counters
+            .calls_stopped
+            .fetch_add(1, Ordering::Relaxed);
+        match e {
+            Interrupted::TurnBudget { turns } => ServiceError::WorkBudget { turns },
+            Interrupted::Stopped => self.stop_reason().unwrap_or(ServiceError::DeadlineExceeded),
+        }
     }
 }
 
