@@ -7,7 +7,7 @@
 //! reduced sequentially in run order, so a [`BatchResult`] is identical for any thread count.
 
 use pf1e_engine::episode::{Attrition, LogLine};
-use pf1e_engine::{Encounter, Episode, Outcome, Status};
+use pf1e_engine::{Encounter, Episode, Outcome, Status, WorkBudget};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::sync::Arc;
@@ -179,6 +179,28 @@ pub fn play_one(encounter: Arc<Encounter>, seed: u64) -> (Episode, Outcome) {
     match episode.advance() {
         Status::Terminal(outcome) => (episode, outcome),
         Status::Decision(d) => panic!(
+            "engine bug: an all-default-policy episode (seed {seed}) asked for a decision of \
+             combatant #{}",
+            d.actor.0
+        ),
+    }
+}
+
+/// [`play_one`] that stops inside the combat (at the engine's next work-budget check, within
+/// a few hundred microseconds of resolution) once `stop` returns true: `None` then.
+///
+/// # Panics
+/// As [`play_one`].
+pub fn play_one_within(
+    encounter: Arc<Encounter>,
+    seed: u64,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Option<(Episode, Outcome)> {
+    let mut episode = Episode::new(encounter, seed, &[]);
+    match episode.advance_within(&mut WorkBudget::new(u64::MAX, stop)) {
+        Err(_) => None,
+        Ok(Status::Terminal(outcome)) => Some((episode, outcome)),
+        Ok(Status::Decision(d)) => panic!(
             "engine bug: an all-default-policy episode (seed {seed}) asked for a decision of \
              combatant #{}",
             d.actor.0

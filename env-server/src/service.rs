@@ -108,6 +108,12 @@ pub struct ServiceConfig {
     /// Most engine jobs of one client running at once (its share of `max_engine_jobs`);
     /// its later ones wait, another client's do not.
     pub max_engine_jobs_per_client: usize,
+    /// Longest an Evaluate call may run, whatever its own deadline (none: unbounded); beyond,
+    /// it stops within moments (inside a combat) and fails with DEADLINE_EXCEEDED.
+    pub max_evaluation_duration: Option<Duration>,
+    /// Largest round cap of an Evaluate's combats (the spec's `round_cap`, else the
+    /// scenario's); beyond: INVALID_ARGUMENT naming `spec.round_cap`.
+    pub max_evaluation_rounds: u32,
 }
 
 /// Default of [`ServiceConfig::max_message_bytes`]: 16 MiB.
@@ -140,6 +146,8 @@ impl ServiceConfig {
             max_streams_per_client: DEFAULT_MAX_STREAMS_PER_CLIENT,
             max_engine_jobs: default_max_engine_jobs(),
             max_engine_jobs_per_client: default_max_engine_jobs().div_ceil(2),
+            max_evaluation_duration: Some(DEFAULT_MAX_EVALUATION_DURATION),
+            max_evaluation_rounds: DEFAULT_MAX_EVALUATION_ROUNDS,
         }
     }
 }
@@ -169,6 +177,11 @@ pub fn default_max_engine_jobs() -> usize {
         .saturating_mul(2)
         .max(4)
 }
+/// Default of [`ServiceConfig::max_evaluation_duration`]: 30 minutes.
+pub const DEFAULT_MAX_EVALUATION_DURATION: Duration = Duration::from_secs(30 * 60);
+/// Default of [`ServiceConfig::max_evaluation_rounds`]: 1,000 rounds (100 minutes of game
+/// time; the bundled scenarios cap their combats far below).
+pub const DEFAULT_MAX_EVALUATION_ROUNDS: u32 = 1_000;
 /// Default of [`ServiceConfig::max_snapshot_bytes`]: 8 MiB.
 pub const DEFAULT_MAX_SNAPSHOT_BYTES: usize = 8 << 20;
 
@@ -219,6 +232,8 @@ struct Inner {
     streams_by_client: std::sync::Mutex<std::collections::HashMap<Owner, usize>>,
     /// Admission of engine jobs (server-wide and per client).
     engine: exec::EngineGate,
+    /// The rayon pool of Evaluate calls (built on first use).
+    evaluation_pool: std::sync::OnceLock<rayon::ThreadPool>,
 }
 
 /// The Environment service. Cheap to clone (shared state). A handle acts for one client
@@ -267,6 +282,7 @@ impl EnvironmentService {
                 evaluations_by_client: std::sync::Mutex::default(),
                 streams_by_client: std::sync::Mutex::default(),
                 engine,
+                evaluation_pool: std::sync::OnceLock::new(),
             }),
         }
     }

@@ -273,3 +273,194 @@ fn pf1e_sim_replay_is_bounded_and_names_the_limit() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A data directory for tests: the bundled one's content (linked) plus a scenario `walled`
+/// whose two sides stand in rooms walled off from each other (their combats run to the
+/// round cap). Removed on drop.
+struct WalledData(std::path::PathBuf);
+
+impl WalledData {
+    fn new(round_cap: u32) -> WalledData {
+        let dir = std::env::temp_dir().join(format!("p12_data_{}_{round_cap}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("scenarios")).unwrap();
+        let data = std::path::Path::new(DATA_DIR).canonicalize().unwrap();
+        for sub in ["pcs", "spells", "tactics", "agents"] {
+            if data.join(sub).exists() {
+                std::os::unix::fs::symlink(data.join(sub), dir.join(sub)).unwrap();
+            }
+        }
+        std::fs::create_dir_all(dir.join("monsters")).unwrap();
+        std::fs::create_dir_all(dir.join("maps")).unwrap();
+        for sub in ["maps", "monsters", "scenarios"] {
+            for f in std::fs::read_dir(data.join(sub)).unwrap() {
+                let f = f.unwrap().path();
+                std::os::unix::fs::symlink(&f, dir.join(sub).join(f.file_name().unwrap())).unwrap();
+            }
+        }
+        // A goblin no weapon can hurt (DR 1000/—): their fight never ends.
+        let mut ironclad: serde_json::Value =
+            serde_json::from_str(&common::read_data("monsters/goblin.json")).unwrap();
+        ironclad["name"] = "Ironclad".into();
+        ironclad["dr"] = serde_json::json!({ "amount": 1000, "bypass": [] });
+        std::fs::write(
+            dir.join("monsters/ironclad.json"),
+            serde_json::to_string(&ironclad).unwrap(),
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("scenarios/walled.yaml"),
+            format!(
+                "description: a fight that cannot end\nmap: sample_arena\nsides:\n  players: [ironclad, ironclad, ironclad]\n  monsters: [ironclad, ironclad]\nround_cap: {round_cap}\n"
+            ),
+        )
+        .unwrap();
+        WalledData(dir)
+    }
+}
+
+impl Drop for WalledData {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A long Evaluate: combats of the `walled` scenario, which run to their round cap.
+fn walled_sweep() -> proto::EvaluateRequest {
+    proto::EvaluateRequest {
+        spec: "scenario: walled\nplacements:\n  ironclad: { zone: A }\nruns: 1000\nseed: 1\n"
+            .into(),
+        origin: "walled.yaml".into(),
+        mode: proto::EvaluateMode::Report as i32,
+        ..Default::default()
+    }
+}
+
+/// Wall time of one ResetBatch of 64 sample-arena episodes (closed again).
+async fn reset_batch_64(c: &mut EnvironmentClient<Channel>, seed: u64) -> Duration {
+    let resets = (0..64)
+        .map(|i| common::reset_req("sample_arena", seed * 64 + i, &["players"]))
+        .collect();
+    let t0 = Instant::now();
+    let r = c
+        .reset_batch(proto::ResetBatchRequest { resets })
+        .await
+        .expect("reset batch")
+        .into_inner();
+    let took = t0.elapsed();
+    for item in r.items {
+        if let Some(proto::batch_item::Result::State(st)) = item.result {
+            c.close(proto::CloseRequest {
+                episode_id: st.episode_id,
+            })
+            .await
+            .unwrap();
+        }
+    }
+    took
+}
+
+async fn evaluations_running(c: &mut EnvironmentClient<Channel>) -> u64 {
+    c.stats(proto::StatsRequest {})
+        .await
+        .unwrap()
+        .into_inner()
+        .evaluations_running
+}
+
+/// H5 and M1 — Evaluate runs on a rayon pool of its own, under a server cap on its time and
+/// its combats' rounds, and stops inside a combat. An Evaluate of combats that each run to
+/// a 100,000-round cap: (1) another client's ResetBatch(64) stays within a ratio of its
+/// idle time (on one shared pool it waited for the whole Evaluate); (2) the server's cap on
+/// an Evaluate's time (2 s) ends it with DEADLINE_EXCEEDED and frees its slot at once
+/// (between combats, that took a whole combat of minutes); (3) a cancelled Evaluate frees
+/// its slot within moments; (4) a round cap over the server's is refused naming the field.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn evaluate_neither_starves_batches_nor_outlives_its_limits() {
+    let data = WalledData::new(100_000);
+    let mut config = ServiceConfig::new(&data.0);
+    config.max_evaluation_rounds = 100_000;
+    config.max_evaluation_duration = Some(Duration::from_secs(2));
+    let t = start_transport(config, TransportConfig::new(None)).await;
+    let mut sweeper = EnvironmentClient::new(connect_plain(t.addr).await);
+    let mut batcher = EnvironmentClient::new(connect_plain(t.addr).await);
+    let mut idle = Vec::new();
+    for i in 0..3 {
+        idle.push(reset_batch_64(&mut batcher, i).await);
+    }
+    let idle = quantile(&idle, 0.5);
+
+    // (1) and (2): the server's cap ends the Evaluate.
+    let t0 = Instant::now();
+    let mut stream = sweeper.evaluate(walled_sweep()).await.unwrap().into_inner();
+    let ending = tokio::spawn(async move {
+        loop {
+            match stream.message().await {
+                Ok(Some(_)) => continue,
+                Ok(None) => return Ok(()),
+                Err(e) => return Err(e),
+            }
+        }
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut during = Vec::new();
+    for i in 0..3 {
+        let took = tokio::time::timeout(
+            Duration::from_secs(20),
+            reset_batch_64(&mut batcher, 10 + i),
+        )
+        .await
+        .expect("a ResetBatch beside an Evaluate starved");
+        during.push(took);
+    }
+    let during = quantile(&during, 0.5);
+    let end = tokio::time::timeout(Duration::from_secs(20), ending)
+        .await
+        .expect("the server's cap ends the Evaluate")
+        .unwrap();
+    let e = end.expect_err("ended by the server's cap");
+    assert_eq!(e.code(), tonic::Code::DeadlineExceeded, "{e:?}");
+    let ran = t0.elapsed();
+    let mut freed = false;
+    for _ in 0..100 {
+        if evaluations_running(&mut batcher).await == 0 {
+            freed = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(freed, "the slot stays taken after the cap");
+    eprintln!(
+        "ResetBatch(64) idle {idle:?}, during an Evaluate {during:?}; the Evaluate ran {ran:?}"
+    );
+    assert!(
+        during < idle * 20,
+        "ResetBatch(64) took {during:?} beside an Evaluate, {idle:?} idle"
+    );
+    assert!(ran < Duration::from_secs(5), "the Evaluate ran {ran:?}");
+
+    // (3) A cancelled Evaluate frees its slot within moments.
+    let mut stream = sweeper.evaluate(walled_sweep()).await.unwrap().into_inner();
+    let _ = stream.message().await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(evaluations_running(&mut batcher).await, 1);
+    drop(stream);
+    let t0 = Instant::now();
+    while evaluations_running(&mut batcher).await > 0 {
+        assert!(
+            t0.elapsed() < Duration::from_secs(3),
+            "a cancelled Evaluate keeps its slot"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+
+    // (4) The server's cap on a combat's rounds.
+    let mut config = ServiceConfig::new(&data.0);
+    config.max_evaluation_rounds = 1_000;
+    let t2 = start_transport(config, TransportConfig::new(None)).await;
+    let mut c = EnvironmentClient::new(connect_plain(t2.addr).await);
+    let e = c.evaluate(walled_sweep()).await.unwrap_err();
+    assert_eq!(e.code(), tonic::Code::InvalidArgument, "{e:?}");
+    assert!(e.message().contains("spec.round_cap"), "{e:?}");
+    assert!(e.message().contains("--max-evaluation-rounds"), "{e:?}");
+}
+

@@ -13,6 +13,7 @@
 //!                 [--max-turns-per-call N] [--max-call-secs S] [--max-snapshot-bytes B]
 //!                 [--snapshot-key-file FILE] [--max-streams N] [--max-streams-per-client N]
 //!                 [--max-engine-jobs N] [--max-engine-jobs-per-client N]
+//!                 [--max-evaluation-secs S] [--max-evaluation-rounds N]
 //! ```
 //! Bind policy: a non-loopback `--addr` needs both TLS and a token file, or
 //! `--insecure-public` (exit 2 otherwise).
@@ -25,8 +26,9 @@ use pf1e_env_server::service::{
     Quotas, ServiceConfig, DEFAULT_MAX_BATCH_ITEMS, DEFAULT_MAX_CALL_DURATION,
     DEFAULT_MAX_CLIENT_MEMORY_BYTES, DEFAULT_MAX_EPISODES_PER_CLIENT,
     DEFAULT_MAX_EPISODE_MEMORY_BYTES, DEFAULT_MAX_EVALUATIONS, DEFAULT_MAX_EVALUATIONS_PER_CLIENT,
-    DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_SNAPSHOT_BYTES, DEFAULT_MAX_STREAMS,
-    DEFAULT_MAX_STREAMS_PER_CLIENT, DEFAULT_MAX_TURNS_PER_CALL,
+    DEFAULT_MAX_EVALUATION_DURATION, DEFAULT_MAX_EVALUATION_ROUNDS, DEFAULT_MAX_MESSAGE_BYTES,
+    DEFAULT_MAX_SNAPSHOT_BYTES, DEFAULT_MAX_STREAMS, DEFAULT_MAX_STREAMS_PER_CLIENT,
+    DEFAULT_MAX_TURNS_PER_CALL,
 };
 use pf1e_env_server::transport::{self, auth::TokenTable, TransportConfig};
 use std::net::SocketAddr;
@@ -157,6 +159,14 @@ struct Args {
     /// rounded up); its later ones wait, another client's do not.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4096))]
     max_engine_jobs_per_client: Option<u64>,
+    /// Longest an Evaluate call may run, in seconds, whatever its own deadline (0 = no cap).
+    #[arg(long, default_value_t = DEFAULT_MAX_EVALUATION_DURATION.as_secs())]
+    max_evaluation_secs: u64,
+    /// Largest round cap of an Evaluate's combats (beyond: INVALID_ARGUMENT naming
+    /// `spec.round_cap`).
+    #[arg(long, default_value_t = DEFAULT_MAX_EVALUATION_ROUNDS,
+          value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    max_evaluation_rounds: u32,
 }
 
 /// The snapshot key in `path`: its bytes (a trailing newline dropped), at least 32 of them, at
@@ -272,6 +282,9 @@ async fn run(args: Args) -> std::process::ExitCode {
     config.max_streams = usize::try_from(args.max_streams).unwrap_or(usize::MAX);
     config.max_streams_per_client =
         usize::try_from(args.max_streams_per_client).unwrap_or(usize::MAX);
+    config.max_evaluation_duration =
+        (args.max_evaluation_secs > 0).then(|| Duration::from_secs(args.max_evaluation_secs));
+    config.max_evaluation_rounds = args.max_evaluation_rounds;
     if let Some(n) = args.max_engine_jobs {
         config.max_engine_jobs = n as usize;
         config.max_engine_jobs_per_client = config.max_engine_jobs.div_ceil(2);
