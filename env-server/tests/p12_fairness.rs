@@ -464,3 +464,48 @@ async fn evaluate_neither_starves_batches_nor_outlives_its_limits() {
     assert!(e.message().contains("--max-evaluation-rounds"), "{e:?}");
 }
 
+/// M3 — a connection on which no call has arrived within the first-request timeout is
+/// closed, however many frames it sends: here the HTTP/2 preface, an empty SETTINGS, then a
+/// 13-byte WINDOW_UPDATE every 100 ms. A client that made a call keeps its connection past
+/// the timeout.
+#[tokio::test]
+async fn a_connection_that_never_makes_a_request_is_closed() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut tc = TransportConfig::new(None);
+    tc.first_request_timeout = Duration::from_millis(600);
+    let t = start_transport(ServiceConfig::new(DATA_DIR), tc).await;
+    let mut good = EnvironmentClient::new(connect_plain(t.addr).await);
+    good.echo(proto::EchoRequest::default()).await.unwrap();
+
+    let mut s = tokio::net::TcpStream::connect(t.addr).await.unwrap();
+    s.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+        .await
+        .unwrap();
+    s.write_all(&[0, 0, 0, 4, 0, 0, 0, 0, 0]).await.unwrap();
+    let window_update = [0, 0, 4, 8, 0, 0, 0, 0, 0, 0, 0, 0, 1];
+    let t0 = Instant::now();
+    let mut buf = [0u8; 4096];
+    let closed_after = loop {
+        assert!(
+            t0.elapsed() < Duration::from_secs(5),
+            "the connection is still open after {:?}",
+            t0.elapsed()
+        );
+        match tokio::time::timeout(Duration::from_millis(100), s.read(&mut buf)).await {
+            Ok(Ok(0)) | Ok(Err(_)) => break t0.elapsed(),
+            Ok(Ok(_)) | Err(_) => {}
+        }
+        if s.write_all(&window_update).await.is_err() {
+            break t0.elapsed();
+        }
+    };
+    assert!(
+        closed_after >= Duration::from_millis(500),
+        "{closed_after:?}"
+    );
+    // The client that made a call still has its connection.
+    good.echo(proto::EchoRequest::default())
+        .await
+        .expect("a connection that made a call stays open");
+}
+

@@ -81,9 +81,10 @@ pub struct TransportConfig {
     /// On shutdown, how long calls in progress may go on before engine work is cancelled and
     /// connections are closed.
     pub shutdown_grace: Duration,
-    /// A connection that sends nothing but PINGs for this long after it was accepted (after
-    /// its TLS handshake) is closed, so that silent sockets cannot hold the connection slots
-    /// (default [`FIRST_REQUEST_TIMEOUT`]).
+    /// A connection on which no call of the Environment service has arrived this long after
+    /// it was accepted (after its TLS handshake) is closed — the HTTP/2 preface, SETTINGS,
+    /// PINGs or any other frames alone do not count — so that sockets that never make a
+    /// request cannot hold the connection slots (default [`FIRST_REQUEST_TIMEOUT`]).
     pub first_request_timeout: Duration,
 }
 
@@ -120,6 +121,9 @@ pub struct ConnInfo {
     pub tls_peer_cert: bool,
     /// The anonymous client's request-rate bucket (`None`: unlimited).
     pub(crate) bucket: Option<Arc<Mutex<auth::TokenBucket>>>,
+    /// Raised when a call of the Environment service (authenticated) reaches the server on
+    /// this connection: until then the first-request timeout applies.
+    pub(crate) requested: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// Closes the connection's anonymous episodes and counts it out when dropped.
@@ -158,8 +162,9 @@ pub struct ConnIo {
     info: ConnInfo,
     idle: Option<Duration>,
     last_read: Instant,
-    /// Until the client sends something (other than PINGs): when the connection is closed
-    /// if it still has not ([`FIRST_REQUEST_TIMEOUT`] after the accept).
+    /// Until a call of the client reaches the service ([`ConnInfo::requested`]; the HTTP/2
+    /// preface, SETTINGS or any other frame alone do not count): when the connection is
+    /// closed if none has ([`FIRST_REQUEST_TIMEOUT`] after the accept).
     first_deadline: Option<Instant>,
     idle_timer: Pin<Box<tokio::time::Sleep>>,
     kill: Pin<Box<dyn Future<Output = ()> + Send>>,
@@ -225,6 +230,8 @@ impl AsyncRead for ConnIo {
                 let new = &buf.filled()[before..];
                 if !new.is_empty() && !only_ping_frames(new) {
                     this.last_read = Instant::now();
+                }
+                if this.first_deadline.is_some() && this.info.requested.load(Ordering::Relaxed) {
                     this.first_deadline = None;
                 }
                 Poll::Ready(Ok(()))
@@ -242,6 +249,12 @@ impl AsyncRead for ConnIo {
                 while let Some(d) = due(this) {
                     if this.idle_timer.as_mut().poll(cx).is_pending() {
                         break;
+                    }
+                    if this.first_deadline.is_some() && this.info.requested.load(Ordering::Relaxed)
+                    {
+                        // A call came since the last read: only the idle timeout is left.
+                        this.first_deadline = None;
+                        continue;
                     }
                     if Instant::now() >= d {
                         let first = this.first_deadline.is_some_and(|f| f <= d);
@@ -464,6 +477,7 @@ impl Accepting {
                 peer,
                 tls_peer_cert,
                 bucket,
+                requested: Arc::default(),
             },
             idle: self.config.connection_idle,
             last_read: now,
