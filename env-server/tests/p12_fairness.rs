@@ -509,3 +509,57 @@ async fn a_connection_that_never_makes_a_request_is_closed() {
         .expect("a connection that made a call stays open");
 }
 
+/// H3 — what a client makes the server keep counts in its memory quota: an inline
+/// scenario's texts (kept for ExportTranscript) and the encounter built from them. Inline
+/// Resets of about 1 MiB each under a 8 MiB quota: refused with RESOURCE_EXHAUSTED
+/// ("memory") before the tenth, and the accounted bytes cover the texts.
+#[test]
+fn inline_scenario_texts_count_in_the_client_memory_quota() {
+    let mut config = ServiceConfig::new(DATA_DIR);
+    config.client_quotas.max_memory_bytes = 8 << 20;
+    let svc = EnvironmentService::new(config);
+    let client = svc.for_client(pf1e_env_server::service::Principal {
+        owner: pf1e_env_server::service::Owner::Connection(1),
+        quotas: std::sync::Arc::new(svc.config().client_quotas.clone()),
+        rate: None,
+    });
+    // A YAML comment pads the map text to ~1 MiB.
+    let mut req = trap_capped(10);
+    let mut text_bytes = 0;
+    if let Some(proto::Scenario {
+        source: Some(Source::Inline(i)),
+    }) = req.scenario.as_mut()
+    {
+        i.map_yaml
+            .push_str(&format!("# {}\n", "x".repeat(1_000_000)));
+        text_bytes = i.map_yaml.len()
+            + i.sides
+                .iter()
+                .flat_map(|s| &s.combatants)
+                .map(|c| c.json.len())
+                .sum::<usize>();
+    }
+    let mut made = 0;
+    let err = loop {
+        match client.reset_blocking(&req) {
+            Ok(_) => made += 1,
+            Err(e) => break tonic::Status::from(e),
+        }
+        assert!(
+            made < 40,
+            "40 inline Resets of {text_bytes} bytes fit an 8 MiB quota"
+        );
+    };
+    assert_eq!(err.code(), tonic::Code::ResourceExhausted, "{err:?}");
+    assert_eq!(reason(&err), "memory", "{err:?}");
+    let held = client.stats().client_episode_memory_bytes;
+    assert!(
+        held >= (made * text_bytes) as u64,
+        "{made} episodes of {text_bytes} bytes of text accounted {held} bytes"
+    );
+    assert!(
+        made < 8,
+        "{made} inline Resets of {text_bytes} bytes fit an 8 MiB quota"
+    );
+}
+
