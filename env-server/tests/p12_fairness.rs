@@ -509,6 +509,48 @@ async fn a_connection_that_never_makes_a_request_is_closed() {
         .expect("a connection that made a call stays open");
 }
 
+/// L2 — combatant names are bounded (64 characters) and free of control and bidirectional
+/// formatting characters, refused at load naming the field.
+#[test]
+fn combatant_names_are_bounded_and_sanitised() {
+    let svc = EnvironmentService::new(ServiceConfig::new(DATA_DIR));
+    let goblin: serde_json::Value =
+        serde_json::from_str(&common::read_data("monsters/goblin.json")).unwrap();
+    for (name, want) in [
+        ("x".repeat(65), "at most 64 characters"),
+        ("Gob\u{202E}nilb".to_string(), "U+202E"),
+        ("Gob\nlin".to_string(), "U+000A"),
+        ("Gob\u{1b}[31mlin".to_string(), "U+001B"),
+    ] {
+        let mut g = goblin.clone();
+        g["name"] = name.clone().into();
+        let mut req = trap_capped(10);
+        if let Some(proto::Scenario {
+            source: Some(Source::Inline(i)),
+        }) = req.scenario.as_mut()
+        {
+            i.sides[0].combatants[0].json = g.to_string();
+            i.sides[0].combatants[0].base_id = "west".into();
+        }
+        let e: tonic::Status = svc.reset_blocking(&req).unwrap_err().into();
+        assert_eq!(e.code(), tonic::Code::InvalidArgument, "{name:?}: {e:?}");
+        assert!(e.message().contains("name"), "{e:?}");
+        assert!(e.message().contains(want), "{name:?}: {e:?}");
+    }
+    // 64 characters, accents included, are fine.
+    let mut g = goblin.clone();
+    g["name"] = "é".repeat(64).into();
+    let mut req = trap_capped(10);
+    if let Some(proto::Scenario {
+        source: Some(Source::Inline(i)),
+    }) = req.scenario.as_mut()
+    {
+        i.sides[0].combatants[0].json = g.to_string();
+        i.sides[0].combatants[0].base_id = "west".into();
+    }
+    svc.reset_blocking(&req).expect("a 64-character name");
+}
+
 /// H3 — what a client makes the server keep counts in its memory quota: an inline
 /// scenario's texts (kept for ExportTranscript) and the encounter built from them. Inline
 /// Resets of about 1 MiB each under a 8 MiB quota: refused with RESOURCE_EXHAUSTED
