@@ -509,6 +509,42 @@ async fn a_connection_that_never_makes_a_request_is_closed() {
         .expect("a connection that made a call stays open");
 }
 
+/// L1 — without tokens a client is a connection; an operator may cap the connections of one
+/// address (`--max-connections-per-address`): beyond, a connection is refused, and the
+/// address gets its room back when one closes.
+#[tokio::test]
+async fn connections_per_address_can_be_capped() {
+    let mut tc = TransportConfig::new(None);
+    tc.max_connections_per_address = 2;
+    let t = start_transport(ServiceConfig::new(DATA_DIR), tc).await;
+    let ok = |addr| async move {
+        let Ok(ch) = Channel::from_shared(format!("http://{addr}"))
+            .unwrap()
+            .connect()
+            .await
+        else {
+            return None;
+        };
+        let mut c = EnvironmentClient::new(ch);
+        c.echo(proto::EchoRequest::default()).await.ok().map(|_| c)
+    };
+    let a = ok(t.addr).await.expect("first connection");
+    let _b = ok(t.addr).await.expect("second connection");
+    assert!(ok(t.addr).await.is_none(), "a third connection is refused");
+    drop(a);
+    let t0 = Instant::now();
+    loop {
+        if ok(t.addr).await.is_some() {
+            break;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(5),
+            "no room after a close"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 /// L2 — combatant names are bounded (64 characters) and free of control and bidirectional
 /// formatting characters, refused at load naming the field.
 #[test]

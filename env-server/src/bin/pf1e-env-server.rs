@@ -14,6 +14,7 @@
 //!                 [--snapshot-key-file FILE] [--max-streams N] [--max-streams-per-client N]
 //!                 [--max-engine-jobs N] [--max-engine-jobs-per-client N]
 //!                 [--max-evaluation-secs S] [--max-evaluation-rounds N]
+//!                 [--max-connections-per-address N]
 //! ```
 //! Bind policy: a non-loopback `--addr` needs both TLS and a token file, or
 //! `--insecure-public` (exit 2 otherwise).
@@ -167,6 +168,11 @@ struct Args {
     #[arg(long, default_value_t = DEFAULT_MAX_EVALUATION_ROUNDS,
           value_parser = clap::value_parser!(u32).range(1..=100_000))]
     max_evaluation_rounds: u32,
+    /// Most connections open at once from one IP address (0 = no cap). Without --tokens a
+    /// client is one connection, so this caps what one address may hold (this many times the
+    /// per-client quotas).
+    #[arg(long, default_value_t = 0)]
+    max_connections_per_address: u64,
 }
 
 /// The snapshot key in `path`: its bytes (a trailing newline dropped), at least 32 of them, at
@@ -301,6 +307,8 @@ async fn run(args: Args) -> std::process::ExitCode {
 
     let mut tc = TransportConfig::new(config.idle_timeout);
     tc.max_connections = usize::try_from(args.max_connections).unwrap_or(usize::MAX);
+    tc.max_connections_per_address =
+        usize::try_from(args.max_connections_per_address).unwrap_or(usize::MAX);
     if let Some(s) = args.connection_idle_secs {
         tc.connection_idle = (s > 0).then(|| Duration::from_secs(s));
     }
