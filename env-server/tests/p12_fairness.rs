@@ -641,3 +641,149 @@ fn inline_scenario_texts_count_in_the_client_memory_quota() {
     );
 }
 
+/// A well-behaved client: `steps` Steps on sample-arena episodes (the players' turns
+/// ended at once; a new episode when one ends). Returns each Step's wall time and the
+/// number of calls that failed.
+async fn well_behaved(
+    mut c: EnvironmentClient<Channel>,
+    seed: u64,
+    steps: usize,
+) -> (Vec<Duration>, usize) {
+    let mut times = Vec::with_capacity(steps);
+    let mut errors = 0;
+    let mut s: Option<proto::EpisodeState> = None;
+    let mut n = 0u64;
+    while times.len() < steps {
+        let Some(st) = s.take().filter(|st| st.decision.is_some()) else {
+            n += 1;
+            match c
+                .reset(common::reset_req(
+                    "sample_arena",
+                    seed * 1000 + n,
+                    &["players"],
+                ))
+                .await
+            {
+                Ok(r) => s = Some(r.into_inner()),
+                Err(e) => {
+                    eprintln!("well-behaved Reset: {e:?}");
+                    errors += 1;
+                    assert!(errors < 10, "Resets keep failing");
+                }
+            }
+            continue;
+        };
+        let d = st.decision.clone().unwrap();
+        let t0 = Instant::now();
+        let r = c
+            .step(proto::StepRequest {
+                episode_id: st.episode_id.clone(),
+                decision_id: d.decision_id,
+                actions: vec![proto::Action {
+                    kind: proto::ActionKind::EndTurn as i32,
+                    ..Default::default()
+                }],
+                ..Default::default()
+            })
+            .await;
+        times.push(t0.elapsed());
+        match r {
+            Ok(r) => s = Some(r.into_inner()),
+            Err(e) => {
+                eprintln!("well-behaved Step: {e:?}");
+                errors += 1;
+            }
+        }
+    }
+    (times, errors)
+}
+
+/// Three well-behaved clients stepping, with or without abusers beside them; returns their
+/// Step times and error count.
+async fn soak_round(addr: std::net::SocketAddr, abuse: bool) -> (Vec<Duration>, usize) {
+    let mut abusers = Vec::new();
+    if abuse {
+        // H1: Steps of fights that cannot end, back to back.
+        let mut c = EnvironmentClient::new(connect_plain(addr).await);
+        abusers.push(tokio::spawn(async move {
+            loop {
+                let _ = step_until_trapped(&mut c).await;
+            }
+        }));
+        // H5 / M1: an Evaluate of combats that never end, again and again.
+        let mut c = EnvironmentClient::new(connect_plain(addr).await);
+        abusers.push(tokio::spawn(async move {
+            loop {
+                if let Ok(r) = c.evaluate(walled_sweep()).await {
+                    let mut s = r.into_inner();
+                    while let Ok(Some(_)) = s.message().await {}
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }));
+        // M3: sockets that only send the HTTP/2 preface.
+        abusers.push(tokio::spawn(async move {
+            use tokio::io::AsyncWriteExt;
+            let mut held = Vec::new();
+            loop {
+                if let Ok(mut s) = tokio::net::TcpStream::connect(addr).await {
+                    let _ = s.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n").await;
+                    held.push(s);
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }));
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    let mut good = Vec::new();
+    for i in 0..3 {
+        let c = EnvironmentClient::new(connect_plain(addr).await);
+        good.push(tokio::spawn(well_behaved(c, i, 40)));
+    }
+    let mut times = Vec::new();
+    let mut errors = 0;
+    for g in good {
+        let (t, e) = g.await.unwrap();
+        times.extend(t);
+        errors += e;
+    }
+    for a in abusers {
+        a.abort();
+    }
+    (times, errors)
+}
+
+/// The fairness soak (issue 25): three well-behaved clients step sample-arena episodes,
+/// first alone, then while abusers run worst-case Steps (H1), never-ending Evaluates (H5,
+/// M1) and silent connections (M3). The well-behaved clients see no error, and their
+/// median Step time stays within a ratio of the run without abusers (a ratio, not a time:
+/// the abusers take CPU, which a 2-core machine shares).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fairness_soak() {
+    let data = WalledData::new(100_000);
+    let mut config = ServiceConfig::new(&data.0);
+    config.max_evaluation_rounds = 100_000;
+    config.max_evaluation_duration = Some(Duration::from_secs(3));
+    config.max_turns_per_call = u64::MAX;
+    config.max_call_duration = Some(Duration::from_secs(2));
+    let mut tc = TransportConfig::new(None);
+    tc.first_request_timeout = Duration::from_secs(1);
+    let t = start_transport(config, tc).await;
+    let (calm, calm_errors) = soak_round(t.addr, false).await;
+    let (busy, busy_errors) = soak_round(t.addr, true).await;
+    let (p_calm, p_busy) = (quantile(&calm, 0.5), quantile(&busy, 0.5));
+    eprintln!(
+        "soak: Step p50 {p_calm:?} alone, {p_busy:?} beside abusers (p90 {:?} / {:?})",
+        quantile(&calm, 0.9),
+        quantile(&busy, 0.9)
+    );
+    assert_eq!(calm_errors, 0);
+    assert_eq!(
+        busy_errors, 0,
+        "well-behaved clients saw errors beside abusers"
+    );
+    assert!(
+        p_busy < p_calm * 10,
+        "median Step {p_busy:?} beside abusers, {p_calm:?} alone"
+    );
+}
