@@ -280,7 +280,11 @@ struct WalledData(std::path::PathBuf);
 
 impl WalledData {
     fn new(round_cap: u32) -> WalledData {
-        let dir = std::env::temp_dir().join(format!("p12_data_{}_{round_cap}", std::process::id()));
+        // One directory per instance: tests run in parallel threads of one process.
+        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir =
+            std::env::temp_dir().join(format!("p12_data_{}_{n}_{round_cap}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("scenarios")).unwrap();
         let data = std::path::Path::new(DATA_DIR).canonicalize().unwrap();
