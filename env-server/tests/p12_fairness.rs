@@ -112,6 +112,9 @@ async fn a_worst_case_step_does_not_stall_another_connection() {
     let mut config = ServiceConfig::new(DATA_DIR);
     config.max_turns_per_call = u64::MAX;
     config.max_call_duration = Some(Duration::from_secs(2));
+    // The deadline, not the episode's transcript growing past 16 MiB on a fast machine,
+    // stops the Step.
+    config.max_episode_memory_bytes = 1 << 30;
     let t = start_transport(config, TransportConfig::new(None)).await;
     let mut abuser = EnvironmentClient::new(connect_plain(t.addr).await);
     let mut good = EnvironmentClient::new(connect_plain(t.addr).await);
