@@ -32,7 +32,7 @@ pub use content::map::MapSpec;
 pub use dice::{Dice, DiceSource, ScriptedDice};
 pub use episode::{
     Controller, Decision, DecisionKind, Episode, HistoryEntry, Interrupted, LegalAction, Outcome,
-    Status, WorkBudget,
+    ReplayStop, Status, WorkBudget,
 };
 pub use geometry::grid::Cell;
 pub use observe::observation::Observation;

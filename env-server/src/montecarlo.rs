@@ -333,6 +333,28 @@ pub fn play_one(encounter: Arc<Encounter>, seed: u64) -> (Episode, Outcome) {
     }
 }
 
+/// [`play_one`] that stops inside the combat (at the engine's next work-budget check, within
+/// a few hundred microseconds of resolution) once `stop` returns true: `None` then.
+///
+/// # Panics
+/// As [`play_one`].
+pub fn play_one_within(
+    encounter: Arc<Encounter>,
+    seed: u64,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Option<(Episode, Outcome)> {
+    let mut episode = Episode::new(encounter, seed, &[]);
+    match episode.advance_within(&mut WorkBudget::new(u64::MAX, stop)) {
+        Err(_) => None,
+        Ok(Status::Terminal(outcome)) => Some((episode, outcome)),
+        Ok(Status::Decision(d)) => panic!(
+            "engine bug: an all-default-policy episode (seed {seed}) asked for a decision of \
+             combatant #{}",
+            d.actor.0
+        ),
+    }
+}
+
 fn play_record(
     encounter: &Arc<Encounter>,
     seed: u64,

@@ -18,7 +18,9 @@
 //! `docs/replay-viewer.md`).
 
 use pf1e_engine::episode::{AreaCast, LogLine};
-use pf1e_engine::{CombatantId, Controller, DiceSource, Encounter, Episode, HistoryEntry};
+use pf1e_engine::{
+    CombatantId, Controller, DiceSource, Encounter, Episode, HistoryEntry, ReplayStop, WorkBudget,
+};
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -190,25 +192,28 @@ pub struct OutcomeDoc {
 }
 
 /// Replay an episode (its encounter, seed, controllers and input history) step by step and
-/// build its document.
+/// build its document, within `budget` (a transcript is client data: it may ask for a combat
+/// that never ends; the budget also bounds the steps kept in memory).
 ///
 /// # Errors
-/// A message naming the history entry that does not replay (`history[3]: …`).
+/// [`ReplayStop::Mismatch`] naming the history entry that does not replay (`history entry 3:
+/// …`); [`ReplayStop::Interrupted`] when the budget stopped the replay.
 pub fn record(
     encounter: Arc<Encounter>,
     seed: u64,
     controllers: &[Controller],
     history: &[HistoryEntry],
     title: String,
-) -> Result<(ReplayDoc, Episode), String> {
+    budget: &mut WorkBudget,
+) -> Result<(ReplayDoc, Episode), ReplayStop> {
     let start = Episode::with_dice(encounter.clone(), DiceSource::seeded(seed), controllers);
-    let (ep, steps, casts) = Episode::replay_with_steps_and_areas(
+    let (ep, steps, casts) = Episode::replay_with_steps_and_areas_within(
         encounter.clone(),
         DiceSource::seeded(seed),
         controllers,
         history,
-    )
-    .map_err(|e| e.to_string())?;
+        budget,
+    )?;
     let enc = &encounter;
     let obs = start.observation(None);
     let sides = enc.sides.clone();

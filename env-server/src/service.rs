@@ -101,6 +101,19 @@ pub struct ServiceConfig {
     /// has not read.
     pub max_streams: usize,
     pub max_streams_per_client: usize,
+    /// Most engine jobs (one call's engine work: a Step, a Reset, a batch, a Session item…)
+    /// running at once on the blocking pool, server-wide; later ones wait for a slot until
+    /// their deadline (beyond: DEADLINE_EXCEEDED).
+    pub max_engine_jobs: usize,
+    /// Most engine jobs of one client running at once (its share of `max_engine_jobs`);
+    /// its later ones wait, another client's do not.
+    pub max_engine_jobs_per_client: usize,
+    /// Longest an Evaluate call may run, whatever its own deadline (none: unbounded); beyond,
+    /// it stops within moments (inside a combat) and fails with DEADLINE_EXCEEDED.
+    pub max_evaluation_duration: Option<Duration>,
+    /// Largest round cap of an Evaluate's combats (the spec's `round_cap`, else the
+    /// scenario's); beyond: INVALID_ARGUMENT naming `spec.round_cap`.
+    pub max_evaluation_rounds: u32,
 }
 
 /// Default of [`ServiceConfig::max_message_bytes`]: 16 MiB.
@@ -131,6 +144,10 @@ impl ServiceConfig {
             snapshot_key: None,
             max_streams: DEFAULT_MAX_STREAMS,
             max_streams_per_client: DEFAULT_MAX_STREAMS_PER_CLIENT,
+            max_engine_jobs: default_max_engine_jobs(),
+            max_engine_jobs_per_client: default_max_engine_jobs().div_ceil(2),
+            max_evaluation_duration: Some(DEFAULT_MAX_EVALUATION_DURATION),
+            max_evaluation_rounds: DEFAULT_MAX_EVALUATION_ROUNDS,
         }
     }
 }
@@ -152,6 +169,19 @@ pub const DEFAULT_MAX_CALL_DURATION: Duration = Duration::from_secs(300);
 pub const DEFAULT_MAX_STREAMS: usize = 1024;
 /// Default of [`ServiceConfig::max_streams_per_client`].
 pub const DEFAULT_MAX_STREAMS_PER_CLIENT: usize = 32;
+/// Default of [`ServiceConfig::max_engine_jobs`]: twice the cores (at least 4); the default
+/// share of a client ([`ServiceConfig::max_engine_jobs_per_client`]) is half of it.
+pub fn default_max_engine_jobs() -> usize {
+    std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .saturating_mul(2)
+        .max(4)
+}
+/// Default of [`ServiceConfig::max_evaluation_duration`]: 30 minutes.
+pub const DEFAULT_MAX_EVALUATION_DURATION: Duration = Duration::from_secs(30 * 60);
+/// Default of [`ServiceConfig::max_evaluation_rounds`]: 1,000 rounds (100 minutes of game
+/// time; the bundled scenarios cap their combats far below).
+pub const DEFAULT_MAX_EVALUATION_ROUNDS: u32 = 1_000;
 /// Default of [`ServiceConfig::max_snapshot_bytes`]: 8 MiB.
 pub const DEFAULT_MAX_SNAPSHOT_BYTES: usize = 8 << 20;
 
@@ -200,6 +230,10 @@ struct Inner {
     evaluations_by_client: std::sync::Mutex<std::collections::HashMap<Owner, usize>>,
     /// Session streams open, by client.
     streams_by_client: std::sync::Mutex<std::collections::HashMap<Owner, usize>>,
+    /// Admission of engine jobs (server-wide and per client).
+    engine: exec::EngineGate,
+    /// The rayon pool of Evaluate calls (built on first use).
+    evaluation_pool: std::sync::OnceLock<rayon::ThreadPool>,
 }
 
 /// The Environment service. Cheap to clone (shared state). A handle acts for one client
@@ -230,6 +264,8 @@ impl EnvironmentService {
             .snapshot_key
             .clone()
             .unwrap_or_else(|| sessions::os_random::<32>().to_vec());
+        let engine =
+            exec::EngineGate::new(config.max_engine_jobs, config.max_engine_jobs_per_client);
         EnvironmentService {
             principal: Principal::local(),
             limits: exec::CallLimits::default(),
@@ -245,6 +281,8 @@ impl EnvironmentService {
                 transport: TransportCounters::default(),
                 evaluations_by_client: std::sync::Mutex::default(),
                 streams_by_client: std::sync::Mutex::default(),
+                engine,
+                evaluation_pool: std::sync::OnceLock::new(),
             }),
         }
     }

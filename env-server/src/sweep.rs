@@ -76,7 +76,7 @@
 //!   as information.
 
 use crate::heatmap::{Heatmap, HeatmapCell, HeatmapMarker};
-use crate::montecarlo::{play_one, WinRate};
+use crate::montecarlo::{play_one_within, WinRate};
 use crate::report::{
     escape_controls as esc, render_table, Align, Lang, TableLine, Typo, ENGINE_VERSION, NBSP, NNBSP,
 };
@@ -1591,7 +1591,9 @@ fn play_placement(
                     return None;
                 }
                 let seed = run_seed(plan.seed, placement.product_index, i);
-                let (_, outcome) = play_one(Arc::clone(&enc), seed);
+                // `cancel` also stops a combat in progress (a round cap of 100,000 rounds).
+                let stop = || cancel.load(Ordering::Relaxed);
+                let (_, outcome) = play_one_within(Arc::clone(&enc), seed, &stop)?;
                 match &outcome.winner {
                     Some(w) => {
                         if let Some(s) = enc.sides.iter().position(|s| s == w) {
@@ -3358,7 +3360,7 @@ mod tests {
         let mut wins = vec![0u64; enc.sides.len()];
         let mut rounds = 0u64;
         for i in 0..p.runs {
-            let (_, o) = play_one(
+            let (_, o) = crate::montecarlo::play_one(
                 Arc::clone(&enc),
                 run_seed(p.seed, p.placements[k].product_index, i),
             );

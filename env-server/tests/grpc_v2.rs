@@ -1423,16 +1423,26 @@ async fn timed_out_reset_batch_leaves_no_orphans() {
             }
             continue;
         }
-        // The blocking work finishes in the background, then closes what it created.
+        // The blocking work finishes in the background, then closes what it created. Settled:
+        // as many closed as created, and no change for a second (on a loaded machine the
+        // work may not have started creating yet when the reply times out: `0 == 0` alone
+        // would let it create and close during the next round, counted as orphans there).
         let mut after = stats(&t.client).await;
-        for _ in 0..400 {
+        let mut last = (after.episodes_created, after.episodes_closed);
+        let mut stable_since = std::time::Instant::now();
+        for _ in 0..800 {
             let settled = after.episodes_closed - before.episodes_closed
                 == after.episodes_created - before.episodes_created;
-            if settled {
+            if settled && stable_since.elapsed() >= std::time::Duration::from_secs(1) {
                 break;
             }
             tokio::time::sleep(std::time::Duration::from_millis(25)).await;
             after = stats(&t.client).await;
+            let now = (after.episodes_created, after.episodes_closed);
+            if now != last {
+                last = now;
+                stable_since = std::time::Instant::now();
+            }
         }
         assert!(timed_out);
         assert_eq!(

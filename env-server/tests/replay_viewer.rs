@@ -532,7 +532,15 @@ fn scenario_page(dir: &Path, name: &str, seed: u64) -> (PathBuf, Value) {
     let enc = ScenarioStore::new(common::DATA_DIR)
         .named(name, "scenario")
         .unwrap();
-    let (doc, _) = replay::record(enc, seed, &[], &[], format!("{name}, seed {seed}")).unwrap();
+    let (doc, _) = replay::record(
+        enc,
+        seed,
+        &[],
+        &[],
+        format!("{name}, seed {seed}"),
+        &mut pf1e_engine::WorkBudget::unlimited(),
+    )
+    .unwrap();
     let path = dir.join(format!("{name}-{seed}.html"));
     std::fs::write(&path, replay::render_html(&doc)).unwrap();
     (path, serde_json::to_value(&doc).unwrap())

@@ -1011,7 +1011,7 @@ impl CombatantSpec {
         Ok(())
     }
 
-    /// Semantic checks beyond types: ranges of numbers, dice formulas, weapon ids.
+    /// Semantic checks beyond types: ranges of numbers, dice formulas, weapon ids, the name.
     fn validate(&self, origin: &str) -> Result<(), DataError> {
         let err = |f: String, r: &str| Err(DataError::field(origin, f, r));
         // Bounds far beyond any published creature, so arithmetic can never overflow.
@@ -1193,6 +1193,24 @@ impl CombatantSpec {
         if self.name.trim().is_empty() {
             return err("name".into(), "must not be empty");
         }
+        // The name reaches labels, text observations and transcripts: bounded, and free of
+        // control and bidirectional-formatting characters (which could forge or reorder
+        // what a reader sees).
+        if self.name.chars().count() > MAX_NAME_CHARS {
+            return err(
+                "name".into(),
+                &format!("must be at most {MAX_NAME_CHARS} characters"),
+            );
+        }
+        if let Some(c) = self.name.chars().find(|&c| forbidden_in_name(c)) {
+            return err(
+                "name".into(),
+                &format!(
+                    "must not contain control or bidirectional-formatting characters (found U+{:04X})",
+                    c as u32
+                ),
+            );
+        }
         if self.hp_max <= 0 {
             return err("hp_max".into(), "must be > 0");
         }
@@ -1356,4 +1374,24 @@ impl CombatantSpec {
         }
         Ok(())
     }
+}
+
+/// Longest combatant name accepted, in characters (`name`).
+pub const MAX_NAME_CHARS: usize = 64;
+
+/// Characters refused in a combatant name: control characters (C0, DEL, C1) and the Unicode
+/// bidirectional formatting characters (LRM, RLM, ALM, LRE…RLO, LRI…PDI), plus line and
+/// paragraph separators.
+fn forbidden_in_name(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{061C}'
+                | '\u{200E}'
+                | '\u{200F}'
+                | '\u{202A}'..='\u{202E}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{2028}'
+                | '\u{2029}'
+        )
 }

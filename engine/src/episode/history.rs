@@ -30,6 +30,17 @@ pub struct ReplayError {
     pub what: String,
 }
 
+/// Why [`Episode::replay_within`] gave no episode: the history does not replay, or the work
+/// budget stopped the replay first (a history is client data: it may ask for a combat that
+/// never ends).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReplayStop {
+    #[error(transparent)]
+    Mismatch(#[from] ReplayError),
+    #[error(transparent)]
+    Interrupted(#[from] crate::episode::Interrupted),
+}
+
 impl Episode {
     /// The episode's input history: every answered decision (id, kind, actor, submitted
     /// actions and their results), in order. With the encounter, the dice source and the
@@ -62,9 +73,32 @@ impl Episode {
         controllers: &[Controller],
         history: &[HistoryEntry],
     ) -> Result<Episode, ReplayError> {
+        Episode::replay_within(
+            encounter,
+            dice,
+            controllers,
+            history,
+            &mut WorkBudget::unlimited(),
+        )
+        .map_err(unlimited)
+    }
+
+    /// [`Episode::replay`] within `budget` (its turns and its stop function count the whole
+    /// replay: every default-policy turn between the history's decisions and after the last).
+    ///
+    /// # Errors
+    /// [`ReplayStop::Mismatch`] as [`Episode::replay`]; [`ReplayStop::Interrupted`] when the
+    /// budget stopped it.
+    pub fn replay_within(
+        encounter: Arc<Encounter>,
+        dice: DiceSource,
+        controllers: &[Controller],
+        history: &[HistoryEntry],
+        budget: &mut WorkBudget,
+    ) -> Result<Episode, ReplayStop> {
         let mut ep = Episode::with_dice(encounter, dice, controllers);
-        ep.replay_history(history)?;
-        ep.advance();
+        ep.replay_history_within(history, budget)?;
+        ep.advance_within(budget)?;
         Ok(ep)
     }
 
@@ -80,42 +114,69 @@ impl Episode {
         controllers: &[Controller],
         history: &[HistoryEntry],
     ) -> Result<(Episode, Vec<Episode>), ReplayError> {
+        Episode::replay_with_steps_within(
+            encounter,
+            dice,
+            controllers,
+            history,
+            &mut WorkBudget::unlimited(),
+        )
+        .map_err(unlimited)
+    }
+
+    /// [`Episode::replay_with_steps`] within `budget` (see [`Episode::replay_within`]): the
+    /// turn budget also bounds the steps recorded.
+    ///
+    /// # Errors
+    /// As [`Episode::replay_within`].
+    pub fn replay_with_steps_within(
+        encounter: Arc<Encounter>,
+        dice: DiceSource,
+        controllers: &[Controller],
+        history: &[HistoryEntry],
+        budget: &mut WorkBudget,
+    ) -> Result<(Episode, Vec<Episode>), ReplayStop> {
         let mut ep = Episode::with_dice(encounter, dice, controllers);
         ep.record_steps();
-        ep.replay_history(history)?;
-        ep.advance();
+        ep.replay_history_within(history, budget)?;
+        ep.advance_within(budget)?;
         let steps = ep.take_steps();
         ep.steps = None;
         Ok((ep, steps))
     }
 
-    /// [`Episode::replay_with_steps`], with the spell areas resolved during the episode
-    /// ([`Episode::take_recorded_areas`]): `(episode, steps, areas)`.
+    /// [`Episode::replay_with_steps_within`], with the spell areas resolved during the episode
+    /// ([`Episode::take_recorded_areas`]): `(episode, steps, areas)`. For replay viewers.
     ///
     /// # Errors
-    /// [`ReplayError`], as [`Episode::replay`].
-    pub fn replay_with_steps_and_areas(
+    /// As [`Episode::replay_within`].
+    pub fn replay_with_steps_and_areas_within(
         encounter: Arc<Encounter>,
         dice: DiceSource,
         controllers: &[Controller],
         history: &[HistoryEntry],
-    ) -> Result<(Episode, Vec<Episode>, Vec<super::AreaCast>), ReplayError> {
+        budget: &mut WorkBudget,
+    ) -> Result<(Episode, Vec<Episode>, Vec<super::AreaCast>), ReplayStop> {
         let mut ep = Episode::with_dice(encounter, dice, controllers);
         ep.record_steps();
-        ep.replay_history(history)?;
-        ep.advance();
+        ep.replay_history_within(history, budget)?;
+        ep.advance_within(budget)?;
         let steps = ep.take_steps();
         let areas = ep.take_recorded_areas();
         ep.steps = None;
         Ok((ep, steps, areas))
     }
 
-    /// Submit every entry of `history` at its decision (advancing before each), without the
-    /// final advance.
-    pub(crate) fn replay_history(&mut self, history: &[HistoryEntry]) -> Result<(), ReplayError> {
+    /// Submit every entry of `history` at its decision (advancing within `budget` before
+    /// each), without the final advance.
+    pub(crate) fn replay_history_within(
+        &mut self,
+        history: &[HistoryEntry],
+        budget: &mut WorkBudget,
+    ) -> Result<(), ReplayStop> {
         for (i, e) in history.iter().enumerate() {
-            let mismatch = |what: String| ReplayError { index: i, what };
-            match self.advance() {
+            let mismatch = |what: String| ReplayStop::Mismatch(ReplayError { index: i, what });
+            match self.advance_within(budget)? {
                 Status::Terminal(_) => return Err(mismatch("the episode is already over".into())),
                 Status::Decision(d) => {
                     if d.decision_id != e.decision_id || d.actor != e.actor {
@@ -141,5 +202,13 @@ impl Episode {
                 .map_err(|x| mismatch(x.to_string()))?;
         }
         Ok(())
+    }
+}
+
+/// The error of a replay within an unlimited budget (never interrupted).
+fn unlimited(e: ReplayStop) -> ReplayError {
+    match e {
+        ReplayStop::Mismatch(e) => e,
+        ReplayStop::Interrupted(_) => unreachable!("an unlimited work budget never interrupts"),
     }
 }

@@ -32,7 +32,7 @@ mod state;
 mod turn;
 
 pub use budget::{Interrupted, WorkBudget, STOP_CHECK_EVERY_FRAMES};
-pub use history::{HistoryEntry, ReplayError};
+pub use history::{HistoryEntry, ReplayError, ReplayStop};
 pub use snapshot::SnapshotError;
 pub(crate) use state::{AidBonus, CState, Readied, TurnState};
 pub use state::{Attrition, LifeState, LogLine};

@@ -22,6 +22,9 @@ pub enum SnapshotError {
     Version { found: String },
     #[error("snapshot taken on a different encounter")]
     OtherEncounter,
+    /// [`Episode::restore_within`]: the work budget stopped the replay of its history.
+    #[error("the replay of its history was stopped: {0}")]
+    Interrupted(crate::episode::Interrupted),
 }
 
 /// The most damage a restored attrition counter may hold (far above any combat's).
@@ -225,6 +228,22 @@ impl Episode {
     /// [`SnapshotError`] if the bytes are not a snapshot of this format, or were taken on a
     /// different encounter or engine version.
     pub fn restore(encounter: Arc<Encounter>, bytes: &[u8]) -> Result<Episode, SnapshotError> {
+        Episode::restore_within(encounter, bytes, &|_| u64::MAX, None)
+    }
+
+    /// [`Episode::restore`] with the replay of its history (the check that the state is one
+    /// legal play reaches) within a work budget: `max_turns(entries)` turn starts for a
+    /// history of `entries` decisions, and the stop function `stop` (see [`WorkBudget`]).
+    ///
+    /// # Errors
+    /// As [`Episode::restore`]; [`SnapshotError::Interrupted`] when the budget stopped the
+    /// replay.
+    pub fn restore_within(
+        encounter: Arc<Encounter>,
+        bytes: &[u8],
+        max_turns: &dyn Fn(usize) -> u64,
+        stop: Option<&(dyn Fn() -> bool + Sync)>,
+    ) -> Result<Episode, SnapshotError> {
         let s: SnapshotOwned =
             serde_json::from_slice(bytes).map_err(|e| SnapshotError::Malformed(e.to_string()))?;
         if s.format != SNAPSHOT_FORMAT || s.engine != crate::VERSION {
@@ -421,7 +440,12 @@ impl Episode {
             history_bytes: 0,
         };
         ep.recount_log_and_history();
-        ep.check_replays()?;
+        let turns = max_turns(ep.history.len());
+        let mut budget = match stop {
+            Some(stop) => WorkBudget::new(turns, stop),
+            None => WorkBudget::unlimited(),
+        };
+        ep.check_replays(&mut budget)?;
         Ok(ep)
     }
 
@@ -429,15 +453,21 @@ impl Episode {
     /// the start dice (a scripted script leniently: it may be tampered) reproduces the whole
     /// state, frames, transcript and RNG included — so a snapshot can only describe a state
     /// that legal play reaches.
-    fn check_replays(&self) -> Result<(), SnapshotError> {
+    fn check_replays(&self, budget: &mut WorkBudget) -> Result<(), SnapshotError> {
         let bad = |what: String| Err(SnapshotError::Malformed(what));
         let mut replayed = Episode::with_dice(
             Arc::clone(&self.enc),
             self.start_dice.source().lenient(),
             &self.controllers,
         );
-        if let Err(e) = replayed.replay_history(&self.history) {
-            return bad(format!("its history does not replay: {e}"));
+        match replayed.replay_history_within(&self.history, budget) {
+            Ok(()) => {}
+            Err(super::history::ReplayStop::Mismatch(e)) => {
+                return bad(format!("its history does not replay: {e}"))
+            }
+            Err(super::history::ReplayStop::Interrupted(i)) => {
+                return Err(SnapshotError::Interrupted(i))
+            }
         }
         let Ok(want) = serde_json::from_slice::<serde_json::Value>(&self.snapshot()) else {
             return bad("the state does not serialise".into());
@@ -451,7 +481,9 @@ impl Episode {
         if same(&replayed) {
             return Ok(());
         }
-        replayed.advance();
+        replayed
+            .advance_within(budget)
+            .map_err(SnapshotError::Interrupted)?;
         if same(&replayed) {
             return Ok(());
         }

@@ -12,6 +12,9 @@
 //!                 [--max-client-memory-bytes B] [--max-episode-memory-bytes B]
 //!                 [--max-turns-per-call N] [--max-call-secs S] [--max-snapshot-bytes B]
 //!                 [--snapshot-key-file FILE] [--max-streams N] [--max-streams-per-client N]
+//!                 [--max-engine-jobs N] [--max-engine-jobs-per-client N]
+//!                 [--max-evaluation-secs S] [--max-evaluation-rounds N]
+//!                 [--max-connections-per-address N]
 //! ```
 //! Bind policy: a non-loopback `--addr` needs both TLS and a token file, or
 //! `--insecure-public` (exit 2 otherwise).
@@ -24,8 +27,9 @@ use pf1e_env_server::service::{
     Quotas, ServiceConfig, DEFAULT_MAX_BATCH_ITEMS, DEFAULT_MAX_CALL_DURATION,
     DEFAULT_MAX_CLIENT_MEMORY_BYTES, DEFAULT_MAX_EPISODES_PER_CLIENT,
     DEFAULT_MAX_EPISODE_MEMORY_BYTES, DEFAULT_MAX_EVALUATIONS, DEFAULT_MAX_EVALUATIONS_PER_CLIENT,
-    DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_SNAPSHOT_BYTES, DEFAULT_MAX_STREAMS,
-    DEFAULT_MAX_STREAMS_PER_CLIENT, DEFAULT_MAX_TURNS_PER_CALL,
+    DEFAULT_MAX_EVALUATION_DURATION, DEFAULT_MAX_EVALUATION_ROUNDS, DEFAULT_MAX_MESSAGE_BYTES,
+    DEFAULT_MAX_SNAPSHOT_BYTES, DEFAULT_MAX_STREAMS, DEFAULT_MAX_STREAMS_PER_CLIENT,
+    DEFAULT_MAX_TURNS_PER_CALL,
 };
 use pf1e_env_server::transport::{self, auth::TokenTable, TransportConfig};
 use std::net::SocketAddr;
@@ -148,6 +152,27 @@ struct Args {
     #[arg(long, default_value_t = DEFAULT_MAX_STREAMS_PER_CLIENT as u64,
           value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     max_streams_per_client: u64,
+    /// Most engine jobs (a call's engine work) running at once, server-wide (default: twice
+    /// the cores, at least 4); later ones wait for a slot until their deadline.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    max_engine_jobs: Option<u64>,
+    /// Most engine jobs of one client running at once (default: half of --max-engine-jobs,
+    /// rounded up); its later ones wait, another client's do not.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    max_engine_jobs_per_client: Option<u64>,
+    /// Longest an Evaluate call may run, in seconds, whatever its own deadline (0 = no cap).
+    #[arg(long, default_value_t = DEFAULT_MAX_EVALUATION_DURATION.as_secs())]
+    max_evaluation_secs: u64,
+    /// Largest round cap of an Evaluate's combats (beyond: INVALID_ARGUMENT naming
+    /// `spec.round_cap`).
+    #[arg(long, default_value_t = DEFAULT_MAX_EVALUATION_ROUNDS,
+          value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    max_evaluation_rounds: u32,
+    /// Most connections open at once from one IP address (0 = no cap). Without --tokens a
+    /// client is one connection, so this caps what one address may hold (this many times the
+    /// per-client quotas).
+    #[arg(long, default_value_t = 0)]
+    max_connections_per_address: u64,
 }
 
 /// The snapshot key in `path`: its bytes (a trailing newline dropped), at least 32 of them, at
@@ -263,6 +288,16 @@ async fn run(args: Args) -> std::process::ExitCode {
     config.max_streams = usize::try_from(args.max_streams).unwrap_or(usize::MAX);
     config.max_streams_per_client =
         usize::try_from(args.max_streams_per_client).unwrap_or(usize::MAX);
+    config.max_evaluation_duration =
+        (args.max_evaluation_secs > 0).then(|| Duration::from_secs(args.max_evaluation_secs));
+    config.max_evaluation_rounds = args.max_evaluation_rounds;
+    if let Some(n) = args.max_engine_jobs {
+        config.max_engine_jobs = n as usize;
+        config.max_engine_jobs_per_client = config.max_engine_jobs.div_ceil(2);
+    }
+    if let Some(n) = args.max_engine_jobs_per_client {
+        config.max_engine_jobs_per_client = (n as usize).min(config.max_engine_jobs);
+    }
     if let Some(path) = &args.snapshot_key_file {
         match read_key(path) {
             Ok(k) => config.snapshot_key = Some(k),
@@ -272,6 +307,8 @@ async fn run(args: Args) -> std::process::ExitCode {
 
     let mut tc = TransportConfig::new(config.idle_timeout);
     tc.max_connections = usize::try_from(args.max_connections).unwrap_or(usize::MAX);
+    tc.max_connections_per_address =
+        usize::try_from(args.max_connections_per_address).unwrap_or(usize::MAX);
     if let Some(s) = args.connection_idle_secs {
         tc.connection_idle = (s > 0).then(|| Duration::from_secs(s));
     }

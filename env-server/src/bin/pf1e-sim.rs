@@ -36,13 +36,13 @@
 use clap::{ArgAction, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use indicatif::{HumanCount, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use pf1e_engine::content::encounter::RulesOptions;
-use pf1e_engine::{CombatantSpec, Encounter, MapSpec};
+use pf1e_engine::{CombatantSpec, Encounter, Interrupted, MapSpec, ReplayStop, WorkBudget};
 use pf1e_env_server::heatmap::{render_png, render_svg, HeatmapError};
 use pf1e_env_server::montecarlo::{run_batch, BatchResult};
 use pf1e_env_server::replay;
 use pf1e_env_server::report::{escape_controls, render_json, render_text, render_transcript, Lang};
 use pf1e_env_server::scenarios::ScenarioStore;
-use pf1e_env_server::service::{read_offline, MAX_TRANSCRIPT_BYTES};
+use pf1e_env_server::service::{read_offline, DEFAULT_MAX_TURNS_PER_CALL, MAX_TRANSCRIPT_BYTES};
 use pf1e_env_server::sweep::{
     assemble_report, check_runs, run_placements, SweepError, SweepPlan, SweepReport, SweepSpec,
     MAX_SPEC_BYTES,
@@ -52,6 +52,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// The allocator of the shipped binaries (see `pf1e-env-server`), so figures match them.
 #[global_allocator]
@@ -167,6 +168,16 @@ struct ReplayArgs {
     /// scenario); default: $PF1E_DATA_DIR, else ./data.
     #[arg(long, value_name = "DIR")]
     data_dir: Option<PathBuf>,
+    /// Most default-policy turns the replay may run (a transcript is client data: it may ask
+    /// for a combat that never ends); default: the server's --max-turns-per-call default for
+    /// each history entry and one more. Beyond: exit 2 naming this option.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    max_turns: Option<u64>,
+    /// Longest the replay may run, in seconds (default: the server's --max-call-secs
+    /// default, 300). Beyond: exit 2 naming this option.
+    #[arg(long, value_name = "S", default_value_t = 300,
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    max_secs: u64,
 }
 
 /// Arguments of `pf1e-sim sweep`.
@@ -711,8 +722,16 @@ fn write_replay_of_first(
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default()
     );
-    let (doc, ep) = replay::record(Arc::clone(encounter), seed, &[], &[], title)
-        .map_err(|e| UsageError(format!("--replay-html: {e}")))?;
+    // The batch played this combat already (within the round cap): no budget needed.
+    let (doc, ep) = replay::record(
+        Arc::clone(encounter),
+        seed,
+        &[],
+        &[],
+        title,
+        &mut WorkBudget::unlimited(),
+    )
+    .map_err(|e| UsageError(format!("--replay-html: {e}")))?;
     if ep.transcript() != first {
         return Err(UsageError(
             "--replay-html: internal error: the recorded combat differs from the batch's first"
@@ -763,14 +782,35 @@ fn replay(args: &ReplayArgs) -> Result<(), UsageError> {
             .to_string())
     })?;
     let title = format!("{}, seed {}", t.scenario, t.seed);
+    // A transcript is client data (unsigned): its replay runs under a work budget, as the
+    // server's ReplayTranscript does — turns (one Reset's worth per history entry by
+    // default) and wall time.
+    let max_turns = args
+        .max_turns
+        .unwrap_or_else(|| DEFAULT_MAX_TURNS_PER_CALL.saturating_mul(t.history.len() as u64 + 1));
+    let until = Instant::now() + Duration::from_secs(args.max_secs);
+    let stop = || Instant::now() >= until;
+    let mut budget = WorkBudget::new(max_turns, &stop);
     let (doc, ep) = replay::record(
         Arc::clone(&t.encounter),
         t.seed,
         &t.controllers,
         &t.history,
         title,
+        &mut budget,
     )
-    .map_err(|e| err(e.to_string()))?;
+    .map_err(|e| match e {
+        ReplayStop::Mismatch(e) => err(e.to_string()),
+        ReplayStop::Interrupted(Interrupted::TurnBudget { turns }) => UsageError(format!(
+            "--max-turns: the replay of {file} ran {turns} default-policy turns without \
+             reproducing the document (raise --max-turns if the transcript is trusted)"
+        )),
+        ReplayStop::Interrupted(Interrupted::Stopped) => UsageError(format!(
+            "--max-secs: the replay of {file} ran {} s without reproducing the document \
+             (raise --max-secs if the transcript is trusted)",
+            args.max_secs
+        )),
+    })?;
     if let Some(i) = ep
         .history()
         .iter()

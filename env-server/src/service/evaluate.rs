@@ -14,12 +14,14 @@
 //!    exceed `--max-message-bytes` are refused now with OUT_OF_RANGE, naming what to reduce,
 //!    rather than after every combat. Errors are the call's status (INVALID_ARGUMENT naming
 //!    the field, OUT_OF_RANGE).
-//! 3. **Work** (one `spawn_blocking` thread driving the global rayon pool) while a driver task
+//! 3. **Work** (one `spawn_blocking` thread driving the Evaluate rayon pool, apart from the
+//!    global pool of the batches, see `evaluation_pool`) while a driver task
 //!    on the runtime forwards progress and watches for the end of the call: the client
 //!    cancelling or going away (the response stream is dropped), the deadline, or server
 //!    shutdown. Any of them raises the work's `cancel` flag, which [`run_placements`] checks
-//!    before every combat, so the work stops within one combat per worker thread; only then is
-//!    the slot released. The final message's real size is checked again before it is sent
+//!    before every combat and the engine inside every combat (its work budget's stop check),
+//!    so the work stops within moments; only then is the slot released. The deadline is the
+//!    client's, capped by the server's `max_evaluation_duration`. The final message's real size is checked again before it is sent
 //!    (a safety net for the PNG heatmaps, whose size is estimated: OUT_OF_RANGE too).
 //!
 //! **Progress** messages (PARTIAL and REPORT) are at least [`PROGRESS_INTERVAL`] apart, the
@@ -194,7 +196,16 @@ impl EnvironmentService {
         &self,
         request: Request<proto::EvaluateRequest>,
     ) -> Result<Response<EvaluateResponseStream>, tonic::Status> {
-        let deadline = deadline_of(&request);
+        // The client's deadline, capped by the server's longest Evaluate.
+        let cap = self
+            .inner
+            .config
+            .max_evaluation_duration
+            .and_then(|d| Instant::now().checked_add(d));
+        let deadline = match (deadline_of(&request), cap) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         let req = request.into_inner();
         let mode = check_shape(&req)?;
         if *self.inner.shutdown.borrow() {
@@ -202,7 +213,7 @@ impl EnvironmentService {
         }
         let slot = self.acquire_evaluation()?;
         let svc = self.clone();
-        let job = blocking(deadline, move || svc.prepare(&req, mode)).await?;
+        let job = blocking(&svc.clone(), deadline, move || svc.prepare(&req, mode)).await?;
         let (tx, rx) = tokio::sync::mpsc::channel(EVALUATE_BUFFER);
         tokio::spawn(drive(self.clone(), job, slot, deadline, tx));
         Ok(Response::new(tokio_stream::wrappers::ReceiverStream::new(
@@ -225,6 +236,17 @@ impl EnvironmentService {
             spec.seed = Some(s);
         }
         let plan = SweepPlan::build(&spec, &self.inner.scenarios)?;
+        let max_rounds = self.inner.config.max_evaluation_rounds;
+        if plan.base.options.round_cap > max_rounds {
+            return Err(ServiceError::invalid(
+                "spec.round_cap",
+                format!(
+                    "{} rounds (the spec's, else the scenario's): at most {max_rounds} per \
+                     combat on this server (--max-evaluation-rounds)",
+                    plan.base.options.round_cap
+                ),
+            ));
+        }
         let n = plan.placements.len();
         let work = match mode {
             Mode::Report => Work::Play {
@@ -618,7 +640,7 @@ fn do_work(
     }
 }
 
-/// Play `indices` in parallel on the global rayon pool, one [`run_placements`] call per
+/// Play `indices` in parallel on the Evaluate pool, one [`run_placements`] call per
 /// placement (so whole placements are counted); results in the order of `indices`.
 fn play(
     svc: &EnvironmentService,
@@ -633,15 +655,36 @@ fn play(
         progress.combats.fetch_add(n, Ordering::Relaxed);
         global.fetch_add(n, Ordering::Relaxed);
     };
-    indices
-        .par_iter()
-        .map(|&k| {
-            let mut r = run_placements(plan, &[k], Some(&tick), cancel)?;
-            progress.placements.fetch_add(1, Ordering::Relaxed);
-            r.pop()
-                .ok_or_else(|| ServiceError::Internal("no result for a placement".into()))
+    svc.evaluation_pool().install(|| {
+        indices
+            .par_iter()
+            .map(|&k| {
+                let mut r = run_placements(plan, &[k], Some(&tick), cancel)?;
+                progress.placements.fetch_add(1, Ordering::Relaxed);
+                r.pop()
+                    .ok_or_else(|| ServiceError::Internal("no result for a placement".into()))
+            })
+            .collect()
+    })
+}
+
+impl EnvironmentService {
+    /// The rayon pool of Evaluate calls (one thread per core, built on first use), apart from
+    /// the global pool of StepBatch / ResetBatch: rayon serves a pool's injected jobs only
+    /// after its workers' local work, so on one pool an Evaluate's thousands of combats would
+    /// make another client's batch wait for the whole sweep. On two pools the OS shares the
+    /// cores between them.
+    fn evaluation_pool(&self) -> &rayon::ThreadPool {
+        self.inner.evaluation_pool.get_or_init(|| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(
+                    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
+                )
+                .thread_name(|i| format!("pf1e-evaluate-{i}"))
+                .build()
+                .expect("the Evaluate thread pool starts")
         })
-        .collect()
+    }
 }
 
 fn cell_to_proto(c: Cell) -> proto::Cell {

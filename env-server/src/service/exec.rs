@@ -1,11 +1,13 @@
 //! How a request's work is run: its deadline (`grpc-timeout`, checked before any engine work,
-//! [`deadline_of`], [`check_deadline`]); in place on the async runtime for the short calls
-//! ([`inline`], with `catch_unwind`); on the blocking pool for the rest ([`blocking`]); and,
+//! [`deadline_of`], [`check_deadline`]); every call's engine work on the blocking pool under
+//! its client's share of the engine pool ([`EngineGate`], [`blocking`]: the runtime threads
+//! only do I/O, so one client's long Step does not delay another connection); and,
 //! for calls that create episodes, closing them again when the reply cannot reach the client
 //! ([`blocking_creating`]). An engine panic becomes INTERNAL in every case.
-use super::{EnvironmentService, ServiceError};
+use super::{EnvironmentService, Owner, ServiceError};
 use crate::proto;
 use pf1e_engine::{Interrupted, WorkBudget};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -111,20 +113,47 @@ impl EnvironmentService {
         &self,
         episode: &mut pf1e_engine::Episode,
     ) -> Result<pf1e_engine::Status, ServiceError> {
+        self.within(self.inner.config.max_turns_per_call, |budget| {
+            episode.advance_within(budget)
+        })?
+        .map_err(|e| self.interrupted(e))
+    }
+
+    /// Run `f` with this call's work budget of `max_turns` turns (its stop function: the
+    /// deadline, the client's cancel, the shutdown grace period).
+    pub(super) fn within<T>(
+        &self,
+        max_turns: u64,
+        f: impl FnOnce(&mut WorkBudget) -> T,
+    ) -> Result<T, ServiceError> {
         let stop = || self.stop_reason().is_some();
-        let mut budget = WorkBudget::new(self.inner.config.max_turns_per_call, &stop);
-        episode.advance_within(&mut budget).map_err(|e| {
-            self.inner
-                .counters
-                .calls_stopped
-                .fetch_add(1, Ordering::Relaxed);
-            match e {
-                Interrupted::TurnBudget { turns } => ServiceError::WorkBudget { turns },
-                Interrupted::Stopped => {
-                    self.stop_reason().unwrap_or(ServiceError::DeadlineExceeded)
-                }
-            }
-        })
+        let mut budget = WorkBudget::new(max_turns, &stop);
+        Ok(f(&mut budget))
+    }
+
+    /// The turn budget of replaying a history of `entries` decisions (ReplayTranscript,
+    /// Restore): `max_turns_per_call` for each call that built it (one per entry, one for
+    /// the Reset), so a history that honest calls built replays, and one edited to play a
+    /// combat that never ends stops.
+    pub(super) fn replay_turns(&self, entries: usize) -> u64 {
+        self.inner
+            .config
+            .max_turns_per_call
+            .saturating_mul(entries as u64 + 1)
+    }
+
+    /// The error of engine work stopped by this call's budget (counted in
+    /// `Stats.calls_stopped`): [`ServiceError::WorkBudget`], or the stop reason
+    /// (DEADLINE_EXCEEDED, CANCELLED, UNAVAILABLE).
+    pub(super) fn interrupted(&self, e: Interrupted) -> ServiceError {
+        self.inner
+            .counters
+            .calls_stopped
+            .fetch_add(1, Ordering::Relaxed);
+        match e {
+            Interrupted::TurnBudget { turns } => ServiceError::WorkBudget { turns },
+            Interrupted::Stopped => self.stop_reason().unwrap_or(ServiceError::DeadlineExceeded),
+        }
     }
 }
 
@@ -156,57 +185,145 @@ pub(super) fn deadline_of<T>(req: &Request<T>) -> Option<Instant> {
     Instant::now().checked_add(d)
 }
 
-/// Run `f` on the blocking pool, unless `deadline` passed before it starts; an engine panic
-/// becomes INTERNAL.
-pub(super) async fn blocking<T, F>(deadline: Option<Instant>, f: F) -> Result<T, tonic::Status>
-where
-    T: Send + 'static,
-    F: FnOnce() -> Result<T, ServiceError> + Send + 'static,
-{
-    match tokio::task::spawn_blocking(move || check_deadline(deadline).and_then(|()| f())).await {
-        Ok(r) => r.map_err(tonic::Status::from),
-        Err(e) => Err(ServiceError::Internal(format!("engine panicked: {e}")).into()),
+/// Admission to engine work: every call's engine work runs on tokio's blocking pool (never on
+/// a runtime thread, which only does I/O) once it holds a permit of its client (at most
+/// [`super::ServiceConfig::max_engine_jobs_per_client`] jobs at once) and one of the server
+/// ([`super::ServiceConfig::max_engine_jobs`]). A job waits for its permits (in order of
+/// arrival, tokio's semaphores being fair) until its deadline; so one client running
+/// worst-case calls holds at most its share of the pool, and another client's calls go on.
+pub(super) struct EngineGate {
+    global: Arc<tokio::sync::Semaphore>,
+    per_client: usize,
+    clients: std::sync::Mutex<HashMap<Owner, Arc<tokio::sync::Semaphore>>>,
+}
+
+impl EngineGate {
+    pub(super) fn new(total: usize, per_client: usize) -> EngineGate {
+        EngineGate {
+            global: Arc::new(tokio::sync::Semaphore::new(total.max(1))),
+            per_client: per_client.max(1),
+            clients: std::sync::Mutex::default(),
+        }
     }
 }
 
-/// Run short engine work on the calling (runtime) thread, a panic becoming an internal error.
-///
-/// One env step (`Step`, `Observe`, `Validate`, `Explain` of one action, and their
-/// Session-stream items) is tens of
-/// microseconds of engine work, about what a hop to the blocking pool and back costs in
-/// thread wake-ups, so these run in place; everything that creates episodes or may be long
-/// (Reset, batches, Evaluate, snapshots) goes through [`blocking`].
-pub(super) fn inline<T>(f: impl FnOnce() -> Result<T, ServiceError>) -> Result<T, ServiceError> {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
-        Ok(r) => r,
-        Err(e) => {
-            let what = e
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| e.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
-            Err(ServiceError::Internal(format!("engine panicked: {what}")))
+/// The permits of one engine job (see [`EngineGate`]); held by the blocking work itself, so
+/// that a cancelled call frees its share only when its work has stopped.
+pub(super) struct EnginePermit {
+    permits: Option<(
+        tokio::sync::OwnedSemaphorePermit,
+        tokio::sync::OwnedSemaphorePermit,
+    )>,
+    svc: EnvironmentService,
+}
+
+impl Drop for EnginePermit {
+    fn drop(&mut self) {
+        self.permits = None;
+        // Forget the client's semaphore once nobody holds or waits for it.
+        let mut clients = self
+            .svc
+            .inner
+            .engine
+            .clients
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        let owner = &self.svc.principal.owner;
+        if clients
+            .get(owner)
+            .is_some_and(|s| Arc::strong_count(s) == 1)
+        {
+            clients.remove(owner);
         }
     }
 }
 
 impl EnvironmentService {
-    /// A short unary RPC run in place ([`inline`]), honouring the request's deadline.
-    pub(super) fn unary_inline<Req, Resp>(
-        &self,
-        request: Request<Req>,
-        f: fn(&EnvironmentService, &Req) -> Result<Resp, ServiceError>,
-    ) -> Result<Response<Resp>, tonic::Status> {
-        let deadline = deadline_of(&request);
-        let (svc, _cancel) = self.call(&request);
-        let req = request.into_inner();
-        inline(|| check_deadline(deadline).and_then(|()| f(&svc, &req)))
-            .map(Response::new)
-            .map_err(tonic::Status::from)
+    /// Wait for this client's share of the engine pool and the server's (see [`EngineGate`])
+    /// until this call's deadline.
+    ///
+    /// # Errors
+    /// DEADLINE_EXCEEDED (or the server's longest call) when the deadline passes first.
+    pub(super) async fn engine_permit(&self) -> Result<EnginePermit, ServiceError> {
+        let gate = &self.inner.engine;
+        let mine = gate
+            .clients
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(self.principal.owner.clone())
+            .or_insert_with(|| Arc::new(tokio::sync::Semaphore::new(gate.per_client)))
+            .clone();
+        // Built before waiting, so that a timed-out wait still forgets an unused semaphore.
+        let mut permit = EnginePermit {
+            permits: None,
+            svc: self.clone(),
+        };
+        let acquire = async {
+            let client = mine.acquire_owned().await.expect("never closed");
+            let global = gate
+                .global
+                .clone()
+                .acquire_owned()
+                .await
+                .expect("never closed");
+            (client, global)
+        };
+        let got = match self.limits.deadline {
+            Some(d) => tokio::time::timeout_at(d.into(), acquire).await.ok(),
+            None => Some(acquire.await),
+        };
+        match got {
+            Some(p) => {
+                permit.permits = Some(p);
+                Ok(permit)
+            }
+            None => Err(self.stop_reason().unwrap_or(ServiceError::DeadlineExceeded)),
+        }
     }
 
-    /// The shape of every plain unary RPC: run `f` on the request in the blocking pool,
-    /// honouring the request's deadline (see [`blocking`]).
+    /// Run `f` as an engine job of this call: with its permits ([`Self::engine_permit`]), on
+    /// the blocking pool, unless `deadline` passed before it starts; an engine panic becomes
+    /// INTERNAL.
+    pub(super) async fn engine<T, F>(
+        &self,
+        deadline: Option<Instant>,
+        f: F,
+    ) -> Result<T, ServiceError>
+    where
+        T: Send + 'static,
+        F: FnOnce() -> Result<T, ServiceError> + Send + 'static,
+    {
+        let permit = self.engine_permit().await?;
+        match tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            check_deadline(deadline).and_then(|()| f())
+        })
+        .await
+        {
+            Ok(r) => r,
+            Err(e) => Err(ServiceError::Internal(format!("engine panicked: {e}"))),
+        }
+    }
+}
+
+/// Run `f` as an engine job of `svc`'s call ([`EnvironmentService::engine`]), as a gRPC
+/// result.
+pub(super) async fn blocking<T, F>(
+    svc: &EnvironmentService,
+    deadline: Option<Instant>,
+    f: F,
+) -> Result<T, tonic::Status>
+where
+    T: Send + 'static,
+    F: FnOnce() -> Result<T, ServiceError> + Send + 'static,
+{
+    svc.engine(deadline, f).await.map_err(tonic::Status::from)
+}
+
+impl EnvironmentService {
+    /// The shape of every plain unary RPC: run `f` on the request as an engine job (its
+    /// client's share of the engine pool, on the blocking pool), honouring the request's
+    /// deadline (see [`EnvironmentService::engine`]).
     pub(super) async fn unary<Req, Resp>(
         &self,
         request: Request<Req>,
@@ -219,7 +336,7 @@ impl EnvironmentService {
         let (svc, _cancel) = self.call(&request);
         let deadline = deadline_of(&request);
         let req = request.into_inner();
-        blocking(deadline, move || f(&svc, &req))
+        blocking(&svc.clone(), deadline, move || f(&svc, &req))
             .await
             .map(Response::new)
     }
@@ -286,7 +403,7 @@ where
     T: CreatedEpisodes + Send + 'static,
     F: FnOnce() -> Result<T, ServiceError> + Send + 'static,
 {
-    blocking(deadline, move || {
+    blocking(&svc.clone(), deadline, move || {
         let out = f()?;
         let created = out.created(reset_items_from);
         let size = out.encoded_len();

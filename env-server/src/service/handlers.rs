@@ -1,5 +1,5 @@
 //! `impl Environment for EnvironmentService`: every gRPC method, each a thin shell that picks
-//! how its work runs (in place, on the blocking pool, creating episodes: see `exec`) around
+//! how its work runs (an engine job on the blocking pool, creating episodes: see `exec`) around
 //! the synchronous body in `requests`, `batch`, `spec`, `stream`, `transcript` or `evaluate`.
 use super::exec::{blocking, blocking_creating, deadline_of};
 use super::stream::SessionResponseStream;
@@ -21,7 +21,7 @@ impl Environment for EnvironmentService {
         request: Request<proto::ListScenariosRequest>,
     ) -> Result<Response<proto::ListScenariosResponse>, tonic::Status> {
         let (svc, _cancel) = self.call(&request);
-        blocking(deadline_of(&request), move || {
+        blocking(&svc.clone(), deadline_of(&request), move || {
             Ok(proto::ListScenariosResponse {
                 scenarios: svc
                     .inner
@@ -52,14 +52,14 @@ impl Environment for EnvironmentService {
         &self,
         request: Request<proto::StepRequest>,
     ) -> Result<Response<proto::EpisodeState>, tonic::Status> {
-        self.unary_inline(request, Self::step_blocking)
+        self.unary(request, Self::step_blocking).await
     }
 
     async fn observe(
         &self,
         request: Request<proto::ObserveRequest>,
     ) -> Result<Response<proto::EpisodeState>, tonic::Status> {
-        self.unary_inline(request, Self::observe_blocking)
+        self.unary(request, Self::observe_blocking).await
     }
 
     async fn close(
@@ -76,7 +76,7 @@ impl Environment for EnvironmentService {
         &self,
         request: Request<proto::ValidateRequest>,
     ) -> Result<Response<proto::ActionResult>, tonic::Status> {
-        self.unary_inline(request, Self::validate_blocking)
+        self.unary(request, Self::validate_blocking).await
     }
 
     async fn snapshot(
@@ -224,12 +224,6 @@ impl Environment for EnvironmentService {
         &self,
         request: Request<proto::ExplainRequest>,
     ) -> Result<Response<proto::ExplainResponse>, tonic::Status> {
-        // One action is checked in place, like Validate; every id of the action space
-        // (`all`: thousands of checks on a large map) runs on the blocking pool.
-        if request.get_ref().all {
-            self.unary(request, Self::explain_blocking).await
-        } else {
-            self.unary_inline(request, Self::explain_blocking)
-        }
+        self.unary(request, Self::explain_blocking).await
     }
 }

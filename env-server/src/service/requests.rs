@@ -448,8 +448,19 @@ impl EnvironmentService {
             ));
         }
         let (part, engine_bytes) = super::envelope::open(&self.inner.snapshot_key, &req.snapshot)?;
-        let episode = Episode::restore(enc.clone(), engine_bytes)
-            .map_err(|e| ServiceError::invalid("snapshot", e.to_string()))?;
+        // Restore replays the snapshot's history (client data) to check it: under this call's
+        // work budget (one Reset's worth of turns per history entry), deadline and cancel.
+        let stop = || self.stop_reason().is_some();
+        let episode = Episode::restore_within(
+            enc.clone(),
+            engine_bytes,
+            &|entries| self.replay_turns(entries),
+            Some(&stop),
+        )
+        .map_err(|e| match e {
+            pf1e_engine::episode::SnapshotError::Interrupted(i) => self.interrupted(i),
+            e => ServiceError::invalid("snapshot", e.to_string()),
+        })?;
         // The server's episodes roll seeded dice; a script (a test's, or a client's choice of
         // rolls) is refused.
         if !episode.seeded_dice() {

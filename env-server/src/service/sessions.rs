@@ -74,6 +74,29 @@ pub(super) struct Start {
     pub(super) tactics: std::collections::BTreeMap<String, String>,
 }
 
+impl Start {
+    /// Bytes held for this episode alone because of its start: an inline scenario's texts
+    /// (kept for ExportTranscript) and the episode's own encounter built from them, and the
+    /// tactics texts and the encounter copy that carries them. An estimate: each text counted
+    /// twice (the text, and what was parsed from it); a bundled scenario's encounter is
+    /// shared by every episode and counted for none.
+    pub(super) fn held_bytes(&self) -> u64 {
+        let inline = match &self.scenario {
+            Some(crate::scenarios::ScenarioSource::Inline(i)) => {
+                i.map_yaml.len()
+                    + i.sides
+                        .iter()
+                        .flat_map(|s| &s.combatants)
+                        .map(|c| c.json.len() + c.base_id.len())
+                        .sum::<usize>()
+            }
+            _ => 0,
+        };
+        let tactics: usize = self.tactics.iter().map(|(k, v)| k.len() + v.len()).sum();
+        2 * (inline + tactics) as u64
+    }
+}
+
 /// The interrupted steps of a `history` ([`Session::open_steps`]): every turn entry with fewer
 /// results than actions, with the results it has counted as reported and its request fields
 /// named `<input>[i]`, `input(decision_id)` the StepRequest field that carried the list
@@ -191,11 +214,15 @@ impl Session {
         Ok(s)
     }
 
-    /// Bytes accounted to this session: the episode's ([`Episode::memory_bytes`]) and the
-    /// results kept for Observe.
+    /// Bytes accounted to this session: the episode's ([`Episode::memory_bytes`]), the
+    /// results kept for Observe, and what its start holds for this client alone
+    /// ([`Start::held_bytes`]: inline scenario and tactics texts, and the encounter built
+    /// from them).
     pub(super) fn memory_bytes(&self) -> u64 {
         let results = (self.last_results.len() + self.last_engine_results.len()) * 128;
-        self.episode.memory_bytes() + (std::mem::size_of::<Session>() + results) as u64
+        self.episode.memory_bytes()
+            + (std::mem::size_of::<Session>() + results) as u64
+            + self.start.held_bytes()
     }
 
     /// Sides with at least one controlled combatant, deployment order.

@@ -1,10 +1,10 @@
 //! The Session bidirectional stream: one task per stream answering its items in order —
-//! Step, Observe, Validate and Echo in place, the rest on the blocking pool — owning the
-//! episodes the stream created (a [`StreamGuard`] closes them however the stream ends: end of
+//! Echo in place, every other item an engine job of its client (see `exec::EngineGate`) —
+//! owning the episodes the stream created (a [`StreamGuard`] closes them however the stream ends: end of
 //! input, client gone, error, server shutdown, task aborted) and ending on server shutdown
 //! after its current item.
 use super::error::error_to_proto;
-use super::exec::{check_deadline, inline};
+use super::exec::check_deadline;
 use super::{EnvironmentService, ServiceError};
 use crate::proto;
 use prost::Message;
@@ -99,15 +99,32 @@ impl EnvironmentService {
                     }
                 }
                 use proto::session_request::Kind as Q;
-                let short = matches!(
-                    req.kind,
-                    Some(Q::Step(_) | Q::Observe(_) | Q::Validate(_) | Q::Echo(_))
-                );
-                let item = if short {
-                    // Short engine work in place (see `inline`), a panic reported inline.
-                    Ok(svc.session_item_inline(req))
+                let item = if matches!(req.kind, Some(Q::Echo(_))) || !req.malformed.is_empty() {
+                    // No engine work: answered on the spot.
+                    Ok(svc.session_item(req, None))
                 } else {
-                    tokio::task::spawn_blocking(move || svc.session_item(req, None)).await
+                    // An engine job: this client's share of the engine pool, on the blocking
+                    // pool (see `EngineGate`), never on the runtime thread.
+                    let permit = tokio::select! {
+                        p = svc.engine_permit() => p,
+                        () = tx.closed() => break,
+                    };
+                    match permit {
+                        Ok(permit) => {
+                            tokio::task::spawn_blocking(move || {
+                                let _permit = permit;
+                                svc.session_item(req, None)
+                            })
+                            .await
+                        }
+                        Err(e) => Ok((
+                            proto::SessionResponse {
+                                request_id,
+                                kind: Some(proto::session_response::Kind::Error(error_to_proto(e))),
+                            },
+                            StreamEffect::None,
+                        )),
+                    }
                 };
                 let response = match item {
                     Ok((resp, effect)) => {
@@ -182,23 +199,6 @@ impl EnvironmentService {
 
     /// One request of a Session stream. Returns the response and the id of an episode the
     /// request created (reset, restore, fork), or closed.
-    /// [`Self::session_item`] run in place ([`inline`]): a panic becomes an inline error.
-    fn session_item_inline(
-        &self,
-        req: proto::SessionRequest,
-    ) -> (proto::SessionResponse, StreamEffect) {
-        let request_id = req.request_id;
-        inline(|| Ok(self.session_item(req, None))).unwrap_or_else(|e| {
-            (
-                proto::SessionResponse {
-                    request_id,
-                    kind: Some(proto::session_response::Kind::Error(error_to_proto(e))),
-                },
-                StreamEffect::None,
-            )
-        })
-    }
-
     fn session_item(
         &self,
         req: proto::SessionRequest,

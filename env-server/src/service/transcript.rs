@@ -37,7 +37,7 @@ use super::{EnvironmentService, ServiceError, MAX_ACTIONS_PER_STEP};
 use crate::proto;
 use crate::scenarios::{ScenarioSource, ScenarioStore};
 use pf1e_engine::episode::LogLine;
-use pf1e_engine::{Controller, DiceSource, Episode, HistoryEntry, Outcome, Status};
+use pf1e_engine::{Controller, DiceSource, Episode, HistoryEntry, Outcome, ReplayStop, Status};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use std::time::Instant;
@@ -275,13 +275,29 @@ impl EnvironmentService {
         let open_steps = open_steps(&doc)?;
         self.check_capacity()?;
         let dice = || DiceSource::seeded(seed);
-        let episode = match Episode::replay(enc.clone(), dice(), &ctl, &doc.history) {
+        // Client data, unsigned: the replay runs under this call's work budget (one Reset's
+        // worth of turns per history entry), deadline and cancellation.
+        let turns = self.replay_turns(doc.history.len());
+        let replayed = self.within(turns, |budget| {
+            Episode::replay_within(enc.clone(), dice(), &ctl, &doc.history, budget)
+        })?;
+        let episode = match replayed {
             Ok(ep) => ep,
-            Err(e) => {
+            Err(ReplayStop::Interrupted(i)) => return Err(self.interrupted(i)),
+            Err(ReplayStop::Mismatch(e)) => {
                 // Name the first entry that went wrong: an earlier entry whose results
                 // already differ (a changed action) rather than the decision that no longer
                 // arises.
-                let earlier = Episode::replay(enc.clone(), dice(), &ctl, &doc.history[..e.index])
+                let earlier = self
+                    .within(turns, |budget| {
+                        Episode::replay_within(
+                            enc.clone(),
+                            dice(),
+                            &ctl,
+                            &doc.history[..e.index],
+                            budget,
+                        )
+                    })?
                     .ok()
                     .and_then(|ep| {
                         ep.history().iter().zip(&doc.history).position(|(r, d)| {

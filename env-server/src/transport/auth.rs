@@ -346,6 +346,11 @@ impl tonic::service::Interceptor for Authenticator {
                 }
             }
         };
+        // The connection has made a request (its first-request timeout no longer applies).
+        if let Some(info) = req.extensions().get::<ConnInfo>() {
+            info.requested
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+        }
         req.extensions_mut().insert(principal);
         Ok(req)
     }

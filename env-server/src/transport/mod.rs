@@ -11,6 +11,7 @@ pub mod auth;
 pub mod tls;
 
 use crate::service::EnvironmentService;
+use std::collections::HashMap;
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
@@ -81,10 +82,15 @@ pub struct TransportConfig {
     /// On shutdown, how long calls in progress may go on before engine work is cancelled and
     /// connections are closed.
     pub shutdown_grace: Duration,
-    /// A connection that sends nothing but PINGs for this long after it was accepted (after
-    /// its TLS handshake) is closed, so that silent sockets cannot hold the connection slots
-    /// (default [`FIRST_REQUEST_TIMEOUT`]).
+    /// A connection on which no call of the Environment service has arrived this long after
+    /// it was accepted (after its TLS handshake) is closed — the HTTP/2 preface, SETTINGS,
+    /// PINGs or any other frames alone do not count — so that sockets that never make a
+    /// request cannot hold the connection slots (default [`FIRST_REQUEST_TIMEOUT`]).
     pub first_request_timeout: Duration,
+    /// Most connections open at once from one IP address (0: no cap). Without tokens a
+    /// client is a connection, so this also caps what one address may hold: this many times
+    /// the per-client quotas. Off by default (a loopback server sees one address).
+    pub max_connections_per_address: usize,
 }
 
 impl TransportConfig {
@@ -103,6 +109,7 @@ impl TransportConfig {
             anonymous_requests_per_second: 0.0,
             first_request_timeout: FIRST_REQUEST_TIMEOUT,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
+            max_connections_per_address: 0,
         }
     }
 }
@@ -120,16 +127,33 @@ pub struct ConnInfo {
     pub tls_peer_cert: bool,
     /// The anonymous client's request-rate bucket (`None`: unlimited).
     pub(crate) bucket: Option<Arc<Mutex<auth::TokenBucket>>>,
+    /// Raised when a call of the Environment service (authenticated) reaches the server on
+    /// this connection: until then the first-request timeout applies.
+    pub(crate) requested: Arc<std::sync::atomic::AtomicBool>,
 }
+
+/// Connections open, by peer address.
+type PerAddress = Arc<Mutex<HashMap<std::net::IpAddr, usize>>>;
 
 /// Closes the connection's anonymous episodes and counts it out when dropped.
 struct ConnGuard {
     number: u64,
     svc: EnvironmentService,
+    /// The peer's address and the per-address counts (when capped).
+    per_address: Option<(std::net::IpAddr, PerAddress)>,
 }
 
 impl Drop for ConnGuard {
     fn drop(&mut self) {
+        if let Some((ip, counts)) = &self.per_address {
+            let mut counts = counts.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(n) = counts.get_mut(ip) {
+                *n -= 1;
+                if *n == 0 {
+                    counts.remove(ip);
+                }
+            }
+        }
         self.svc
             .transport_counters()
             .open_connections
@@ -158,8 +182,9 @@ pub struct ConnIo {
     info: ConnInfo,
     idle: Option<Duration>,
     last_read: Instant,
-    /// Until the client sends something (other than PINGs): when the connection is closed
-    /// if it still has not ([`FIRST_REQUEST_TIMEOUT`] after the accept).
+    /// Until a call of the client reaches the service ([`ConnInfo::requested`]; the HTTP/2
+    /// preface, SETTINGS or any other frame alone do not count): when the connection is
+    /// closed if none has ([`FIRST_REQUEST_TIMEOUT`] after the accept).
     first_deadline: Option<Instant>,
     idle_timer: Pin<Box<tokio::time::Sleep>>,
     kill: Pin<Box<dyn Future<Output = ()> + Send>>,
@@ -225,6 +250,8 @@ impl AsyncRead for ConnIo {
                 let new = &buf.filled()[before..];
                 if !new.is_empty() && !only_ping_frames(new) {
                     this.last_read = Instant::now();
+                }
+                if this.first_deadline.is_some() && this.info.requested.load(Ordering::Relaxed) {
                     this.first_deadline = None;
                 }
                 Poll::Ready(Ok(()))
@@ -242,6 +269,12 @@ impl AsyncRead for ConnIo {
                 while let Some(d) = due(this) {
                     if this.idle_timer.as_mut().poll(cx).is_pending() {
                         break;
+                    }
+                    if this.first_deadline.is_some() && this.info.requested.load(Ordering::Relaxed)
+                    {
+                        // A call came since the last read: only the idle timeout is left.
+                        this.first_deadline = None;
+                        continue;
                     }
                     if Instant::now() >= d {
                         let first = this.first_deadline.is_some_and(|f| f <= d);
@@ -425,6 +458,8 @@ pub(crate) struct Accepting {
     pub(crate) next_number: AtomicU64,
     pub(crate) refused_log: RateLimitedLog,
     pub(crate) error_log: RateLimitedLog,
+    /// Connections open, by peer address (kept when `max_connections_per_address` is set).
+    pub(crate) per_address: PerAddress,
 }
 
 impl Accepting {
@@ -440,6 +475,7 @@ impl Accepting {
             next_number: AtomicU64::new(1),
             refused_log: RateLimitedLog::new(Duration::from_secs(10)),
             error_log: RateLimitedLog::new(Duration::from_secs(10)),
+            per_address: Arc::default(),
         })
     }
 
@@ -464,6 +500,7 @@ impl Accepting {
                 peer,
                 tls_peer_cert,
                 bucket,
+                requested: Arc::default(),
             },
             idle: self.config.connection_idle,
             last_read: now,
@@ -535,11 +572,32 @@ pub(crate) async fn accept_loop<A: Acceptor>(
             }
             continue;
         }
+        let cap = shared.config.max_connections_per_address;
+        let per_address = if cap > 0 {
+            let ip = peer.ip();
+            let mut counts = shared.per_address.lock().unwrap_or_else(|p| p.into_inner());
+            let n = counts.entry(ip).or_default();
+            if *n >= cap {
+                drop(counts);
+                counters.connections_refused.fetch_add(1, Ordering::Relaxed);
+                drop(tcp);
+                if let Some(suppressed) = shared.refused_log.ready() {
+                    tracing::warn!(%peer, max_connections_per_address = cap, suppressed,
+                        "connection refused: too many connections from this address");
+                }
+                continue;
+            }
+            *n += 1;
+            Some((ip, shared.per_address.clone()))
+        } else {
+            None
+        };
         counters.open_connections.fetch_add(1, Ordering::Relaxed);
         let number = shared.next_number.fetch_add(1, Ordering::Relaxed);
         let guard = ConnGuard {
             number,
             svc: shared.svc.clone(),
+            per_address,
         };
         let _ = tcp.set_nodelay(true);
         match &tls {
