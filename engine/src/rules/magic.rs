@@ -919,32 +919,28 @@ fn projectiles(spell: &SpellSpec, cl: i32) -> u32 {
 }
 
 /// A touch attack of `a` on `t` (CRB — Combat: Touch Spells in Combat; Magic: Ranged Touch
-/// Attacks — rays): d20 + BAB + Str (melee) or Dex (ranged) modifier + its attack
-/// modifiers, against touch AC with cover; concealment; a natural 20 threatens a critical,
-/// confirmed by a second roll (critical spell damage: ×2). `Some(multiplier)` on a hit.
+/// Attacks — rays): d20 + BAB + Str (melee) or Dex (ranged) modifier + the attack-roll
+/// modifiers of [`crate::rules::attack_roll::attack_roll_mods`] (the collector weapon attacks
+/// use), against the touch AC of [`crate::rules::attack_roll::target_ac`] (denied Dex against
+/// an invisible attacker, a charging target, aid another, cover); concealment; a natural 20
+/// threatens a critical, confirmed by a second roll (critical spell damage: ×2).
+/// `Some(multiplier)` on a hit.
 fn spell_attack(ep: &mut Episode, a: CombatantId, t: CombatantId, ranged: bool) -> Option<i32> {
-    use crate::effects::{BonusType, Modifier, RollContext, Stat};
+    use crate::effects::{RollContext, Stat};
     let spec = ep.spec_arc(a);
     let from = ep.st[idx(a)].pos;
-    let mut mods: Vec<Modifier> = ep.modifiers_for(a);
-    let sit = |stat: Stat, v: i32, src: &str| Modifier::new(stat, v, BonusType::Untyped, src);
     let ab = if ranged {
         spec.abilities.dex_mod()
     } else {
         spec.abilities.str_mod()
     };
-    if !ranged && crate::rules::flanking::flanking(ep, a, from, t) {
-        mods.push(sit(Stat::Attack, 2, "flanking"));
-    }
-    if ranged {
-        let im = crate::rules::ranged::into_melee_penalty(ep, a, t);
-        if im != 0 {
-            mods.push(sit(Stat::Attack, im, "into melee"));
-        }
-    }
-    if !ranged && ep.cond_flag(t, |d| d.helpless) {
-        mods.push(sit(Stat::Attack, 4, "helpless target"));
-    }
+    // The attack-roll modifiers a weapon attack gets (the one collector): the attacker's
+    // conditions and feats, flanking, high ground, shooting into melee, a helpless target,
+    // an invisible attacker, aid another; a ray has no range increments.
+    let own = ep.modifiers_for(a);
+    let crate::rules::attack_roll::AttackSituation {
+        mods, invisible, ..
+    } = crate::rules::attack_roll::attack_roll_mods(ep, a, from, t, ranged, false, 0, own);
     let ctx = RollContext {
         ranged,
         distance_ft: Some(distance_ft(ep, a, t)),
@@ -953,25 +949,26 @@ fn spell_attack(ep: &mut Episode, a: CombatantId, t: CombatantId, ranged: bool) 
     };
     let res = crate::effects::resolve(&mods, Stat::Attack, &ctx);
     let bonus = spec.bab + ab + res.total;
-    let denied = ep.denied_dex(t);
-    let (mut ac, ac_note) = crate::rules::attack_roll::armor_class(ep, t, true, denied, ranged);
-    let cover = crate::rules::cover::cover_bonus(ep, a, from, t, ranged);
-    ac += cover;
+    let mut notes = Vec::new();
+    if !res.applied.is_empty() {
+        notes.push(res.note());
+    }
+    let (ac, _denied) = crate::rules::attack_roll::target_ac(
+        ep,
+        a,
+        from,
+        t,
+        true,
+        ranged,
+        invisible,
+        &crate::rules::attack_roll::AttackOpts::default(),
+        &mut notes,
+    );
     let d = ep.roll(20) as i32;
     let total = d + bonus;
     ep.attrition[idx(a)].attacks += 1;
     let hit = d != 1 && (d == 20 || total >= ac);
     let tid = ep.id_of(t).to_string();
-    let mut notes = Vec::new();
-    if !res.applied.is_empty() {
-        notes.push(res.note());
-    }
-    if !ac_note.is_empty() {
-        notes.push(format!("target {ac_note}"));
-    }
-    if cover > 0 {
-        notes.push(format!("cover +{cover}"));
-    }
     let note = if notes.is_empty() {
         String::new()
     } else {
