@@ -486,3 +486,37 @@ fn crb_aid_another_bonus_counts_on_the_allys_touch_spell_attack() {
     );
     assert_eq!(ep.observation(None).combatants[m.0 as usize].aid_attack_bonus, 0);
 }
+
+/// CRB — Combat: Touch Attacks ("your AC doesn't include any armor bonus, shield bonus, or
+/// natural armor bonus"); Spells: Shield ("+4 shield bonus to AC … negates magic missile
+/// attacks directed at you"). The foe casts *shield*: its touch AC stays 10 — the ray's
+/// d20 9 + BAB 1 = 10 hits (14 before) —, and the mage's *magic missile* at it is negated
+/// (no die rolled, no damage).
+#[test]
+fn crb_touch_ac_leaves_out_shield_bonus_and_shield_negates_magic_missile() {
+    let mut ep = fight(
+        vec![
+            unit("a", "foe", caster("foe", 1, &["shield"], json!({"1": 1})), (3, 1)),
+            unit("b", "mage", mage(3, &["test ray", "magic missile"]), (3, 6)),
+        ],
+        &[9, 2],
+    );
+    let f = cid(&ep, "foe");
+    assert_all_ok(&submit(&mut ep, &[cast(0, f)]));
+    end_turn(&mut ep);
+    turn_of(&mut ep, "mage");
+    assert_all_ok(&submit(&mut ep, &[cast(0, f)]));
+    let l = log(&ep);
+    assert!(
+        l.contains("ranged touch vs foe d20=9+1=10 touch AC 10 -> HIT"),
+        "{l}"
+    );
+    assert_eq!(hp(&ep, f), 28, "{l}");
+    end_turn(&mut ep);
+    turn_of(&mut ep, "mage");
+    assert_all_ok(&submit(&mut ep, &[cast(1, f)]));
+    let l = log(&ep);
+    assert!(l.contains("magic missile: foe's shield negates it"), "{l}");
+    assert_eq!(hp(&ep, f), 28, "{l}");
+    assert_eq!(dice_left(&ep), 0);
+}

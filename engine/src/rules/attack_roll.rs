@@ -408,11 +408,17 @@ pub(crate) fn target_ac(
     (ac, denied)
 }
 
+/// The AC bonus types a touch attack ignores (CRB — Combat: Touch Attacks).
+const TOUCH_EXCLUDED: [BonusType; 3] = [BonusType::Armor, BonusType::Shield, BonusType::NaturalArmor];
+
 /// Armor Class of `t` against an attack (CRB — Combat: Armor Class, Touch Attacks,
 /// Flat-Footed): total, touch or flat-footed from the printed numbers; then the change of its
 /// Dexterity part from Dex penalties (a denied creature keeps only a negative Dex modifier;
-/// helpless: Dex 0), then its conditions' AC modifiers (vs melee / vs ranged; dodge bonuses
-/// are lost when denied Dex). Returns the AC and a note of the modifiers applied.
+/// helpless: Dex 0), then its conditions' and spells' AC modifiers (vs melee / vs ranged;
+/// dodge bonuses are lost when denied Dex; a touch attack leaves out armor, shield and
+/// natural armor bonuses — CRB — Combat: Touch Attacks: "your AC doesn't include any armor
+/// bonus, shield bonus, or natural armor bonus" — so *shield* or *mage armor* never raise
+/// touch AC). Returns the AC and a note of the modifiers applied.
 pub(crate) fn armor_class(
     ep: &Episode,
     t: CombatantId,
@@ -420,7 +426,7 @@ pub(crate) fn armor_class(
     denied: bool,
     ranged: bool,
 ) -> (i32, String) {
-    use crate::effects::{BonusType, RollContext, Stat};
+    use crate::effects::RollContext;
     let tspec = ep.spec(t);
     let mut ac = match (touch, denied) {
         (false, false) => tspec.ac.total,
@@ -440,6 +446,7 @@ pub(crate) fn armor_class(
         .modifiers_for(t)
         .into_iter()
         .filter(|m| !(denied && m.bonus_type == BonusType::Dodge))
+        .filter(|m| !(touch && TOUCH_EXCLUDED.contains(&m.bonus_type)))
         .collect();
     let ctx = RollContext {
         ranged,

@@ -274,7 +274,7 @@ pub(crate) fn area_needs_square(spell: &SpellSpec) -> bool {
 /// Whether `spell` can affect `t` at all, as far as the observation tells (type and
 /// immunities): the default policy never spends a slot on a creature it cannot affect.
 pub(crate) fn can_affect(ep: &Episode, spell: &SpellSpec, t: CombatantId) -> bool {
-    if immune_to_spell(ep, spell, t) {
+    if immune_to_spell(ep, spell, t) || negated_by_shield(ep, spell, t) {
         return false;
     }
     spell.effects.iter().any(|e| {
@@ -282,6 +282,20 @@ pub(crate) fn can_affect(ep: &Episode, spell: &SpellSpec, t: CombatantId) -> boo
             && !matches!(e, SpellEffect::Damage { types, .. }
                 if !types.is_empty() && types.iter().all(|ty| ep.spec(t).immunities.contains(ty)))
     })
+}
+
+/// The name of the spell that *shield* negates (CRB — Spells: Shield: "negates magic missile
+/// attacks directed at you").
+const MAGIC_MISSILE: &str = "magic missile";
+
+/// Whether `spell` aimed at `t` is negated by a *shield* spell effect on `t` (the `shield`
+/// special of `data/spells/shield.json`; CRB — Spells: Shield).
+fn negated_by_shield(ep: &Episode, spell: &SpellSpec, t: CombatantId) -> bool {
+    spell.name == MAGIC_MISSILE
+        && ep.st[idx(t)]
+            .spell_effects
+            .iter()
+            .any(|e| e.special.as_deref() == Some("shield"))
 }
 
 fn creature_type(ep: &Episode, t: CombatantId) -> &str {
@@ -716,6 +730,11 @@ pub(crate) fn resolve(
             let Some(t) = target else { return };
             if ep.life_state(t) == crate::episode::LifeState::Dead {
                 ep.log_turn(a, format!("{}: the target is dead", spell.name));
+                return;
+            }
+            if negated_by_shield(ep, &spell, t) {
+                let tid = ep.id_of(t).to_string();
+                ep.log_turn(a, format!("{}: {tid}'s shield negates it", spell.name));
                 return;
             }
             let hostile = ep.enemies(a, t);
