@@ -520,3 +520,48 @@ fn crb_touch_ac_leaves_out_shield_bonus_and_shield_negates_magic_missile() {
     assert_eq!(hp(&ep, f), 28, "{l}");
     assert_eq!(dice_left(&ep), 0);
 }
+
+/// CRB — Magic: Spell Resistance ("the defender's spell resistance is checked once" per
+/// spell: a creature that resists a spell resists all of it); Spells: Magic Missile. CL 5:
+/// three missiles at a foe with SR 30; the caster level check d20 10 + 5 = 15 fails, and no
+/// missile hits (no more dice rolled).
+#[test]
+fn crb_spell_resistance_checked_once_holds_for_every_missile() {
+    let sr = set(creature("foe"), "spell_resistance", json!(30));
+    let mut ep = fight(
+        vec![
+            unit("a", "mage", mage(5, &["magic missile"]), (3, 1)),
+            unit("b", "foe", sr, (3, 6)),
+        ],
+        &[10],
+    );
+    let f = cid(&ep, "foe");
+    assert_all_ok(&submit(&mut ep, &[cast(0, f)]));
+    let l = log(&ep);
+    assert_eq!(hp(&ep, f), 30, "{l}");
+    assert_eq!(lines_with(&ep, "caster level check").len(), 1, "{l}");
+    assert_eq!(lines_with(&ep, "spell resistance holds").len(), 2, "{l}");
+    assert_eq!(dice_left(&ep), 0);
+}
+
+/// CRB — Magic: Spell Resistance; Spells: Scorching Ray: SR is checked when the first ray
+/// reaches the creature — a ray that misses makes no check — and then holds for the other
+/// rays. CL 7: two rays; the first misses (d20 2), the second hits (d20 15) and meets the SR
+/// (d20 10 + 7 = 17 vs SR 25: resisted): no damage.
+#[test]
+fn crb_spell_resistance_is_checked_by_the_first_ray_that_hits() {
+    let sr = set(creature("foe"), "spell_resistance", json!(25));
+    let mut ep = fight(
+        vec![
+            unit("a", "mage", mage(7, &["scorching ray"]), (3, 1)),
+            unit("b", "foe", sr, (3, 5)),
+        ],
+        &[2, 15, 10],
+    );
+    let f = cid(&ep, "foe");
+    assert_all_ok(&submit(&mut ep, &[cast(0, f)]));
+    let l = log(&ep);
+    assert_eq!(hp(&ep, f), 30, "{l}");
+    assert_eq!(lines_with(&ep, "caster level check").len(), 1, "{l}");
+    assert_eq!(dice_left(&ep), 0);
+}

@@ -725,7 +725,19 @@ pub(crate) fn resolve(
     let cs = ep.spec(a).spellbook()[si].clone();
     let spell = cs.spell.clone();
     match spell.targeting {
-        Targeting::Caster => affect(ep, a, a, si, 1, &mut None, true, None, mm, &mut Vec::new()),
+        Targeting::Caster => affect(
+            ep,
+            a,
+            a,
+            si,
+            1,
+            &mut None,
+            true,
+            None,
+            mm,
+            &mut Vec::new(),
+            &mut None,
+        ),
         Targeting::Creature => {
             let Some(t) = target else { return };
             if ep.life_state(t) == crate::episode::LifeState::Dead {
@@ -739,6 +751,12 @@ pub(crate) fn resolve(
             }
             let hostile = ep.enemies(a, t);
             let n = projectiles(&spell, cs.caster_level);
+            // Spell resistance is checked once per creature per spell and holds for every
+            // projectile against it (CRB — Magic: Spell Resistance); the save and the other
+            // effects come with the first projectile that reaches it (a ray that misses
+            // does not).
+            let mut sr: Option<bool> = None;
+            let mut reached = false;
             for i in 0..n {
                 if i > 0 && !ep.conscious(t) {
                     break;
@@ -770,11 +788,13 @@ pub(crate) fn resolve(
                     si,
                     mult,
                     &mut None,
-                    i == 0,
+                    !reached,
                     None,
                     mm,
                     &mut Vec::new(),
+                    &mut sr,
                 );
+                reached = true;
             }
         }
         Targeting::Area => {
@@ -846,7 +866,19 @@ pub(crate) fn resolve(
             // One damage roll for the whole area (every creature takes the same roll).
             let mut rolls = Vec::new();
             for t in hit {
-                affect(ep, a, t, si, 1, &mut pool, true, origin, mm, &mut rolls);
+                affect(
+                    ep,
+                    a,
+                    t,
+                    si,
+                    1,
+                    &mut pool,
+                    true,
+                    origin,
+                    mm,
+                    &mut rolls,
+                    &mut None,
+                );
             }
         }
     }
@@ -1153,8 +1185,10 @@ fn roll_spell_dice_mm(
 
 /// The spell `si` of `a` on creature `t`: spell resistance, the save, then each effect
 /// (`mult` multiplies damage dice — a critical touch or ray; `pool` is a Hit Dice pool;
-/// `first` is false for a second projectile: SR, the save and the non-damage effects once;
-/// `origin` is an area's point of origin, for cover on Reflex saves).
+/// `first` is false for a later projectile: the save and the non-damage effects once;
+/// `origin` is an area's point of origin, for cover on Reflex saves; `sr` is the result of
+/// the spell resistance check against `t` for this cast, made by the first projectile that
+/// reaches it and holding for every later one — CRB — Magic: Spell Resistance).
 #[allow(clippy::too_many_arguments)]
 fn affect(
     ep: &mut Episode,
@@ -1167,6 +1201,7 @@ fn affect(
     origin: Option<crate::geometry::areas::Corner>,
     mm: MetamagicSet,
     rolls: &mut Vec<Option<(i32, String)>>,
+    sr: &mut Option<bool>,
 ) {
     let again = (!first).then_some(());
     let cs = ep.spec(a).spellbook()[si].clone();
@@ -1180,13 +1215,26 @@ fn affect(
         );
         return;
     }
-    if again.is_none()
-        && spell.spell_resistance
-        && hostile
-        && ep.spec(t).spell_resistance > 0
-        && !overcomes_sr(ep, a, t, cs.caster_level)
-    {
-        return;
+    if spell.spell_resistance && hostile && ep.spec(t).spell_resistance > 0 {
+        let overcome = match *sr {
+            Some(known) => {
+                if !known {
+                    ep.log_turn(
+                        a,
+                        format!("{}: {tid}'s spell resistance holds", spell.name),
+                    );
+                }
+                known
+            }
+            None => {
+                let ok = overcomes_sr(ep, a, t, cs.caster_level);
+                *sr = Some(ok);
+                ok
+            }
+        };
+        if !overcome {
+            return;
+        }
     }
     // Hit Dice limits (sleep, color spray's pool): checked before the save.
     if let Some(p) = pool {
