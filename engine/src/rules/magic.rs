@@ -467,6 +467,45 @@ pub(crate) fn complete(ep: &mut Episode, a: CombatantId, p: CastPlan, hp_before:
         );
         return;
     }
+    // A ray's ranged touch attack provokes again (CRB — Combat: Attacks of Opportunity:
+    // making a ranged attack; Magic: Aiming a Spell — Ray; Paizo FAQ): its window, then
+    // [`ray`] (a [`crate::episode::frames::Frame::Ray`] frame below it).
+    if ray_provokes(ep, a, &cs.spell, p.target) {
+        ep.frames
+            .push(crate::episode::frames::Frame::Ray { caster: a, plan: p });
+        ep.open_window(a, crate::rules::aoo::Provocation::RangedAttack, None);
+        return;
+    }
+    resolve(ep, a, p.spell, p.target, p.at, false, p.metamagic);
+}
+
+/// Whether casting `spell` at `target` makes a ray's ranged touch attack that provokes an
+/// attack of opportunity of its own (CRB — Combat: Attacks of Opportunity, "Performing a
+/// Distracting Act": making a ranged attack; Magic: Aiming a Spell — Ray, "as if using a
+/// ranged weapon"; Paizo FAQ: a ray spell provokes twice, for the casting and for the
+/// attack; casting defensively or a quickened spell removes only the first): a ranged touch
+/// spell aimed at a hostile creature (an attack roll is made). All the rays of one casting
+/// (scorching ray) are one provocation: they are fired together, as Manyshot's arrows.
+pub(crate) fn ray_provokes(
+    ep: &Episode,
+    a: CombatantId,
+    spell: &SpellSpec,
+    target: Option<CombatantId>,
+) -> bool {
+    spell.attack == SpellAttack::RangedTouch
+        && spell.targeting == Targeting::Creature
+        && target.is_some_and(|t| ep.enemies(a, t))
+}
+
+/// A ray's attacks once the opportunities its ranged touch attack provoked are resolved
+/// ([`ray_provokes`]): a caster that fell or can no longer act loses them (the spell is
+/// spent); otherwise the spell resolves.
+pub(crate) fn ray(ep: &mut Episode, a: CombatantId, p: CastPlan) {
+    if !ep.conscious(a) || ep.cond_flag(a, |d| d.cant_act) {
+        let name = ep.spec(a).spellbook()[p.spell].spell.name.clone();
+        ep.log_turn(a, format!("loses the ray of {name} (cannot act)"));
+        return;
+    }
     resolve(ep, a, p.spell, p.target, p.at, false, p.metamagic);
 }
 
