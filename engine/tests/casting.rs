@@ -315,7 +315,13 @@ fn legal_actions_list_casts_the_checks_accept() {
 /// the ray d20 12 + 1 = 13 hits touch AC 10, 1d3 = 2.
 #[test]
 fn crb_a_ray_provokes_for_its_ranged_touch_attack_even_cast_defensively() {
-    let (mut ep, m, f) = duel(1, &["test ray"], json!({"1": 1}), (1, 2), &[13, 15, 3, 12, 2]);
+    let (mut ep, m, f) = duel(
+        1,
+        &["test ray"],
+        json!({"1": 1}),
+        (1, 2),
+        &[13, 15, 3, 12, 2],
+    );
     end_turn(&mut ep);
     turn_of(&mut ep, "mage");
     let a = Action {
@@ -333,7 +339,10 @@ fn crb_a_ray_provokes_for_its_ranged_touch_attack_even_cast_defensively() {
         l.contains("attack of opportunity on mage (makes a ranged attack while threatened)"),
         "{l}"
     );
-    assert!(l.contains("ranged touch vs foe d20=12+1=13 touch AC 10 -> HIT"), "{l}");
+    assert!(
+        l.contains("ranged touch vs foe d20=12+1=13 touch AC 10 -> HIT"),
+        "{l}"
+    );
     let obs = ep.observation(None);
     assert_eq!(obs.combatants[m.0 as usize].hp, 27, "{l}");
     assert_eq!(obs.combatants[f.0 as usize].hp, 28, "{l}");

@@ -190,5 +190,9 @@ fn bestiary_power_attack_sole_natural_attack_gets_one_and_a_half() {
     beast["attacks"] = json!([bite, claw]);
     let (mut ep, _) = duel(beast, &[20, 1]);
     submit(&mut ep, &[Action::new(ActionKind::ActivatePowerAttack)]);
-    assert!(log(&ep).contains("damage +4 bite, +4 claw)"), "{}", log(&ep));
+    assert!(
+        log(&ep).contains("damage +4 bite, +4 claw)"),
+        "{}",
+        log(&ep)
+    );
 }

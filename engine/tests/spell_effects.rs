@@ -427,7 +427,11 @@ fn crb_spell_attack_rolls_take_high_ground_and_an_invisible_attackers_plus_2_tar
         "conditions",
         json!([{"name": "invisible"}]),
     );
-    let mut quick = set(creature("foe"), "ac", json!({"total": 12, "touch": 12, "flat_footed": 10}));
+    let mut quick = set(
+        creature("foe"),
+        "ac",
+        json!({"total": 12, "touch": 12, "flat_footed": 10}),
+    );
     quick["abilities"]["dex_score"] = json!(14);
     let enc = encounter_with(
         &room(3, 6),
@@ -445,7 +449,9 @@ fn crb_spell_attack_rolls_take_high_ground_and_an_invisible_attackers_plus_2_tar
     assert_all_ok(&submit(&mut ep, &[cast(0, f)]));
     let l = log(&ep);
     assert!(
-        l.contains("melee touch vs foe d20=6+4=10 touch AC 10 [high ground +1, invisible +2] -> HIT"),
+        l.contains(
+            "melee touch vs foe d20=6+4=10 touch AC 10 [high ground +1, invisible +2] -> HIT"
+        ),
         "{l}"
     );
     assert!(hp(&ep, f) < 30, "{l}");
@@ -484,7 +490,10 @@ fn crb_aid_another_bonus_counts_on_the_allys_touch_spell_attack() {
         l.contains("melee touch vs guard d20=7+3=10 touch AC 10 [aid another +2] -> HIT"),
         "{l}"
     );
-    assert_eq!(ep.observation(None).combatants[m.0 as usize].aid_attack_bonus, 0);
+    assert_eq!(
+        ep.observation(None).combatants[m.0 as usize].aid_attack_bonus,
+        0
+    );
 }
 
 /// CRB — Combat: Touch Attacks ("your AC doesn't include any armor bonus, shield bonus, or
@@ -496,7 +505,12 @@ fn crb_aid_another_bonus_counts_on_the_allys_touch_spell_attack() {
 fn crb_touch_ac_leaves_out_shield_bonus_and_shield_negates_magic_missile() {
     let mut ep = fight(
         vec![
-            unit("a", "foe", caster("foe", 1, &["shield"], json!({"1": 1})), (3, 1)),
+            unit(
+                "a",
+                "foe",
+                caster("foe", 1, &["shield"], json!({"1": 1})),
+                (3, 1),
+            ),
             unit("b", "mage", mage(3, &["test ray", "magic missile"]), (3, 6)),
         ],
         &[9, 2],

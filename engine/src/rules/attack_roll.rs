@@ -6,6 +6,7 @@
 use crate::actions::CombatantId;
 use crate::content::combatant::AttackKind;
 use crate::effects::conditions::Condition;
+use crate::effects::{BonusType, Modifier, Stat};
 use crate::episode::Episode;
 use crate::rules::cover::cover_bonus;
 use crate::rules::damage::roll_damage;
@@ -14,7 +15,6 @@ use crate::rules::idx;
 use crate::rules::ranged::distance_ft_from;
 use crate::rules::ranged::into_melee_penalty;
 use crate::rules::ranged::range_penalty;
-use crate::effects::{BonusType, Modifier, Stat};
 
 /// Options of one attack roll.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -409,7 +409,8 @@ pub(crate) fn target_ac(
 }
 
 /// The AC bonus types a touch attack ignores (CRB — Combat: Touch Attacks).
-const TOUCH_EXCLUDED: [BonusType; 3] = [BonusType::Armor, BonusType::Shield, BonusType::NaturalArmor];
+const TOUCH_EXCLUDED: [BonusType; 3] =
+    [BonusType::Armor, BonusType::Shield, BonusType::NaturalArmor];
 
 /// Armor Class of `t` against an attack (CRB — Combat: Armor Class, Touch Attacks,
 /// Flat-Footed): total, touch or flat-footed from the printed numbers; then the change of its

@@ -906,17 +906,7 @@ pub(crate) fn resolve(
             let mut rolls = Vec::new();
             for t in hit {
                 affect(
-                    ep,
-                    a,
-                    t,
-                    si,
-                    1,
-                    &mut pool,
-                    true,
-                    origin,
-                    mm,
-                    &mut rolls,
-                    &mut None,
+                    ep, a, t, si, 1, &mut pool, true, origin, mm, &mut rolls, &mut None,
                 );
             }
         }
@@ -1258,10 +1248,7 @@ fn affect(
         let overcome = match *sr {
             Some(known) => {
                 if !known {
-                    ep.log_turn(
-                        a,
-                        format!("{}: {tid}'s spell resistance holds", spell.name),
-                    );
+                    ep.log_turn(a, format!("{}: {tid}'s spell resistance holds", spell.name));
                 }
                 known
             }
