@@ -348,3 +348,36 @@ fn crb_a_ray_provokes_for_its_ranged_touch_attack_even_cast_defensively() {
     assert_eq!(obs.combatants[f.0 as usize].hp, 28, "{l}");
     assert_eq!(dice_left(&ep), 0);
 }
+
+/// Snapshots (`Episode::snapshot` / `restore`) at the ray's own attack of opportunity
+/// (`Frame::Ray` under the window): the restored episode resumes exactly as the original.
+#[test]
+fn snapshot_restores_at_a_rays_attack_of_opportunity() {
+    let (mut ep, _m, f) = duel(
+        1,
+        &["test ray"],
+        json!({"1": 1}),
+        (1, 2),
+        &[13, 15, 3, 12, 2],
+    );
+    end_turn(&mut ep);
+    turn_of(&mut ep, "mage");
+    let a = Action {
+        defensively: true,
+        ..cast(0, f)
+    };
+    submit_raw(&mut ep, &[a]);
+    let d = decision(&ep);
+    assert!(d.kind.is_reaction(), "{d:?}");
+    let mut back = pf1e_engine::Episode::restore(ep.encounter().clone(), &ep.snapshot())
+        .unwrap_or_else(|e| panic!("{e}"));
+    take_reactions(&mut ep);
+    take_reactions(&mut back);
+    assert!(
+        log(&ep).contains("ranged touch vs foe d20=12+1=13"),
+        "{}",
+        log(&ep)
+    );
+    assert_eq!(log(&ep), log(&back));
+    assert_eq!(dice_left(&back), 0);
+}
