@@ -166,7 +166,7 @@ pub(crate) fn power_attack_pays(ep: &Episode, a: CombatantId, t: CombatantId) ->
     let wi = w;
     let w = &attacks[w];
     let x = crate::rules::power_attack::power_attack_x(ep, a);
-    let bonus = crate::rules::power_attack::power_attack_damage(w, x) as f64;
+    let bonus = crate::rules::power_attack::power_attack_damage(ep.spec(a), w, x) as f64;
     let x = x as f64;
     let ac = ep.spec(t).ac.total as f64;
     let p = |b: f64| ((21.0 + b - ac) / 20.0).clamp(0.05, 0.95);

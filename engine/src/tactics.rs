@@ -1150,7 +1150,8 @@ fn range_plan(
 
 /// Whether plan `p` provokes as far as the policy can tell now: a move leaving a threatened
 /// square (its start included), a charge or run from a threatened square, a ranged attack or
-/// a cast (not defensive) while threatened.
+/// a cast (not defensive) while threatened, a ray's attack while threatened (defensive or not:
+/// `rules::magic::ray_provokes`).
 fn provokes(
     ep: &Episode,
     a: CombatantId,
@@ -1182,9 +1183,17 @@ fn provokes(
                 && x.weapon
                     .is_some_and(|w| ep.spec(a).attacks.get(w).is_some_and(|s| s.is_ranged()))
         }
-        ActionKind::CastSpell => threatened && !x.defensively,
+        ActionKind::CastSpell => threatened && (!x.defensively || casts_a_ray(ep, a, x)),
         _ => false,
     })
+}
+
+/// Whether cast action `x` of `a` makes a ray attack that provokes
+/// ([`rules::magic::ray_provokes`]).
+fn casts_a_ray(ep: &Episode, a: CombatantId, x: &Action) -> bool {
+    x.spell
+        .and_then(|si| ep.spec(a).spellbook().get(si))
+        .is_some_and(|cs| rules::magic::ray_provokes(ep, a, &cs.spell, x.target))
 }
 
 /// `avoid_provoking` over the final plan `p` (see [`Positioning::avoid_provoking`]).
@@ -1199,8 +1208,11 @@ fn avoid_provoking(
     if !provokes(ep, a, &p, threatened, &threat) {
         return p;
     }
-    // A cast: cast it defensively.
-    if p.actions.len() == 1 && p.actions[0].kind == ActionKind::CastSpell {
+    // A cast: cast it defensively (a ray's attack still provokes).
+    if p.actions.len() == 1
+        && p.actions[0].kind == ActionKind::CastSpell
+        && !casts_a_ray(ep, a, &p.actions[0])
+    {
         let mut c = p.actions[0].clone();
         c.defensively = true;
         if ok(ep, a, &c) {

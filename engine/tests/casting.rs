@@ -305,3 +305,79 @@ fn legal_actions_list_casts_the_checks_accept() {
     }
     let _ = Status::Decision;
 }
+
+/// CRB — Combat: Attacks of Opportunity (Table: Actions in Combat: casting a spell and making
+/// a ranged attack each provoke); Magic: Aiming a Spell — Ray ("as if using a ranged
+/// weapon"); Paizo FAQ: a ray spell provokes twice, once for casting it and once for its
+/// ranged touch attack, and casting defensively removes only the first. Round 2 (the foe
+/// not flat-footed): cast defensively, DC 15: d20 13 + 4 = 17; no opportunity for the
+/// casting; the ray's attack provokes: the foe's AoO d20 15 + 5 = 20 hits, 1d8 = 3; then
+/// the ray d20 12 + 1 = 13 hits touch AC 10, 1d3 = 2.
+#[test]
+fn crb_a_ray_provokes_for_its_ranged_touch_attack_even_cast_defensively() {
+    let (mut ep, m, f) = duel(
+        1,
+        &["test ray"],
+        json!({"1": 1}),
+        (1, 2),
+        &[13, 15, 3, 12, 2],
+    );
+    end_turn(&mut ep);
+    turn_of(&mut ep, "mage");
+    let a = Action {
+        defensively: true,
+        ..cast(0, f)
+    };
+    assert_all_ok(&submit(&mut ep, &[a]));
+    let l = log(&ep);
+    assert!(
+        l.contains("concentration (casting defensively) d20=13+4=17 vs DC 15 -> success"),
+        "{l}"
+    );
+    assert_eq!(lines_with(&ep, "attack of opportunity").len(), 1, "{l}");
+    assert!(
+        l.contains("attack of opportunity on mage (makes a ranged attack while threatened)"),
+        "{l}"
+    );
+    assert!(
+        l.contains("ranged touch vs foe d20=12+1=13 touch AC 10 -> HIT"),
+        "{l}"
+    );
+    let obs = ep.observation(None);
+    assert_eq!(obs.combatants[m.0 as usize].hp, 27, "{l}");
+    assert_eq!(obs.combatants[f.0 as usize].hp, 28, "{l}");
+    assert_eq!(dice_left(&ep), 0);
+}
+
+/// Snapshots (`Episode::snapshot` / `restore`) at the ray's own attack of opportunity
+/// (`Frame::Ray` under the window): the restored episode resumes exactly as the original.
+#[test]
+fn snapshot_restores_at_a_rays_attack_of_opportunity() {
+    let (mut ep, _m, f) = duel(
+        1,
+        &["test ray"],
+        json!({"1": 1}),
+        (1, 2),
+        &[13, 15, 3, 12, 2],
+    );
+    end_turn(&mut ep);
+    turn_of(&mut ep, "mage");
+    let a = Action {
+        defensively: true,
+        ..cast(0, f)
+    };
+    submit_raw(&mut ep, &[a]);
+    let d = decision(&ep);
+    assert!(d.kind.is_reaction(), "{d:?}");
+    let mut back = pf1e_engine::Episode::restore(ep.encounter().clone(), &ep.snapshot())
+        .unwrap_or_else(|e| panic!("{e}"));
+    take_reactions(&mut ep);
+    take_reactions(&mut back);
+    assert!(
+        log(&ep).contains("ranged touch vs foe d20=12+1=13"),
+        "{}",
+        log(&ep)
+    );
+    assert_eq!(log(&ep), log(&back));
+    assert_eq!(dice_left(&back), 0);
+}

@@ -674,3 +674,21 @@ fn crb_bull_rush_straight_back_the_attacker_may_choose_between_the_two_grid_dire
     assert_eq!(ep.position(d), pf1e_engine::Cell::new(5, 4));
     assert_eq!(dice_left(&ep), 0);
 }
+
+/// CRB — Combat: Grapple ("you receive a +5 circumstance bonus on your combat maneuver check
+/// to maintain the grapple" — the check to move, damage or pin); Conditions: Grappled ("−2
+/// penalty on all attack rolls and combat maneuver checks, except those made to grapple or
+/// escape a grapple"). The grappler's disarm against its grappled foe is no check to
+/// maintain: no +5, and the grappled −2 applies. Start (10 + 1 = 11 vs 11); next turn the
+/// disarm: d20 12 + 1 − 2 = 11 vs the dummy's CMD 9 (its grappled Dex −4).
+#[test]
+fn crb_grapple_plus_5_only_to_maintain_other_maneuvers_take_the_grappled_minus_2() {
+    let (mut ep, _, d) = duel(creature("hero"), creature("dummy"), &[20, 1, 10, 12]);
+    submit(&mut ep, &[man(d, Maneuver::Grapple)]);
+    turn_of(&mut ep, "hero");
+    assert_all_ok(&submit(&mut ep, &[man(d, Maneuver::Disarm)]));
+    let l = log(&ep);
+    assert!(l.contains("disarm vs dummy d20=12-1=11 CMD 9"), "{l}");
+    assert!(!l.contains("maintain grapple"), "{l}");
+    assert_eq!(dice_left(&ep), 0);
+}

@@ -147,3 +147,52 @@ fn policy_power_attack_when_it_pays() {
         .iter()
         .any(|l| l.contains("Power Attack")));
 }
+
+/// CRB — Feats: Power Attack ("+50% if you are making an attack with a two-handed weapon, a
+/// one handed weapon using two hands, or a primary natural weapon that adds 1-1/2 times your
+/// Strength modifier"); Paizo FAQ: a light weapon wielded in two hands gets no extra
+/// damage. BAB 4: X = 2; a light weapon held in two hands: +2X = +4, not +6.
+#[test]
+fn crb_power_attack_light_weapon_in_two_hands_gets_the_one_handed_bonus() {
+    let mut hero = fighter(true);
+    hero["attacks"][0]["light"] = json!(true);
+    let (mut ep, d) = duel(hero, &[20, 1, 10, 4]);
+    submit(
+        &mut ep,
+        &[Action::new(ActionKind::ActivatePowerAttack), attack(d)],
+    );
+    assert!(log(&ep).contains("damage +4 longsword)"), "{}", log(&ep));
+    assert_eq!(ep.hp(d), 30 - (4 + 4));
+}
+
+/// CRB — Feats: Power Attack (+50% with "a primary natural weapon that adds 1-1/2 times your
+/// Strength modifier on damage rolls"); Bestiary — Universal Monster Rules: Natural Attacks
+/// ("If a creature has only one natural attack, it adds 1-1/2 times its Strength bonus").
+/// BAB 4: X = 2; a bite that is the creature's only attack: +3X = +6; with a second natural
+/// attack (claws) the bite gets +2X = +4.
+#[test]
+fn bestiary_power_attack_sole_natural_attack_gets_one_and_a_half() {
+    let bite = set(melee("bite", 5, "1d8", "piercing"), "natural", json!(true));
+    let mut beast = fighter(false);
+    beast["attacks"] = json!([bite]);
+    let (mut ep, d) = duel(beast.clone(), &[20, 1, 10, 4]);
+    submit(
+        &mut ep,
+        &[Action::new(ActionKind::ActivatePowerAttack), attack(d)],
+    );
+    assert!(log(&ep).contains("damage +6 bite)"), "{}", log(&ep));
+    assert_eq!(ep.hp(d), 30 - (4 + 6));
+    let claw = set(
+        set(melee("claw", 5, "1d4", "slashing"), "natural", json!(true)),
+        "count",
+        json!(2),
+    );
+    beast["attacks"] = json!([bite, claw]);
+    let (mut ep, _) = duel(beast, &[20, 1]);
+    submit(&mut ep, &[Action::new(ActionKind::ActivatePowerAttack)]);
+    assert!(
+        log(&ep).contains("damage +4 bite, +4 claw)"),
+        "{}",
+        log(&ep)
+    );
+}

@@ -412,3 +412,170 @@ fn crb_summon_monster_brings_a_creature_next_to_the_caster_for_one_round_per_lev
     assert!(ep.observation(None).combatants[2].absent, "{}", log(&ep));
     assert!(log(&ep).contains("vanishes (the summoning ends)"));
 }
+
+/// CRB — Combat: Table: Attack Roll Modifiers (attacker on higher ground +1 melee; attacker
+/// invisible +2, the defender loses its Dexterity bonus to AC); Conditions: Invisible; Combat:
+/// Touch Spells in Combat ("you make a touch attack"): a touch spell's attack roll takes the
+/// attack-roll modifiers a weapon attack gets, from the one collector
+/// (`rules::attack_roll::attack_roll_mods`). The invisible mage on a raised square touches a
+/// Dex 14 foe that has acted (touch AC 12, 10 without its Dex): d20 6 + BAB 1 + high ground
+/// 1 + invisible 2 = 10 hits touch AC 10 (7 against 12 before).
+#[test]
+fn crb_spell_attack_rolls_take_high_ground_and_an_invisible_attackers_plus_2_target_denied_dex() {
+    let invisible = set(
+        mage(1, &["test shock"]),
+        "conditions",
+        json!([{"name": "invisible"}]),
+    );
+    let mut quick = set(
+        creature("foe"),
+        "ac",
+        json!({"total": 12, "touch": 12, "flat_footed": 10}),
+    );
+    quick["abilities"]["dex_score"] = json!(14);
+    let enc = encounter_with(
+        &room(3, 6),
+        Some(&["00000000", "00000000", "00100000", "00000000", "00000000"]),
+        vec![
+            unit("a", "mage", invisible, (2, 2)),
+            unit("b", "foe", quick, (2, 3)),
+        ],
+        pf1e_engine::RulesOptions::default(),
+    );
+    // The foe acts first (not flat-footed any more), then the mage.
+    let mut ep = episode(enc, &[1, 20, 6, 3, 3, 3, 3]);
+    turn_of(&mut ep, "mage");
+    let f = cid(&ep, "foe");
+    assert_all_ok(&submit(&mut ep, &[cast(0, f)]));
+    let l = log(&ep);
+    assert!(
+        l.contains(
+            "melee touch vs foe d20=6+4=10 touch AC 10 [high ground +1, invisible +2] -> HIT"
+        ),
+        "{l}"
+    );
+    assert!(hp(&ep, f) < 30, "{l}");
+}
+
+/// CRB — Combat: Special Attacks, Aid Another ("+2 bonus on his next attack roll against
+/// that opponent"); Combat: Touch Spells in Combat: the aid another bonus counts on the
+/// ally's next attack roll whatever makes it — a touch spell too — and is spent by it. The
+/// hero aids (d20 5 + 5 = 10 vs AC 10); the mage's touch: d20 7 + BAB 1 + aid 2 = 10 hits
+/// touch AC 10 (8 would miss).
+#[test]
+fn crb_aid_another_bonus_counts_on_the_allys_touch_spell_attack() {
+    let enc = encounter(
+        &room(4, 8),
+        vec![
+            unit("a", "mage", mage(1, &["test shock"]), (1, 3)),
+            unit("a", "hero", creature("hero"), (2, 2)),
+            unit("b", "guard", creature("guard"), (2, 3)),
+        ],
+    );
+    let mut ep = episode(enc, &[10, 20, 1, 5, 7, 3, 3, 3, 3, 3, 3]);
+    turn_of(&mut ep, "hero");
+    let (m, g) = (cid(&ep, "mage"), cid(&ep, "guard"));
+    let aid = Action {
+        target: Some(g),
+        ally: Some(m),
+        aid_mode: Some(pf1e_engine::AidMode::Attack),
+        ..Action::new(ActionKind::AidAnother)
+    };
+    assert_all_ok(&submit(&mut ep, &[aid]));
+    end_turn(&mut ep);
+    turn_of(&mut ep, "mage");
+    assert_all_ok(&submit(&mut ep, &[cast(0, g)]));
+    let l = log(&ep);
+    assert!(
+        l.contains("melee touch vs guard d20=7+3=10 touch AC 10 [aid another +2] -> HIT"),
+        "{l}"
+    );
+    assert_eq!(
+        ep.observation(None).combatants[m.0 as usize].aid_attack_bonus,
+        0
+    );
+}
+
+/// CRB — Combat: Touch Attacks ("your AC doesn't include any armor bonus, shield bonus, or
+/// natural armor bonus"); Spells: Shield ("+4 shield bonus to AC … negates magic missile
+/// attacks directed at you"). The foe casts *shield*: its touch AC stays 10 — the ray's
+/// d20 9 + BAB 1 = 10 hits (14 before) —, and the mage's *magic missile* at it is negated
+/// (no die rolled, no damage).
+#[test]
+fn crb_touch_ac_leaves_out_shield_bonus_and_shield_negates_magic_missile() {
+    let mut ep = fight(
+        vec![
+            unit(
+                "a",
+                "foe",
+                caster("foe", 1, &["shield"], json!({"1": 1})),
+                (3, 1),
+            ),
+            unit("b", "mage", mage(3, &["test ray", "magic missile"]), (3, 6)),
+        ],
+        &[9, 2],
+    );
+    let f = cid(&ep, "foe");
+    assert_all_ok(&submit(&mut ep, &[cast(0, f)]));
+    end_turn(&mut ep);
+    turn_of(&mut ep, "mage");
+    assert_all_ok(&submit(&mut ep, &[cast(0, f)]));
+    let l = log(&ep);
+    assert!(
+        l.contains("ranged touch vs foe d20=9+1=10 touch AC 10 -> HIT"),
+        "{l}"
+    );
+    assert_eq!(hp(&ep, f), 28, "{l}");
+    end_turn(&mut ep);
+    turn_of(&mut ep, "mage");
+    assert_all_ok(&submit(&mut ep, &[cast(1, f)]));
+    let l = log(&ep);
+    assert!(l.contains("magic missile: foe's shield negates it"), "{l}");
+    assert_eq!(hp(&ep, f), 28, "{l}");
+    assert_eq!(dice_left(&ep), 0);
+}
+
+/// CRB — Magic: Spell Resistance ("the defender's spell resistance is checked once" per
+/// spell: a creature that resists a spell resists all of it); Spells: Magic Missile. CL 5:
+/// three missiles at a foe with SR 30; the caster level check d20 10 + 5 = 15 fails, and no
+/// missile hits (no more dice rolled).
+#[test]
+fn crb_spell_resistance_checked_once_holds_for_every_missile() {
+    let sr = set(creature("foe"), "spell_resistance", json!(30));
+    let mut ep = fight(
+        vec![
+            unit("a", "mage", mage(5, &["magic missile"]), (3, 1)),
+            unit("b", "foe", sr, (3, 6)),
+        ],
+        &[10],
+    );
+    let f = cid(&ep, "foe");
+    assert_all_ok(&submit(&mut ep, &[cast(0, f)]));
+    let l = log(&ep);
+    assert_eq!(hp(&ep, f), 30, "{l}");
+    assert_eq!(lines_with(&ep, "caster level check").len(), 1, "{l}");
+    assert_eq!(lines_with(&ep, "spell resistance holds").len(), 2, "{l}");
+    assert_eq!(dice_left(&ep), 0);
+}
+
+/// CRB — Magic: Spell Resistance; Spells: Scorching Ray: SR is checked when the first ray
+/// reaches the creature — a ray that misses makes no check — and then holds for the other
+/// rays. CL 7: two rays; the first misses (d20 2), the second hits (d20 15) and meets the SR
+/// (d20 10 + 7 = 17 vs SR 25: resisted): no damage.
+#[test]
+fn crb_spell_resistance_is_checked_by_the_first_ray_that_hits() {
+    let sr = set(creature("foe"), "spell_resistance", json!(25));
+    let mut ep = fight(
+        vec![
+            unit("a", "mage", mage(7, &["scorching ray"]), (3, 1)),
+            unit("b", "foe", sr, (3, 5)),
+        ],
+        &[2, 15, 10],
+    );
+    let f = cid(&ep, "foe");
+    assert_all_ok(&submit(&mut ep, &[cast(0, f)]));
+    let l = log(&ep);
+    assert_eq!(hp(&ep, f), 30, "{l}");
+    assert_eq!(lines_with(&ep, "caster level check").len(), 1, "{l}");
+    assert_eq!(dice_left(&ep), 0);
+}

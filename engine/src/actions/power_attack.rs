@@ -19,8 +19,8 @@ pub(super) fn check(cx: &Ctx<'_>, _a: &Action) -> Result<Plan, Reject> {
 }
 
 /// Turn it on or off, logging the damage bonus per melee attack of the stat block when on
-/// (+2X, +3X two-handed, +X secondary natural attacks; melee touch attacks gain none and
-/// are not listed).
+/// (+2X, +3X two-handed — not a light weapon — or a sole natural attack, +X secondary natural
+/// attacks; melee touch attacks gain none and are not listed).
 pub(super) fn execute(ep: &mut Episode, a: CombatantId) {
     let on = !ep.st[idx(a)].power_attack;
     ep.st[idx(a)].power_attack = on;
@@ -34,7 +34,7 @@ pub(super) fn execute(ep: &mut Episode, a: CombatantId) {
             .filter(|w| !w.is_ranged())
             .collect();
         for w in &melee {
-            let b = crate::rules::power_attack::power_attack_damage(w, x);
+            let b = crate::rules::power_attack::power_attack_damage(ep.spec(a), w, x);
             let s = format!("+{b} {}", w.name);
             if b != 0 && !bonuses.contains(&s) {
                 bonuses.push(s);

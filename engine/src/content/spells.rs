@@ -24,13 +24,15 @@ use crate::effects::{BonusType, Stat, When};
 /// The behaviours a spell's `special` effect may name, each implemented in `rules::magic`:
 /// `haste` gives its bearer the extra attack of a full attack; the others mark the spell
 /// effect (their modifiers and conditions are the spell file's `buff` and `condition`
-/// effects) — `invisibility` ends the invisible condition when dispelled.
-pub const SPECIALS: [&str; 5] = [
+/// effects) — `invisibility` ends the invisible condition when dispelled; `shield` negates
+/// *magic missile* aimed at its bearer (CRB — Spells: Shield).
+pub const SPECIALS: [&str; 6] = [
     "haste",
     "slow",
     "enlarge_person",
     "reduce_person",
     "invisibility",
+    "shield",
 ];
 
 /// Largest spell file accepted, in bytes.

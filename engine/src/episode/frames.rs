@@ -108,6 +108,12 @@ pub(crate) enum Frame {
         plan: crate::rules::magic::CastPlan,
         hp_before: Option<i32>,
     },
+    /// A ray's ranged touch attacks after the opportunities they provoked:
+    /// `rules::magic::ray`.
+    Ray {
+        caster: CombatantId,
+        plan: crate::rules::magic::CastPlan,
+    },
 }
 
 /// A combatant's turn (the bottom frame while it acts).
@@ -387,6 +393,7 @@ impl Episode {
                 plan,
                 hp_before,
             } => crate::rules::magic::complete(self, caster, plan, hp_before),
+            Frame::Ray { caster, plan } => crate::rules::magic::ray(self, caster, plan),
         }
     }
 
@@ -971,7 +978,7 @@ pub(crate) fn check_frames(
                 target,
                 weapon: w,
             } => who(*target) && weapon(*attacker, *w),
-            Frame::Cast { caster, plan, .. } => {
+            Frame::Cast { caster, plan, .. } | Frame::Ray { caster, plan } => {
                 who(*caster)
                     && plan.spell < enc.combatants[caster.0 as usize].spec.spellbook().len()
                     && plan.target.is_none_or(who)

@@ -14,8 +14,10 @@
 //! opportunity included; its confirmation roll uses the same bonus), the AC-mode ones by that
 //! opponent's next attack roll against the friend; every bonus of an aider lapses at the start
 //! of the aider's next turn (the seed's "the beneficiary's next turn" differs: the SRD wins,
-//! `docs/conformance.md`). Not modelled: aid on combat maneuver checks, skill checks or
-//! against spells; the provocation when the aided action provokes.
+//! `docs/conformance.md`). Both modes count on weapon attacks and spells' touch and ray
+//! attacks alike (`rules::attack_roll::attack_roll_mods`, `target_ac`). Not modelled: aid on
+//! combat maneuver checks, skill checks or saves against spells; the provocation when the
+//! aided action provokes.
 
 use crate::actions::{AidMode, CombatantId};
 use crate::episode::AidBonus;

@@ -6,6 +6,7 @@
 use crate::actions::CombatantId;
 use crate::content::combatant::AttackKind;
 use crate::effects::conditions::Condition;
+use crate::effects::{BonusType, Modifier, Stat};
 use crate::episode::Episode;
 use crate::rules::cover::cover_bonus;
 use crate::rules::damage::roll_damage;
@@ -59,7 +60,7 @@ pub(crate) fn attack_roll(
     w: usize,
     opts: AttackOpts,
 ) {
-    use crate::effects::{BonusType, Modifier, RollContext, Stat};
+    use crate::effects::RollContext;
     let spec = ep.spec_arc(a);
     let weapon = spec.attacks[w].clone();
     let ranged = weapon.is_ranged();
@@ -72,55 +73,19 @@ pub(crate) fn attack_roll(
         weapon: Some((&wid, &weapon.name)),
         descriptors: &[],
     };
-    let mut mods: Vec<Modifier> = Vec::new();
     let sit = |stat: Stat, v: i32, src: &str| Modifier::new(stat, v, BonusType::Untyped, src);
-    if opts.charge {
-        mods.push(sit(Stat::Attack, 2, "charge"));
-    }
-    let flanked = !ranged && flanking(ep, a, from, t);
-    if !ranged {
-        if flanked {
-            mods.push(sit(Stat::Attack, 2, "flanking"));
-        }
-        let (ea, et) = (
-            ep.enc.grid.elevation(from),
-            ep.enc.grid.elevation(ep.st[idx(t)].pos),
-        );
-        if ea > et {
-            mods.push(sit(Stat::Attack, 1, "high ground"));
-        }
-    } else {
-        let rp = range_penalty(&weapon, d_ft);
-        if rp != 0 {
-            mods.push(sit(Stat::Attack, rp, "range"));
-        }
-        let im = into_melee_penalty(ep, a, t);
-        if im != 0 {
-            mods.push(sit(Stat::Attack, im, "into melee"));
-        }
-    }
-    // Helpless target: +4 to melee attacks (CRB — Conditions: Helpless).
-    if !ranged && ep.cond_flag(t, |d| d.helpless) {
-        mods.push(sit(Stat::Attack, 4, "helpless target"));
-    }
-    // Invisible attacker: +2 (CRB — Conditions: Invisible).
-    let invisible =
-        ep.has_condition(a, Condition::Invisible) && !ep.has_condition(t, Condition::Blinded);
-    if invisible {
-        mods.push(sit(Stat::Attack, 2, "invisible"));
-    }
-    // Its conditions and feats, Power Attack (CRB — Feats: −X melee attack, +2X damage, +3X
-    // two-handed, +X with a secondary natural attack), a broken weapon's −2 attack and damage
-    // (CRB — Conditions: Broken).
+    // The attacker's own modifiers: its conditions and feats, Power Attack (CRB — Feats: −X
+    // melee attack, +2X damage, +3X two-handed, +X with a secondary natural attack), a broken
+    // weapon's −2 attack and damage (CRB — Conditions: Broken).
     let off_hand = opts.tag.is_some_and(|t| t.off_hand());
-    mods.extend(crate::rules::damage::weapon_mods_hand(ep, a, w, off_hand));
+    let mut own = crate::rules::damage::weapon_mods_hand(ep, a, w, off_hand);
     // Two-weapon fighting's penalty of the hand, Rapid Shot's −2 (CRB — Combat: Two-Weapon
     // Fighting; Feats: Rapid Shot), on the attack and its confirmation.
     if opts.twf != 0 {
-        mods.push(sit(Stat::Attack, opts.twf, "two-weapon fighting"));
+        own.push(sit(Stat::Attack, opts.twf, "two-weapon fighting"));
     }
     if opts.rapid_shot {
-        mods.push(sit(Stat::Attack, -2, "Rapid Shot"));
+        own.push(sit(Stat::Attack, -2, "Rapid Shot"));
     }
     // Off hand: only ½ the Str bonus to damage (CRB — Combat: Two-Weapon Fighting, Off-Hand;
     // Double Slice: the full Str bonus). The data's damage holds the full Str bonus of a
@@ -131,15 +96,19 @@ pub(crate) fn attack_roll(
     {
         let s = spec.abilities.str_mod();
         if s > 0 {
-            mods.push(sit(Stat::Damage, -(s - s / 2), "off hand 1/2 Str"));
+            own.push(sit(Stat::Damage, -(s - s / 2), "off hand 1/2 Str"));
         }
     }
-    // Aid another (CRB — Combat: Aid Another): the attacker's attack-mode bonuses against
-    // this target, spent by this roll.
-    let aid = crate::rules::aid::spend(ep, a, crate::actions::AidMode::Attack, t);
-    if aid > 0 {
-        mods.push(sit(Stat::Attack, aid, "aid another"));
-    }
+    let range = if ranged {
+        range_penalty(&weapon, d_ft)
+    } else {
+        0
+    };
+    let AttackSituation {
+        mods,
+        flanked,
+        invisible,
+    } = attack_roll_mods(ep, a, from, t, ranged, opts.charge, range, own);
     let broken = ep.weapon_broken(a, w);
     let res = crate::effects::resolve(&mods, Stat::Attack, &ctx);
     let bonus = weapon.attack_bonus + opts.penalty + res.total;
@@ -157,31 +126,7 @@ pub(crate) fn attack_roll(
     // Target AC (CRB — Combat: Armor Class, Touch Attacks, Flat-Footed).
     let touch = weapon.kind == AttackKind::Touch
         || (weapon.firearm && weapon.range_increment_ft.is_some_and(|inc| d_ft <= inc));
-    let denied = ep.denied_dex(t) || invisible;
-    let (mut ac, ac_note) = armor_class(ep, t, touch, denied, ranged);
-    if !ac_note.is_empty() {
-        notes.push(format!("target {ac_note}"));
-    }
-    if ep.st[idx(t)].charging {
-        ac -= 2;
-        notes.push("target charging AC -2".into());
-    }
-    let mobility = crate::rules::feats_movement::mobility_bonus(ep, t, &opts, denied);
-    if mobility != 0 {
-        ac += mobility;
-        notes.push(format!("target Mobility dodge +{mobility}"));
-    }
-    // Aid another: the target's AC-mode bonuses against this attacker, spent by this roll.
-    let aid_ac = crate::rules::aid::spend(ep, t, crate::actions::AidMode::Ac, a);
-    if aid_ac > 0 {
-        ac += aid_ac;
-        notes.push(format!("aid another AC +{aid_ac}"));
-    }
-    let cover = cover_bonus(ep, a, from, t, ranged);
-    if cover > 0 {
-        ac += cover;
-        notes.push(format!("cover +{cover}"));
-    }
+    let (ac, denied) = target_ac(ep, a, from, t, touch, ranged, invisible, &opts, &mut notes);
     if let Some(Some(left)) = ep.st[idx(a)].ammo.get_mut(w) {
         *left = left.saturating_sub(1);
     }
@@ -334,11 +279,147 @@ pub(crate) fn attack_roll(
     }
 }
 
+/// The attack-roll modifiers of one attack as [`attack_roll_mods`] collected them.
+pub(crate) struct AttackSituation {
+    /// The modifiers, in the order the transcript lists them.
+    pub mods: Vec<Modifier>,
+    /// The attacker flanks the target (melee; sneak attack reads it).
+    pub flanked: bool,
+    /// The attacker is invisible to the target: the target is denied its Dex bonus to AC.
+    pub invisible: bool,
+}
+
+/// The one collector of attack-roll modifiers, for weapon attacks ([`attack_roll`]) and
+/// spells' touch and ray attacks (`rules::magic`) alike (CRB — Combat: Table: Attack Roll
+/// Modifiers; Conditions: Helpless, Invisible; Special Attacks: Aid Another; Magic: Aiming a
+/// Spell — Ray, "as if with a ranged weapon"; Combat: Touch Spells in Combat), in this order:
+/// charge +2 (`charge`); melee: flanking +2, higher ground +1; ranged: `range_penalty` (a
+/// weapon's range increments; 0 for a ray, which has none) and shooting into melee −4; a
+/// helpless target +4 (melee); an invisible attacker +2 unless the target is blinded; then
+/// `own` — the attacker's conditions and feats (prone −4 melee, shaken, fighting defensively…;
+/// a weapon adds Power Attack, a broken weapon, two-weapon fighting, Rapid Shot); then aid
+/// another's attack-mode bonuses against `t`, spent by this roll. `from` is the attacker's
+/// square (Spring Attack and Shot on the Run attack from a square of their path).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn attack_roll_mods(
+    ep: &mut Episode,
+    a: CombatantId,
+    from: crate::geometry::grid::Cell,
+    t: CombatantId,
+    ranged: bool,
+    charge: bool,
+    range_penalty: i32,
+    own: Vec<Modifier>,
+) -> AttackSituation {
+    let mut mods: Vec<Modifier> = Vec::new();
+    let sit = |v: i32, src: &str| Modifier::new(Stat::Attack, v, BonusType::Untyped, src);
+    if charge {
+        mods.push(sit(2, "charge"));
+    }
+    let flanked = !ranged && flanking(ep, a, from, t);
+    if !ranged {
+        if flanked {
+            mods.push(sit(2, "flanking"));
+        }
+        let (ea, et) = (
+            ep.enc.grid.elevation(from),
+            ep.enc.grid.elevation(ep.st[idx(t)].pos),
+        );
+        if ea > et {
+            mods.push(sit(1, "high ground"));
+        }
+    } else {
+        if range_penalty != 0 {
+            mods.push(sit(range_penalty, "range"));
+        }
+        let im = into_melee_penalty(ep, a, t);
+        if im != 0 {
+            mods.push(sit(im, "into melee"));
+        }
+    }
+    // Helpless target: +4 to melee attacks (CRB — Conditions: Helpless).
+    if !ranged && ep.cond_flag(t, |d| d.helpless) {
+        mods.push(sit(4, "helpless target"));
+    }
+    // Invisible attacker: +2 (CRB — Conditions: Invisible).
+    let invisible =
+        ep.has_condition(a, Condition::Invisible) && !ep.has_condition(t, Condition::Blinded);
+    if invisible {
+        mods.push(sit(2, "invisible"));
+    }
+    mods.extend(own);
+    // Aid another (CRB — Combat: Aid Another): the attacker's attack-mode bonuses against
+    // this target, spent by this roll.
+    let aid = crate::rules::aid::spend(ep, a, crate::actions::AidMode::Attack, t);
+    if aid > 0 {
+        mods.push(sit(aid, "aid another"));
+    }
+    AttackSituation {
+        mods,
+        flanked,
+        invisible,
+    }
+}
+
+/// The AC an attack roll of `a` (from `from`) must reach against `t`, for weapon and spell
+/// attacks alike, and whether `t` is denied its Dex bonus to AC against it: [`armor_class`]
+/// (touch or not; denied when `t` is ([`Episode::denied_dex`]) or the attacker is
+/// `invisible` to it — CRB — Conditions: Invisible), a charging target's −2 (CRB — Combat:
+/// Charge), Mobility's +4 dodge against a movement attack of opportunity (`opts`), aid
+/// another's AC-mode bonuses of `t` against `a` (spent by this roll), then cover (CRB —
+/// Combat: Cover). Each change is added to `notes`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn target_ac(
+    ep: &mut Episode,
+    a: CombatantId,
+    from: crate::geometry::grid::Cell,
+    t: CombatantId,
+    touch: bool,
+    ranged: bool,
+    invisible: bool,
+    opts: &AttackOpts,
+    notes: &mut Vec<String>,
+) -> (i32, bool) {
+    let denied = ep.denied_dex(t) || invisible;
+    let (mut ac, ac_note) = armor_class(ep, t, touch, denied, ranged);
+    if !ac_note.is_empty() {
+        notes.push(format!("target {ac_note}"));
+    }
+    if ep.st[idx(t)].charging {
+        ac -= 2;
+        notes.push("target charging AC -2".into());
+    }
+    let mobility = crate::rules::feats_movement::mobility_bonus(ep, t, opts, denied);
+    if mobility != 0 {
+        ac += mobility;
+        notes.push(format!("target Mobility dodge +{mobility}"));
+    }
+    // Aid another: the target's AC-mode bonuses against this attacker, spent by this roll.
+    let aid_ac = crate::rules::aid::spend(ep, t, crate::actions::AidMode::Ac, a);
+    if aid_ac > 0 {
+        ac += aid_ac;
+        notes.push(format!("aid another AC +{aid_ac}"));
+    }
+    let cover = cover_bonus(ep, a, from, t, ranged);
+    if cover > 0 {
+        ac += cover;
+        notes.push(format!("cover +{cover}"));
+    }
+    (ac, denied)
+}
+
+/// The AC bonus types a touch attack ignores (CRB — Combat: Touch Attacks).
+const TOUCH_EXCLUDED: [BonusType; 3] =
+    [BonusType::Armor, BonusType::Shield, BonusType::NaturalArmor];
+
 /// Armor Class of `t` against an attack (CRB — Combat: Armor Class, Touch Attacks,
 /// Flat-Footed): total, touch or flat-footed from the printed numbers; then the change of its
 /// Dexterity part from Dex penalties (a denied creature keeps only a negative Dex modifier;
-/// helpless: Dex 0), then its conditions' AC modifiers (vs melee / vs ranged; dodge bonuses
-/// are lost when denied Dex). Returns the AC and a note of the modifiers applied.
+/// helpless: Dex 0), then its conditions' and spells' AC modifiers (vs melee / vs ranged;
+/// dodge bonuses are lost when denied Dex; a touch attack leaves out armor, shield and
+/// natural armor bonuses — CRB — Combat: Touch Attacks: "your AC doesn't include any armor
+/// bonus, shield bonus, or natural armor bonus" — so *shield* or *mage armor* never raise
+/// touch AC). Returns the AC and a note of the modifiers applied.
 pub(crate) fn armor_class(
     ep: &Episode,
     t: CombatantId,
@@ -346,7 +427,7 @@ pub(crate) fn armor_class(
     denied: bool,
     ranged: bool,
 ) -> (i32, String) {
-    use crate::effects::{BonusType, RollContext, Stat};
+    use crate::effects::RollContext;
     let tspec = ep.spec(t);
     let mut ac = match (touch, denied) {
         (false, false) => tspec.ac.total,
@@ -366,6 +447,7 @@ pub(crate) fn armor_class(
         .modifiers_for(t)
         .into_iter()
         .filter(|m| !(denied && m.bonus_type == BonusType::Dodge))
+        .filter(|m| !(touch && TOUCH_EXCLUDED.contains(&m.bonus_type)))
         .collect();
     let ctx = RollContext {
         ranged,

@@ -274,7 +274,7 @@ pub(crate) fn area_needs_square(spell: &SpellSpec) -> bool {
 /// Whether `spell` can affect `t` at all, as far as the observation tells (type and
 /// immunities): the default policy never spends a slot on a creature it cannot affect.
 pub(crate) fn can_affect(ep: &Episode, spell: &SpellSpec, t: CombatantId) -> bool {
-    if immune_to_spell(ep, spell, t) {
+    if immune_to_spell(ep, spell, t) || negated_by_shield(ep, spell, t) {
         return false;
     }
     spell.effects.iter().any(|e| {
@@ -282,6 +282,20 @@ pub(crate) fn can_affect(ep: &Episode, spell: &SpellSpec, t: CombatantId) -> boo
             && !matches!(e, SpellEffect::Damage { types, .. }
                 if !types.is_empty() && types.iter().all(|ty| ep.spec(t).immunities.contains(ty)))
     })
+}
+
+/// The name of the spell that *shield* negates (CRB — Spells: Shield: "negates magic missile
+/// attacks directed at you").
+const MAGIC_MISSILE: &str = "magic missile";
+
+/// Whether `spell` aimed at `t` is negated by a *shield* spell effect on `t` (the `shield`
+/// special of `data/spells/shield.json`; CRB — Spells: Shield).
+fn negated_by_shield(ep: &Episode, spell: &SpellSpec, t: CombatantId) -> bool {
+    spell.name == MAGIC_MISSILE
+        && ep.st[idx(t)]
+            .spell_effects
+            .iter()
+            .any(|e| e.special.as_deref() == Some("shield"))
 }
 
 fn creature_type(ep: &Episode, t: CombatantId) -> &str {
@@ -451,6 +465,45 @@ pub(crate) fn complete(ep: &mut Episode, a: CombatantId, p: CastPlan, hp_before:
             a,
             format!("begins casting {name} (it takes effect before its next turn)"),
         );
+        return;
+    }
+    // A ray's ranged touch attack provokes again (CRB — Combat: Attacks of Opportunity:
+    // making a ranged attack; Magic: Aiming a Spell — Ray; Paizo FAQ): its window, then
+    // [`ray`] (a [`crate::episode::frames::Frame::Ray`] frame below it).
+    if ray_provokes(ep, a, &cs.spell, p.target) {
+        ep.frames
+            .push(crate::episode::frames::Frame::Ray { caster: a, plan: p });
+        ep.open_window(a, crate::rules::aoo::Provocation::RangedAttack, None);
+        return;
+    }
+    resolve(ep, a, p.spell, p.target, p.at, false, p.metamagic);
+}
+
+/// Whether casting `spell` at `target` makes a ray's ranged touch attack that provokes an
+/// attack of opportunity of its own (CRB — Combat: Attacks of Opportunity, "Performing a
+/// Distracting Act": making a ranged attack; Magic: Aiming a Spell — Ray, "as if using a
+/// ranged weapon"; Paizo FAQ: a ray spell provokes twice, for the casting and for the
+/// attack; casting defensively or a quickened spell removes only the first): a ranged touch
+/// spell aimed at a hostile creature (an attack roll is made). All the rays of one casting
+/// (scorching ray) are one provocation: they are fired together, as Manyshot's arrows.
+pub(crate) fn ray_provokes(
+    ep: &Episode,
+    a: CombatantId,
+    spell: &SpellSpec,
+    target: Option<CombatantId>,
+) -> bool {
+    spell.attack == SpellAttack::RangedTouch
+        && spell.targeting == Targeting::Creature
+        && target.is_some_and(|t| ep.enemies(a, t))
+}
+
+/// A ray's attacks once the opportunities its ranged touch attack provoked are resolved
+/// ([`ray_provokes`]): a caster that fell or can no longer act loses them (the spell is
+/// spent); otherwise the spell resolves.
+pub(crate) fn ray(ep: &mut Episode, a: CombatantId, p: CastPlan) {
+    if !ep.conscious(a) || ep.cond_flag(a, |d| d.cant_act) {
+        let name = ep.spec(a).spellbook()[p.spell].spell.name.clone();
+        ep.log_turn(a, format!("loses the ray of {name} (cannot act)"));
         return;
     }
     resolve(ep, a, p.spell, p.target, p.at, false, p.metamagic);
@@ -711,15 +764,38 @@ pub(crate) fn resolve(
     let cs = ep.spec(a).spellbook()[si].clone();
     let spell = cs.spell.clone();
     match spell.targeting {
-        Targeting::Caster => affect(ep, a, a, si, 1, &mut None, true, None, mm, &mut Vec::new()),
+        Targeting::Caster => affect(
+            ep,
+            a,
+            a,
+            si,
+            1,
+            &mut None,
+            true,
+            None,
+            mm,
+            &mut Vec::new(),
+            &mut None,
+        ),
         Targeting::Creature => {
             let Some(t) = target else { return };
             if ep.life_state(t) == crate::episode::LifeState::Dead {
                 ep.log_turn(a, format!("{}: the target is dead", spell.name));
                 return;
             }
+            if negated_by_shield(ep, &spell, t) {
+                let tid = ep.id_of(t).to_string();
+                ep.log_turn(a, format!("{}: {tid}'s shield negates it", spell.name));
+                return;
+            }
             let hostile = ep.enemies(a, t);
             let n = projectiles(&spell, cs.caster_level);
+            // Spell resistance is checked once per creature per spell and holds for every
+            // projectile against it (CRB — Magic: Spell Resistance); the save and the other
+            // effects come with the first projectile that reaches it (a ray that misses
+            // does not).
+            let mut sr: Option<bool> = None;
+            let mut reached = false;
             for i in 0..n {
                 if i > 0 && !ep.conscious(t) {
                     break;
@@ -751,11 +827,13 @@ pub(crate) fn resolve(
                     si,
                     mult,
                     &mut None,
-                    i == 0,
+                    !reached,
                     None,
                     mm,
                     &mut Vec::new(),
+                    &mut sr,
                 );
+                reached = true;
             }
         }
         Targeting::Area => {
@@ -828,7 +906,9 @@ pub(crate) fn resolve(
             // One damage roll for the whole area (every creature takes the same roll).
             let mut rolls = Vec::new();
             for t in hit {
-                affect(ep, a, t, si, 1, &mut pool, true, origin, mm, &mut rolls);
+                affect(
+                    ep, a, t, si, 1, &mut pool, true, origin, mm, &mut rolls, &mut None,
+                );
             }
         }
     }
@@ -963,32 +1043,28 @@ fn projectiles(spell: &SpellSpec, cl: i32) -> u32 {
 }
 
 /// A touch attack of `a` on `t` (CRB — Combat: Touch Spells in Combat; Magic: Ranged Touch
-/// Attacks — rays): d20 + BAB + Str (melee) or Dex (ranged) modifier + its attack
-/// modifiers, against touch AC with cover; concealment; a natural 20 threatens a critical,
-/// confirmed by a second roll (critical spell damage: ×2). `Some(multiplier)` on a hit.
+/// Attacks — rays): d20 + BAB + Str (melee) or Dex (ranged) modifier + the attack-roll
+/// modifiers of [`crate::rules::attack_roll::attack_roll_mods`] (the collector weapon attacks
+/// use), against the touch AC of [`crate::rules::attack_roll::target_ac`] (denied Dex against
+/// an invisible attacker, a charging target, aid another, cover); concealment; a natural 20
+/// threatens a critical, confirmed by a second roll (critical spell damage: ×2).
+/// `Some(multiplier)` on a hit.
 fn spell_attack(ep: &mut Episode, a: CombatantId, t: CombatantId, ranged: bool) -> Option<i32> {
-    use crate::effects::{BonusType, Modifier, RollContext, Stat};
+    use crate::effects::{RollContext, Stat};
     let spec = ep.spec_arc(a);
     let from = ep.st[idx(a)].pos;
-    let mut mods: Vec<Modifier> = ep.modifiers_for(a);
-    let sit = |stat: Stat, v: i32, src: &str| Modifier::new(stat, v, BonusType::Untyped, src);
     let ab = if ranged {
         spec.abilities.dex_mod()
     } else {
         spec.abilities.str_mod()
     };
-    if !ranged && crate::rules::flanking::flanking(ep, a, from, t) {
-        mods.push(sit(Stat::Attack, 2, "flanking"));
-    }
-    if ranged {
-        let im = crate::rules::ranged::into_melee_penalty(ep, a, t);
-        if im != 0 {
-            mods.push(sit(Stat::Attack, im, "into melee"));
-        }
-    }
-    if !ranged && ep.cond_flag(t, |d| d.helpless) {
-        mods.push(sit(Stat::Attack, 4, "helpless target"));
-    }
+    // The attack-roll modifiers a weapon attack gets (the one collector): the attacker's
+    // conditions and feats, flanking, high ground, shooting into melee, a helpless target,
+    // an invisible attacker, aid another; a ray has no range increments.
+    let own = ep.modifiers_for(a);
+    let crate::rules::attack_roll::AttackSituation {
+        mods, invisible, ..
+    } = crate::rules::attack_roll::attack_roll_mods(ep, a, from, t, ranged, false, 0, own);
     let ctx = RollContext {
         ranged,
         distance_ft: Some(distance_ft(ep, a, t)),
@@ -997,25 +1073,26 @@ fn spell_attack(ep: &mut Episode, a: CombatantId, t: CombatantId, ranged: bool) 
     };
     let res = crate::effects::resolve(&mods, Stat::Attack, &ctx);
     let bonus = spec.bab + ab + res.total;
-    let denied = ep.denied_dex(t);
-    let (mut ac, ac_note) = crate::rules::attack_roll::armor_class(ep, t, true, denied, ranged);
-    let cover = crate::rules::cover::cover_bonus(ep, a, from, t, ranged);
-    ac += cover;
+    let mut notes = Vec::new();
+    if !res.applied.is_empty() {
+        notes.push(res.note());
+    }
+    let (ac, _denied) = crate::rules::attack_roll::target_ac(
+        ep,
+        a,
+        from,
+        t,
+        true,
+        ranged,
+        invisible,
+        &crate::rules::attack_roll::AttackOpts::default(),
+        &mut notes,
+    );
     let d = ep.roll(20) as i32;
     let total = d + bonus;
     ep.attrition[idx(a)].attacks += 1;
     let hit = d != 1 && (d == 20 || total >= ac);
     let tid = ep.id_of(t).to_string();
-    let mut notes = Vec::new();
-    if !res.applied.is_empty() {
-        notes.push(res.note());
-    }
-    if !ac_note.is_empty() {
-        notes.push(format!("target {ac_note}"));
-    }
-    if cover > 0 {
-        notes.push(format!("cover +{cover}"));
-    }
     let note = if notes.is_empty() {
         String::new()
     } else {
@@ -1181,8 +1258,10 @@ fn roll_spell_dice_mm(
 
 /// The spell `si` of `a` on creature `t`: spell resistance, the save, then each effect
 /// (`mult` multiplies damage dice — a critical touch or ray; `pool` is a Hit Dice pool;
-/// `first` is false for a second projectile: SR, the save and the non-damage effects once;
-/// `origin` is an area's point of origin, for cover on Reflex saves).
+/// `first` is false for a later projectile: the save and the non-damage effects once;
+/// `origin` is an area's point of origin, for cover on Reflex saves; `sr` is the result of
+/// the spell resistance check against `t` for this cast, made by the first projectile that
+/// reaches it and holding for every later one — CRB — Magic: Spell Resistance).
 #[allow(clippy::too_many_arguments)]
 fn affect(
     ep: &mut Episode,
@@ -1195,6 +1274,7 @@ fn affect(
     origin: Option<crate::geometry::areas::Corner>,
     mm: MetamagicSet,
     rolls: &mut Vec<Option<(i32, String)>>,
+    sr: &mut Option<bool>,
 ) {
     let again = (!first).then_some(());
     let cs = ep.spec(a).spellbook()[si].clone();
@@ -1208,13 +1288,23 @@ fn affect(
         );
         return;
     }
-    if again.is_none()
-        && spell.spell_resistance
-        && hostile
-        && ep.spec(t).spell_resistance > 0
-        && !overcomes_sr(ep, a, t, cs.caster_level)
-    {
-        return;
+    if spell.spell_resistance && hostile && ep.spec(t).spell_resistance > 0 {
+        let overcome = match *sr {
+            Some(known) => {
+                if !known {
+                    ep.log_turn(a, format!("{}: {tid}'s spell resistance holds", spell.name));
+                }
+                known
+            }
+            None => {
+                let ok = overcomes_sr(ep, a, t, cs.caster_level);
+                *sr = Some(ok);
+                ok
+            }
+        };
+        if !overcome {
+            return;
+        }
     }
     // Hit Dice limits (sleep, color spray's pool): checked before the save.
     if let Some(p) = pool {

@@ -46,7 +46,8 @@ pub(crate) struct ManeuverPlan {
     pub maneuver: Maneuver,
     /// The attacker's weapon used (`None` for escape).
     pub weapon: Option<usize>,
-    /// Maintaining a grapple the attacker controls (grapple/pin against its partner).
+    /// Maintaining a grapple the attacker controls: a grapple or pin against its partner (+5;
+    /// no other maneuver — CRB — Combat: Grapple).
     pub maintain: bool,
     /// Reposition: the wanted square (anchor) of the target.
     pub destination: Option<Cell>,
@@ -291,7 +292,12 @@ pub(crate) fn plan_maneuver(
         });
     }
     let t = crate::actions::check::target_check(ep, a, act.target)?;
-    let maintain = link.is_some_and(|g| g.with == t && g.controller);
+    // Maintaining (CRB — Combat: Grapple): the grapple check of the controlling grappler
+    // against its partner — to move, damage or pin it (`grapple` / `pin`); any other
+    // maneuver against the grappled foe (disarm, trip…) is an ordinary one: no +5, and the
+    // grappled condition's −2 applies (CRB — Conditions: Grappled).
+    let maintain = matches!(m, Maneuver::Grapple | Maneuver::Pin)
+        && link.is_some_and(|g| g.with == t && g.controller);
     match m {
         Maneuver::Pin if !maintain => return Err(Reject::NotGrappled),
         Maneuver::Grapple if !maintain && (link.is_some() || ep.st[idx(t)].grapple.is_some()) => {

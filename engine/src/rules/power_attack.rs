@@ -1,12 +1,15 @@
 //! Power Attack (CRB — Feats: Power Attack): −X on melee attack rolls and combat maneuver
 //! checks, +2X damage (+3X two-handed, +X with a secondary natural attack or an off-hand
-//! attack of two-weapon fighting), X = 1 + BAB / 4.
+//! attack of two-weapon fighting), X = 1 + BAB / 4. By grip (CRB — Feats: Power Attack;
+//! Paizo FAQ): a light weapon wielded in two hands gets the one-handed +2X (its Strength
+//! bonus is not raised either); a creature's sole natural attack gets the two-handed +3X, as
+//! its Strength bonus is ×1.5 (Bestiary — Universal Monster Rules: Natural Attacks).
 //! The damage bonus does not apply to touch attacks (the feat's text: the bonus damage does
 //! not apply to touch attacks or effects that deal no hit point damage); the attack penalty
 //! does, so a melee touch attack takes −X and gains nothing.
 
 use crate::actions::CombatantId;
-use crate::content::combatant::{AttackKind, AttackSpec};
+use crate::content::combatant::{AttackKind, AttackSpec, CombatantSpec};
 use crate::effects::{BonusType, Modifier, Stat};
 use crate::episode::Episode;
 use crate::rules::idx;
@@ -16,20 +19,34 @@ pub(crate) fn power_attack_x(ep: &Episode, a: CombatantId) -> i32 {
     ep.spec(a).bab.max(0) / 4 + 1
 }
 
-/// The damage bonus of Power Attack with melee weapon `w` for a given X: 2X, 3X two-handed,
-/// X with a secondary natural attack, none with a melee touch attack (CRB — Feats: Power
-/// Attack).
-pub(crate) fn power_attack_damage(w: &AttackSpec, x: i32) -> i32 {
-    power_attack_halves(w) * x / 2
+/// The damage bonus of Power Attack with melee weapon `w` of `spec` for a given X: 2X, 3X
+/// two-handed (not a light weapon) or with a sole natural attack, X with a secondary natural
+/// attack, none with a melee touch attack (CRB — Feats: Power Attack).
+pub(crate) fn power_attack_damage(spec: &CombatantSpec, w: &AttackSpec, x: i32) -> i32 {
+    power_attack_halves(spec, w) * x / 2
 }
 
-/// The damage bonus factor of Power Attack for weapon `w`, in halves of X: 4 (2X) normally,
-/// 6 (3X) two-handed, 2 (X) with a secondary natural attack, 0 with a touch attack (CRB —
-/// Feats: Power Attack: the bonus damage does not apply to touch attacks).
-fn power_attack_halves(w: &AttackSpec) -> i32 {
+/// Whether `w` is the sole natural attack of `spec`: its only natural attack, primary, one
+/// swing (Bestiary — Universal Monster Rules: Natural Attacks: "If a creature has only one
+/// natural attack, it adds 1-1/2 times its Strength bonus on damage rolls made with that
+/// attack").
+pub(crate) fn sole_natural_attack(spec: &CombatantSpec, w: &AttackSpec) -> bool {
+    w.natural
+        && !w.secondary
+        && w.count == 1
+        && spec.attacks.iter().filter(|x| x.natural).count() == 1
+}
+
+/// The damage bonus factor of Power Attack for weapon `w` of `spec`, in halves of X: 4 (2X)
+/// normally and with a light weapon in two hands, 6 (3X) two-handed or with a sole natural
+/// attack, 2 (X) with a secondary natural attack, 0 with a touch attack (CRB — Feats: Power
+/// Attack: the bonus damage does not apply to touch attacks; "+50% if you are making an
+/// attack with a two-handed weapon, a one handed weapon using two hands, or a primary
+/// natural weapon that adds 1-1/2 times your Strength modifier on damage rolls").
+fn power_attack_halves(spec: &CombatantSpec, w: &AttackSpec) -> i32 {
     if w.kind == AttackKind::Touch {
         0
-    } else if w.two_handed {
+    } else if (w.two_handed && !w.light) || sole_natural_attack(spec, w) {
         6
     } else if w.secondary {
         2
@@ -71,7 +88,7 @@ pub(crate) fn power_attack_mods(
     let damage = if off_hand {
         power_attack_damage_off_hand(w, x)
     } else {
-        power_attack_damage(w, x)
+        power_attack_damage(ep.spec(a), w, x)
     };
     if damage != 0 {
         mods.push(Modifier::new(
