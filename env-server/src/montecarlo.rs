@@ -174,7 +174,23 @@ pub struct BatchResult {
 /// If the episode asks for an external decision, which an all-default-policy episode never
 /// does (that would be an engine bug).
 pub fn play_one(encounter: Arc<Encounter>, seed: u64) -> (Episode, Outcome) {
+    play_to_end(Episode::new(encounter, seed, &[]), seed)
+}
+
+/// [`play_one`] without a transcript ([`Episode::keep_transcript`] off: no line formatted or
+/// stored), for runs that read only the outcome (the same outcome: no rule reads the
+/// transcript).
+///
+/// # Panics
+/// As [`play_one`].
+pub fn play_outcome(encounter: Arc<Encounter>, seed: u64) -> Outcome {
     let mut episode = Episode::new(encounter, seed, &[]);
+    episode.keep_transcript(false);
+    play_to_end(episode, seed).1
+}
+
+/// [`play_one`] of an episode already made (its options set).
+fn play_to_end(mut episode: Episode, seed: u64) -> (Episode, Outcome) {
     // `advance` runs until an external decision or the end; there is no external controller.
     match episode.advance() {
         Status::Terminal(outcome) => (episode, outcome),
@@ -192,7 +208,12 @@ fn play_record(
     run: u32,
     keep: bool,
 ) -> (RunRecord, Option<Vec<LogLine>>) {
-    let (episode, outcome) = play_one(Arc::clone(encounter), seed.wrapping_add(u64::from(run)));
+    let seed = seed.wrapping_add(u64::from(run));
+    let mut episode = Episode::new(Arc::clone(encounter), seed, &[]);
+    // Only the kept run's transcript is read: the others format and store none (the play
+    // is the same either way: no rule reads the transcript).
+    episode.keep_transcript(keep);
+    let (episode, outcome) = play_to_end(episode, seed);
     let transcript = keep.then(|| episode.transcript().to_vec());
     let record = RunRecord {
         run,

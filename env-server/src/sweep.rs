@@ -68,7 +68,7 @@
 //!   significantly worse.
 
 use crate::heatmap::{Heatmap, HeatmapCell};
-use crate::montecarlo::{play_one, WinRate, Z_3SIGMA};
+use crate::montecarlo::{play_outcome, WinRate, Z_3SIGMA};
 use crate::report::{escape_controls as esc, render_table, Align, TableLine, ENGINE_VERSION};
 use crate::scenarios::{
     is_valid_name, ScenarioFile, ScenarioStore, DEFAULT_ROUND_CAP, MAX_ROUND_CAP, NAME_PATTERN,
@@ -1521,7 +1521,7 @@ fn play_placement(
                     return None;
                 }
                 let seed = run_seed(plan.seed, placement.product_index, i);
-                let (_, outcome) = play_one(Arc::clone(&enc), seed);
+                let outcome = play_outcome(Arc::clone(&enc), seed);
                 match &outcome.winner {
                     Some(w) => {
                         if let Some(s) = enc.sides.iter().position(|s| s == w) {
@@ -1561,7 +1561,7 @@ fn play_placement(
 ///
 /// # Panics
 /// If `k >= plan.placements.len()`, or if the engine asks a default-policy combatant for an
-/// external decision (an engine bug, see [`play_one`]).
+/// external decision (an engine bug, see [`crate::montecarlo::play_one`]).
 pub fn run_placement(plan: &SweepPlan, k: usize, cancel: &AtomicBool) -> Option<PlacementResult> {
     play_placement(plan, k, None, cancel)
 }
@@ -2988,7 +2988,7 @@ mod tests {
         let mut wins = vec![0u64; enc.sides.len()];
         let mut rounds = 0u64;
         for i in 0..p.runs {
-            let (_, o) = play_one(
+            let (_, o) = crate::montecarlo::play_one(
                 Arc::clone(&enc),
                 run_seed(p.seed, p.placements[k].product_index, i),
             );

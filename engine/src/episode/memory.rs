@@ -175,6 +175,9 @@ impl Episode {
     /// Append a transcript line (the one place lines are added: it keeps the byte count).
     #[inline]
     pub(crate) fn push_log(&mut self, line: LogLine) {
+        if !self.transcript {
+            return;
+        }
         self.log_bytes += log_line_bytes(&line);
         self.log.push(line);
     }

@@ -419,6 +419,7 @@ impl Episode {
             steps: None,
             log_bytes: 0,
             history_bytes: 0,
+            transcript: true,
         };
         ep.recount_log_and_history();
         ep.check_replays()?;
