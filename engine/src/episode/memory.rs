@@ -93,7 +93,7 @@ fn cstate_heap(c: &CState) -> usize {
         + vec_bytes(&c.spell_uses)
         + c.readied
             .as_ref()
-            .map_or(0, |r| size_of_val(r) + action_heap(&r.action))
+            .map_or(0, |r| size_of::<Readied>() + action_heap(&r.action))
         + spells
         + recurring
         + zones
