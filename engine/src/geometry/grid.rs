@@ -837,8 +837,8 @@ impl Grid {
                 Passage::Blocked
             }
         };
-        let mut enter = vec![false; n];
-        let mut free = vec![false; n];
+        let mut enter = Vec::with_capacity(n);
+        let mut free = Vec::with_capacity(n);
         for i in 0..n {
             let (r, c) = (i / cols, i % cols);
             let (mut e, mut f) = (true, true);
@@ -849,8 +849,8 @@ impl Grid {
                     f &= p == Passage::Free;
                 }
             }
-            enter[i] = e;
-            free[i] = f;
+            enter.push(e);
+            free.push(f);
         }
         (enter, free)
     }
