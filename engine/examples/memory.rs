@@ -47,10 +47,14 @@ fn main() {
         .collect();
     let after = rss_bytes();
     let per = (after - before) as f64 / n as f64;
+    let accounted = episodes.iter().map(Episode::memory_bytes).sum::<u64>() as f64 / n as f64;
     println!(
-        "{n} live episodes: {:.0} bytes each (RSS growth); about {:.1} million fit in 4 GiB",
+        "{n} live episodes: {:.0} bytes each (RSS growth); about {:.1} million fit in 4 GiB; \
+         accounted (Episode::memory_bytes) {:.0} bytes each, the episode value {} bytes",
         per,
-        4.0 * 1024.0 * 1024.0 * 1024.0 / per / 1e6
+        4.0 * 1024.0 * 1024.0 * 1024.0 / per / 1e6,
+        accounted,
+        std::mem::size_of::<Episode>()
     );
     drop(episodes);
 }

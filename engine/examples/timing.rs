@@ -12,6 +12,11 @@
 //! observation out. Instruction counts, stable under
 //! load: `TIMING_SEEDS=30 valgrind --tool=callgrind --toggle-collect='*timing::measured*'
 //! target/release/examples/timing`.
+//!
+//! `TIMING_MONTE_CARLO=1` plays whole combats with the default policy on every side instead,
+//! as a Monte Carlo run does (`pf1e-sim`: no transcript kept but for the first run; here
+//! none; `TIMING_TRANSCRIPT=1` keeps it), and reports the time per combat round (the same
+//! callgrind command counts them).
 #[path = "common/bundled.rs"]
 mod bundled;
 
@@ -32,6 +37,16 @@ fn main() {
     // depend on which squares the timed games visit first.
     play(&enc, 1_000_000..1_000_020);
     warm_line_of_effect(&enc);
+    if std::env::var("TIMING_MONTE_CARLO").is_ok_and(|v| v == "1") {
+        let s = Instant::now();
+        let rounds = measured_monte_carlo(&enc, 0..seeds);
+        let t = s.elapsed().as_secs_f64();
+        println!(
+            "combats {seeds}, combat rounds {rounds}: {:.1} µs per round",
+            t / rounds as f64 * 1e6
+        );
+        return;
+    }
     let (n, t) = measured(&enc, 0..seeds);
     let us = |x: f64| x / n as f64 * 1e6;
     println!(
@@ -69,6 +84,24 @@ fn warm_line_of_effect(enc: &Encounter) {
 #[inline(never)]
 fn measured(enc: &Arc<Encounter>, seeds: std::ops::Range<u64>) -> (usize, [f64; 5]) {
     play(enc, seeds)
+}
+
+/// Whole combats with the default policy on every side, no transcript kept unless
+/// `TIMING_TRANSCRIPT=1` (a Monte Carlo run's work); returns the number of combat rounds
+/// played.
+#[inline(never)]
+fn measured_monte_carlo(enc: &Arc<Encounter>, seeds: std::ops::Range<u64>) -> u64 {
+    let keep = std::env::var("TIMING_TRANSCRIPT").is_ok_and(|v| v == "1");
+    let mut rounds = 0u64;
+    for seed in seeds {
+        let mut ep = Episode::new(enc.clone(), seed, &[]);
+        ep.keep_transcript(keep);
+        match ep.advance() {
+            Status::Terminal(o) => rounds += u64::from(o.rounds),
+            Status::Decision(_) => unreachable!("no external controller"),
+        }
+    }
+    rounds
 }
 
 /// Play the goblins with a fixed pseudo-random choice among legal actions; returns the number

@@ -77,3 +77,68 @@ fn the_step_recording_is_counted() {
     // Every kept copy costs at least a whole episode.
     assert!(recorded.memory_bytes() > 3 * plain.memory_bytes());
 }
+
+/// `keep_transcript(false)` (Monte Carlo runs) changes nothing but the transcript: the same
+/// decisions, masks, tensors, attrition and outcome as with the transcript, for whole
+/// default-policy combats and for externally played ones, on the sample arena and the
+/// casters' scenario; no line is kept and none is counted in `memory_bytes`.
+#[test]
+fn transcript_off_changes_nothing_but_the_transcript() {
+    for casters in [false, true] {
+        let enc = bundled::encounter(casters);
+        let players = enc
+            .combatants
+            .iter()
+            .filter(|c| c.side == "players")
+            .count();
+        for seed in 0..8u64 {
+            for external in [false, true] {
+                let ctl = if external {
+                    vec![Controller::External; players]
+                } else {
+                    Vec::new()
+                };
+                let mut on = Episode::new(enc.clone(), seed, &ctl);
+                let mut off = Episode::new(enc.clone(), seed, &ctl);
+                off.keep_transcript(false);
+                let mut rng = seed | 1;
+                let mut decisions = 0;
+                let outcome = loop {
+                    let (a, b) = (on.advance(), off.advance());
+                    assert_eq!(a, b, "seed {seed}");
+                    let Status::Decision(d) = a else {
+                        let Status::Terminal(o) = a else {
+                            unreachable!()
+                        };
+                        break o;
+                    };
+                    let actor = d.actor;
+                    assert_eq!(on.action_mask(), off.action_mask(), "seed {seed}");
+                    assert_eq!(
+                        on.observation_tensor(actor),
+                        off.observation_tensor(actor),
+                        "seed {seed}"
+                    );
+                    rng = rng
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    let legal = on.legal_actions();
+                    let pick = &legal[(rng >> 33) as usize % legal.len()];
+                    let act = std::slice::from_ref(&pick.action);
+                    assert_eq!(
+                        on.submit(d.decision_id, act).unwrap(),
+                        off.submit(d.decision_id, act).unwrap()
+                    );
+                    decisions += 1;
+                };
+                assert!(outcome.rounds > 0);
+                assert_eq!(on.attrition(), off.attrition(), "seed {seed}");
+                assert!(!on.transcript().is_empty());
+                assert!(off.transcript().is_empty());
+                assert!(off.memory_bytes() < on.memory_bytes());
+                assert_eq!(off.memory_bytes(), off.memory_bytes_recount());
+                assert_eq!(decisions > 0, external, "seed {seed}");
+            }
+        }
+    }
+}

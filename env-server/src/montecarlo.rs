@@ -321,7 +321,11 @@ pub struct BatchResult {
 /// If the episode asks for an external decision, which an all-default-policy episode never
 /// does (that would be an engine bug).
 pub fn play_one(encounter: Arc<Encounter>, seed: u64) -> (Episode, Outcome) {
-    let mut episode = Episode::new(encounter, seed, &[]);
+    play_to_end(Episode::new(encounter, seed, &[]), seed)
+}
+
+/// [`play_one`] of an episode already made (its options set).
+fn play_to_end(mut episode: Episode, seed: u64) -> (Episode, Outcome) {
     // `advance` runs until an external decision or the end; there is no external controller.
     match episode.advance() {
         Status::Terminal(outcome) => (episode, outcome),
@@ -333,20 +337,24 @@ pub fn play_one(encounter: Arc<Encounter>, seed: u64) -> (Episode, Outcome) {
     }
 }
 
-/// [`play_one`] that stops inside the combat (at the engine's next work-budget check, within
-/// a few hundred microseconds of resolution) once `stop` returns true: `None` then.
+/// [`play_one`]'s outcome, without a transcript ([`Episode::keep_transcript`] off: no line
+/// formatted or stored; the same outcome: no rule reads the transcript), stopping inside the
+/// combat (at the engine's next work-budget check, within a few hundred microseconds of
+/// resolution) once `stop` returns true: `None` then. For runs that read only the outcome
+/// (sweeps, `Evaluate`).
 ///
 /// # Panics
 /// As [`play_one`].
-pub fn play_one_within(
+pub fn play_outcome_within(
     encounter: Arc<Encounter>,
     seed: u64,
     stop: &(dyn Fn() -> bool + Sync),
-) -> Option<(Episode, Outcome)> {
+) -> Option<Outcome> {
     let mut episode = Episode::new(encounter, seed, &[]);
+    episode.keep_transcript(false);
     match episode.advance_within(&mut WorkBudget::new(u64::MAX, stop)) {
         Err(_) => None,
-        Ok(Status::Terminal(outcome)) => Some((episode, outcome)),
+        Ok(Status::Terminal(outcome)) => Some(outcome),
         Ok(Status::Decision(d)) => panic!(
             "engine bug: an all-default-policy episode (seed {seed}) asked for a decision of \
              combatant #{}",
@@ -361,8 +369,13 @@ fn play_record(
     run: u32,
     keep: bool,
 ) -> (RunRecord, Option<Vec<LogLine>>) {
-    let (episode, outcome, went_down) =
-        play_tracked(Arc::clone(encounter), seed.wrapping_add(u64::from(run)));
+    // Only the kept run's transcript is read: the others format and store none (the play
+    // is the same either way: no rule reads the transcript).
+    let (episode, outcome, went_down) = play_tracked(
+        Arc::clone(encounter),
+        seed.wrapping_add(u64::from(run)),
+        keep,
+    );
     let transcript = keep.then(|| episode.transcript().to_vec());
     let obs = episode.observation(None);
     let end = obs
@@ -394,13 +407,19 @@ fn play_record(
 /// [`play_one`], one turn at a time ([`Episode::advance_within`] with a budget of one turn
 /// start, which plays exactly the combat `advance` plays), noting before every turn start
 /// which combatants are knocked out (unconscious or dead). Returns the episode, its outcome
-/// and, per combatant in list order, whether it was seen knocked out.
+/// and, per combatant in list order, whether it was seen knocked out. `keep_transcript`:
+/// [`Episode::keep_transcript`] (off: no line formatted or stored; the same combat).
 ///
 /// # Panics
 /// As [`play_one`].
-pub fn play_tracked(encounter: Arc<Encounter>, seed: u64) -> (Episode, Outcome, Vec<bool>) {
+pub fn play_tracked(
+    encounter: Arc<Encounter>,
+    seed: u64,
+    keep_transcript: bool,
+) -> (Episode, Outcome, Vec<bool>) {
     let n = encounter.combatants.len();
     let mut episode = Episode::new(encounter, seed, &[]);
+    episode.keep_transcript(keep_transcript);
     let mut down = vec![false; n];
     let never = || false;
     loop {
@@ -746,7 +765,7 @@ mod tests {
         let enc = sample_encounter();
         for seed in 0..20 {
             let (a, oa) = play_one(Arc::clone(&enc), seed);
-            let (b, ob, down) = play_tracked(Arc::clone(&enc), seed);
+            let (b, ob, down) = play_tracked(Arc::clone(&enc), seed, true);
             assert_eq!(oa, ob);
             assert_eq!(a.transcript(), b.transcript());
             assert_eq!(a.attrition(), b.attrition());

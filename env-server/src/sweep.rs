@@ -76,7 +76,7 @@
 //!   as information.
 
 use crate::heatmap::{Heatmap, HeatmapCell, HeatmapMarker};
-use crate::montecarlo::{play_one_within, WinRate};
+use crate::montecarlo::{play_outcome_within, WinRate};
 use crate::report::{
     escape_controls as esc, render_table, Align, Lang, TableLine, Typo, ENGINE_VERSION, NBSP, NNBSP,
 };
@@ -1593,7 +1593,7 @@ fn play_placement(
                 let seed = run_seed(plan.seed, placement.product_index, i);
                 // `cancel` also stops a combat in progress (a round cap of 100,000 rounds).
                 let stop = || cancel.load(Ordering::Relaxed);
-                let (_, outcome) = play_one_within(Arc::clone(&enc), seed, &stop)?;
+                let outcome = play_outcome_within(Arc::clone(&enc), seed, &stop)?;
                 match &outcome.winner {
                     Some(w) => {
                         if let Some(s) = enc.sides.iter().position(|s| s == w) {
@@ -1633,7 +1633,7 @@ fn play_placement(
 ///
 /// # Panics
 /// If `k >= plan.placements.len()`, or if the engine asks a default-policy combatant for an
-/// external decision (an engine bug, see [`play_one`]).
+/// external decision (an engine bug, see [`crate::montecarlo::play_one`]).
 pub fn run_placement(plan: &SweepPlan, k: usize, cancel: &AtomicBool) -> Option<PlacementResult> {
     play_placement(plan, k, None, cancel)
 }

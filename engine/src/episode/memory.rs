@@ -93,7 +93,7 @@ fn cstate_heap(c: &CState) -> usize {
         + vec_bytes(&c.spell_uses)
         + c.readied
             .as_ref()
-            .map_or(0, |r| size_of_val(r) + action_heap(&r.action))
+            .map_or(0, |r| size_of::<Readied>() + action_heap(&r.action))
         + spells
         + recurring
         + zones
@@ -189,6 +189,9 @@ impl Episode {
     /// Append a transcript line (the one place lines are added: it keeps the byte count).
     #[inline]
     pub(crate) fn push_log(&mut self, line: LogLine) {
+        if !self.transcript {
+            return;
+        }
         self.log_bytes += log_line_bytes(&line);
         self.log.push(line);
     }

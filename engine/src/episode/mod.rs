@@ -209,6 +209,9 @@ pub struct Episode {
     pub(crate) log_bytes: u64,
     /// Bytes of the history, counted as entries and results are pushed.
     pub(crate) history_bytes: u64,
+    /// Whether transcript lines are kept ([`Episode::keep_transcript`]; on by default). A
+    /// run option, not state: snapshots leave it out (a restored episode keeps its lines).
+    pub(crate) transcript: bool,
 }
 
 /// The snapshots kept by [`Episode::record_steps`]: one per unit of resolution that added
@@ -295,7 +298,25 @@ impl Episode {
             steps: None,
             log_bytes: 0,
             history_bytes: 0,
+            transcript: true,
         }
+    }
+
+    /// Keep the transcript ([`Episode::transcript`]) from now on, or not: a run whose lines
+    /// nobody reads (a Monte Carlo run, `pf1e-sim`'s runs after the first) turns it off, and
+    /// the lines are then neither formatted nor stored. Changes nothing else in play (state,
+    /// dice, decisions, outcome): no rule reads the transcript. Lines already kept stay. A
+    /// step recording ([`Episode::record_steps`]) cuts its steps at transcript lines, so it
+    /// records nothing new while the transcript is off. On by default.
+    pub fn keep_transcript(&mut self, keep: bool) {
+        self.transcript = keep;
+    }
+
+    /// Whether transcript lines are kept now ([`Episode::keep_transcript`]): code that
+    /// formats a line asks first, so a run without a transcript formats none.
+    #[inline]
+    pub(crate) fn keeps_transcript(&self) -> bool {
+        self.transcript
     }
 
     /// Start recording the episode step by step, for a replay viewer: from now on, after each
@@ -599,12 +620,24 @@ impl Episode {
     }
 
     pub(crate) fn log_turn(&mut self, actor: CombatantId, message: String) {
+        if !self.transcript {
+            return;
+        }
         let actor = self.id_of(actor).to_string();
         self.push_log(LogLine {
             round: Some(self.round),
             actor: Some(actor),
             message,
         });
+    }
+
+    /// [`Episode::log_turn`] with the line formatted by `message` only when a transcript is
+    /// kept ([`Episode::keep_transcript`]).
+    #[inline]
+    pub(crate) fn log_turn_with(&mut self, actor: CombatantId, message: impl FnOnce() -> String) {
+        if self.transcript {
+            self.log_turn(actor, message());
+        }
     }
 
     pub(crate) fn log_raw(&mut self, message: String) {

@@ -438,6 +438,7 @@ impl Episode {
             steps: None,
             log_bytes: 0,
             history_bytes: 0,
+            transcript: true,
         };
         ep.recount_log_and_history();
         let turns = max_turns(ep.history.len());

@@ -92,9 +92,11 @@ pub(crate) struct CState {
     #[serde(default)]
     pub defensive_ac_bonus: i32,
     /// The readied action waiting for its trigger (CRB — Special Initiative Actions: Ready;
-    /// the seed's `readied`), until it fires or the readier's next turn starts.
+    /// the seed's `readied`), until it fires or the readier's next turn starts. Boxed: most
+    /// combatants have none most of the time, and an action is large (the same JSON as
+    /// unboxed: serde serializes a box as its value).
     #[serde(default)]
-    pub readied: Option<Readied>,
+    pub readied: Option<Box<Readied>>,
     /// The round of its last delay (a second delay in that round is `already_delayed`).
     #[serde(default)]
     pub delayed_round: Option<u32>,

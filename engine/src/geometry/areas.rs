@@ -151,15 +151,6 @@ enum Meet {
     Pair(Option<Cell>, Option<Cell>),
 }
 
-fn floor_div(a: i128, b: i128) -> i128 {
-    let q = a / b;
-    if (a % b != 0) && ((a < 0) != (b < 0)) {
-        q - 1
-    } else {
-        q
-    }
-}
-
 /// Walks the segment from lattice point `p0` to `p1` (`(x, y)` = (column line, row line)),
 /// calling `f` for each thing it meets until `f` returns false; returns whether the walk
 /// reached the end. For a segment that is not axis-aligned the calls come in order from
@@ -198,46 +189,18 @@ fn walk(p0: (i64, i64), p1: (i64, i64), mut f: impl FnMut(Meet) -> bool) -> bool
         }
         return true;
     }
-    // General case: parameter t ∈ [0, D], D = |dx|·|dy|; column lines are crossed at
-    // multiples of |dy|, row lines at multiples of |dx|.
-    let (ax, ay) = (i128::from(dx.abs()), i128::from(dy.abs()));
-    let d = ax * ay;
+    // General case: the squares crossed and the interior lattice points passed, in order
+    // (exact integer walk, shared with `los::line_max`).
     let (sx, sy) = (dx.signum(), dy.signum());
-    let (x0, y0) = (i128::from(p0.0), i128::from(p0.1));
-    let (dx, dy) = (i128::from(dx), i128::from(dy));
-    let (mut i, mut j, mut prev) = (1i128, 1i128, 0i128);
-    loop {
-        let tv = if i < ax { i * ay } else { d };
-        let th = if j < ay { j * ax } else { d };
-        let next = tv.min(th);
-        // The square holding the midpoint of (prev, next).
-        let m = prev + next;
-        let col = x0 + floor_div(dx * m, 2 * d);
-        let row = y0 + floor_div(dy * m, 2 * d);
-        if !f(Meet::Square(sq(row as i64, col as i64))) {
-            return false;
-        }
-        if next >= d {
-            return true;
-        }
-        if tv == th {
+    crate::geometry::los::diagonal_walk(p0, (dx, dy), |step| match step {
+        crate::geometry::los::Crossing::Square { row, col } => f(Meet::Square(sq(row, col))),
+        crate::geometry::los::Crossing::Pinch { x, y } => {
             // An interior lattice point: the squares on either side of the line there.
-            let x = (x0 + dx * next / d) as i64;
-            let y = (y0 + dy * next / d) as i64;
             let col = |q: i64| if q < 0 { x - 1 } else { x };
             let row = |q: i64| if q < 0 { y - 1 } else { y };
-            if !f(Meet::Pair(sq(row(-sy), col(sx)), sq(row(sy), col(-sx)))) {
-                return false;
-            }
+            f(Meet::Pair(sq(row(-sy), col(sx)), sq(row(sy), col(-sx))))
         }
-        if tv == next {
-            i += 1;
-        }
-        if th == next {
-            j += 1;
-        }
-        prev = next;
-    }
+    })
 }
 
 /// Whether the segment `p0 → p1` is clear: no square it crosses, and no seam or pinch of two

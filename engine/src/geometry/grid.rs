@@ -152,10 +152,11 @@ pub struct Grid {
     /// first use; maps of at most [`COVER_CACHE_MAX_CELLS`] squares. Not serialized.
     #[serde(skip)]
     pub(crate) cover_cache: CoverCache,
-    /// Movement steps of a 1×1 mover, per square (built once from the arrays above on first
-    /// use; terrain never changes during an encounter). Not serialized.
+    /// Movement steps of a mover of each footprint side (index `side − 1`), per anchor
+    /// square, each built once from the arrays above on first use (terrain never changes
+    /// during an encounter). Not serialized.
     #[serde(skip)]
-    steps: std::sync::OnceLock<StepTable>,
+    steps: [std::sync::OnceLock<StepTable>; MAX_FOOTPRINT_SIDE as usize],
     /// The terrain planes of the tensor observation (`tensor::build`), built once on first
     /// use. Not serialized.
     #[serde(skip)]
@@ -205,10 +206,10 @@ pub(crate) struct RunLine {
     pub(crate) len: u32,
 }
 
-/// One legal terrain step of a 1×1 mover (see [`StepTable`]).
+/// One legal terrain step of a mover (see [`StepTable`]).
 #[derive(Debug, Clone, Copy)]
 struct Step {
-    /// Row-major index of the square entered.
+    /// Row-major index of the anchor square entered.
     to: u32,
     /// Cost in squares (terrain and climb) when the mover's 5-10-5 count is even / odd.
     cost: [u32; 2],
@@ -216,8 +217,9 @@ struct Step {
     diagonal: bool,
 }
 
-/// The terrain steps out of every square for a 1×1 mover, in [`NEIGHBOURS`] order: on the
-/// map, passable, the corner rule met, costs precomputed ([`Grid::step_cost`] rules).
+/// The terrain steps out of every anchor square for a mover of one footprint side, in
+/// [`NEIGHBOURS`] order: the new footprint on the map and passable, the corner rule met,
+/// costs precomputed (the most expensive newly entered square, [`Grid::step_cost`] rules).
 /// Creatures are not in it: the search checks their squares separately.
 #[derive(Debug, Clone, Default)]
 struct StepTable {
@@ -357,7 +359,7 @@ impl Grid {
             cover_bonus: Vec::with_capacity(n),
             loe_cache: LoeCache::new(n),
             cover_cache: CoverCache::new(n),
-            steps: std::sync::OnceLock::new(),
+            steps: Default::default(),
             terrain_planes: std::sync::OnceLock::new(),
             run_lines: Vec::new(),
         };
@@ -452,20 +454,17 @@ impl Grid {
         Some(cost)
     }
 
-    /// The 1×1 step table, built on first use.
-    fn step_table(&self) -> &StepTable {
-        self.steps.get_or_init(|| {
-            let (rows, cols) = (self.rows, self.cols);
-            let n = self.move_cost.len().min((rows as usize) * (cols as usize));
-            let cost_at = |r: i32, c: i32| -> u32 {
-                if (0..rows).contains(&r) && (0..cols).contains(&c) {
-                    let i = (r * cols + c) as usize;
-                    if i < n {
-                        return u32::from(self.move_cost[i]);
-                    }
-                }
-                0
-            };
+    /// The step table of a mover of footprint `side` (clamped), built on first use: exactly
+    /// the terrain tests and costs of the generic search ([`Grid::dijkstra_passages`] with a
+    /// binary heap, kept for tests): the new footprint on the map and passable; for a
+    /// diagonal, both orthogonal intermediate footprints too (the corner rule); the cost of
+    /// the most expensive newly entered square ([`Grid::enter_cost`], climb from the square
+    /// it comes from).
+    fn step_table(&self, side: i32) -> &StepTable {
+        let side = clamp_side(side);
+        self.steps[(side - 1) as usize].get_or_init(|| {
+            let cols = self.cols;
+            let n = self.search_cells();
             let mut t = StepTable {
                 first: Vec::with_capacity(n + 1),
                 steps: Vec::new(),
@@ -475,25 +474,41 @@ impl Grid {
                 t.first.push(t.steps.len() as u32);
                 let (r, c) = ((ai as i32) / cols, (ai as i32) % cols);
                 for (dr, dc) in NEIGHBOURS {
-                    let (br, bc) = (r + dr, c + dc);
-                    let m = cost_at(br, bc);
-                    if m == 0 {
+                    let b = Cell::new(r + dr, c + dc);
+                    let Some(bi) = self.index(b) else { continue };
+                    if bi >= n || !self.footprint_on_terrain(b, side) {
                         continue;
                     }
                     let diagonal = dr != 0 && dc != 0;
-                    if diagonal && (cost_at(r + dr, c) == 0 || cost_at(r, c + dc) == 0) {
+                    if diagonal
+                        && !(self.footprint_on_terrain(Cell::new(r + dr, c), side)
+                            && self.footprint_on_terrain(Cell::new(r, c + dc), side))
+                    {
                         continue;
                     }
-                    let bi = (br * cols + bc) as usize;
-                    let climb = (self.elevation[bi] - self.elevation[ai]).max(0) as u32;
-                    let terrain = |odd: bool| match (diagonal, m) {
-                        (false, m) => m,
-                        (true, 1) => 1 + u32::from(odd),
-                        (true, m) => m + 1,
+                    // Most expensive newly entered square, for each 5-10-5 parity.
+                    let cost = |odd: bool| {
+                        let mut step = 0u32;
+                        for fr in 0..side {
+                            for fc in 0..side {
+                                let x = Cell::new(b.row + fr, b.col + fc);
+                                let old = (r..r + side).contains(&x.row)
+                                    && (c..c + side).contains(&x.col);
+                                if old {
+                                    continue;
+                                }
+                                let src = Cell::new(x.row - dr, x.col - dc);
+                                let k = self
+                                    .enter_cost(src, x, diagonal, odd)
+                                    .expect("the new footprint is passable terrain");
+                                step = step.max(k);
+                            }
+                        }
+                        step
                     };
                     t.steps.push(Step {
                         to: bi as u32,
-                        cost: [terrain(false) + climb, terrain(true) + climb],
+                        cost: [cost(false), cost(true)],
                         diagonal,
                     });
                 }
@@ -707,7 +722,28 @@ impl Grid {
             }
         }
         if side == 1 && !FORCE_GENERIC_DIJKSTRA.with(|f| f.get()) {
-            self.dijkstra_single(&mut field, start_idx, max_cost, &pass);
+            self.dijkstra_buckets(
+                &mut field,
+                start_idx,
+                max_cost,
+                self.step_table(1),
+                |bi| pass[bi] != Passage::Blocked,
+                |bi| pass[bi] == Passage::Free,
+            );
+            return finish(field);
+        }
+        if !FORCE_GENERIC_DIJKSTRA.with(|f| f.get()) {
+            // Per anchor: no square of its footprint Blocked (it may be entered, the terrain
+            // being the step table's part), every square Free (it may be stopped on).
+            let (enter, free) = self.footprint_passages(side, &pass);
+            self.dijkstra_buckets(
+                &mut field,
+                start_idx,
+                max_cost,
+                self.step_table(side),
+                |bi| enter[bi],
+                |bi| free[bi],
+            );
             return finish(field);
         }
         let pass_at = |c: Cell| self.index(c).map_or(Passage::Blocked, |i| pass[i]);
@@ -786,16 +822,52 @@ impl Grid {
         finish(field)
     }
 
-    /// [`Grid::dijkstra`] for a 1×1 mover: the same states, costs, corner rule and tie-breaks,
-    /// on flat indices (the hot path of legal actions and the default policy).
-    fn dijkstra_single(
+    /// For each anchor of a footprint of `side` squares (row-major, `pass.len()` entries):
+    /// whether no square of its footprint is [`Passage::Blocked`], and whether every one is
+    /// [`Passage::Free`] (squares off the map or beyond `pass` count as Blocked, as in the
+    /// generic search; the terrain is the step table's part).
+    fn footprint_passages(&self, side: i32, pass: &[Passage]) -> (Vec<bool>, Vec<bool>) {
+        let n = pass.len();
+        let cols = self.cols as usize;
+        let side = side as usize;
+        let at = |r: usize, c: usize| {
+            if r < self.rows as usize && c < cols && r * cols + c < n {
+                pass[r * cols + c]
+            } else {
+                Passage::Blocked
+            }
+        };
+        let mut enter = Vec::with_capacity(n);
+        let mut free = Vec::with_capacity(n);
+        for i in 0..n {
+            let (r, c) = (i / cols, i % cols);
+            let (mut e, mut f) = (true, true);
+            for fr in 0..side {
+                for fc in 0..side {
+                    let p = at(r + fr, c + fc);
+                    e &= p != Passage::Blocked;
+                    f &= p == Passage::Free;
+                }
+            }
+            enter.push(e);
+            free.push(f);
+        }
+        (enter, free)
+    }
+
+    /// [`Grid::dijkstra`] on flat indices with a per-grid step table (the hot path of legal
+    /// actions and the default policy): the same states, costs, corner rule and tie-breaks as
+    /// the generic search. `enter(anchor)`: no creature square of the footprint blocks it;
+    /// `free(anchor)`: the mover may stop there.
+    fn dijkstra_buckets(
         &self,
         field: &mut FieldStates,
         start_idx: usize,
         max_cost: Option<u32>,
-        pass: &[Passage],
+        table: &StepTable,
+        enter: impl Fn(usize) -> bool,
+        free: impl Fn(usize) -> bool,
     ) {
-        let table = self.step_table();
         let max_cost = max_cost.unwrap_or(u32::MAX);
         field.dist[2 * start_idx] = 0;
         field.stop[start_idx] = true;
@@ -832,7 +904,7 @@ impl Grid {
                         &table.steps[table.first[ai] as usize..table.first[ai + 1] as usize];
                     for step in steps {
                         let bi = step.to as usize;
-                        if pass[bi] == Passage::Blocked {
+                        if !enter(bi) {
                             continue;
                         }
                         let nd = dd.saturating_add(step.cost[odd]);
@@ -843,7 +915,7 @@ impl Grid {
                         if nd < field.dist[t] {
                             field.dist[t] = nd;
                             field.pred[t] = s as u32;
-                            field.stop[bi] = pass[bi] == Passage::Free;
+                            field.stop[bi] = free(bi);
                             let k = (nd as usize % ring) * words + t / 64;
                             let bit = 1u64 << (t % 64);
                             if buckets[k] & bit == 0 {
@@ -1439,11 +1511,13 @@ mod tests {
         }
     }
 
-    /// The same on larger pseudo-random maps: several bitset words per bucket, steps costing
-    /// up to 3 + 9 squares (difficult diagonal, climbing nine levels), so the bucket ring
-    /// wraps many times.
+    /// The same on larger pseudo-random maps, for footprints of 1, 2 and 3 squares (the
+    /// bucket search with the step table of each side): several bitset words per bucket, steps
+    /// costing up to 3 + 9 squares (difficult diagonal, climbing nine levels), so the bucket
+    /// ring wraps many times.
     #[test]
     fn single_square_dijkstra_matches_generic_on_random_maps() {
+        let mut reached = 0usize;
         let mut x = 0x2545_F491_4F6C_DD1Du64;
         let mut next = move |m: u64| {
             x ^= x << 13;
@@ -1494,14 +1568,22 @@ mod tests {
             };
             for _ in 0..4 {
                 let start = c(next(rows as u64) as i32, next(cols as u64) as i32);
-                for max in [None, Some(3), Some(17)] {
-                    let fast = g.dijkstra(start, 1, max, &occupant);
-                    FORCE_GENERIC_DIJKSTRA.with(|f| f.set(true));
-                    let slow = g.dijkstra(start, 1, max, &occupant);
-                    FORCE_GENERIC_DIJKSTRA.with(|f| f.set(false));
-                    assert_eq!(fast.states, slow.states, "round {round} {start} {max:?}");
+                for side in 1..=3 {
+                    for max in [None, Some(3), Some(17)] {
+                        let fast = g.dijkstra(start, side, max, &occupant);
+                        FORCE_GENERIC_DIJKSTRA.with(|f| f.set(true));
+                        let slow = g.dijkstra(start, side, max, &occupant);
+                        FORCE_GENERIC_DIJKSTRA.with(|f| f.set(false));
+                        assert_eq!(
+                            fast.states, slow.states,
+                            "round {round} {start} side {side} {max:?}"
+                        );
+                        reached += fast.states.dist.iter().filter(|&&d| d != UNREACHED).count();
+                    }
                 }
             }
         }
+        // The searches go somewhere: the maps are not all walls.
+        assert!(reached > 5_000, "{reached}");
     }
 }

@@ -60,20 +60,13 @@ fn cell_at(row: i64, col: i64) -> Option<Cell> {
     ))
 }
 
-fn floor_div(a: i128, b: i128) -> i128 {
-    let q = a / b;
-    if (a % b != 0) && ((a < 0) != (b < 0)) {
-        q - 1
-    } else {
-        q
-    }
-}
-
 /// The largest value a line from `p0` to `p1` meets: the value of every square whose open
 /// interior it crosses, and for seams (shared edges, lattice points between diagonal squares)
 /// the smaller value of the two squares on either side. `value(None)` is asked for squares off
 /// the representable range; callers treat off-map squares as solid.
-fn line_max(p0: Pt, p1: Pt, value: &dyn Fn(Option<Cell>) -> u8) -> u8 {
+///
+/// Integer arithmetic without division (see [`diagonal_walk`]).
+fn line_max<F: Fn(Option<Cell>) -> u8>(p0: Pt, p1: Pt, value: &F) -> u8 {
     let (dx, dy) = (p1.x - p0.x, p1.y - p0.y);
     let v = |row: i64, col: i64| value(cell_at(row, col));
     // Pinch at an interior lattice point (X, Y) between diagonal squares on opposite sides.
@@ -115,66 +108,116 @@ fn line_max(p0: Pt, p1: Pt, value: &dyn Fn(Option<Cell>) -> u8) -> u8 {
         }
         return best;
     }
-    // General case: parameter t ∈ [0, 1] scaled by D = |dx|·|dy|; the line crosses column
-    // lines at multiples of |dy| and row lines at multiples of |dx|.
-    let (ax, ay) = (i128::from(dx.abs()), i128::from(dy.abs()));
-    let d = ax * ay;
     let (sx, sy) = (dx.signum(), dy.signum());
-    let (x0, y0) = (i128::from(p0.x), i128::from(p0.y));
-    let (dx, dy) = (i128::from(dx), i128::from(dy));
-    let (mut i, mut j) = (1i128, 1i128); // next column / row crossing index
-    let mut prev = 0i128;
-    loop {
-        let tv = if i < ax { i * ay } else { d };
-        let th = if j < ay { j * ax } else { d };
-        let next = tv.min(th);
-        // Square containing the midpoint of (prev, next).
-        let m = prev + next;
-        let col = x0 + floor_div(dx * m, 2 * d);
-        let row = y0 + floor_div(dy * m, 2 * d);
-        best = best.max(v(row as i64, col as i64));
-        if next >= d {
-            break;
+    diagonal_walk((p0.x, p0.y), (dx, dy), |step| {
+        match step {
+            Crossing::Square { row, col } => best = best.max(v(row, col)),
+            Crossing::Pinch { x, y } => best = best.max(pinch(x, y, sx, sy)),
         }
-        if tv == th {
-            // Interior lattice point.
-            let x = x0 + dx * next / d;
-            let y = y0 + dy * next / d;
-            best = best.max(pinch(x as i64, y as i64, sx, sy));
-        }
-        if tv == next {
-            i += 1;
-        }
-        if th == next {
-            j += 1;
-        }
-        prev = next;
-    }
+        true
+    });
     best
 }
 
-fn in_footprint(c: Cell, anchor: Cell, side: i32) -> bool {
-    let side = i64::from(side.clamp(1, crate::geometry::grid::MAX_FOOTPRINT_SIDE));
-    let (r, col) = (i64::from(c.row), i64::from(c.col));
-    let (r0, c0) = (i64::from(anchor.row), i64::from(anchor.col));
-    (r0..r0 + side).contains(&r) && (c0..c0 + side).contains(&col)
+/// What a segment that is not axis-aligned meets next ([`diagonal_walk`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Crossing {
+    /// It crosses the open interior of the square at (row, col).
+    Square { row: i64, col: i64 },
+    /// It passes the interior lattice point (x, y) = (column line, row line).
+    Pinch { x: i64, y: i64 },
+}
+
+/// Walks the segment from lattice point `p0 = (x, y)` by `(dx, dy)` (both non-zero), calling
+/// `f` for each square whose interior it crosses and each interior lattice point it passes,
+/// in order from `p0`, until `f` returns false; returns whether the walk reached the end.
+///
+/// Exact integer arithmetic without division: with `t ∈ [0, |dx|·|dy|]` along the segment,
+/// it crosses its `i`-th column line (`x0 + sx·i`) at `t = i·|dy|` and its `j`-th row line at
+/// `t = j·|dx|`. Between two consecutive crossings it lies inside one square: past `i − 1`
+/// column lines and `j − 1` row lines, i.e. column `x0 + sx·(i − 1)` (`x0 − i` going left)
+/// and row `y0 + sy·(j − 1)` (`y0 − j` going up). `e = i·|dy| − j·|dx|` orders the next two
+/// crossings (`e = 0`: both at once, a lattice point); it stays within `±max(|dx|, |dy|)`.
+/// The squares and points are the same as the midpoint rule's
+/// (`⌊dx·(t₁+t₂) / 2D⌋` for the crossing pair `t₁ < t₂`) it replaces, without its 128-bit
+/// divisions.
+pub(crate) fn diagonal_walk(
+    p0: (i64, i64),
+    (dx, dy): (i64, i64),
+    mut f: impl FnMut(Crossing) -> bool,
+) -> bool {
+    debug_assert!(dx != 0 && dy != 0);
+    let (ax, ay) = (dx.abs(), dy.abs());
+    let (sx, sy) = (dx.signum(), dy.signum());
+    // The column (row) of the square before the i-th (j-th) crossing is col0 + sx·(i − 1).
+    let col0 = if sx > 0 { p0.0 } else { p0.0 - 1 };
+    let row0 = if sy > 0 { p0.1 } else { p0.1 - 1 };
+    let (mut i, mut j) = (1i64, 1i64);
+    let mut e = ay - ax;
+    loop {
+        let square = Crossing::Square {
+            row: row0 + sy * (j - 1),
+            col: col0 + sx * (i - 1),
+        };
+        if !f(square) {
+            return false;
+        }
+        if i == ax && j == ay {
+            return true;
+        }
+        let was = e;
+        if was == 0 {
+            let pinch = Crossing::Pinch {
+                x: p0.0 + sx * i,
+                y: p0.1 + sy * j,
+            };
+            if !f(pinch) {
+                return false;
+            }
+        }
+        if was <= 0 {
+            i += 1;
+            e += ay;
+        }
+        if was >= 0 {
+            j += 1;
+            e -= ax;
+        }
+    }
 }
 
 /// Value function over squares: 0 in either footprint, `solid` off the map, else `f(cell)`.
-fn valued<'a>(
+fn valued<'a, F: Fn(Cell) -> u8>(
     grid: &'a Grid,
     a: Cell,
     a_side: i32,
     b: Cell,
     b_side: i32,
     solid: u8,
-    f: &'a dyn Fn(Cell) -> u8,
+    f: &'a F,
 ) -> impl Fn(Option<Cell>) -> u8 + 'a {
+    // Each footprint as half-open row and column ranges (sides clamped as everywhere).
+    let range = |anchor: Cell, side: i32| {
+        let side = i64::from(side.clamp(1, crate::geometry::grid::MAX_FOOTPRINT_SIDE));
+        let (r0, c0) = (i64::from(anchor.row), i64::from(anchor.col));
+        (r0..r0 + side, c0..c0 + side)
+    };
+    let (fa, fb) = (range(a, a_side), range(b, b_side));
     move |c: Option<Cell>| match c {
         None => solid,
-        Some(c) if in_footprint(c, a, a_side) || in_footprint(c, b, b_side) => 0,
-        Some(c) if !grid.in_bounds(c) => solid,
-        Some(c) => f(c),
+        Some(c) => {
+            let (r, col) = (i64::from(c.row), i64::from(c.col));
+            let inside = |(rows, cols): &(std::ops::Range<i64>, std::ops::Range<i64>)| {
+                rows.contains(&r) && cols.contains(&col)
+            };
+            if inside(&fa) || inside(&fb) {
+                0
+            } else if !grid.in_bounds(c) {
+                solid
+            } else {
+                f(c)
+            }
+        }
     }
 }
 
@@ -239,12 +282,12 @@ pub enum CoverMode {
 
 /// Ranged corner rule with a value function: for each attacker square and each of its four
 /// corners, the max over lines to every corner of every target square; min over all of those.
-fn best_corner_score(
+fn best_corner_score<F: Fn(Option<Cell>) -> u8>(
     a: Cell,
     a_side: i32,
     b: Cell,
     b_side: i32,
-    value: &dyn Fn(Option<Cell>) -> u8,
+    value: &F,
 ) -> u8 {
     let targets = footprint_corners(b, b_side);
     let mut best = u8::MAX;
@@ -824,5 +867,101 @@ mod cover_cache_tests {
             soft > 0 && pruned > 0,
             "soft cover {soft}, creatures ruled out {pruned}"
         );
+    }
+}
+
+#[cfg(test)]
+mod walk_tests {
+    use super::*;
+
+    fn floor_div(a: i128, b: i128) -> i128 {
+        let q = a / b;
+        if (a % b != 0) && ((a < 0) != (b < 0)) {
+            q - 1
+        } else {
+            q
+        }
+    }
+
+    /// The midpoint rule `diagonal_walk` replaced (128-bit divisions): the square holding the
+    /// midpoint of each pair of consecutive crossings, and each interior lattice point.
+    fn midpoint_walk(p0: (i64, i64), (dx, dy): (i64, i64), limit: usize) -> Vec<Crossing> {
+        let mut out = Vec::new();
+        let (ax, ay) = (i128::from(dx.abs()), i128::from(dy.abs()));
+        let d = ax * ay;
+        let (x0, y0) = (i128::from(p0.0), i128::from(p0.1));
+        let (dx, dy) = (i128::from(dx), i128::from(dy));
+        let (mut i, mut j, mut prev) = (1i128, 1i128, 0i128);
+        loop {
+            let tv = if i < ax { i * ay } else { d };
+            let th = if j < ay { j * ax } else { d };
+            let next = tv.min(th);
+            let m = prev + next;
+            out.push(Crossing::Square {
+                row: (y0 + floor_div(dy * m, 2 * d)) as i64,
+                col: (x0 + floor_div(dx * m, 2 * d)) as i64,
+            });
+            if next >= d || out.len() >= limit {
+                return out;
+            }
+            if tv == th {
+                out.push(Crossing::Pinch {
+                    x: (x0 + dx * next / d) as i64,
+                    y: (y0 + dy * next / d) as i64,
+                });
+            }
+            if tv == next {
+                i += 1;
+            }
+            if th == next {
+                j += 1;
+            }
+            prev = next;
+        }
+    }
+
+    /// The division-free walk meets exactly the squares and lattice points of the midpoint
+    /// rule, in the same order, for every segment with |dx|, |dy| ≤ 24 from points on both
+    /// sides of the origin, and for segments near the ends of the `i32` range.
+    #[test]
+    fn diagonal_walk_equals_the_midpoint_rule() {
+        let mut n = 0;
+        for p0 in [(0, 0), (-3, 5), (7, -2)] {
+            for dx in -24i64..=24 {
+                for dy in -24i64..=24 {
+                    if dx == 0 || dy == 0 {
+                        continue;
+                    }
+                    let mut got = Vec::new();
+                    assert!(diagonal_walk(p0, (dx, dy), |c| {
+                        got.push(c);
+                        true
+                    }));
+                    assert_eq!(
+                        got,
+                        midpoint_walk(p0, (dx, dy), usize::MAX),
+                        "{p0:?} ({dx}, {dy})"
+                    );
+                    n += 1;
+                }
+            }
+        }
+        let big = i64::from(i32::MAX);
+        for (p0, d) in [
+            ((-big, -big), (37, 2 * big)),
+            ((big, 0), (-2 * big, 3)),
+            ((0, big), (5, -7)),
+        ] {
+            let mut got = Vec::new();
+            diagonal_walk(p0, d, |c| {
+                got.push(c);
+                got.len() < 200
+            });
+            let want = midpoint_walk(p0, d, 300);
+            assert_eq!(got[..], want[..got.len()], "{p0:?} {d:?}");
+        }
+        assert!(n > 6000);
+        // Stopping early: the walk reports it.
+        assert!(!diagonal_walk((0, 0), (3, 2), |_| false));
     }
 }

@@ -112,8 +112,10 @@ pub(crate) fn attack_roll(
     let broken = ep.weapon_broken(a, w);
     let res = crate::effects::resolve(&mods, Stat::Attack, &ctx);
     let bonus = weapon.attack_bonus + opts.penalty + res.total;
+    // The transcript line's parts are formatted only when a transcript is kept.
+    let keep = ep.keeps_transcript();
     let mut notes: Vec<String> = Vec::new();
-    if !res.applied.is_empty() {
+    if keep && !res.applied.is_empty() {
         notes.push(res.note());
     }
     match opts.tag {
@@ -136,15 +138,19 @@ pub(crate) fn attack_roll(
     let hit = d != 1 && (d == 20 || total >= ac);
     let tid = ep.id_of(t).to_string();
     let ac_label = if touch { "touch AC" } else { "AC" };
-    let note = if notes.is_empty() {
+    let note = if notes.is_empty() || !keep {
         String::new()
     } else {
         format!(" [{}]", notes.join(", "))
     };
-    let head = format!(
-        "{} vs {tid} d20={d}{bonus:+}={total} {ac_label} {ac}{note}",
-        weapon.name
-    );
+    let head = if keep {
+        format!(
+            "{} vs {tid} d20={d}{bonus:+}={total} {ac_label} {ac}{note}",
+            weapon.name
+        )
+    } else {
+        String::new()
+    };
     // Firearm misfire (Ultimate Combat — Firearms): a natural roll within the misfire value
     // (1; +4 once broken) misses; the firearm gains the broken condition, and a broken
     // firearm that misfires again explodes (here: destroyed; the explosion's damage is not
@@ -164,17 +170,17 @@ pub(crate) fn attack_roll(
             } else {
                 "MISFIRE"
             };
-            ep.log_turn(a, format!("{head} -> {what}"));
+            ep.log_turn_with(a, || format!("{head} -> {what}"));
             return;
         }
     }
     if !hit {
-        ep.log_turn(a, format!("{head} -> MISS"));
+        ep.log_turn_with(a, || format!("{head} -> MISS"));
         return;
     }
     // Mirror image (CRB — Spells: Mirror Image): the hit may strike an image instead.
     if let Some(image) = crate::rules::magic::mirror_image_takes(ep, t) {
-        ep.log_turn(a, format!("{head} -> HIT {image}"));
+        ep.log_turn_with(a, || format!("{head} -> HIT {image}"));
         return;
     }
     // Critical threat and confirmation: the confirmation is an attack roll with the same
@@ -198,8 +204,10 @@ pub(crate) fn attack_roll(
             let confirmed = c != 1 && (c == 20 || ct >= ac);
             if confirmed {
                 mult = if broken { 2 } else { weapon.crit_mult };
-                crit_note = format!(" x{mult} (confirm d20={c}{bonus:+}={ct})");
-            } else {
+                if keep {
+                    crit_note = format!(" x{mult} (confirm d20={c}{bonus:+}={ct})");
+                }
+            } else if keep {
                 crit_note = format!(" (threat not confirmed d20={c}{bonus:+}={ct})");
             }
         }
@@ -208,10 +216,12 @@ pub(crate) fn attack_roll(
     let concealment = crate::rules::concealment::roll_concealment(ep, a, t);
     if let Some(c) = &concealment {
         if c.missed {
-            ep.log_turn(a, format!("{head} -> MISS ({c}){crit_note}"));
+            ep.log_turn_with(a, || format!("{head} -> MISS ({c}){crit_note}"));
             return;
         }
-        crit_note = format!("{crit_note} ({c})");
+        if keep {
+            crit_note = format!("{crit_note} ({c})");
+        }
     }
     let miss = concealment.map_or(0, |c| c.chance);
     // Sneak attack (CRB — Classes: Rogue, Sneak Attack): when the target is denied its Dex
@@ -264,7 +274,11 @@ pub(crate) fn attack_roll(
         ep.attrition[idx(a)].crits += 1;
     }
     let verdict = if mult > 1 { "CRIT" } else { "HIT" };
-    let head = format!("{head} -> {verdict}{crit_note}");
+    let head = if keep {
+        format!("{head} -> {verdict}{crit_note}")
+    } else {
+        head
+    };
     let line = |before: i32, after: i32| {
         format!(
             "{head} {} damage{} ({tid} hp {before}->{after})",

@@ -78,7 +78,7 @@ pub(crate) fn take_damage(
     if let Some(a) = by {
         ep.attrition[a.0 as usize].damage_dealt += amount as i64;
         ep.attrition[i].damage_taken += amount as i64;
-        if let Some(f) = describe {
+        if let Some(f) = describe.filter(|_| ep.keeps_transcript()) {
             let line = f(before, after);
             ep.log_turn(a, line);
         }

@@ -376,31 +376,34 @@ pub(crate) fn start(ep: &mut Episode, a: CombatantId, p: CastPlan) {
     spend_use(ep, a, p.spell, p.metamagic.level_increase());
     let defensively = p.defensively || std::mem::take(&mut ep.st[idx(a)].cast_defensively);
     ep.st[idx(a)].metamagic_next = MetamagicSet::default();
-    let at = match (p.target, p.at) {
-        (_, Some(c)) => format!(" at {c}"),
-        (Some(t), None) if t != a => format!(" on {}", ep.id_of(t)),
-        _ => String::new(),
-    };
-    let how = if cs.spell_like {
-        "uses the spell-like ability"
-    } else {
-        "casts"
-    };
-    let raised = cs.level + p.metamagic.level_increase();
-    let slot = match cs.uses {
-        SpellUses::Slot => format!(" (level {raised} slot)"),
-        SpellUses::Unlimited if raised > cs.level => format!(" (level {raised} slot)"),
-        _ => String::new(),
-    };
-    let mm = p.metamagic.list();
-    let slot = if mm.is_empty() {
-        slot
-    } else {
-        let names: Vec<&str> = mm.iter().map(|m| m.name()).collect();
-        format!("{slot} [{}]", names.join(", "))
-    };
-    let mode = if defensively { ", defensively" } else { "" };
-    ep.log_turn(a, format!("{how} {name}{at}{slot}{mode}"));
+    // The cast's transcript line, formatted only when a transcript is kept.
+    if ep.keeps_transcript() {
+        let at = match (p.target, p.at) {
+            (_, Some(c)) => format!(" at {c}"),
+            (Some(t), None) if t != a => format!(" on {}", ep.id_of(t)),
+            _ => String::new(),
+        };
+        let how = if cs.spell_like {
+            "uses the spell-like ability"
+        } else {
+            "casts"
+        };
+        let raised = cs.level + p.metamagic.level_increase();
+        let slot = match cs.uses {
+            SpellUses::Slot => format!(" (level {raised} slot)"),
+            SpellUses::Unlimited if raised > cs.level => format!(" (level {raised} slot)"),
+            _ => String::new(),
+        };
+        let mm = p.metamagic.list();
+        let slot = if mm.is_empty() {
+            slot
+        } else {
+            let names: Vec<&str> = mm.iter().map(|m| m.name()).collect();
+            format!("{slot} [{}]", names.join(", "))
+        };
+        let mode = if defensively { ", defensively" } else { "" };
+        ep.log_turn(a, format!("{how} {name}{at}{slot}{mode}"));
+    }
     // The spell's level for concentration: the heightened one with Heighten Spell.
     let level = i32::from(cs.level) + i32::from(p.metamagic.has(Metamagic::Heighten));
     // Grappled (CRB — Magic: Concentration, Grappled or Pinned): DC 10 + the grappler's CMB
@@ -1282,10 +1285,9 @@ fn affect(
     let tid = ep.id_of(t).to_string();
     let hostile = ep.enemies(a, t);
     if immune_to_spell(ep, &spell, t) {
-        ep.log_turn(
-            a,
-            format!("{}: {tid} is immune (mind-affecting)", spell.name),
-        );
+        ep.log_turn_with(a, || {
+            format!("{}: {tid} is immune (mind-affecting)", spell.name)
+        });
         return;
     }
     if spell.spell_resistance && hostile && ep.spec(t).spell_resistance > 0 {
@@ -1310,13 +1312,12 @@ fn affect(
     if let Some(p) = pool {
         let hd = hit_dice(ep, t);
         if hd > *p {
-            ep.log_turn(
-                a,
+            ep.log_turn_with(a, || {
                 format!(
                     "{}: {tid} ({hd} HD) is beyond the Hit Dice left",
                     spell.name
-                ),
-            );
+                )
+            });
             return;
         }
     }
@@ -1348,15 +1349,14 @@ fn affect(
                 _ => 0,
             };
             if cover > 0 {
-                ep.log_turn(
-                    t,
-                    format!("cover from the area's origin: +{cover} on its Reflex save"),
-                );
+                ep.log_turn_with(t, || {
+                    format!("cover from the area's origin: +{cover} on its Reflex save")
+                });
             }
             let r = ep.roll_save(t, save.kind, dc - cover, &descriptors);
             saved = r.success;
             if saved && save.on_success == OnSave::Negates {
-                ep.log_turn(a, format!("{}: {tid} saves, no effect", spell.name));
+                ep.log_turn_with(a, || format!("{}: {tid} saves, no effect", spell.name));
                 return;
             }
         }
@@ -1432,7 +1432,12 @@ fn affect(
             } => {
                 let flat = flat_scaling.map_or(0, |s| s.at(cl)) as i32;
                 let (rolled, text) = roll_spell_dice_mm(ep, dice, 0, flat, 1, mm);
-                heal(ep, a, t, rolled, &format!("{}: {text}", spell.name));
+                let what = if ep.keeps_transcript() {
+                    format!("{}: {text}", spell.name)
+                } else {
+                    String::new()
+                };
+                heal(ep, a, t, rolled, &what);
             }
             SpellEffect::Condition {
                 condition,

@@ -123,11 +123,11 @@ pub(crate) fn execute_ready(
     }
     ep.log_turn(a, format!("readies {what} (trigger: {on})"));
     let round = ep.round;
-    ep.st[idx(a)].readied = Some(Readied {
+    ep.st[idx(a)].readied = Some(Box::new(Readied {
         action,
         trigger,
         round,
-    });
+    }));
 }
 
 impl Episode {

@@ -78,19 +78,18 @@ impl Episode {
         let roll = self.roll(20) as i32;
         let total = roll + bonus;
         let success = roll != 1 && (roll == 20 || total >= dc);
-        let note = if note.is_empty() {
-            String::new()
-        } else {
-            format!(" [{note}]")
-        };
-        self.log_turn(
-            c,
+        self.log_turn_with(c, || {
+            let note = if note.is_empty() {
+                String::new()
+            } else {
+                format!(" [{note}]")
+            };
             format!(
                 "{} save d20={roll}{bonus:+}={total} vs DC {dc}{note} -> {}",
                 kind.name(),
                 if success { "success" } else { "failure" }
-            ),
-        );
+            )
+        });
         SaveResult {
             success,
             roll,
