@@ -326,6 +326,30 @@ fn crb_acid_arrow_recurring_damage_at_the_start_of_the_targets_turns() {
         .is_empty());
 }
 
+/// CRB — Combat: Injury and Death, Stable Characters and Recovery: a dying creature taking
+/// continuous damage ("such as from an acid arrow") still takes it and automatically fails
+/// its stabilization check, losing 1 more hit point. The foe (3 hp) drops to −2 from the
+/// arrow (2 + 3); at the start of its turn the acid burns 2 (1 + 1): −4; no d20: −5.
+#[test]
+fn crb_acid_arrow_keeps_burning_a_dying_creature_which_fails_to_stabilize() {
+    let mut ep = fight(
+        vec![
+            unit("a", "mage", mage(3, &["acid arrow"]), (3, 1)),
+            unit("b", "foe", set(creature("foe"), "hp_max", json!(3)), (3, 6)),
+            unit("b", "buddy", creature("buddy"), (6, 13)),
+        ],
+        &[15, 2, 3, 1, 1],
+    );
+    let f = cid(&ep, "foe");
+    assert_all_ok(&submit(&mut ep, &[cast(0, f)]));
+    assert_eq!(hp(&ep, f), -2);
+    end_turn(&mut ep);
+    turn_of(&mut ep, "buddy");
+    assert_eq!(hp(&ep, f), -5, "{}", log(&ep));
+    assert_eq!(ep.life_state(f), LifeState::Dying);
+    assert_eq!(dice_left(&ep), 0);
+}
+
 #[test]
 fn crb_dispel_magic_ends_a_spell_effect_on_a_caster_level_check() {
     let mut v = caster(

@@ -8,9 +8,19 @@ use crate::episode::*;
 impl Episode {
     /// Dying at the start of its turn: DC 10 Constitution check with a penalty equal to the
     /// negative hit point total; a natural 20 succeeds; failure loses 1 hp (CRB — Combat:
-    /// Injury and Death, Dying / Stable Characters and Recovery).
-    pub(crate) fn stabilization_check(&mut self, actor: CombatantId) {
+    /// Injury and Death, Dying / Stable Characters and Recovery). `continuous`: it is taking
+    /// continuous damage (bleed, acid arrow), so it "automatically fails all Constitution
+    /// checks made to stabilize" — no die is rolled — and loses the 1 hp.
+    pub(crate) fn stabilization_check(&mut self, actor: CombatantId, continuous: bool) {
         let i = actor.0 as usize;
+        if continuous {
+            self.log_turn(
+                actor,
+                "stabilize: automatically fails (taking continuous damage) -> loses 1 hp".into(),
+            );
+            self.lose_hp(actor, 1);
+            return;
+        }
         let con_mod = self.enc.combatants[i].spec.abilities.con_mod();
         let hp = self.st[i].hp;
         let d = self.roll(20) as i32;
@@ -35,6 +45,13 @@ impl Episode {
     pub fn set_hp_for_tests(&mut self, c: CombatantId, hp: i32) {
         self.st[c.0 as usize].hp = hp;
         self.update_life(c);
+    }
+
+    /// Test-only (feature `testing`): set `c`'s life state as is (e.g. `Stable` at negative
+    /// hit points, which only a successful stabilization check reaches in play).
+    #[cfg(feature = "testing")]
+    pub fn set_life_for_tests(&mut self, c: CombatantId, life: LifeState) {
+        self.st[c.0 as usize].life = life;
     }
 
     /// Lose hit points (no attacker) and update the life state.
@@ -106,4 +123,13 @@ impl Episode {
             }
         }
     }
+}
+
+/// Bleed at the start of `c`'s turn (CRB — Appendix: Conditions, Bleed: "takes the listed
+/// amount of damage at the beginning of its turn"): 1 hp of hit point loss, unconscious or
+/// not.
+pub(crate) fn bleed_tick(ep: &mut Episode, c: CombatantId) {
+    let amount = 1;
+    ep.log_turn(c, format!("bleeds: loses {amount} hp"));
+    ep.lose_hp(c, amount);
 }
