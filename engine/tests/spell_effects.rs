@@ -221,6 +221,43 @@ fn crb_healing_a_dying_creature_to_zero_or_more_makes_it_conscious() {
     assert_eq!(ep.life_state(al), LifeState::Healthy);
 }
 
+/// CRB — Appendix: Conditions, Bleed: "Bleeding can be stopped by a DC 15 Heal check or
+/// through the application of any spell that cures hit point damage." The bleeding ally
+/// (1d6 a turn) is cured (1d8 4 + 1): it stops bleeding, and its next turn costs nothing.
+#[test]
+fn crb_magical_healing_stops_bleeding() {
+    use pf1e_engine::effects::conditions::Condition;
+    let mut v = caster("cleric", 1, &["cure light wounds"], json!({"1": 1}));
+    v["casting_ability"] = json!("wis");
+    let ally = set(
+        creature("ally"),
+        "conditions",
+        json!([{"name": "bleeding", "amount": "1d6"}]),
+    );
+    let mut ep = fight(
+        vec![
+            unit("a", "cleric", v, (3, 1)),
+            unit("a", "ally", ally, (3, 2)),
+            unit("b", "foe", creature("foe"), (5, 10)),
+        ],
+        &[4],
+    );
+    let al = cid(&ep, "ally");
+    ep.set_hp_for_tests(al, 10);
+    assert_all_ok(&submit(&mut ep, &[cast(0, al)]));
+    assert_eq!(hp(&ep, al), 15);
+    assert!(!ep.has_condition(al, Condition::Bleeding), "{}", log(&ep));
+    assert!(log(&ep).contains("ally: stops bleeding"), "{}", log(&ep));
+    end_turn(&mut ep);
+    turn_of(&mut ep, "foe");
+    assert_eq!(hp(&ep, al), 15, "{}", log(&ep));
+    assert_eq!(
+        ep.observation(None).combatants[al.0 as usize].bleed_damage,
+        None
+    );
+    assert_eq!(dice_left(&ep), 0);
+}
+
 #[test]
 fn crb_cause_fear_partial_save_shaken_one_round_instead_of_frightened() {
     use pf1e_engine::effects::conditions::Condition;

@@ -561,6 +561,11 @@ pub struct InitialCondition {
     /// The bearer's turns it lasts; absent = until removed.
     #[serde(default)]
     pub rounds: Option<u32>,
+    /// `bleeding` only: hit points lost at the start of each of its turns, dice notation
+    /// rolled each turn (`"1d6"`, `"2"`; CRB — Appendix: Conditions, Bleed; Bestiary —
+    /// Universal Monster Rules, Bleed); absent = 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub amount: Option<String>,
 }
 
 /// Physical damage types (subject to DR; multiplied on a critical hit).
@@ -1272,6 +1277,19 @@ impl CombatantSpec {
             }
             if c.rounds == Some(0) || c.rounds.is_some_and(|r| r > 10_000) {
                 return err(format!("conditions[{i}].rounds"), "must be in 1..=10000");
+            }
+            if let Some(a) = &c.amount {
+                if crate::effects::conditions::Condition::from_name(&c.name)
+                    != Some(crate::effects::conditions::Condition::Bleeding)
+                {
+                    return err(
+                        format!("conditions[{i}].amount"),
+                        "only a `bleeding` condition has an amount",
+                    );
+                }
+                if let Err(e) = crate::rules::life::check_bleed_amount(a) {
+                    return err(format!("conditions[{i}].amount"), &e);
+                }
             }
         }
         let mut ids = std::collections::BTreeSet::new();

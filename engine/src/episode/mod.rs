@@ -680,6 +680,13 @@ pub(crate) fn initial_state(p: &crate::content::encounter::Placed) -> CState {
         pending_cast: None,
         held_charge: None,
         spell_effects: Vec::new(),
+        // The amount of an initial `bleeding` condition (validated when loaded).
+        bleed_damage: p
+            .spec
+            .conditions
+            .iter()
+            .find(|c| Condition::from_name(&c.name) == Some(Condition::Bleeding))
+            .and_then(|c| c.amount.clone()),
         recurring: Vec::new(),
         mirror_images: 0,
         absent: p.summoned_by.is_some(),

@@ -212,6 +212,11 @@ pub struct CombatantObs {
     pub active_buffs: BTreeMap<String, u32>,
     /// Recurring spell damage on it (the seed's `recurring_damage`).
     pub recurring_damage: Vec<RecurringObs>,
+    /// While it bleeds: the hit points it loses at the start of each of its turns, dice
+    /// notation (`"1"`, `"1d6"`; the seed's `bleed_damage`, there an integer with 0 for not
+    /// bleeding); absent when it does not bleed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bleed_damage: Option<String>,
     /// Mirror images left.
     pub mirror_images: u32,
     /// Declared `cast_defensively` this turn.
@@ -504,6 +509,9 @@ pub(crate) fn build(
                     .iter()
                     .map(|e| (e.spell.clone(), e.rounds))
                     .collect(),
+                bleed_damage: ep
+                    .has_condition(c, crate::effects::conditions::Condition::Bleeding)
+                    .then(|| st.bleed_damage.clone().unwrap_or_else(|| "1".into())),
                 recurring_damage: st
                     .recurring
                     .iter()

@@ -125,11 +125,49 @@ impl Episode {
     }
 }
 
+/// Most hit points a bleed amount may take in one turn (far above any creature's bleed).
+const MAX_BLEED: i32 = 10_000;
+
+/// Whether `text` is a usable bleed amount ([`crate::episode::state::CState::bleed_damage`]):
+/// dice notation whose maximum is 0..=10000 hp. `Err` says why.
+pub(crate) fn check_bleed_amount(text: &str) -> Result<(), String> {
+    let d: crate::dice::DiceExpr = text.parse().map_err(|e| format!("{e}"))?;
+    if d.min() < 0 || d.max() > MAX_BLEED {
+        return Err(format!("`{text}` must lose 0 to {MAX_BLEED} hit points"));
+    }
+    Ok(())
+}
+
 /// Bleed at the start of `c`'s turn (CRB — Appendix: Conditions, Bleed: "takes the listed
-/// amount of damage at the beginning of its turn"): 1 hp of hit point loss, unconscious or
-/// not.
+/// amount of damage at the beginning of its turn"): its amount
+/// ([`crate::episode::state::CState::bleed_damage`], rolled each turn; 1 hp when none was
+/// given) as hit point loss, unconscious or not.
 pub(crate) fn bleed_tick(ep: &mut Episode, c: CombatantId) {
-    let amount = 1;
+    let i = c.0 as usize;
+    let amount = match ep.st[i].bleed_damage.as_deref() {
+        None => 1,
+        Some(text) => match text.parse::<crate::dice::DiceExpr>() {
+            Ok(d) => d.roll(&mut ep.dice).total.max(0),
+            // Checked where it was set (combatant data, a restored snapshot).
+            Err(_) => 1,
+        },
+    };
     ep.log_turn(c, format!("bleeds: loses {amount} hp"));
     ep.lose_hp(c, amount);
+}
+
+/// Stop `c`'s bleeding (CRB — Appendix: Conditions, Bleed: "Bleeding can be stopped by a DC
+/// 15 Heal check or through the application of any spell that cures hit point damage"):
+/// the `bleeding` condition ends and its amount is cleared. Logged; nothing if it does not
+/// bleed.
+pub(crate) fn stop_bleeding(ep: &mut Episode, c: CombatantId) {
+    let i = c.0 as usize;
+    if !ep.has_condition(c, crate::effects::conditions::Condition::Bleeding) {
+        return;
+    }
+    ep.st[i]
+        .conditions
+        .retain(|x| x.condition != crate::effects::conditions::Condition::Bleeding);
+    ep.st[i].bleed_damage = None;
+    ep.log_turn(c, "stops bleeding".into());
 }

@@ -1420,13 +1420,15 @@ fn add_effect(
 
 /// Heal `amount` hit points of `t` (CRB — Combat: Injury and Death): up to its maximum; a
 /// dying creature healed to 0 or more is conscious again (disabled at 0), one still below 0
-/// becomes stable.
+/// becomes stable. A spell that cures hit point damage (`amount` above 0, even at full hit
+/// points) also stops bleeding (CRB — Appendix: Conditions, Bleed); stabilize's 0 does not.
 pub(crate) fn heal(ep: &mut Episode, by: CombatantId, t: CombatantId, amount: i32, what: &str) {
     use crate::episode::LifeState;
     let i = idx(t);
     if ep.st[i].life == LifeState::Dead {
         return;
     }
+    let stops_bleeding = amount > 0;
     let max = ep.spec(t).max_hp();
     let before = ep.st[i].hp;
     let after = (before + amount.max(0)).min(max).max(before);
@@ -1454,6 +1456,9 @@ pub(crate) fn heal(ep: &mut Episode, by: CombatantId, t: CombatantId, amount: i3
             _ => "is stable",
         };
         ep.log_turn(t, st.to_string());
+    }
+    if stops_bleeding {
+        crate::rules::life::stop_bleeding(ep, t);
     }
 }
 
