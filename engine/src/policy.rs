@@ -367,7 +367,10 @@ fn role(spell: &crate::content::spells::SpellSpec) -> SpellRole {
     if spell.effects.iter().any(|e| {
         matches!(
             e,
-            SpellEffect::Damage { .. } | SpellEffect::Condition { .. } | SpellEffect::Dispel { .. }
+            SpellEffect::Damage { .. }
+                | SpellEffect::Condition { .. }
+                | SpellEffect::Dispel { .. }
+                | SpellEffect::ResumeDying { .. }
         ) || matches!(e, SpellEffect::Special { name } if name == "slow")
     }) {
         return SpellRole::Offence;

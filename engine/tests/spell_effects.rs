@@ -258,6 +258,52 @@ fn crb_magical_healing_stops_bleeding() {
     assert_eq!(dice_left(&ep), 0);
 }
 
+/// CRB — Spells: Bleed: "you target a living creature that has –1 or fewer hit points":
+/// a stable one "begins dying" again (it will roll to stabilize normally), and "a creature
+/// that is dying" takes 1 point of damage (Will negates). A healthy creature is not a
+/// creature the spell can affect: no save is rolled and nothing happens. (**SRD≠seed**: the
+/// seed makes the target bleed 1 hp a turn, which would also make it fail every later
+/// stabilization check — the SRD says it "can be stabilized later normally".)
+#[test]
+fn crb_bleed_cantrip_only_on_a_creature_below_0_hp_stable_resumes_dying_dying_takes_1() {
+    let mut ep = fight(
+        vec![
+            unit("a", "mage", mage(1, &["bleed"]), (3, 1)),
+            unit("b", "foe", creature("foe"), (3, 4)),
+            unit("b", "hurt", creature("hurt"), (4, 4)),
+            unit("b", "down", creature("down"), (5, 4)),
+        ],
+        // Round 1: hurt's stabilization check d20 1 fails (−2 → −3). Round 2: hurt's Will
+        // d20 2 fails → 1 damage (−4); its check d20 1 fails (−5). Round 3: down's Will d20
+        // 3 fails.
+        &[1, 2, 1, 3],
+    );
+    let (f, h, d) = (cid(&ep, "foe"), cid(&ep, "hurt"), cid(&ep, "down"));
+    ep.set_hp_for_tests(h, -2);
+    ep.set_hp_for_tests(d, -2);
+    ep.set_life_for_tests(d, LifeState::Stable);
+    // A healthy foe: no effect, no save.
+    assert_all_ok(&submit(&mut ep, &[cast(0, f)]));
+    assert_eq!(hp(&ep, f), 30);
+    assert!(
+        log(&ep).contains("bleed: foe is not a creature it can affect"),
+        "{}",
+        log(&ep)
+    );
+    end_turn(&mut ep);
+    turn_of(&mut ep, "mage");
+    assert_eq!(hp(&ep, h), -3, "{}", log(&ep));
+    assert_all_ok(&submit(&mut ep, &[cast(0, h)]));
+    assert_eq!(hp(&ep, h), -4, "{}", log(&ep));
+    assert_eq!(ep.life_state(h), LifeState::Dying);
+    end_turn(&mut ep);
+    turn_of(&mut ep, "mage");
+    assert_all_ok(&submit(&mut ep, &[cast(0, d)]));
+    assert_eq!(hp(&ep, d), -2);
+    assert_eq!(ep.life_state(d), LifeState::Dying, "{}", log(&ep));
+    assert_eq!(dice_left(&ep), 0);
+}
+
 #[test]
 fn crb_cause_fear_partial_save_shaken_one_round_instead_of_frightened() {
     use pf1e_engine::effects::conditions::Condition;

@@ -335,6 +335,8 @@ pub enum CreatureFilter {
     Humanoid,
     /// A dying creature (−1 hit points or fewer, not stable nor dead: stabilize).
     Dying,
+    /// A living creature at −1 hit points or fewer, dying or stable (bleed).
+    BelowZero,
 }
 
 /// One modifier a buff or debuff gives its bearer: `value` (+ `scaling` per caster level)
@@ -445,6 +447,13 @@ pub enum SpellEffect {
     },
     /// A behaviour implemented by name in `rules::magic` (haste, slow, enlarge person…).
     Special { name: String },
+    /// Bleed (CRB — Spells: Bleed): works only on a living creature at −1 hit points or
+    /// fewer ([`CreatureFilter::BelowZero`]); a stable one begins dying again (it rolls to
+    /// stabilize on its turns as before), a dying one loses `damage` hit points (default 1).
+    ResumeDying {
+        #[serde(default = "one_str")]
+        damage: String,
+    },
 }
 
 fn one_str() -> String {
@@ -740,6 +749,7 @@ impl SpellSpec {
                     }
                 }
                 SpellEffect::Heal { dice: d, .. } => dice(&format!("{f}.dice"), d)?,
+                SpellEffect::ResumeDying { damage } => dice(&format!("{f}.damage"), damage)?,
                 SpellEffect::Condition {
                     condition: c,
                     duration: du,

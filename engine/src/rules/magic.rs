@@ -296,6 +296,14 @@ fn filter_ok(ep: &Episode, f: CreatureFilter, t: CombatantId) -> bool {
         CreatureFilter::Undead => ty == "undead",
         CreatureFilter::Humanoid => ty == "humanoid",
         CreatureFilter::Dying => ep.life_state(t) == crate::episode::LifeState::Dying,
+        CreatureFilter::BelowZero => {
+            ty != "undead"
+                && ty != "construct"
+                && matches!(
+                    ep.life_state(t),
+                    crate::episode::LifeState::Dying | crate::episode::LifeState::Stable
+                )
+        }
     }
 }
 
@@ -315,6 +323,7 @@ fn effect_applies(ep: &Episode, e: &SpellEffect, t: CombatantId) -> bool {
                 && max_hd.is_none_or(|m| hit_dice(ep, t) <= m as i32)
                 && !immune_to_condition(ep, condition, t)
         }
+        SpellEffect::ResumeDying { .. } => filter_ok(ep, CreatureFilter::BelowZero, t),
         _ => true,
     }
 }
@@ -1164,6 +1173,16 @@ fn affect(
         );
         return;
     }
+    // Not a creature any of its effects works on (bleed on a creature above −1 hp, hold
+    // person on a non-humanoid…): nothing happens, no resistance or save is rolled (CRB —
+    // Magic: Aiming a Spell, Target or Targets: the spell names the creatures it can target).
+    if !spell.effects.iter().any(|e| effect_applies(ep, e, t)) {
+        ep.log_turn(
+            a,
+            format!("{}: {tid} is not a creature it can affect", spell.name),
+        );
+        return;
+    }
     if again.is_none()
         && spell.spell_resistance
         && hostile
@@ -1358,6 +1377,21 @@ fn affect(
                 ep.log_turn(t, format!("has {n} mirror images"));
             }
             SpellEffect::Dispel { max_cl } => dispel(ep, a, t, cl.min(*max_cl as i32)),
+            SpellEffect::ResumeDying { damage } => {
+                if ep.life_state(t) == crate::episode::LifeState::Stable {
+                    // New damage is not needed: it simply is dying again.
+                    ep.st[idx(t)].life = crate::episode::LifeState::Dying;
+                    ep.log_turn(t, format!("is dying again ({})", spell.name));
+                } else {
+                    let (rolled, text) = roll_spell_dice(ep, damage, 0, 0, 1);
+                    let name = spell.name.clone();
+                    let tid2 = tid.clone();
+                    let line = move |before: i32, after: i32| {
+                        format!("{name} hits {tid2}: {text}={rolled} -> {rolled} damage ({tid2} hp {before}->{after})")
+                    };
+                    crate::rules::damage::take_damage(ep, Some(a), t, rolled.max(0), Some(&line));
+                }
+            }
             SpellEffect::Special { name } => {
                 if saved {
                     continue;
