@@ -371,6 +371,7 @@ fn role(spell: &crate::content::spells::SpellSpec) -> SpellRole {
                 | SpellEffect::Condition { .. }
                 | SpellEffect::Dispel { .. }
                 | SpellEffect::ResumeDying { .. }
+                | SpellEffect::Phases { .. }
         ) || matches!(e, SpellEffect::Special { name } if name == "slow")
     }) {
         return SpellRole::Offence;

@@ -485,6 +485,55 @@ fn crb_haste_gives_one_extra_attack_at_the_full_bonus_in_a_full_attack() {
     assert_eq!(lines_with(&ep, "longsword vs foe").len(), 2, "{}", log(&ep));
 }
 
+/// CRB — Spells: Color Spray, by Hit Dice: "2 HD or less: The creature is unconscious,
+/// blinded, and stunned for 2d4 rounds, then blinded and stunned for 1d4 rounds, and then
+/// stunned for 1 round"; "3 or 4 HD: The creature is blinded and stunned for 1d4 rounds,
+/// then stunned for 1 round"; "5 or more HD: The creature is stunned for 1 round." The
+/// phases run in sequence, each duration rolled once: foe-2 (2d4 = 3, then 1d4 = 2) is
+/// asleep 3 turns, blinded 5 and stunned 6; foe-4 (1d4 = 3) blinded 3, stunned 4; foe-6
+/// stunned 1. Every Will save rolls 1.
+#[test]
+fn crb_color_spray_phases_in_sequence_one_roll_per_phase() {
+    let lvl = |name: &str, hd: i32| set(creature(name), "level", json!(hd));
+    let mut ep = fight(
+        vec![
+            unit("a", "mage", mage(1, &["color spray"]), (3, 1)),
+            unit("b", "foe-6", lvl("foe-6", 6), (2, 3)),
+            unit("b", "foe-2", lvl("foe-2", 2), (3, 2)),
+            unit("b", "foe-4", lvl("foe-4", 4), (3, 3)),
+        ],
+        // In combatant order: foe-6's save; foe-2's save, 2d4, 1d4; foe-4's save, 1d4.
+        &[1, 1, 1, 2, 2, 1, 3],
+    );
+    assert_all_ok(&submit(&mut ep, &[cast_at(0, 3, 3)]));
+    assert!(
+        log(&ep).contains("affects foe-6, foe-2, foe-4"),
+        "{}",
+        log(&ep)
+    );
+    let obs = ep.observation(None);
+    // Their conditions but flat-footed (they have not acted yet).
+    let conds = |id: &str| {
+        let mut c = obs.combatants[cid(&ep, id).0 as usize].conditions.clone();
+        c.remove("flat_footed");
+        c
+    };
+    let want = |v: &[(&str, u32)]| {
+        v.iter()
+            .map(|(n, r)| (n.to_string(), Some(*r)))
+            .collect::<std::collections::BTreeMap<_, _>>()
+    };
+    assert_eq!(
+        conds("foe-2"),
+        want(&[("asleep", 3), ("blinded", 5), ("stunned", 6)]),
+        "{}",
+        log(&ep)
+    );
+    assert_eq!(conds("foe-4"), want(&[("blinded", 3), ("stunned", 4)]));
+    assert_eq!(conds("foe-6"), want(&[("stunned", 1)]));
+    assert_eq!(dice_left(&ep), 0);
+}
+
 #[test]
 fn crb_summon_monster_brings_a_creature_next_to_the_caster_for_one_round_per_level() {
     // Summon monster I takes 1 round: the dire rat appears just before the mage's next turn,

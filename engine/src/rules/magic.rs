@@ -324,6 +324,12 @@ fn effect_applies(ep: &Episode, e: &SpellEffect, t: CombatantId) -> bool {
                 && !immune_to_condition(ep, condition, t)
         }
         SpellEffect::ResumeDying { .. } => filter_ok(ep, CreatureFilter::BelowZero, t),
+        SpellEffect::Phases { phases } => phases.iter().any(|p| {
+            p.max_hd.is_none_or(|m| hit_dice(ep, t) <= m as i32)
+                && p.conditions.iter().any(|c| {
+                    filter_ok(ep, c.creatures, t) && !immune_to_condition(ep, &c.condition, t)
+                })
+        }),
         _ => true,
     }
 }
@@ -1377,6 +1383,43 @@ fn affect(
                 ep.log_turn(t, format!("has {n} mirror images"));
             }
             SpellEffect::Dispel { max_cl } => dispel(ep, a, t, cl.min(*max_cl as i32)),
+            SpellEffect::Phases { phases } => {
+                if saved {
+                    continue;
+                }
+                // Each condition lasts to the end of the last phase it is in: the phases'
+                // rolled durations added up, in order.
+                let mut elapsed = 0u32;
+                let mut until: Vec<(Condition, u32)> = Vec::new();
+                for ph in phases {
+                    if ph.max_hd.is_some_and(|m| hit_dice(ep, t) > m as i32) {
+                        continue;
+                    }
+                    let mut rounds = ph.duration.fixed_rounds(cl);
+                    if let Some(d) = &ph.duration.dice {
+                        let (r, _) = roll_spell_dice(ep, d, 0, 0, 1);
+                        rounds += r.max(0) as u32;
+                    }
+                    elapsed += rounds.max(1) * if mm.has(Metamagic::Extend) { 2 } else { 1 };
+                    for c in &ph.conditions {
+                        let Some(cond) = Condition::from_name(&c.condition) else {
+                            continue;
+                        };
+                        if !filter_ok(ep, c.creatures, t)
+                            || immune_to_condition(ep, &c.condition, t)
+                        {
+                            continue;
+                        }
+                        match until.iter_mut().find(|(x, _)| *x == cond) {
+                            Some(u) => u.1 = elapsed,
+                            None => until.push((cond, elapsed)),
+                        }
+                    }
+                }
+                for (cond, rounds) in until {
+                    ep.add_condition(t, cond, Some(rounds));
+                }
+            }
             SpellEffect::ResumeDying { damage } => {
                 if ep.life_state(t) == crate::episode::LifeState::Stable {
                     // New damage is not needed: it simply is dying again.
