@@ -534,6 +534,35 @@ fn crb_color_spray_phases_in_sequence_one_roll_per_phase() {
     assert_eq!(dice_left(&ep), 0);
 }
 
+/// CRB — Spells: Haste: "All of the hasted creature's modes of movement … increase by 30
+/// feet, to a maximum of twice the subject's normal speed using that form of movement. This
+/// increase counts as an enhancement bonus." The mage (30 ft) moves 60 ft; its ally (20 ft)
+/// 40 ft, not 50.
+#[test]
+fn crb_haste_plus_30_ft_to_every_movement_mode_at_most_double() {
+    let slow = set(creature("ally"), "speed_land_ft", json!(20));
+    let mut ep = fight(
+        vec![
+            unit("a", "mage", mage(5, &["haste"]), (3, 1)),
+            unit("a", "ally", slow, (4, 1)),
+            unit("b", "foe", creature("foe"), (6, 13)),
+        ],
+        &[],
+    );
+    let (m, al) = (cid(&ep, "mage"), cid(&ep, "ally"));
+    let speed = |ep: &Episode, c: CombatantId| {
+        ep.observation(None).combatants[c.0 as usize].speed_effective_ft
+    };
+    assert_eq!((speed(&ep, m), speed(&ep, al)), (30, 20));
+    assert_all_ok(&submit(&mut ep, &[cast_at(0, 3, 1)]));
+    assert_eq!((speed(&ep, m), speed(&ep, al)), (60, 40), "{}", log(&ep));
+    end_turn(&mut ep);
+    turn_of(&mut ep, "mage");
+    // 11 squares in a straight line: 55 ft in one move action.
+    assert_all_ok(&submit(&mut ep, &[move_to(3, 12)]));
+    assert_eq!(ep.position(m), pf1e_engine::Cell::new(3, 12));
+}
+
 #[test]
 fn crb_summon_monster_brings_a_creature_next_to_the_caster_for_one_round_per_level() {
     // Summon monster I takes 1 round: the dire rat appears just before the mage's next turn,
