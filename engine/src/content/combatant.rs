@@ -354,12 +354,12 @@ pub struct CombatantSpec {
     #[serde(default)]
     pub traits: Vec<String>,
     /// Conditions the combatant starts with (e.g. `{"name": "prone"}`,
-    /// `{"name": "stunned", "rounds": 2}`): see `engine/src/conditions.rs`.
+    /// `{"name": "stunned", "rounds": 2}`): see `engine/src/effects/conditions.rs`.
     #[serde(default)]
     pub conditions: Vec<InitialCondition>,
     /// `true` (default): the printed numbers already include static feats (Weapon Focus,
     /// Dodge, Improved Critical…), as in every Bestiary stat block; `false`: the engine applies
-    /// them (see `engine/src/feats.rs`).
+    /// them (see `engine/src/content/feats.rs`).
     #[serde(default = "default_true")]
     pub printed_feats_included: bool,
     /// Printed Combat Maneuver Bonus (final, as in the stat block); absent = computed as
@@ -556,7 +556,7 @@ pub struct Resolved {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct InitialCondition {
-    /// A condition name of `engine/src/conditions.rs` (`flat-footed` = `flat_footed`).
+    /// A condition name of `engine/src/effects/conditions.rs` (`flat-footed` = `flat_footed`).
     pub name: String,
     /// The bearer's turns it lasts; absent = until removed.
     #[serde(default)]

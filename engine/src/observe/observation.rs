@@ -121,7 +121,7 @@ pub struct CombatantObs {
     pub moved_this_turn: bool,
     pub player_character: bool,
     pub last_turn_results: Vec<ResultObs>,
-    /// Feat names the engine does not know (reported, ignored — `engine/src/feats.rs`).
+    /// Feat names the engine does not know (reported, ignored — `engine/src/content/feats.rs`).
     pub unknown_feats: Vec<String>,
     /// Rule traits (`immune_critical`, `immune_flanking`, `immune_precision`,
     /// `cannot_be_tripped`, `no_legs`).
@@ -201,7 +201,8 @@ pub struct CombatantObs {
     pub caster_level: i32,
     /// Concentration check bonus.
     pub concentration_bonus: i32,
-    /// Metamagic feats it has (per-cast metamagic is not modelled yet).
+    /// Metamagic feats it has, the ones it may apply per cast (a cast's `metamagic` or
+    /// `activate_metamagic` — CRB — Feats: Metamagic Feats).
     pub metamagic_feats: Vec<String>,
     /// The 1-round casting in progress (the seed's `pending_cast`: `{spell_name, target_id,
     /// target_pos}`), `null` without.
