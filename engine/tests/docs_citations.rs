@@ -154,7 +154,10 @@ fn every_test_docs_conformance_cites_exists() {
             }
         }
     }
-    assert!(checked > 200, "only {checked} citations found: the parser is broken");
+    assert!(
+        checked > 200,
+        "only {checked} citations found: the parser is broken"
+    );
     assert!(
         missing.is_empty(),
         "tests cited but not found:\n{}",

@@ -94,8 +94,8 @@ impl Episode {
         // fails its checks to stabilize and loses 1 hp more (CRB — Combat: Injury and Death,
         // Stable Characters and Recovery).
         let below_zero = matches!(self.st[i].life, LifeState::Dying | LifeState::Stable);
-        let continuous = self.has_condition(actor, Condition::Bleeding)
-            || !self.st[i].recurring.is_empty();
+        let continuous =
+            self.has_condition(actor, Condition::Bleeding) || !self.st[i].recurring.is_empty();
         // Bleed (CRB — Conditions: Bleed): its amount at the start of its turn.
         if self.has_condition(actor, Condition::Bleeding) && self.st[i].life != LifeState::Dead {
             crate::rules::life::bleed_tick(self, actor);
