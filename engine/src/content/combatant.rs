@@ -1287,7 +1287,7 @@ impl CombatantSpec {
                         "only a `bleeding` condition has an amount",
                     );
                 }
-                if let Err(e) = crate::rules::life::check_bleed_amount(a) {
+                if let Err(e) = check_bleed_amount(a) {
                     return err(format!("conditions[{i}].amount"), &e);
                 }
             }
@@ -1374,4 +1374,17 @@ impl CombatantSpec {
         }
         Ok(())
     }
+}
+
+/// Most hit points a bleed amount may take in one turn (far above any creature's bleed).
+const MAX_BLEED: i32 = 10_000;
+
+/// Whether `text` is a usable bleed amount (an initial `bleeding` condition's `amount`, a snapshot's `bleed_damage`):
+/// dice notation whose maximum is 0..=10000 hp. `Err` says why.
+pub(crate) fn check_bleed_amount(text: &str) -> Result<(), String> {
+    let d: crate::dice::DiceExpr = text.parse().map_err(|e| format!("{e}"))?;
+    if d.min() < 0 || d.max() > MAX_BLEED {
+        return Err(format!("`{text}` must lose 0 to {MAX_BLEED} hit points"));
+    }
+    Ok(())
 }

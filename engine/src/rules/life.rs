@@ -125,19 +125,6 @@ impl Episode {
     }
 }
 
-/// Most hit points a bleed amount may take in one turn (far above any creature's bleed).
-const MAX_BLEED: i32 = 10_000;
-
-/// Whether `text` is a usable bleed amount ([`crate::episode::state::CState::bleed_damage`]):
-/// dice notation whose maximum is 0..=10000 hp. `Err` says why.
-pub(crate) fn check_bleed_amount(text: &str) -> Result<(), String> {
-    let d: crate::dice::DiceExpr = text.parse().map_err(|e| format!("{e}"))?;
-    if d.min() < 0 || d.max() > MAX_BLEED {
-        return Err(format!("`{text}` must lose 0 to {MAX_BLEED} hit points"));
-    }
-    Ok(())
-}
-
 /// Bleed at the start of `c`'s turn (CRB — Appendix: Conditions, Bleed: "takes the listed
 /// amount of damage at the beginning of its turn"): its amount
 /// ([`crate::episode::state::CState::bleed_damage`], rolled each turn; 1 hp when none was
