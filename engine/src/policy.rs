@@ -367,7 +367,11 @@ fn role(spell: &crate::content::spells::SpellSpec) -> SpellRole {
     if spell.effects.iter().any(|e| {
         matches!(
             e,
-            SpellEffect::Damage { .. } | SpellEffect::Condition { .. } | SpellEffect::Dispel { .. }
+            SpellEffect::Damage { .. }
+                | SpellEffect::Condition { .. }
+                | SpellEffect::Dispel { .. }
+                | SpellEffect::ResumeDying { .. }
+                | SpellEffect::Phases { .. }
         ) || matches!(e, SpellEffect::Special { name } if name == "slow")
     }) {
         return SpellRole::Offence;

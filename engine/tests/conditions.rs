@@ -354,6 +354,45 @@ fn crb_bleed_one_hp_at_start_of_turn() {
     assert_eq!(ep.hp(cid(&ep, "hero")), 29);
 }
 
+/// CRB — Appendix: Conditions, Bleed: "A creature that is taking bleed damage takes the
+/// listed amount of damage at the beginning of its turn"; Bestiary — Universal Monster
+/// Rules, Bleed: "bleed 1d6" is rolled. The hero bleeds 1d6 (rolled 4) at the start of its
+/// turn: 30 → 26; the observation's `bleed_damage` says how much it bleeds.
+#[test]
+fn crb_bleed_takes_its_listed_amount_at_start_of_turn() {
+    let hero = with_conds(
+        creature("hero"),
+        json!([{"name": "bleeding", "amount": "1d6"}]),
+    );
+    let (ep, _) = duel(hero, creature("dummy"), &[20, 1, 4]);
+    let h = cid(&ep, "hero");
+    assert_eq!(ep.hp(h), 26, "{}", log(&ep));
+    assert_eq!(
+        ep.observation(None).combatants[h.0 as usize]
+            .bleed_damage
+            .as_deref(),
+        Some("1d6")
+    );
+    assert_eq!(dice_left(&ep), 0);
+}
+
+/// A bleed amount is dice notation, and only a bleeding condition has one: an error names
+/// the field.
+#[test]
+fn bleed_amount_is_validated_and_only_for_bleeding() {
+    let bad = |conds: Value| {
+        let v = with_conds(creature("x"), conds);
+        pf1e_engine::CombatantSpec::from_json_str(&v.to_string(), "inline")
+            .map(|_| ())
+            .unwrap_err()
+            .to_string()
+    };
+    let e = bad(json!([{"name": "bleeding", "amount": "d"}]));
+    assert!(e.contains("conditions[0].amount"), "{e}");
+    let e = bad(json!([{"name": "prone", "amount": "1"}]));
+    assert!(e.contains("conditions[0].amount"), "{e}");
+}
+
 #[test]
 fn crb_confused_d100_babble_loses_the_turn() {
     let dummy = with_conds(creature("dummy"), json!([{"name": "confused"}]));

@@ -242,6 +242,60 @@ fn crb_dying_creature_does_not_act() {
     }
 }
 
+/// CRB — Combat: Injury and Death, Stable Characters and Recovery: "If the character is
+/// taking continuous damage, such as from an acid arrow or a bleed effect, he automatically
+/// fails all Constitution checks made to stabilize. Such a character loses 1 hit point per
+/// round in addition to the continuous damage." (CRB — Appendix: Conditions, Bleed: the
+/// damage comes at the start of its turn.) A dying, bleeding dummy (Con 12, −3 hp) bleeds
+/// 1 hp, then fails its check without a roll and loses 1 more: −5, still dying, no die left.
+#[test]
+fn crb_dying_with_continuous_damage_bleeds_and_automatically_fails_to_stabilize() {
+    let dummy = set(
+        with_con(hp(creature("dummy"), 5), Some(12)),
+        "conditions",
+        json!([{"name": "bleeding"}]),
+    );
+    // Attack d20 15, damage 8: 5 → −3. The dummy's turn rolls no die (a natural 20 would
+    // have stabilized it).
+    let mut ep = fight_with("1d8", dummy, true, RulesOptions::default(), &[15, 8]);
+    hit(&mut ep);
+    turn_of(&mut ep, "buddy");
+    let d = cid(&ep, "dummy");
+    assert_eq!(ep.hp(d), -5, "{}", log(&ep));
+    assert_eq!(ep.life_state(d), LifeState::Dying);
+    assert_eq!(dice_left(&ep), 0);
+    assert_eq!(
+        lines_of(&ep, "dummy"),
+        vec![
+            "is dying (hp -3)",
+            "bleeds: loses 1 hp",
+            "stabilize: automatically fails (taking continuous damage) -> loses 1 hp",
+        ]
+    );
+}
+
+/// CRB — Stable Characters and Recovery (as above): a stable creature that still bleeds
+/// takes the bleed damage, which makes it dying again (new damage below 0), and then loses
+/// 1 more hit point from the failed check.
+#[test]
+fn crb_stable_creature_still_bleeding_takes_the_damage_and_resumes_dying() {
+    let dummy = set(
+        with_con(hp(creature("dummy"), 5), Some(12)),
+        "conditions",
+        json!([{"name": "bleeding"}]),
+    );
+    let mut ep = fight_with("1d8", dummy, true, RulesOptions::default(), &[15, 8]);
+    hit(&mut ep);
+    let d = cid(&ep, "dummy");
+    // Stable at −3 (test state: e.g. a Heal check that did not stop the bleeding).
+    ep.set_hp_for_tests(d, -3);
+    ep.set_life_for_tests(d, LifeState::Stable);
+    turn_of(&mut ep, "buddy");
+    assert_eq!(ep.hp(d), -5, "{}", log(&ep));
+    assert_eq!(ep.life_state(d), LifeState::Dying);
+    assert_eq!(dice_left(&ep), 0);
+}
+
 // ----- Bestiary — Creature Types: undead and constructs destroyed at 0 hp --------------------
 
 #[test]

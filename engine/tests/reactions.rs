@@ -111,48 +111,79 @@ fn leaving_a_threatened_square_asks_the_external_threatener() {
     );
 }
 
+/// CRB — Combat: Attacks of Opportunity, Moving Out of a Threatened Square: "Moving out of
+/// more than one square threatened by the same opponent in the same round doesn't count as
+/// more than one opportunity for that opponent." Declining is not taking it, but the
+/// opportunity was there and is gone: the guard declines when the hero leaves (1,2) and is
+/// not asked again when it leaves (1,3), nor on its second move of the round from (1,4);
+/// the guard's attack of opportunity is not spent.
 #[test]
-fn declining_spends_nothing_and_the_mover_is_asked_about_again_until_it_is_taken() {
-    // Decline at (1,2) and (1,3); take with the dagger when the hero leaves (1,4): d20 = 15
-    // hits AC 10, 1d4 = 2. The guard's one AoO of the round is spent only then.
-    let mut ep = guard_room(two_weapons(), &[15, 2]);
+fn crb_a_declined_movement_opportunity_is_spent_for_the_round() {
+    let mut ep = guard_room(two_weapons(), &[]);
     turn_of(&mut ep, "hero");
     let (hero, guard) = (cid(&ep, "hero"), cid(&ep, "guard"));
-    let mover = decision(&ep);
-    submit_raw(&mut ep, &[move_to(1, 6)]);
-    for at in [(1, 2), (1, 3)] {
-        let d = decision(&ep);
-        assert_eq!(d.actor, guard);
-        assert_eq!(ep.position(hero), Cell::new(at.0, at.1));
-        let r = ep
-            .submit(d.decision_id, &[answer(ActionKind::Decline, None)])
-            .unwrap();
-        assert!(ok(&r[0]), "{r:?}");
-        assert_eq!(ep.observation(None).combatants[1].aoo_remaining, 1);
-    }
+    submit_raw(&mut ep, &[move_to(1, 4)]);
     let d = decision(&ep);
-    assert_eq!(ep.position(hero), Cell::new(1, 4));
+    assert_eq!(d.actor, guard);
+    assert_eq!(ep.position(hero), Cell::new(1, 2));
     let r = ep
-        .submit(
-            d.decision_id,
-            &[answer(ActionKind::AttackOfOpportunity, Some(1))],
-        )
+        .submit(d.decision_id, &[answer(ActionKind::Decline, None)])
         .unwrap();
     assert!(ok(&r[0]), "{r:?}");
-    // The AoO resolved before the hero went on; the move then finished.
+    // The move went on past (1,3) without asking: the hero decides again.
+    let d = decision(&ep);
+    assert_eq!(d.actor, hero, "{d:?}");
+    assert_eq!(ep.position(hero), Cell::new(1, 4));
+    // A second move action the same round leaves (1,4): no new opportunity either.
+    submit_raw(&mut ep, &[move_to(1, 6)]);
     assert_eq!(ep.position(hero), Cell::new(1, 6));
-    assert_eq!(ep.hp(hero), 28);
-    assert_eq!(
-        lines_of(&ep, "guard"),
-        [
-            "attack of opportunity on hero (leaves a threatened square)",
-            "dagger vs hero d20=15+3=18 AC 10 -> HIT 2 damage (hero hp 30->28)"
-        ]
-    );
-    assert_eq!(ep.results_of(mover.decision_id).unwrap().len(), 1);
+    // Nothing was asked: the hero's turn ended with its two move actions.
+    assert!(ep.decision().is_none_or(|d| !d.kind.is_reaction()));
+    assert_eq!(ep.observation(None).combatants[1].aoo_remaining, 1);
+    assert!(lines_with(&ep, "attack of opportunity").is_empty());
     assert_eq!(dice_left(&ep), 0);
-    // The hero decides again (its standard action is left).
-    assert_eq!(decision(&ep).actor, hero);
+}
+
+/// The same rule is about movement only (CRB — Attacks of Opportunity: each provoking act
+/// is its own opportunity): after declining the hero's move, the guard is asked again when
+/// the hero shoots from a square it threatens.
+#[test]
+fn crb_a_declined_movement_opportunity_leaves_other_provocations_new() {
+    let bow = set(
+        creature("hero"),
+        "attacks",
+        json!([ranged("bow", 0, "1d6", "piercing", 100)]),
+    );
+    let enc = encounter(
+        &room(3, 8),
+        vec![
+            unit("a", "hero", bow, (1, 2)),
+            unit("b", "target", creature("target"), (1, 8)),
+            unit("b", "guard", two_weapons(), (2, 3)),
+        ],
+    );
+    // Initiative (hero, target, guard): the guard first; the shot rolls 1 (a miss).
+    let mut ep = episode(enc, &[1, 1, 20, 1]);
+    turn_of(&mut ep, "hero");
+    let (hero, guard, t) = (cid(&ep, "hero"), cid(&ep, "guard"), cid(&ep, "target"));
+    submit_raw(&mut ep, &[move_to(1, 3)]);
+    let d = decision(&ep);
+    assert_eq!(d.actor, guard);
+    ep.submit(d.decision_id, &[answer(ActionKind::Decline, None)])
+        .unwrap();
+    assert_eq!(ep.position(hero), Cell::new(1, 3));
+    submit_raw(&mut ep, &[attack(t)]);
+    let d = decision(&ep);
+    assert_eq!(d.actor, guard, "{d:?}");
+    match &d.kind {
+        DecisionKind::AttackOfOpportunity { provocation, .. } => {
+            assert_eq!(*provocation, Provocation::RangedAttack)
+        }
+        k => panic!("{k:?}"),
+    }
+    ep.submit(d.decision_id, &[answer(ActionKind::Decline, None)])
+        .unwrap();
+    assert_eq!(dice_left(&ep), 0);
 }
 
 #[test]
@@ -185,7 +216,9 @@ fn an_interrupted_action_list_resumes_after_the_reaction() {
         assert_eq!(r.len(), 1, "a reaction's submit returns its own results");
         declines += 1;
     }
-    assert_eq!(declines, 3, "asked at each threatened square left");
+    // Asked once: a declined movement opportunity is spent for the round (CRB — Attacks
+    // of Opportunity, Moving Out of a Threatened Square).
+    assert_eq!(declines, 1, "asked once for the movement");
     let all = ep.results_of(mover.decision_id).unwrap();
     assert_eq!(all.len(), 2);
     assert!(all.iter().all(ok), "{all:?}");

@@ -221,6 +221,89 @@ fn crb_healing_a_dying_creature_to_zero_or_more_makes_it_conscious() {
     assert_eq!(ep.life_state(al), LifeState::Healthy);
 }
 
+/// CRB — Appendix: Conditions, Bleed: "Bleeding can be stopped by a DC 15 Heal check or
+/// through the application of any spell that cures hit point damage." The bleeding ally
+/// (1d6 a turn) is cured (1d8 4 + 1): it stops bleeding, and its next turn costs nothing.
+#[test]
+fn crb_magical_healing_stops_bleeding() {
+    use pf1e_engine::effects::conditions::Condition;
+    let mut v = caster("cleric", 1, &["cure light wounds"], json!({"1": 1}));
+    v["casting_ability"] = json!("wis");
+    let ally = set(
+        creature("ally"),
+        "conditions",
+        json!([{"name": "bleeding", "amount": "1d6"}]),
+    );
+    let mut ep = fight(
+        vec![
+            unit("a", "cleric", v, (3, 1)),
+            unit("a", "ally", ally, (3, 2)),
+            unit("b", "foe", creature("foe"), (5, 10)),
+        ],
+        &[4],
+    );
+    let al = cid(&ep, "ally");
+    ep.set_hp_for_tests(al, 10);
+    assert_all_ok(&submit(&mut ep, &[cast(0, al)]));
+    assert_eq!(hp(&ep, al), 15);
+    assert!(!ep.has_condition(al, Condition::Bleeding), "{}", log(&ep));
+    assert!(log(&ep).contains("ally: stops bleeding"), "{}", log(&ep));
+    end_turn(&mut ep);
+    turn_of(&mut ep, "foe");
+    assert_eq!(hp(&ep, al), 15, "{}", log(&ep));
+    assert_eq!(
+        ep.observation(None).combatants[al.0 as usize].bleed_damage,
+        None
+    );
+    assert_eq!(dice_left(&ep), 0);
+}
+
+/// CRB — Spells: Bleed: "you target a living creature that has –1 or fewer hit points":
+/// a stable one "begins dying" again (it will roll to stabilize normally), and "a creature
+/// that is dying" takes 1 point of damage (Will negates). A healthy creature is not a
+/// creature the spell can affect: no save is rolled and nothing happens. (**SRD≠seed**: the
+/// seed makes the target bleed 1 hp a turn, which would also make it fail every later
+/// stabilization check — the SRD says it "can be stabilized later normally".)
+#[test]
+fn crb_bleed_cantrip_only_on_a_creature_below_0_hp_stable_resumes_dying_dying_takes_1() {
+    let mut ep = fight(
+        vec![
+            unit("a", "mage", mage(1, &["bleed"]), (3, 1)),
+            unit("b", "foe", creature("foe"), (3, 4)),
+            unit("b", "hurt", creature("hurt"), (4, 4)),
+            unit("b", "down", creature("down"), (5, 4)),
+        ],
+        // Round 1: hurt's stabilization check d20 1 fails (−2 → −3). Round 2: hurt's Will
+        // d20 2 fails → 1 damage (−4); its check d20 1 fails (−5). Round 3: down's Will d20
+        // 3 fails.
+        &[1, 2, 1, 3],
+    );
+    let (f, h, d) = (cid(&ep, "foe"), cid(&ep, "hurt"), cid(&ep, "down"));
+    ep.set_hp_for_tests(h, -2);
+    ep.set_hp_for_tests(d, -2);
+    ep.set_life_for_tests(d, LifeState::Stable);
+    // A healthy foe: no effect, no save.
+    assert_all_ok(&submit(&mut ep, &[cast(0, f)]));
+    assert_eq!(hp(&ep, f), 30);
+    assert!(
+        log(&ep).contains("bleed: foe is not a creature it can affect"),
+        "{}",
+        log(&ep)
+    );
+    end_turn(&mut ep);
+    turn_of(&mut ep, "mage");
+    assert_eq!(hp(&ep, h), -3, "{}", log(&ep));
+    assert_all_ok(&submit(&mut ep, &[cast(0, h)]));
+    assert_eq!(hp(&ep, h), -4, "{}", log(&ep));
+    assert_eq!(ep.life_state(h), LifeState::Dying);
+    end_turn(&mut ep);
+    turn_of(&mut ep, "mage");
+    assert_all_ok(&submit(&mut ep, &[cast(0, d)]));
+    assert_eq!(hp(&ep, d), -2);
+    assert_eq!(ep.life_state(d), LifeState::Dying, "{}", log(&ep));
+    assert_eq!(dice_left(&ep), 0);
+}
+
 #[test]
 fn crb_cause_fear_partial_save_shaken_one_round_instead_of_frightened() {
     use pf1e_engine::effects::conditions::Condition;
@@ -326,6 +409,30 @@ fn crb_acid_arrow_recurring_damage_at_the_start_of_the_targets_turns() {
         .is_empty());
 }
 
+/// CRB — Combat: Injury and Death, Stable Characters and Recovery: a dying creature taking
+/// continuous damage ("such as from an acid arrow") still takes it and automatically fails
+/// its stabilization check, losing 1 more hit point. The foe (3 hp) drops to −2 from the
+/// arrow (2 + 3); at the start of its turn the acid burns 2 (1 + 1): −4; no d20: −5.
+#[test]
+fn crb_acid_arrow_keeps_burning_a_dying_creature_which_fails_to_stabilize() {
+    let mut ep = fight(
+        vec![
+            unit("a", "mage", mage(3, &["acid arrow"]), (3, 1)),
+            unit("b", "foe", set(creature("foe"), "hp_max", json!(3)), (3, 6)),
+            unit("b", "buddy", creature("buddy"), (6, 13)),
+        ],
+        &[15, 2, 3, 1, 1],
+    );
+    let f = cid(&ep, "foe");
+    assert_all_ok(&submit(&mut ep, &[cast(0, f)]));
+    assert_eq!(hp(&ep, f), -2);
+    end_turn(&mut ep);
+    turn_of(&mut ep, "buddy");
+    assert_eq!(hp(&ep, f), -5, "{}", log(&ep));
+    assert_eq!(ep.life_state(f), LifeState::Dying);
+    assert_eq!(dice_left(&ep), 0);
+}
+
 #[test]
 fn crb_dispel_magic_ends_a_spell_effect_on_a_caster_level_check() {
     let mut v = caster(
@@ -376,6 +483,84 @@ fn crb_haste_gives_one_extra_attack_at_the_full_bonus_in_a_full_attack() {
     let _ = submit(&mut ep, &[full_attack(f)]);
     // BAB +1: one iterative attack, plus haste's: two rolls (both natural 1s, misses).
     assert_eq!(lines_with(&ep, "longsword vs foe").len(), 2, "{}", log(&ep));
+}
+
+/// CRB — Spells: Color Spray, by Hit Dice: "2 HD or less: The creature is unconscious,
+/// blinded, and stunned for 2d4 rounds, then blinded and stunned for 1d4 rounds, and then
+/// stunned for 1 round"; "3 or 4 HD: The creature is blinded and stunned for 1d4 rounds,
+/// then stunned for 1 round"; "5 or more HD: The creature is stunned for 1 round." The
+/// phases run in sequence, each duration rolled once: foe-2 (2d4 = 3, then 1d4 = 2) is
+/// asleep 3 turns, blinded 5 and stunned 6; foe-4 (1d4 = 3) blinded 3, stunned 4; foe-6
+/// stunned 1. Every Will save rolls 1.
+#[test]
+fn crb_color_spray_phases_in_sequence_one_roll_per_phase() {
+    let lvl = |name: &str, hd: i32| set(creature(name), "level", json!(hd));
+    let mut ep = fight(
+        vec![
+            unit("a", "mage", mage(1, &["color spray"]), (3, 1)),
+            unit("b", "foe-6", lvl("foe-6", 6), (2, 3)),
+            unit("b", "foe-2", lvl("foe-2", 2), (3, 2)),
+            unit("b", "foe-4", lvl("foe-4", 4), (3, 3)),
+        ],
+        // In combatant order: foe-6's save; foe-2's save, 2d4, 1d4; foe-4's save, 1d4.
+        &[1, 1, 1, 2, 2, 1, 3],
+    );
+    assert_all_ok(&submit(&mut ep, &[cast_at(0, 3, 3)]));
+    assert!(
+        log(&ep).contains("affects foe-6, foe-2, foe-4"),
+        "{}",
+        log(&ep)
+    );
+    let obs = ep.observation(None);
+    // Their conditions but flat-footed (they have not acted yet).
+    let conds = |id: &str| {
+        let mut c = obs.combatants[cid(&ep, id).0 as usize].conditions.clone();
+        c.remove("flat_footed");
+        c
+    };
+    let want = |v: &[(&str, u32)]| {
+        v.iter()
+            .map(|(n, r)| (n.to_string(), Some(*r)))
+            .collect::<std::collections::BTreeMap<_, _>>()
+    };
+    assert_eq!(
+        conds("foe-2"),
+        want(&[("asleep", 3), ("blinded", 5), ("stunned", 6)]),
+        "{}",
+        log(&ep)
+    );
+    assert_eq!(conds("foe-4"), want(&[("blinded", 3), ("stunned", 4)]));
+    assert_eq!(conds("foe-6"), want(&[("stunned", 1)]));
+    assert_eq!(dice_left(&ep), 0);
+}
+
+/// CRB — Spells: Haste: "All of the hasted creature's modes of movement … increase by 30
+/// feet, to a maximum of twice the subject's normal speed using that form of movement. This
+/// increase counts as an enhancement bonus." The mage (30 ft) moves 60 ft; its ally (20 ft)
+/// 40 ft, not 50.
+#[test]
+fn crb_haste_plus_30_ft_to_every_movement_mode_at_most_double() {
+    let slow = set(creature("ally"), "speed_land_ft", json!(20));
+    let mut ep = fight(
+        vec![
+            unit("a", "mage", mage(5, &["haste"]), (3, 1)),
+            unit("a", "ally", slow, (4, 1)),
+            unit("b", "foe", creature("foe"), (6, 13)),
+        ],
+        &[],
+    );
+    let (m, al) = (cid(&ep, "mage"), cid(&ep, "ally"));
+    let speed = |ep: &Episode, c: CombatantId| {
+        ep.observation(None).combatants[c.0 as usize].speed_effective_ft
+    };
+    assert_eq!((speed(&ep, m), speed(&ep, al)), (30, 20));
+    assert_all_ok(&submit(&mut ep, &[cast_at(0, 3, 1)]));
+    assert_eq!((speed(&ep, m), speed(&ep, al)), (60, 40), "{}", log(&ep));
+    end_turn(&mut ep);
+    turn_of(&mut ep, "mage");
+    // 11 squares in a straight line: 55 ft in one move action.
+    assert_all_ok(&submit(&mut ep, &[move_to(3, 12)]));
+    assert_eq!(ep.position(m), pf1e_engine::Cell::new(3, 12));
 }
 
 #[test]

@@ -354,12 +354,12 @@ pub struct CombatantSpec {
     #[serde(default)]
     pub traits: Vec<String>,
     /// Conditions the combatant starts with (e.g. `{"name": "prone"}`,
-    /// `{"name": "stunned", "rounds": 2}`): see `engine/src/conditions.rs`.
+    /// `{"name": "stunned", "rounds": 2}`): see `engine/src/effects/conditions.rs`.
     #[serde(default)]
     pub conditions: Vec<InitialCondition>,
     /// `true` (default): the printed numbers already include static feats (Weapon Focus,
     /// Dodge, Improved Critical…), as in every Bestiary stat block; `false`: the engine applies
-    /// them (see `engine/src/feats.rs`).
+    /// them (see `engine/src/content/feats.rs`).
     #[serde(default = "default_true")]
     pub printed_feats_included: bool,
     /// Printed Combat Maneuver Bonus (final, as in the stat block); absent = computed as
@@ -556,11 +556,16 @@ pub struct Resolved {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct InitialCondition {
-    /// A condition name of `engine/src/conditions.rs` (`flat-footed` = `flat_footed`).
+    /// A condition name of `engine/src/effects/conditions.rs` (`flat-footed` = `flat_footed`).
     pub name: String,
     /// The bearer's turns it lasts; absent = until removed.
     #[serde(default)]
     pub rounds: Option<u32>,
+    /// `bleeding` only: hit points lost at the start of each of its turns, dice notation
+    /// rolled each turn (`"1d6"`, `"2"`; CRB — Appendix: Conditions, Bleed; Bestiary —
+    /// Universal Monster Rules, Bleed); absent = 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub amount: Option<String>,
 }
 
 /// Physical damage types (subject to DR; multiplied on a critical hit).
@@ -1291,6 +1296,19 @@ impl CombatantSpec {
             if c.rounds == Some(0) || c.rounds.is_some_and(|r| r > 10_000) {
                 return err(format!("conditions[{i}].rounds"), "must be in 1..=10000");
             }
+            if let Some(a) = &c.amount {
+                if crate::effects::conditions::Condition::from_name(&c.name)
+                    != Some(crate::effects::conditions::Condition::Bleeding)
+                {
+                    return err(
+                        format!("conditions[{i}].amount"),
+                        "only a `bleeding` condition has an amount",
+                    );
+                }
+                if let Err(e) = check_bleed_amount(a) {
+                    return err(format!("conditions[{i}].amount"), &e);
+                }
+            }
         }
         let mut ids = std::collections::BTreeSet::new();
         for (i, a) in self.attacks.iter().enumerate() {
@@ -1394,4 +1412,17 @@ fn forbidden_in_name(c: char) -> bool {
                 | '\u{2028}'
                 | '\u{2029}'
         )
+}
+
+/// Most hit points a bleed amount may take in one turn (far above any creature's bleed).
+const MAX_BLEED: i32 = 10_000;
+
+/// Whether `text` is a usable bleed amount (an initial `bleeding` condition's `amount`, a snapshot's `bleed_damage`):
+/// dice notation whose maximum is 0..=10000 hp. `Err` says why.
+pub(crate) fn check_bleed_amount(text: &str) -> Result<(), String> {
+    let d: crate::dice::DiceExpr = text.parse().map_err(|e| format!("{e}"))?;
+    if d.min() < 0 || d.max() > MAX_BLEED {
+        return Err(format!("`{text}` must lose 0 to {MAX_BLEED} hit points"));
+    }
+    Ok(())
 }

@@ -422,8 +422,8 @@ pub const FEATS: &[(&str, FeatKind, &str)] = &[
     ),
     (
         "Quick Draw",
-        FeatKind::NotModelled,
-        "not modelled yet (issue 11)",
+        FeatKind::Applied,
+        "draw a weapon as a free action (`draw_weapon`); sheathing is still a move action",
     ),
     (
         "Rapid Shot",
@@ -488,38 +488,38 @@ pub const FEATS: &[(&str, FeatKind, &str)] = &[
     ),
     (
         "Empower Spell",
-        FeatKind::NotModelled,
-        "not modelled yet: metamagic per cast (docs/conformance.md)",
+        FeatKind::Applied,
+        "metamagic per cast (a cast's `metamagic` or `activate_metamagic`), from spell slots: variable numbers x1.5, a slot 2 levels higher",
     ),
     (
         "Extend Spell",
-        FeatKind::NotModelled,
-        "not modelled yet: metamagic per cast (docs/conformance.md)",
+        FeatKind::Applied,
+        "metamagic per cast (a cast's `metamagic` or `activate_metamagic`), from spell slots: duration x2, a slot 1 level higher",
     ),
     (
         "Heighten Spell",
-        FeatKind::NotModelled,
-        "not modelled yet: metamagic per cast (docs/conformance.md)",
+        FeatKind::Applied,
+        "metamagic per cast (a cast's `metamagic` or `activate_metamagic`), from spell slots: a slot 1 level higher, the save DC of that level (one level only)",
     ),
     (
         "Maximize Spell",
-        FeatKind::NotModelled,
-        "not modelled yet: metamagic per cast (docs/conformance.md)",
+        FeatKind::Applied,
+        "metamagic per cast (a cast's `metamagic` or `activate_metamagic`), from spell slots: variable numbers at their maximum, a slot 3 levels higher",
     ),
     (
         "Quicken Spell",
-        FeatKind::NotModelled,
-        "not modelled yet: metamagic per cast (docs/conformance.md)",
+        FeatKind::Applied,
+        "metamagic per cast (a cast's `metamagic` or `activate_metamagic`), from spell slots: a swift action that does not provoke, a slot 4 levels higher",
     ),
     (
         "Silent Spell",
-        FeatKind::NotModelled,
-        "not modelled yet: metamagic per cast (docs/conformance.md)",
+        FeatKind::Applied,
+        "metamagic per cast (a cast's `metamagic` or `activate_metamagic`), from spell slots: a slot 1 level higher (components are not modelled, so nothing else changes)",
     ),
     (
         "Still Spell",
-        FeatKind::NotModelled,
-        "not modelled yet: metamagic per cast (docs/conformance.md)",
+        FeatKind::Applied,
+        "metamagic per cast (a cast's `metamagic` or `activate_metamagic`), from spell slots: a slot 1 level higher (components are not modelled, so nothing else changes)",
     ),
     (
         "Spell Focus",

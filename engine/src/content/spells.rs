@@ -337,6 +337,8 @@ pub enum CreatureFilter {
     Humanoid,
     /// A dying creature (−1 hit points or fewer, not stable nor dead: stabilize).
     Dying,
+    /// A living creature at −1 hit points or fewer, dying or stable (bleed).
+    BelowZero,
 }
 
 /// One modifier a buff or debuff gives its bearer: `value` (+ `scaling` per caster level)
@@ -447,6 +449,41 @@ pub enum SpellEffect {
     },
     /// A behaviour implemented by name in `rules::magic` (haste, slow, enlarge person…).
     Special { name: String },
+    /// Conditions in phases that follow one another (color spray: unconscious, blinded and
+    /// stunned 2d4 rounds, then blinded and stunned 1d4 rounds, then stunned 1 round). A
+    /// creature goes through every phase whose `max_hd` it fits, in order; each phase's
+    /// duration is rolled once for it, and each condition lasts from the casting to the end
+    /// of the last of its phases. A later phase's conditions are among the earlier ones'
+    /// (checked when loaded), so the sequence is exact.
+    Phases { phases: Vec<ConditionPhase> },
+    /// Bleed (CRB — Spells: Bleed): works only on a living creature at −1 hit points or
+    /// fewer ([`CreatureFilter::BelowZero`]); a stable one begins dying again (it rolls to
+    /// stabilize on its turns as before), a dying one loses `damage` hit points (default 1).
+    ResumeDying {
+        #[serde(default = "one_str")]
+        damage: String,
+    },
+}
+
+/// One phase of [`SpellEffect::Phases`]: its conditions, for `duration`, on creatures of
+/// at most `max_hd` Hit Dice (levels).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConditionPhase {
+    pub conditions: Vec<PhaseCondition>,
+    pub duration: DurationSpec,
+    #[serde(default)]
+    pub max_hd: Option<u32>,
+}
+
+/// A condition of a [`ConditionPhase`], on the creatures of `creatures` only (color spray
+/// knocks only living creatures unconscious).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PhaseCondition {
+    pub condition: String,
+    #[serde(default)]
+    pub creatures: CreatureFilter,
 }
 
 fn one_str() -> String {
@@ -742,6 +779,37 @@ impl SpellSpec {
                     }
                 }
                 SpellEffect::Heal { dice: d, .. } => dice(&format!("{f}.dice"), d)?,
+                SpellEffect::ResumeDying { damage } => dice(&format!("{f}.damage"), damage)?,
+                SpellEffect::Phases { phases } => {
+                    if phases.is_empty() {
+                        return err(&format!("{f}.phases"), "lists no phase".into());
+                    }
+                    for (k, ph) in phases.iter().enumerate() {
+                        let g = format!("{f}.phases[{k}]");
+                        if ph.conditions.is_empty() {
+                            return err(&format!("{g}.conditions"), "lists no condition".into());
+                        }
+                        for (j, c) in ph.conditions.iter().enumerate() {
+                            condition(&format!("{g}.conditions[{j}].condition"), &c.condition)?;
+                            if k > 0
+                                && !phases[k - 1]
+                                    .conditions
+                                    .iter()
+                                    .any(|p| p.condition == c.condition)
+                            {
+                                return err(
+                                    &format!("{g}.conditions[{j}].condition"),
+                                    format!(
+                                        "`{}` is not in the phase before: a phase's conditions \
+                                         must be among the earlier phase's",
+                                        c.condition
+                                    ),
+                                );
+                            }
+                        }
+                        duration(&format!("{g}.duration"), &ph.duration)?;
+                    }
+                }
                 SpellEffect::Condition {
                     condition: c,
                     duration: du,

@@ -560,12 +560,16 @@ impl Episode {
         w.next = x.0 + 1;
         let (provoker, why) = (w.provoker, w.why);
         self.frames.push(Frame::AooWindow(w));
-        let Some(weapon) = weapon else {
-            return;
-        };
+        // Leaving threatened squares is one opportunity per opponent per round, taken or
+        // declined (CRB — Attacks of Opportunity: "Moving out of more than one square
+        // threatened by the same opponent in the same round doesn't count as more than one
+        // opportunity for that opponent").
         if why == Provocation::Leaving {
             self.move_aoo_provoked.insert((x, provoker));
         }
+        let Some(weapon) = weapon else {
+            return;
+        };
         self.st[idx(x)].aoo_used += 1;
         let tid = self.id_of(provoker).to_string();
         self.log_turn(

@@ -196,8 +196,8 @@ pub struct Episode {
     next_decision_id: u64,
     pub(crate) log: Vec<LogLine>,
     pub(crate) attrition: Vec<Attrition>,
-    /// `(threatener, mover)` pairs whose "leaving a threatened square" opportunity was used
-    /// this round (CRB — Combat: Attacks of Opportunity, "Moving out of more than one square…").
+    /// `(threatener, mover)` pairs whose "leaving a threatened square" opportunity was taken
+    /// or declined this round (CRB — Combat: Attacks of Opportunity, "Moving out of more than one square…").
     pub(crate) move_aoo_provoked: BTreeSet<(CombatantId, CombatantId)>,
     /// Movement fields computed last (a cache: see `rules::movement::FieldSlot`).
     pub(crate) field_slot: crate::rules::movement::FieldSlot,
@@ -753,6 +753,13 @@ pub(crate) fn initial_state(p: &crate::content::encounter::Placed) -> CState {
         pending_cast: None,
         held_charge: None,
         spell_effects: Vec::new(),
+        // The amount of an initial `bleeding` condition (validated when loaded).
+        bleed_damage: p
+            .spec
+            .conditions
+            .iter()
+            .find(|c| Condition::from_name(&c.name) == Some(Condition::Bleeding))
+            .and_then(|c| c.amount.clone()),
         recurring: Vec::new(),
         mirror_images: 0,
         absent: p.summoned_by.is_some(),

@@ -63,6 +63,10 @@ fn check_counters(enc: &Encounter, i: usize, c: &CState) -> Result<(), String> {
     if c.absent && c.life != LifeState::Dead {
         return Err("an absent summons slot must read dead".into());
     }
+    if let Some(b) = &c.bleed_damage {
+        crate::content::combatant::check_bleed_amount(b)
+            .map_err(|e| format!("bleed_damage: {e}"))?;
+    }
     for (k, (left, a)) in c.ammo.iter().zip(&spec.attacks).enumerate() {
         let ok = match (left, a.ammunition) {
             (None, None) => true,

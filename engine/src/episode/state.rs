@@ -169,6 +169,11 @@ pub(crate) struct CState {
     /// Spell effects with a duration on this combatant: buffs and debuffs.
     #[serde(default)]
     pub spell_effects: Vec<crate::rules::magic::ActiveSpell>,
+    /// While it bleeds (the `bleeding` condition): the hit points it loses at the start of
+    /// each of its turns, dice notation rolled each turn; `None` = 1 (the seed's
+    /// `bleed_damage`; CRB — Appendix: Conditions, Bleed). Cleared when the bleeding stops.
+    #[serde(default)]
+    pub bleed_damage: Option<String>,
     /// Recurring spell damage (acid arrow), dealt at the start of its turns.
     #[serde(default)]
     pub recurring: Vec<crate::rules::magic::RecurringDamage>,

@@ -89,30 +89,33 @@ impl Episode {
         for s in &mut self.st {
             s.aid.retain(|b| b.aider != actor);
         }
-        if self.st[i].life == LifeState::Dying {
-            self.stabilization_check(actor);
+        // Continuous damage comes at the start of its turn whether it is conscious or not
+        // (CRB — Conditions: Bleed; Spells: Acid Arrow); a creature taking it automatically
+        // fails its checks to stabilize and loses 1 hp more (CRB — Combat: Injury and Death,
+        // Stable Characters and Recovery).
+        let below_zero = matches!(self.st[i].life, LifeState::Dying | LifeState::Stable);
+        let continuous =
+            self.has_condition(actor, Condition::Bleeding) || !self.st[i].recurring.is_empty();
+        // Bleed (CRB — Conditions: Bleed): its amount at the start of its turn.
+        if self.has_condition(actor, Condition::Bleeding) && self.st[i].life != LifeState::Dead {
+            crate::rules::life::bleed_tick(self, actor);
+        }
+        // Recurring spell damage (acid arrow).
+        if !self.st[i].recurring.is_empty() && self.st[i].life != LifeState::Dead {
+            crate::rules::magic::start_of_turn(self, actor);
+        }
+        // Dying (or stable and dying again from that damage) since before this turn: the
+        // check to stabilize (CRB — Injury and Death, Dying: "on the character's next turn,
+        // after being reduced to negative hit points").
+        if below_zero && self.st[i].life == LifeState::Dying {
+            self.stabilization_check(actor, continuous);
         }
         if !self.st[i].life.is_conscious() {
             return true;
         }
-        // Bleed (CRB — Conditions: Bleed): damage at the start of its turn (1 hp here).
-        if self.has_condition(actor, Condition::Bleeding) {
-            self.log_turn(actor, "bleeds: loses 1 hp".into());
-            self.lose_hp(actor, 1);
-            if !self.st[i].life.is_conscious() {
-                return true;
-            }
-        }
         // Persistent spell areas it stands in (web, entangle…).
         if self.st.iter().any(|s| !s.zones.is_empty()) {
             crate::rules::magic::zones_at_start_of_turn(self, actor);
-        }
-        // Recurring spell damage (acid arrow).
-        if !self.st[i].recurring.is_empty() {
-            crate::rules::magic::start_of_turn(self, actor);
-            if !self.st[i].life.is_conscious() {
-                return true;
-            }
         }
         let blocking: Vec<&str> = self
             .cond_defs(actor)

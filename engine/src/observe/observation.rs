@@ -121,7 +121,7 @@ pub struct CombatantObs {
     pub moved_this_turn: bool,
     pub player_character: bool,
     pub last_turn_results: Vec<ResultObs>,
-    /// Feat names the engine does not know (reported, ignored — `engine/src/feats.rs`).
+    /// Feat names the engine does not know (reported, ignored — `engine/src/content/feats.rs`).
     pub unknown_feats: Vec<String>,
     /// Rule traits (`immune_critical`, `immune_flanking`, `immune_precision`,
     /// `cannot_be_tripped`, `no_legs`).
@@ -201,7 +201,8 @@ pub struct CombatantObs {
     pub caster_level: i32,
     /// Concentration check bonus.
     pub concentration_bonus: i32,
-    /// Metamagic feats it has (per-cast metamagic is not modelled yet).
+    /// Metamagic feats it has, the ones it may apply per cast (a cast's `metamagic` or
+    /// `activate_metamagic` — CRB — Feats: Metamagic Feats).
     pub metamagic_feats: Vec<String>,
     /// The 1-round casting in progress (the seed's `pending_cast`: `{spell_name, target_id,
     /// target_pos}`), `null` without.
@@ -212,6 +213,11 @@ pub struct CombatantObs {
     pub active_buffs: BTreeMap<String, u32>,
     /// Recurring spell damage on it (the seed's `recurring_damage`).
     pub recurring_damage: Vec<RecurringObs>,
+    /// While it bleeds: the hit points it loses at the start of each of its turns, dice
+    /// notation (`"1"`, `"1d6"`; the seed's `bleed_damage`, there an integer with 0 for not
+    /// bleeding); absent when it does not bleed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bleed_damage: Option<String>,
     /// Mirror images left.
     pub mirror_images: u32,
     /// Declared `cast_defensively` this turn.
@@ -504,6 +510,9 @@ pub(crate) fn build(
                     .iter()
                     .map(|e| (e.spell.clone(), e.rounds))
                     .collect(),
+                bleed_damage: ep
+                    .has_condition(c, crate::effects::conditions::Condition::Bleeding)
+                    .then(|| st.bleed_damage.clone().unwrap_or_else(|| "1".into())),
                 recurring_damage: st
                     .recurring
                     .iter()

@@ -53,7 +53,7 @@ impl Episode {
     /// `provoker` standing at `pos` now, or empty if it may not (CRB — Combat: Attacks of
     /// Opportunity): `x` is a conscious enemy able to make one (see [`rules::aoo::can_make_aoo`]),
     /// with AoOs left this round (and, for leaving squares, this mover's opportunity not yet
-    /// taken this round), threatening `pos`, and `provoker` has neither cover nor total
+    /// taken nor declined this round), threatening `pos`, and `provoker` has neither cover nor total
     /// concealment against it.
     pub(crate) fn aoo_weapons(&self, w: &AooWindow, x: CombatantId) -> Vec<usize> {
         let p = w.provoker;
@@ -92,8 +92,9 @@ impl Episode {
 pub enum Provocation {
     /// Leaving a threatened square: once per enemy per round for this mover ("moving out of
     /// more than one square threatened by the same opponent in the same round doesn't count
-    /// as more than one opportunity"). A declined opportunity is asked again at the next
-    /// threatened square the mover leaves that round, until one is taken.
+    /// as more than one opportunity"). A declined opportunity is spent as a taken one: the
+    /// same opponent is not asked again about this mover's movement that round (other
+    /// provocations are new opportunities).
     Leaving,
     /// A ranged attack from a threatened square: each one provokes.
     RangedAttack,

@@ -236,6 +236,10 @@ impl Episode {
             self.st[c.0 as usize]
                 .conditions
                 .retain(|x| x.rounds != Some(0));
+            // The bleeding ended: its amount goes with it.
+            if ended.contains(&Condition::Bleeding) {
+                self.st[c.0 as usize].bleed_damage = None;
+            }
             for n in ended {
                 self.log_turn(c, format!("is no longer {n}"));
             }

@@ -8,9 +8,19 @@ use crate::episode::*;
 impl Episode {
     /// Dying at the start of its turn: DC 10 Constitution check with a penalty equal to the
     /// negative hit point total; a natural 20 succeeds; failure loses 1 hp (CRB — Combat:
-    /// Injury and Death, Dying / Stable Characters and Recovery).
-    pub(crate) fn stabilization_check(&mut self, actor: CombatantId) {
+    /// Injury and Death, Dying / Stable Characters and Recovery). `continuous`: it is taking
+    /// continuous damage (bleed, acid arrow), so it "automatically fails all Constitution
+    /// checks made to stabilize" — no die is rolled — and loses the 1 hp.
+    pub(crate) fn stabilization_check(&mut self, actor: CombatantId, continuous: bool) {
         let i = actor.0 as usize;
+        if continuous {
+            self.log_turn(
+                actor,
+                "stabilize: automatically fails (taking continuous damage) -> loses 1 hp".into(),
+            );
+            self.lose_hp(actor, 1);
+            return;
+        }
         let con_mod = self.enc.combatants[i].spec.abilities.con_mod();
         let hp = self.st[i].hp;
         let d = self.roll(20) as i32;
@@ -35,6 +45,13 @@ impl Episode {
     pub fn set_hp_for_tests(&mut self, c: CombatantId, hp: i32) {
         self.st[c.0 as usize].hp = hp;
         self.update_life(c);
+    }
+
+    /// Test-only (feature `testing`): set `c`'s life state as is (e.g. `Stable` at negative
+    /// hit points, which only a successful stabilization check reaches in play).
+    #[cfg(feature = "testing")]
+    pub fn set_life_for_tests(&mut self, c: CombatantId, life: LifeState) {
+        self.st[c.0 as usize].life = life;
     }
 
     /// Lose hit points (no attacker) and update the life state.
@@ -106,4 +123,38 @@ impl Episode {
             }
         }
     }
+}
+
+/// Bleed at the start of `c`'s turn (CRB — Appendix: Conditions, Bleed: "takes the listed
+/// amount of damage at the beginning of its turn"): its amount
+/// ([`crate::episode::state::CState::bleed_damage`], rolled each turn; 1 hp when none was
+/// given) as hit point loss, unconscious or not.
+pub(crate) fn bleed_tick(ep: &mut Episode, c: CombatantId) {
+    let i = c.0 as usize;
+    let amount = match ep.st[i].bleed_damage.as_deref() {
+        None => 1,
+        Some(text) => match text.parse::<crate::dice::DiceExpr>() {
+            Ok(d) => d.roll(&mut ep.dice).total.max(0),
+            // Checked where it was set (combatant data, a restored snapshot).
+            Err(_) => 1,
+        },
+    };
+    ep.log_turn(c, format!("bleeds: loses {amount} hp"));
+    ep.lose_hp(c, amount);
+}
+
+/// Stop `c`'s bleeding (CRB — Appendix: Conditions, Bleed: "Bleeding can be stopped by a DC
+/// 15 Heal check or through the application of any spell that cures hit point damage"):
+/// the `bleeding` condition ends and its amount is cleared. Logged; nothing if it does not
+/// bleed.
+pub(crate) fn stop_bleeding(ep: &mut Episode, c: CombatantId) {
+    let i = c.0 as usize;
+    if !ep.has_condition(c, crate::effects::conditions::Condition::Bleeding) {
+        return;
+    }
+    ep.st[i]
+        .conditions
+        .retain(|x| x.condition != crate::effects::conditions::Condition::Bleeding);
+    ep.st[i].bleed_damage = None;
+    ep.log_turn(c, "stops bleeding".into());
 }

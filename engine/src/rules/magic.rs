@@ -310,6 +310,14 @@ fn filter_ok(ep: &Episode, f: CreatureFilter, t: CombatantId) -> bool {
         CreatureFilter::Undead => ty == "undead",
         CreatureFilter::Humanoid => ty == "humanoid",
         CreatureFilter::Dying => ep.life_state(t) == crate::episode::LifeState::Dying,
+        CreatureFilter::BelowZero => {
+            ty != "undead"
+                && ty != "construct"
+                && matches!(
+                    ep.life_state(t),
+                    crate::episode::LifeState::Dying | crate::episode::LifeState::Stable
+                )
+        }
     }
 }
 
@@ -329,6 +337,13 @@ fn effect_applies(ep: &Episode, e: &SpellEffect, t: CombatantId) -> bool {
                 && max_hd.is_none_or(|m| hit_dice(ep, t) <= m as i32)
                 && !immune_to_condition(ep, condition, t)
         }
+        SpellEffect::ResumeDying { .. } => filter_ok(ep, CreatureFilter::BelowZero, t),
+        SpellEffect::Phases { phases } => phases.iter().any(|p| {
+            p.max_hd.is_none_or(|m| hit_dice(ep, t) <= m as i32)
+                && p.conditions.iter().any(|c| {
+                    filter_ok(ep, c.creatures, t) && !immune_to_condition(ep, &c.condition, t)
+                })
+        }),
         _ => true,
     }
 }
@@ -1290,6 +1305,15 @@ fn affect(
         });
         return;
     }
+    // Not a creature any of its effects works on (bleed on a creature above −1 hp, hold
+    // person on a non-humanoid…): nothing happens, no resistance or save is rolled (CRB —
+    // Magic: Aiming a Spell, Target or Targets: the spell names the creatures it can target).
+    if !spell.effects.iter().any(|e| effect_applies(ep, e, t)) {
+        ep.log_turn_with(a, || {
+            format!("{}: {tid} is not a creature it can affect", spell.name)
+        });
+        return;
+    }
     if spell.spell_resistance && hostile && ep.spec(t).spell_resistance > 0 {
         let overcome = match *sr {
             Some(known) => {
@@ -1497,6 +1521,58 @@ fn affect(
                 ep.log_turn(t, format!("has {n} mirror images"));
             }
             SpellEffect::Dispel { max_cl } => dispel(ep, a, t, cl.min(*max_cl as i32)),
+            SpellEffect::Phases { phases } => {
+                if saved {
+                    continue;
+                }
+                // Each condition lasts to the end of the last phase it is in: the phases'
+                // rolled durations added up, in order.
+                let mut elapsed = 0u32;
+                let mut until: Vec<(Condition, u32)> = Vec::new();
+                for ph in phases {
+                    if ph.max_hd.is_some_and(|m| hit_dice(ep, t) > m as i32) {
+                        continue;
+                    }
+                    let mut rounds = ph.duration.fixed_rounds(cl);
+                    if let Some(d) = &ph.duration.dice {
+                        let (r, _) = roll_spell_dice(ep, d, 0, 0, 1);
+                        rounds += r.max(0) as u32;
+                    }
+                    elapsed += rounds.max(1) * if mm.has(Metamagic::Extend) { 2 } else { 1 };
+                    for c in &ph.conditions {
+                        let Some(cond) = Condition::from_name(&c.condition) else {
+                            continue;
+                        };
+                        if !filter_ok(ep, c.creatures, t)
+                            || immune_to_condition(ep, &c.condition, t)
+                        {
+                            continue;
+                        }
+                        match until.iter_mut().find(|(x, _)| *x == cond) {
+                            Some(u) => u.1 = elapsed,
+                            None => until.push((cond, elapsed)),
+                        }
+                    }
+                }
+                for (cond, rounds) in until {
+                    ep.add_condition(t, cond, Some(rounds));
+                }
+            }
+            SpellEffect::ResumeDying { damage } => {
+                if ep.life_state(t) == crate::episode::LifeState::Stable {
+                    // New damage is not needed: it simply is dying again.
+                    ep.st[idx(t)].life = crate::episode::LifeState::Dying;
+                    ep.log_turn(t, format!("is dying again ({})", spell.name));
+                } else {
+                    let (rolled, text) = roll_spell_dice(ep, damage, 0, 0, 1);
+                    let name = spell.name.clone();
+                    let tid2 = tid.clone();
+                    let line = move |before: i32, after: i32| {
+                        format!("{name} hits {tid2}: {text}={rolled} -> {rolled} damage ({tid2} hp {before}->{after})")
+                    };
+                    crate::rules::damage::take_damage(ep, Some(a), t, rolled.max(0), Some(&line));
+                }
+            }
             SpellEffect::Special { name } => {
                 if saved {
                     continue;
@@ -1559,13 +1635,15 @@ fn add_effect(
 
 /// Heal `amount` hit points of `t` (CRB — Combat: Injury and Death): up to its maximum; a
 /// dying creature healed to 0 or more is conscious again (disabled at 0), one still below 0
-/// becomes stable.
+/// becomes stable. A spell that cures hit point damage (`amount` above 0, even at full hit
+/// points) also stops bleeding (CRB — Appendix: Conditions, Bleed); stabilize's 0 does not.
 pub(crate) fn heal(ep: &mut Episode, by: CombatantId, t: CombatantId, amount: i32, what: &str) {
     use crate::episode::LifeState;
     let i = idx(t);
     if ep.st[i].life == LifeState::Dead {
         return;
     }
+    let stops_bleeding = amount > 0;
     let max = ep.spec(t).max_hp();
     let before = ep.st[i].hp;
     let after = (before + amount.max(0)).min(max).max(before);
@@ -1593,6 +1671,9 @@ pub(crate) fn heal(ep: &mut Episode, by: CombatantId, t: CombatantId, amount: i3
             _ => "is stable",
         };
         ep.log_turn(t, st.to_string());
+    }
+    if stops_bleeding {
+        crate::rules::life::stop_bleeding(ep, t);
     }
 }
 

@@ -118,10 +118,13 @@ impl Episode {
     pub(crate) fn cells_iter(&self, c: CombatantId) -> impl Iterator<Item = Cell> {
         grid::footprint_iter(self.st[idx(c)].pos, self.fp_side(c))
     }
-    /// Movement budget in feet (best of land and fly speed; half when disabled).
+    /// Movement budget in feet (best of land and fly speed; half when disabled). Haste adds
+    /// its enhancement bonus to each mode first ([`haste_speed_ft`]).
     pub(crate) fn speed_ft(&self, c: CombatantId) -> i32 {
         let s = self.spec(c);
-        let best = s.speed_land_ft.max(s.speed_fly_ft.unwrap_or(0));
+        let hasted = crate::rules::magic::hasted(self, c);
+        let mode = |ft: i32| if hasted { haste_speed_ft(ft) } else { ft };
+        let best = mode(s.speed_land_ft).max(mode(s.speed_fly_ft.unwrap_or(0)));
         // Half speed from conditions (entangled, exhausted, blinded), in whole squares.
         let best = if self.speed_halves(c) < 2 {
             (best / 2) / SQUARE_FT * SQUARE_FT
@@ -141,4 +144,12 @@ impl Episode {
             best
         }
     }
+}
+
+/// A movement mode's speed in feet under haste (CRB — Spells: Haste: every mode of movement
+/// "increase[s] by 30 feet, to a maximum of twice the subject's normal speed using that
+/// form of movement"; an enhancement bonus, so two hastes do not stack — one spell effect
+/// per spell here). A mode the creature lacks (0 ft) stays 0.
+pub(crate) fn haste_speed_ft(normal_ft: i32) -> i32 {
+    normal_ft + 30.min(normal_ft.max(0))
 }
