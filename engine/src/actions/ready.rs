@@ -131,7 +131,7 @@ pub(super) fn check_ready(cx: &Ctx<'_>, a: &Action) -> Result<Plan, Reject> {
             // A 5-foot step: to a square next to the actor's (it does not move before).
             let ok = payload.destination.is_some_and(|d| {
                 let p = cx.pos;
-                d != p && (d.row - p.row).abs() <= 1 && (d.col - p.col).abs() <= 1
+                d != p && d.row.abs_diff(p.row) <= 1 && d.col.abs_diff(p.col) <= 1
             });
             if !ok || payload.target.is_some() {
                 return Err(bad(ReadyIssue::BadPayload));

@@ -882,7 +882,8 @@ pub(crate) fn check_frames(
                                 a.target.is_none_or(who)
                                     && a.ally.is_none_or(who)
                                     && a.destination.as_ref().is_none_or(|d| {
-                                        d.row.abs() < 1 << 20 && d.col.abs() < 1 << 20
+                                        d.row.unsigned_abs() < 1 << 20
+                                            && d.col.unsigned_abs() < 1 << 20
                                     })
                             })
                     })
