@@ -126,9 +126,17 @@ async fn a_worst_case_step_does_not_stall_another_connection() {
         during.extend(echoes(&mut good, 1, Duration::from_millis(10)).await);
     }
     let (took, r) = abuse.await.unwrap();
-    let e = r.expect_err("the trapped Step is stopped by the server's longest call");
-    assert_eq!(e.code(), tonic::Code::DeadlineExceeded, "{e:?}");
-    assert!(took >= Duration::from_millis(1500), "the Step ran {took:?}");
+    // The server's longest call stops the Step — unless a fast machine plays the 100,000
+    // rounds of the round cap first (the episode then ends, truncated): either way the Step
+    // held the engine long enough for the Echo comparison below to mean something.
+    match r {
+        Err(e) => assert_eq!(e.code(), tonic::Code::DeadlineExceeded, "{e:?}"),
+        Ok(end) => assert!(
+            end.truncated && end.decision.is_none(),
+            "the trapped Step ends only at the deadline or the round cap"
+        ),
+    }
+    assert!(took >= Duration::from_millis(500), "the Step ran {took:?}");
     let worst = quantile(&during, 1.0);
     eprintln!(
         "idle echo p50 {:?} max {:?}; during a {took:?} Step: p50 {:?} max {worst:?} ({} echoes)",
