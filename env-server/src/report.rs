@@ -535,6 +535,26 @@ fn encounter_line(result: &BatchResult, t: Typo) -> String {
                 )
             }
         }
+        (Some(p), _, _) => {
+            // A party, but opponents without XP (player characters on both sides, creatures
+            // without `xp`): the APL, no CR of the encounter, so no difficulty.
+            let sides: Vec<String> = d.sides.iter().map(side_text).collect();
+            let why = if t.fr() {
+                format!(
+                    "{} : NGM {}, mais les adversaires n'ont pas de PX, donc ni FP de la rencontre ni difficulté",
+                    escape_controls(&p.side),
+                    p.apl
+                )
+                .replacen(" :", &format!("{NBSP}:"), 1)
+            } else {
+                format!(
+                    "{}: APL {}, but the opponents have no XP, so no encounter CR nor difficulty",
+                    escape_controls(&p.side),
+                    p.apl
+                )
+            };
+            t.field(label, format!("{} ({why})", sides.join(", ")))
+        }
         _ => {
             let sides: Vec<String> = d.sides.iter().map(side_text).collect();
             let none = t.pick(
@@ -1082,6 +1102,23 @@ orc-2       monsters     1,00       0,00             12,0          14,2
         assert!(!text.contains(" :"), "{text}");
         assert!(
             !text.contains('\u{a0}') && !text.contains('\u{202f}'),
+            "{text}"
+        );
+        // A party whose opponents have no XP: the APL, no difficulty (not "no player
+        // character").
+        let mut pvp = r.clone();
+        pvp.difficulty.enemy_xp = Some(0);
+        pvp.difficulty.cr = None;
+        pvp.difficulty.difficulty = None;
+        let text = render_text(&pvp, Lang::En);
+        assert!(
+            text.contains("but the opponents have no XP, so no encounter CR nor difficulty)\n")
+                && !text.contains("no player character"),
+            "{text}"
+        );
+        let text = render_text(&pvp, Lang::Fr);
+        assert!(
+            text.contains("\u{a0}: NGM ") && text.contains("ni FP de la rencontre ni difficulté)"),
             "{text}"
         );
         // Without a player character: each side's XP and CR, no APL.
