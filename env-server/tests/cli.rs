@@ -372,3 +372,57 @@ fn english_report_and_transcript() {
     assert!(lines[1].starts_with("Round  Combatant"), "{}", lines[1]);
     assert!(lines[2].starts_with("-----  "), "{}", lines[2]);
 }
+
+/// `--replay-html` never replaces a file the run read: the page aimed at a combatant file of
+/// `--side` (spelled differently: `dir/./name`) is refused, exit 2 naming the option, and the
+/// file is left as it was.
+#[test]
+fn replay_html_refuses_to_overwrite_an_input() {
+    let g = TempFile::new(
+        "goblin",
+        "json",
+        &std::fs::read_to_string(goblin()).unwrap(),
+    );
+    let dir = g.0.parent().unwrap().display().to_string();
+    let name = g.0.file_name().unwrap().to_string_lossy().into_owned();
+    let aliased = format!("{dir}/./{name}");
+    let (map, o) = (arena(), orc());
+    let out = sim(&[
+        "--map",
+        &map,
+        "--side",
+        "players",
+        &g.path(),
+        "--side",
+        "monsters",
+        &o,
+        "--runs",
+        "1",
+        "--replay-html",
+        &aliased,
+    ]);
+    assert_one_line_error(&out, &["--replay-html", "is an input of this run"]);
+    assert_eq!(
+        std::fs::read_to_string(&g.0).unwrap(),
+        std::fs::read_to_string(goblin()).unwrap()
+    );
+}
+
+/// `pf1e-sim replay T -o T'` where T' is T by another spelling (or a hard link) is refused
+/// before the transcript is read as one (the page would replace it).
+#[test]
+fn replay_refuses_to_write_over_its_transcript_by_any_name() {
+    let t = TempFile::new("transcript", "json", "{}");
+    let dir = t.0.parent().unwrap().display().to_string();
+    let name = t.0.file_name().unwrap().to_string_lossy().into_owned();
+    let aliased = format!("{dir}/./{name}");
+    let out = sim(&["replay", &t.path(), "-o", &aliased]);
+    assert_one_line_error(&out, &["--out", "is the transcript itself"]);
+    let link = t.0.with_extension("link.json");
+    let _ = std::fs::remove_file(&link);
+    std::fs::hard_link(&t.0, &link).unwrap();
+    let out = sim(&["replay", &t.path(), "-o", &link.display().to_string()]);
+    let _ = std::fs::remove_file(&link);
+    assert_one_line_error(&out, &["--out", "is the transcript itself"]);
+    assert_eq!(std::fs::read_to_string(&t.0).unwrap(), "{}");
+}

@@ -333,6 +333,22 @@ fn run(cli: &Cli, side_args: &[Vec<String>]) -> Result<(), UsageError> {
     let encounter = Arc::new(encounter);
     if let Some(path) = &cli.replay_html {
         check_writable(path, "--replay-html")?;
+        // Every argument that may be an input file (a `SIDE=FILE` tactics argument by its
+        // file part), and the map the scenario read.
+        let inputs = cli
+            .scenario
+            .iter()
+            .chain(&cli.map)
+            .chain(&cli.side)
+            .map(String::as_str)
+            .chain(
+                cli.tactics
+                    .iter()
+                    .map(|t| t.split_once('=').map_or(t.as_str(), |(_, f)| f)),
+            )
+            .map(Path::new)
+            .chain(std::iter::once(map_path.as_path()));
+        refuse_overwriting(path, inputs, "--replay-html")?;
     }
 
     let result = match nums.threads {
@@ -705,6 +721,43 @@ fn check_writable(path: &Path, what: &str) -> Result<(), UsageError> {
     Ok(())
 }
 
+/// Whether `a` and `b` name the same existing file (through `..`, symbolic links or, on Unix,
+/// hard links).
+fn same_file(a: &Path, b: &Path) -> bool {
+    let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if ma.dev() == mb.dev() && ma.ino() == mb.ino() {
+            return true;
+        }
+    }
+    let _ = (ma, mb);
+    matches!(
+        (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+        (Ok(x), Ok(y)) if x == y
+    )
+}
+
+/// Exit 2 (naming `what`) when the output file `out` is one of the `inputs` (the page would
+/// replace a file the run read).
+fn refuse_overwriting<'a>(
+    out: &Path,
+    inputs: impl IntoIterator<Item = &'a Path>,
+    what: &str,
+) -> Result<(), UsageError> {
+    match inputs.into_iter().find(|i| same_file(out, i)) {
+        Some(i) => Err(UsageError(format!(
+            "{what}: {}: is an input of this run ({})",
+            out.display(),
+            i.display()
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// `--replay-html`: replay combat 0 of the batch (seed `seed`, every combatant on the
 /// default policy) step by step and write its page; its transcript must be the batch's.
 fn write_replay_of_first(
@@ -766,7 +819,7 @@ fn replay(args: &ReplayArgs) -> Result<(), UsageError> {
         .out
         .clone()
         .unwrap_or_else(|| args.transcript.with_extension("html"));
-    if out == args.transcript {
+    if out == args.transcript || same_file(&out, &args.transcript) {
         return Err(UsageError(format!(
             "--out: {}: is the transcript itself",
             out.display()
