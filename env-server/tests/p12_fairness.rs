@@ -244,8 +244,8 @@ fn replays_and_restores_run_under_the_work_budget() {
     );
 }
 
-/// H2 — `pf1e-sim replay` replays a transcript (client data) under a turn budget and a time
-/// limit: beyond, exit 2 naming the option.
+/// H2 — `pf1e-sim replay` replays a transcript (client data) under a turn budget, a time
+/// limit and a memory limit: beyond, exit 2 naming the option.
 #[test]
 fn pf1e_sim_replay_is_bounded_and_names_the_limit() {
     let a = EnvironmentService::new(ServiceConfig::new(DATA_DIR));
@@ -277,6 +277,14 @@ fn pf1e_sim_replay_is_bounded_and_names_the_limit() {
     let (code, err) = sim(&["--max-turns", "10"]);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("--max-turns"), "{err}");
+    // Memory: the page keeps a copy of the fight per step (quadratic in a long fight's
+    // length); the process's resident set is bounded too. 16 MiB is below what the process
+    // holds once it has loaded the data, so the first check stops it (Linux: /proc).
+    if std::path::Path::new("/proc/self/statm").exists() {
+        let (code, err) = sim(&["--max-memory-mib", "16"]);
+        assert_eq!(code, Some(2), "{err}");
+        assert!(err.contains("--max-memory-mib"), "{err}");
+    }
     // Within the default budget it replays and writes the page.
     let (code, err) = sim(&[]);
     assert_eq!(code, Some(0), "{err}");

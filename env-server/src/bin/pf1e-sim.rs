@@ -178,6 +178,19 @@ struct ReplayArgs {
     #[arg(long, value_name = "S", default_value_t = 300,
           value_parser = clap::value_parser!(u64).range(1..=86_400))]
     max_secs: u64,
+    /// Most memory the process may hold while replaying, in MiB (its resident set, read from
+    /// /proc/self/statm: Linux only). The page keeps a copy of the fight per step, so a long
+    /// fight costs memory quadratically in its length. Beyond: exit 2 naming this option.
+    #[arg(long, value_name = "MIB", default_value_t = 2048,
+          value_parser = clap::value_parser!(u64).range(16..=1_048_576))]
+    max_memory_mib: u64,
+}
+
+/// Resident set of this process in bytes (`/proc/self/statm`, Linux), `None` elsewhere.
+fn resident_bytes() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages.saturating_mul(4096))
 }
 
 /// Arguments of `pf1e-sim sweep`.
@@ -842,7 +855,15 @@ fn replay(args: &ReplayArgs) -> Result<(), UsageError> {
         .max_turns
         .unwrap_or_else(|| DEFAULT_MAX_TURNS_PER_CALL.saturating_mul(t.history.len() as u64 + 1));
     let until = Instant::now() + Duration::from_secs(args.max_secs);
-    let stop = || Instant::now() >= until;
+    let max_bytes = args.max_memory_mib.saturating_mul(1 << 20);
+    let over_memory = AtomicBool::new(false);
+    let stop = || {
+        if resident_bytes().is_some_and(|b| b > max_bytes) {
+            over_memory.store(true, std::sync::atomic::Ordering::Relaxed);
+            return true;
+        }
+        Instant::now() >= until
+    };
     let mut budget = WorkBudget::new(max_turns, &stop);
     let (doc, ep) = replay::record(
         Arc::clone(&t.encounter),
@@ -858,6 +879,15 @@ fn replay(args: &ReplayArgs) -> Result<(), UsageError> {
             "--max-turns: the replay of {file} ran {turns} default-policy turns without \
              reproducing the document (raise --max-turns if the transcript is trusted)"
         )),
+        ReplayStop::Interrupted(Interrupted::Stopped)
+            if over_memory.load(std::sync::atomic::Ordering::Relaxed) =>
+        {
+            UsageError(format!(
+                "--max-memory-mib: the replay of {file} held more than {} MiB without \
+                 reproducing the document (raise --max-memory-mib if the transcript is trusted)",
+                args.max_memory_mib
+            ))
+        }
         ReplayStop::Interrupted(Interrupted::Stopped) => UsageError(format!(
             "--max-secs: the replay of {file} ran {} s without reproducing the document \
              (raise --max-secs if the transcript is trusted)",
