@@ -94,9 +94,13 @@ def test_client_declines_and_the_move_goes_on(server_address: str) -> None:
             assert s.pending_results == 0
             assert combatant(s, "guard").aoo_remaining == aoo_left  # declining spends nothing
             late += s.late_results
-        # Asked again at each threatened square the hero left; no attack was made (the hero
-        # is unhurt) and the move went on to its end; the end_turn's result came late.
-        assert asked_at == [(1, 2), (1, 3), (1, 4)]
+        # Asked once, leaving the first threatened square: declining spends the guard's
+        # movement opportunity against the hero for the round (CRB — Attacks of Opportunity:
+        # moving out of more than one square threatened by the same opponent in the same
+        # round counts as one opportunity), so the squares left after it ask nothing. No
+        # attack was made (the hero is unhurt), the move went on to its end, and the
+        # end_turn's result came late.
+        assert asked_at == [(1, 2)]
         hero = combatant(s, "hero")
         assert (hero.row, hero.col) == HERO_DESTINATION and hero.hp == hero_hp
         assert [(x.decision_id, x.first_index) for x in late] == [(mover, 1)]
@@ -223,7 +227,7 @@ def test_aec_env_asks_the_reacting_agent_mid_turn_and_declines(server_address: s
             else:
                 assert info["decision_kind"] == "turn_action"
                 if agent == "hero" and moved and hero_hp is not None:
-                    # After the declines: the move ended where it was going, unhurt, and the
+                    # After the decline: the move ended where it was going, unhurt, and the
                     # hero still finds its move's result (the guard stepped in between).
                     assert by_id["hero"]["pos"] == list(HERO_DESTINATION)
                     assert by_id["hero"]["hp"] == hero_hp
@@ -232,7 +236,8 @@ def test_aec_env_asks_the_reacting_agent_mid_turn_and_declines(server_address: s
                     break
                 env.step(0)
             previous = agent
-        assert [tuple(pos) for pos, _ in reactions] == [(1, 2), (1, 3), (1, 4)]
+        # One movement opportunity per opponent per round: the decline spends it.
+        assert [tuple(pos) for pos, _ in reactions] == [(1, 2)]
         # No attack of opportunity was made: the guard's count never went down.
         assert len({left for _, left in reactions}) == 1
         assert env.infos["guard"]["late_results"] == []
