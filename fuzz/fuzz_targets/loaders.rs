@@ -17,6 +17,9 @@
 // (they use one another as `crate::…`, so they sit at this crate's root): the server crate as
 // a dependency would bring the gRPC stack into every build. The rest of them is unused here.
 #[allow(dead_code, unused_imports)]
+#[path = "../../env-server/src/difficulty.rs"]
+mod difficulty;
+#[allow(dead_code, unused_imports)]
 #[path = "../../env-server/src/heatmap.rs"]
 mod heatmap;
 #[allow(dead_code, unused_imports)]
