@@ -49,7 +49,7 @@ from pf1e_gym import _bundled
 from pf1e_gym._codec import ObsCodec, reaction_info, reward_dict, reward_options
 from pf1e_gym._proto.pf1e.env.v1 import environment_pb2 as pb
 from pf1e_gym.env import episode_reward
-from pf1e_gym.vector import _CODE_NAMES, _KIND_NAMES, AUTORESET_MODES
+from pf1e_gym.vector import _CODE_NAMES, _KIND_NAMES, AUTORESET_MODES, vector_infos
 
 try:
     from pf1e_gym import _native
@@ -473,38 +473,7 @@ class VectorEnv(gym.vector.VectorEnv[dict[str, Any], Any, np.ndarray]):
         retries: np.ndarray,
         winners: dict[int, str | None] | None = None,
     ) -> dict[str, Any]:
-        e = self.num_envs
-        winner = np.full(e, None, dtype=object)
-        ended_mask = np.zeros(e, dtype=np.bool_)
-        for i, w in (winners or {}).items():
-            winner[i] = w
-            ended_mask[i] = True
-        every = np.ones(e, dtype=np.bool_)
-        known = (codes >= 0) & (codes < len(_CODE_NAMES))
-        code_arr = _CODE_NAMES[np.where(known, codes, 0)]
-        kind_arr = _KIND_NAMES[np.clip(self._kind, 0, len(_KIND_NAMES) - 1)]
-        return {
-            "action_mask": self._masks.copy(),
-            "_action_mask": every,
-            "actor_index": self._actor.copy(),
-            "_actor_index": every,
-            "round": self._round.copy(),
-            "_round": every,
-            "decision_id": np.where(self._actor >= 0, self._decision_ids, 0),
-            "_decision_id": every,
-            "decision_kind": kind_arr,
-            "_decision_kind": every,
-            "reaction": self._reaction.copy(),
-            "_reaction": self._kind == pb.DECISION_KIND_ATTACK_OF_OPPORTUNITY,
-            "result_ok": np.asarray(ok, dtype=np.bool_),
-            "_result_ok": every,
-            "result_code": code_arr,
-            "_result_code": every,
-            "winner": winner,
-            "_winner": ended_mask,
-            "reset_retries": retries,
-            "_reset_retries": retries > 0,
-        }
+        return vector_infos(self, np.asarray(ok, dtype=np.bool_), codes, retries, winners)
 
 
 class Env(gym.Env[dict[str, Any], int]):

@@ -851,42 +851,57 @@ class Pf1eVectorEnv(VectorEnv[dict[str, Any], Any, np.ndarray]):
         retries: np.ndarray,
         winners: dict[int, str | None] | None = None,
     ) -> dict[str, Any]:
-        e = self.num_envs
-        winner = np.full(e, None, dtype=object)
-        ended_mask = np.zeros(e, dtype=np.bool_)
-        for i, w in (winners or {}).items():
-            winner[i] = w
-            ended_mask[i] = True
-        every = np.ones(e, dtype=np.bool_)
-        known = (codes >= 0) & (codes < len(_CODE_NAMES))
-        code_arr = _CODE_NAMES[np.where(known, codes, 0)]
-        for j in np.flatnonzero(~known):
-            code_arr[j] = result_code_name(int(codes[j]))
-        known_kind = (self._kind >= 0) & (self._kind < len(_KIND_NAMES))
-        kind_arr = _KIND_NAMES[np.where(known_kind, self._kind, 0)]
-        for j in np.flatnonzero(~known_kind):
-            kind_arr[j] = str(int(self._kind[j]))
-        info: VectorInfo = {
-            "action_mask": self._masks.copy(),
-            "_action_mask": every,
-            "actor_index": self._actor.copy(),
-            "_actor_index": every,
-            "round": self._round.copy(),
-            "_round": every,
-            "decision_id": np.where(self._actor >= 0, self._decision_ids, 0),
-            "_decision_id": every,
-            "decision_kind": kind_arr,
-            "_decision_kind": every,
-            "reaction": self._reaction.copy(),
-            "_reaction": self._kind == pb.DECISION_KIND_ATTACK_OF_OPPORTUNITY,
-            "result_ok": ok,
-            "_result_ok": every,
-            "result_code": code_arr,
-            "_result_code": every,
-            "winner": winner,
-            "_winner": ended_mask,
-            "reset_retries": retries,
-            "_reset_retries": retries > 0,
-        }
-        # Gymnasium's vector infos are a dict[str, Any]; the keys were checked above.
-        return cast(dict[str, Any], info)
+        return vector_infos(self, ok, codes, retries, winners)
+
+
+def vector_infos(
+    env: Any,
+    ok: np.ndarray,
+    codes: np.ndarray,
+    retries: np.ndarray,
+    winners: dict[int, str | None] | None = None,
+) -> dict[str, Any]:
+    """The vector infos of a step or reset (Gymnasium's ``key`` / ``_key`` layout) from
+    ``env``'s per-slot arrays (``num_envs``, ``_masks``, ``_actor``, ``_round``,
+    ``_decision_ids``, ``_kind``, ``_reaction``): shared by :class:`Pf1eVectorEnv` and
+    :class:`pf1e_gym.native.VectorEnv`. ``winners``: slot → winner of the episodes that
+    ended."""
+    e = env.num_envs
+    winner = np.full(e, None, dtype=object)
+    ended_mask = np.zeros(e, dtype=np.bool_)
+    for i, w in (winners or {}).items():
+        winner[i] = w
+        ended_mask[i] = True
+    every = np.ones(e, dtype=np.bool_)
+    known = (codes >= 0) & (codes < len(_CODE_NAMES))
+    code_arr = _CODE_NAMES[np.where(known, codes, 0)]
+    for j in np.flatnonzero(~known):
+        code_arr[j] = result_code_name(int(codes[j]))
+    known_kind = (env._kind >= 0) & (env._kind < len(_KIND_NAMES))
+    kind_arr = _KIND_NAMES[np.where(known_kind, env._kind, 0)]
+    for j in np.flatnonzero(~known_kind):
+        kind_arr[j] = str(int(env._kind[j]))
+    info: VectorInfo = {
+        "action_mask": env._masks.copy(),
+        "_action_mask": every,
+        "actor_index": env._actor.copy(),
+        "_actor_index": every,
+        "round": env._round.copy(),
+        "_round": every,
+        "decision_id": np.where(env._actor >= 0, env._decision_ids, 0),
+        "_decision_id": every,
+        "decision_kind": kind_arr,
+        "_decision_kind": every,
+        "reaction": env._reaction.copy(),
+        "_reaction": env._kind == pb.DECISION_KIND_ATTACK_OF_OPPORTUNITY,
+        "result_ok": ok,
+        "_result_ok": every,
+        "result_code": code_arr,
+        "_result_code": every,
+        "winner": winner,
+        "_winner": ended_mask,
+        "reset_retries": retries,
+        "_reset_retries": retries > 0,
+    }
+    # Gymnasium's vector infos are a dict[str, Any]; the keys were checked above.
+    return cast(dict[str, Any], info)
